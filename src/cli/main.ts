@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+/**
+ * The `cdktf-mcp-gateway` command: dispatches to a subcommand module, each exporting
+ * `run(argv: string[]): Promise<number>` (the process exit code).
+ */
+const USAGE = `Usage:
+  cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch]
+  cdktf-mcp-gateway dev [DIR] [options]   (see: cdktf-mcp-gateway dev --help)`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return (await import('./serve-command')).run(rest);
+    case 'dev':
+      return (await import('./dev-command')).run(rest);
+    case undefined:
+    case '-h':
+    case '--help':
+      process.stdout.write(`${USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`cdktf-mcp-gateway: unknown command '${command}'\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err: unknown) => {
+    process.stderr.write(`cdktf-mcp-gateway: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);
