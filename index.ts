@@ -1,0 +1,5 @@
+export * from './src/schema';
+export * from './src/validation';
+export * from './src/config';
+export * from './src/gateway';
+export * from './constructs';
