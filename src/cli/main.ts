@@ -7,13 +7,23 @@ const USAGE = `Usage:
   cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch]
   cdktf-mcp-gateway dev [DIR] [options]   (see: cdktf-mcp-gateway dev --help)`;
 
+interface Command {
+  run(argv: string[]): Promise<number>;
+}
+
+/** Loads a subcommand only when it runs, so `serve` never pays for `dev`'s imports (and the reverse). */
+function loadCommand(path: string): Command {
+  // require, not import(): under "module": "node16" a dynamic import stays an ESM import and needs extensions.
+  return require(path) as Command;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return (await import('./serve-command')).run(rest);
+      return loadCommand('./serve-command').run(rest);
     case 'dev':
-      return (await import('./dev-command')).run(rest);
+      return loadCommand('./dev-command').run(rest);
     case undefined:
     case '-h':
     case '--help':
