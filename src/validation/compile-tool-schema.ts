@@ -1,0 +1,142 @@
+import type { AnySchemaObject, ValidateFunction } from 'ajv';
+import { allErrorsAjv, compileWith, fastAjv } from './ajv-instances';
+import { mapAjvErrors } from './ajv-error-mapper';
+import { isJsonObject } from './json-object';
+import { messages } from './messages';
+import { collectViolations } from './schema-walker';
+import { CompileResult, ToolValidator, ValidationResult, Violation } from './violation';
+import { joinMessages, schemaMismatch } from './violation-messages';
+
+const VALID: ValidationResult = Object.freeze({ valid: true });
+
+function refusal(violations: readonly Violation[]): ValidationResult {
+  return Object.freeze({ valid: false, message: joinMessages(violations), violations: Object.freeze([...violations]) });
+}
+
+const NOT_AN_OBJECT = refusal([Object.freeze({ path: '', rule: 'type', message: messages.invalidArgumentsObject })]);
+// The total validator's last resort (e.g. a stack overflow on absurdly deep data): refuse, never throw.
+const CANNOT_VALIDATE = refusal([Object.freeze({ path: '', rule: 'internal', message: 'Invalid arguments: could not be validated' })]);
+const EMPTY_ARGS = Object.freeze({});
+
+/** What ajv compiled for one schema, shared by every validator of an equal schema. */
+interface CompiledSchema {
+  readonly schema: AnySchemaObject;
+  readonly fast: ValidateFunction;
+  allErrors?: ValidateFunction;
+}
+
+class CompiledToolValidator implements ToolValidator {
+  /** ajv's compiled function (stops at the first error); the hot path calls it directly. */
+  public readonly fast: ValidateFunction;
+
+  /**
+   * @param schema the schema as written: the walker reports properties in its order
+   * @param compiled ajv's functions, shared across schemas equal up to key order
+   */
+  constructor(private readonly schema: AnySchemaObject, private readonly compiled: CompiledSchema) {
+    this.fast = compiled.fast;
+  }
+
+  public validate(args: unknown): ValidationResult {
+    try {
+      const data = args === undefined ? EMPTY_ARGS : args;
+      if (!isJsonObject(data)) return NOT_AN_OBJECT;
+      // The hot path: one call of ajv's compiled function; everything below runs only for a refusal.
+      if (this.fast(data)) return VALID;
+      return refusal(this.explain(data));
+    } catch {
+      return CANNOT_VALIDATE;
+    }
+  }
+
+  private explain(data: Record<string, unknown>): readonly Violation[] {
+    const walked = collectViolations(this.schema, data);
+    if (walked.length > 0) return walked;
+    // The schema uses keywords the walker does not follow: ask ajv for every error, then map them.
+    const compiled = this.compiled;
+    compiled.allErrors ??= compileWith(allErrorsAjv, compiled.schema);
+    compiled.allErrors(data);
+    const mapped = mapAjvErrors(compiled.allErrors.errors, data);
+    return mapped.length > 0 ? mapped : [schemaMismatch('')];
+  }
+}
+
+// Compiled schemas by canonical JSON: a reload that keeps a tool's schema reuses its compiled functions, and
+// failures are remembered too. Bounded, oldest first out.
+const cache = new Map<string, CompiledSchema | string>();
+const MAX_CACHED = 1000;
+
+/** JSON text with object keys sorted at every depth; throws for values that are not JSON. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`${value} is not a JSON number`);
+    return JSON.stringify(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isJsonObject(value)) {
+    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  throw new Error(`a value of type ${typeof value} is not JSON`);
+}
+
+function rootAdmitsObjects(schema: Record<string, unknown>): boolean {
+  const t = schema.type;
+  if (t === undefined) return true;
+  return t === 'object' || (Array.isArray(t) && t.includes('object'));
+}
+
+function compileUncached(schema: Record<string, unknown>, canonical: string): CompiledSchema | string {
+  if (!rootAdmitsObjects(schema)) return 'input schema: the root must accept objects (use "type": "object")';
+  const dialect = schema.$schema;
+  if (dialect !== undefined && !/^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/.test(String(dialect))) {
+    return `input schema: $schema ${JSON.stringify(dialect)} is not supported; use "https://json-schema.org/draft/2020-12/schema" or leave it out`;
+  }
+  // A private copy: ajv keeps references into the schema it compiled.
+  const own = JSON.parse(canonical) as AnySchemaObject;
+  try {
+    return { schema: own, fast: compileWith(fastAjv, own) };
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return `input schema: ${reason.split('\n')[0]}`;
+  }
+}
+
+/**
+ * Compiles a tool's input schema (JSON Schema 2020-12) into a total validator; compiled once per distinct schema.
+ * Never throws: a schema that cannot compile gives `{ ok: false, error }` with the reason, so the tool fails closed.
+ *
+ * @example
+ * const compiled = compileToolSchema(generateInputSchema({ limit: { type: 'integer', maximum: 100 } }));
+ * if (compiled.ok) compiled.validator.validate({ limit: 500 });
+ * // { valid: false, message: 'Invalid value for `limit`: expected <= 100', violations: [...] }
+ */
+export function compileToolSchema(schema: Record<string, unknown>): CompileResult {
+  if (!isJsonObject(schema)) return { ok: false, error: 'input schema: must be a JSON object' };
+  let canonical: string;
+  let ordered: AnySchemaObject;
+  try {
+    canonical = canonicalJson(schema);
+    ordered = JSON.parse(JSON.stringify(schema)) as AnySchemaObject;
+  } catch (err) {
+    return { ok: false, error: `input schema: not JSON (${err instanceof Error ? err.message : String(err)})` };
+  }
+  if (canonical.includes('"__proto__":')) {
+    // ajv silently ignores a property named __proto__ (a prototype-pollution guard), so it could not be checked.
+    return { ok: false, error: 'input schema: a key named "__proto__" is not supported; rename it' };
+  }
+  let compiled = cache.get(canonical);
+  if (compiled === undefined) {
+    compiled = compileUncached(schema, canonical);
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+    cache.set(canonical, compiled);
+  }
+  if (typeof compiled === 'string') return { ok: false, error: compiled };
+  return { ok: true, validator: new CompiledToolValidator(ordered, compiled) };
+}
+
+/** ajv's own compiled function behind a validator, for benchmarks comparing against raw ajv; not public API. */
+export function ajvFunctionOf(validator: ToolValidator): ValidateFunction | undefined {
+  return validator instanceof CompiledToolValidator ? validator.fast : undefined;
+}

@@ -1,0 +1,6 @@
+export type { Violation, ValidationResult, ToolValidator, CompileResult } from './violation';
+export { compileToolSchema } from './compile-tool-schema';
+export { normalizeAliases } from './normalize-aliases';
+export type { NormalizeAliasesResult } from './normalize-aliases';
+export { messages } from './messages';
+export { isJsonObject } from './json-object';

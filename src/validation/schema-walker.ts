@@ -1,0 +1,247 @@
+/**
+ * Explains a rejection: walks the schema beside the arguments and collects violations in SPEC §3 order —
+ * at each object its missing required properties (schema order), then its declared properties (schema order,
+ * each property's own violation before those inside it), then its unknown properties (input order).
+ *
+ * Runs only after ajv has rejected the arguments, so it never decides validity; it stops as soon as it holds
+ * {@link MAX_VIOLATIONS}, which bounds the work on adversarial payloads. It understands the keywords a generated
+ * schema uses plus their close relatives (`const`, type lists, `patternProperties`, `prefixItems`, `allOf`, boolean
+ * schemas); anything else (`anyOf`, `$ref`, …) is left to the ajv error mapper.
+ */
+import { formatAccepts } from './ajv-instances';
+import { hasOwn } from './json-object';
+import { indexPath, keyPath } from './path';
+import { Violation } from './violation';
+import * as v from './violation-messages';
+
+/** The most violations collected for one call. */
+export const MAX_VIOLATIONS = 20;
+
+type Schema = Record<string, unknown>;
+
+/** Collects up to {@link MAX_VIOLATIONS} violations of `value` against `schema`. */
+export function collectViolations(schema: unknown, value: unknown): Violation[] {
+  const out: Violation[] = [];
+  walk(schema, value, '', out);
+  return out;
+}
+
+function isSchemaObject(s: unknown): s is Schema {
+  return typeof s === 'object' && s !== null && !Array.isArray(s);
+}
+
+function isNumber(x: unknown): x is number {
+  return typeof x === 'number' && Number.isFinite(x);
+}
+
+// Mirrors ajv's type checks: finite numbers only, `1.0` is an integer, `null` only matches "null".
+function hasType(type: string, x: unknown): boolean {
+  switch (type) {
+    case 'string': return typeof x === 'string';
+    case 'number': return isNumber(x);
+    case 'integer': return isNumber(x) && Number.isInteger(x);
+    case 'boolean': return typeof x === 'boolean';
+    case 'null': return x === null;
+    case 'array': return Array.isArray(x);
+    case 'object': return typeof x === 'object' && x !== null && !Array.isArray(x);
+    default: return false;
+  }
+}
+
+function typeMatches(type: unknown, x: unknown): boolean {
+  if (typeof type === 'string') return hasType(type, x);
+  if (Array.isArray(type)) return type.some((t) => typeof t === 'string' && hasType(t, x));
+  return true;
+}
+
+/** Code points, as JSON Schema counts string length. */
+function codePointLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+const regexCache = new Map<string, RegExp | null>();
+
+/** The pattern as ajv compiles it (unicode mode); `null` when it does not compile (ajv refused the schema then). */
+export function patternRegExp(source: string): RegExp | null {
+  let re = regexCache.get(source);
+  if (re === undefined) {
+    try {
+      re = new RegExp(source, 'u');
+    } catch {
+      re = null;
+    }
+    if (regexCache.size > 1000) regexCache.clear();
+    regexCache.set(source, re);
+  }
+  return re;
+}
+
+/** JSON equality as JSON Schema defines it (`1` equals `1.0`, key order does not matter). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!hasOwn(b, k) || !jsonEqual((a as Schema)[k], (b as Schema)[k])) return false;
+  }
+  return true;
+}
+
+// A canonical text per JSON value (sorted keys) so that uniqueness is checked in linear time.
+function canonical(x: unknown): string {
+  if (typeof x === 'string') return JSON.stringify(x);
+  if (typeof x !== 'object' || x === null) return `${typeof x}:${String(x)}`;
+  let text: string;
+  if (Array.isArray(x)) {
+    text = '[';
+    for (let i = 0; i < x.length; i++) text += `${canonical(x[i])},`;
+    return `${text}]`;
+  }
+  const keys = Object.keys(x);
+  if (keys.length > 1) keys.sort();
+  text = '{';
+  for (const key of keys) text += `${JSON.stringify(key)}:${canonical((x as Schema)[key])},`;
+  return `${text}}`;
+}
+
+/**
+ * Like ajv: when the items declare only scalar types, elements of another type are left out (they are refused
+ * by their type anyway), which keeps the check linear and cheap on adversarial arrays.
+ */
+function hasDuplicates(items: readonly unknown[], itemSchema: unknown): boolean {
+  const declared = isSchemaObject(itemSchema) ? itemSchema.type : undefined;
+  const types = typeof declared === 'string' ? [declared] : Array.isArray(declared) ? declared : [];
+  const scalarOnly = types.length > 0 && !types.some((t) => t === 'object' || t === 'array');
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (scalarOnly && !typeMatches(declared, item)) continue;
+    const key = canonical(item);
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
+}
+
+function full(out: Violation[]): boolean {
+  return out.length >= MAX_VIOLATIONS;
+}
+
+function push(out: Violation[], violation: Violation): void {
+  if (!full(out)) out.push(violation);
+}
+
+function walk(schema: unknown, x: unknown, path: string, out: Violation[]): void {
+  if (full(out) || schema === true) return;
+  if (schema === false) {
+    push(out, v.noValue(path));
+    return;
+  }
+  if (!isSchemaObject(schema)) return;
+  if (schema.type !== undefined && !typeMatches(schema.type, x)) {
+    // A wrong type says it all: the value's other constraints are about a value of the declared type.
+    push(out, v.invalidType(path, schema.type));
+    return;
+  }
+  if (hasOwn(schema, 'const') && !jsonEqual(x, schema.const)) push(out, v.constValue(path, schema.const));
+  if (Array.isArray(schema.enum) && !schema.enum.some((e) => jsonEqual(e, x))) push(out, v.enumValue(path, schema.enum));
+
+  if (isNumber(x)) walkNumber(schema, x, path, out);
+  else if (typeof x === 'string') walkString(schema, x, path, out);
+  else if (Array.isArray(x)) walkArray(schema, x, path, out);
+  else if (typeof x === 'object' && x !== null) walkObject(schema, x as Schema, path, out);
+
+  if (Array.isArray(schema.allOf)) {
+    for (const sub of schema.allOf) walk(sub, x, path, out);
+  }
+}
+
+function walkNumber(schema: Schema, x: number, path: string, out: Violation[]): void {
+  if (isNumber(schema.minimum) && x < schema.minimum) push(out, v.bound(path, 'minimum', schema.minimum));
+  if (isNumber(schema.maximum) && x > schema.maximum) push(out, v.bound(path, 'maximum', schema.maximum));
+  if (isNumber(schema.exclusiveMinimum) && x <= schema.exclusiveMinimum) {
+    push(out, v.bound(path, 'exclusiveMinimum', schema.exclusiveMinimum));
+  }
+  if (isNumber(schema.exclusiveMaximum) && x >= schema.exclusiveMaximum) {
+    push(out, v.bound(path, 'exclusiveMaximum', schema.exclusiveMaximum));
+  }
+}
+
+function walkString(schema: Schema, x: string, path: string, out: Violation[]): void {
+  if (isNumber(schema.minLength) && codePointLength(x) < schema.minLength) push(out, v.length(path, 'minLength', schema.minLength));
+  if (isNumber(schema.maxLength) && codePointLength(x) > schema.maxLength) push(out, v.length(path, 'maxLength', schema.maxLength));
+  if (typeof schema.pattern === 'string') {
+    const re = patternRegExp(schema.pattern);
+    if (re !== null && !re.test(x)) push(out, v.pattern(path, schema.pattern));
+  }
+  if (typeof schema.format === 'string' && !formatAccepts(schema.format, x)) push(out, v.format(path, schema.format));
+}
+
+function walkArray(schema: Schema, x: readonly unknown[], path: string, out: Violation[]): void {
+  if (isNumber(schema.minItems) && x.length < schema.minItems) push(out, v.itemCount(path, 'minItems', schema.minItems));
+  if (isNumber(schema.maxItems) && x.length > schema.maxItems) push(out, v.itemCount(path, 'maxItems', schema.maxItems));
+  // Uniqueness of an array that is too long anyway is left for later: the check costs time on large payloads.
+  const tooLong = isNumber(schema.maxItems) && x.length > schema.maxItems;
+  if (schema.uniqueItems === true && !tooLong && hasDuplicates(x, schema.items)) push(out, v.uniqueItems(path));
+  const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];
+  for (let i = 0; i < prefix.length && i < x.length && !full(out); i++) walk(prefix[i], x[i], indexPath(path, i), out);
+  if (schema.items === false) {
+    if (x.length > prefix.length) push(out, v.itemCount(path, 'items', prefix.length));
+  } else if (schema.items !== undefined) {
+    for (let i = prefix.length; i < x.length && !full(out); i++) walk(schema.items, x[i], indexPath(path, i), out);
+  }
+}
+
+function walkObject(schema: Schema, x: Schema, path: string, out: Violation[]): void {
+  const present = (key: string): boolean => hasOwn(x, key) && x[key] !== undefined;
+  if (Array.isArray(schema.required)) {
+    for (const key of schema.required) {
+      if (full(out)) return;
+      if (typeof key === 'string' && !present(key)) push(out, v.missingRequired(keyPath(path, key)));
+    }
+  }
+  const properties = isSchemaObject(schema.properties) ? schema.properties : undefined;
+  if (properties !== undefined) {
+    for (const key of Object.keys(properties)) {
+      if (full(out)) return;
+      if (present(key)) walk(properties[key], x[key], keyPath(path, key), out);
+    }
+  }
+  const patterns: [RegExp, unknown][] = [];
+  if (isSchemaObject(schema.patternProperties)) {
+    for (const [source, sub] of Object.entries(schema.patternProperties)) {
+      const re = patternRegExp(source);
+      if (re !== null) patterns.push([re, sub]);
+    }
+  }
+  const additional = schema.additionalProperties;
+  if (patterns.length === 0 && (additional === undefined || additional === true)) return;
+  for (const key of Object.keys(x)) {
+    if (full(out)) return;
+    let matched = properties !== undefined && hasOwn(properties, key);
+    for (const [re, sub] of patterns) {
+      if (re.test(key)) {
+        matched = true;
+        if (x[key] !== undefined) walk(sub, x[key], keyPath(path, key), out);
+      }
+    }
+    if (matched) continue;
+    if (additional === false) push(out, v.unknownParameter(keyPath(path, key)));
+    else if (additional !== undefined && additional !== true) walk(additional, x[key], keyPath(path, key), out);
+  }
+}

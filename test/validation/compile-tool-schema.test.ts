@@ -1,0 +1,167 @@
+import * as assert from 'node:assert/strict';
+import { compileToolSchema, ToolValidator, ValidationResult } from '../../src/validation';
+
+function raw(schema: Record<string, unknown>): ToolValidator {
+  const compiled = compileToolSchema(schema);
+  if (!compiled.ok) throw new Error(compiled.error);
+  return compiled.validator;
+}
+
+function messageOf(result: ValidationResult): string {
+  assert.equal(result.valid, false, 'expected a refusal');
+  return result.valid ? '' : result.message;
+}
+
+const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
+
+describe('compileToolSchema: schemas that cannot compile fail closed', () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['an unknown type', obj({ a: { type: 'int' } }), 'input schema: schema is invalid: data/properties/a/type must be equal to one of the allowed values, data/properties/a/type must be array, data/properties/a/type must match a schema in anyOf'],
+    ['an invalid regular expression', obj({ a: { type: 'string', pattern: '([' } }), ''],
+    ['an unknown format', obj({ a: { type: 'string', format: 'phone' } }), 'input schema: unknown format "phone" in schema at path "#/properties/a"'],
+    ['a remote $ref', obj({ a: { $ref: 'https://example.com/schema.json' } }), 'input schema: can\'t resolve reference https://example.com/schema.json from id #'],
+    ['a property named __proto__', JSON.parse('{"type":"object","properties":{"__proto__":{"type":"number"}}}'),
+      'input schema: a key named "__proto__" is not supported; rename it'],
+    ['an empty enum', obj({ a: { enum: [] } }), 'input schema: enum must have non-empty array'],
+    ['another dialect', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' },
+      'input schema: $schema "http://json-schema.org/draft-07/schema#" is not supported; use "https://json-schema.org/draft/2020-12/schema" or leave it out'],
+    ['a root that cannot be an object', { type: 'array' }, 'input schema: the root must accept objects (use "type": "object")'],
+  ];
+  for (const [label, schema, error] of cases) {
+    it(`returns { ok: false } for ${label}`, () => {
+      const result = compileToolSchema(schema);
+      assert.equal(result.ok, false);
+      if (!result.ok) {
+        assert.match(result.error, /^input schema: \S/);
+        if (error !== '') assert.equal(result.error, error);
+      }
+    });
+  }
+  it('returns { ok: false } for a value that is not JSON instead of throwing', () => {
+    const cyclic: Record<string, unknown> = { type: 'object' };
+    cyclic.self = cyclic;
+    assert.equal(compileToolSchema(cyclic).ok, false);
+    assert.deepEqual(compileToolSchema({ type: 'object', properties: { a: { minimum: Infinity } } }),
+      { ok: false, error: 'input schema: not JSON (Infinity is not a JSON number)' });
+    assert.deepEqual(compileToolSchema(null as unknown as Record<string, unknown>), { ok: false, error: 'input schema: must be a JSON object' });
+  });
+  it('remembers a failure and a success per schema', () => {
+    const schema = obj({ a: { type: 'string' } });
+    const first = compileToolSchema(schema);
+    const second = compileToolSchema(JSON.parse(JSON.stringify(schema)));
+    assert.equal(first.ok && second.ok, true);
+  });
+  it('accepts the 2020-12 $schema', () => {
+    assert.equal(compileToolSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' }).ok, true);
+  });
+  it('compiles schemas with the same $id more than once', () => {
+    const a = compileToolSchema({ $id: 'https://example.com/t', type: 'object', properties: { a: { type: 'string' } } });
+    const b = compileToolSchema({ $id: 'https://example.com/t', type: 'object', properties: { b: { type: 'string' } } });
+    assert.equal(a.ok, true);
+    assert.equal(b.ok, true);
+  });
+});
+
+describe('compileToolSchema: key order of equal schemas', () => {
+  it('reports properties in the order of the schema it was given, even when an equal schema was compiled first', () => {
+    const first = raw({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, required: ['a', 'b'] });
+    const second = raw({ type: 'object', properties: { b: { type: 'string' }, a: { type: 'string' } }, required: ['a', 'b'] });
+    assert.equal(messageOf(first.validate({ a: 1, b: 1 })), 'Invalid type for `a`: expected string; Invalid type for `b`: expected string');
+    assert.equal(messageOf(second.validate({ a: 1, b: 1 })), 'Invalid type for `b`: expected string; Invalid type for `a`: expected string');
+  });
+});
+
+describe('validate: raw inputSchema is validated exactly as written', () => {
+  it('admits null where the schema says so, in a type list', () => {
+    const v = raw(obj({ note: { type: ['string', 'null'] } }));
+    assert.deepEqual(v.validate({ note: null }), { valid: true });
+    assert.equal(messageOf(v.validate({ note: 1 })), 'Invalid type for `note`: expected string or null');
+  });
+  it('allows unknown keys when the root does not close itself', () => {
+    assert.deepEqual(raw(obj({ a: { type: 'string' } })).validate({ b: 1 }), { valid: true });
+  });
+  it('checks const', () => {
+    assert.equal(messageOf(raw(obj({ v: { const: 'v1' } })).validate({ v: 'v2' })), 'Invalid value for `v`: expected exactly "v1"');
+  });
+  it('maps anyOf to "expected to match one of the allowed schemas" without the branch errors', () => {
+    const v = raw(obj({ id: { anyOf: [{ type: 'string' }, { type: 'integer' }] } }));
+    assert.deepEqual(v.validate({ id: true }), {
+      valid: false,
+      message: 'Invalid value for `id`: expected to match one of the allowed schemas',
+      violations: [{ path: 'id', rule: 'anyOf', message: 'Invalid value for `id`: expected to match one of the allowed schemas' }],
+    });
+  });
+  it('maps oneOf with no match and with two matches', () => {
+    const v = raw(obj({ n: { oneOf: [{ type: 'integer' }, { minimum: 0 }] } }));
+    assert.equal(messageOf(v.validate({ n: -1.5 })), 'Invalid value for `n`: expected to match one of the allowed schemas');
+    assert.equal(messageOf(v.validate({ n: 2 })), 'Invalid value for `n`: expected to match exactly one of the allowed schemas');
+  });
+  it('maps not', () => {
+    assert.equal(messageOf(raw(obj({ s: { not: { type: 'string' } } })).validate({ s: 'x' })),
+      'Invalid value for `s`: expected not to match the disallowed schema');
+  });
+  it('follows a local $ref', () => {
+    const v = raw({ type: 'object', properties: { b: { $ref: '#/$defs/code' } }, $defs: { code: { type: 'string', minLength: 2 } } });
+    assert.deepEqual(v.validate({ b: 'x' }), {
+      valid: false,
+      message: 'Invalid value for `b`: expected at least 2 characters',
+      violations: [{ path: 'b', rule: 'minLength', message: 'Invalid value for `b`: expected at least 2 characters' }],
+    });
+  });
+  it('reports the failing then branch of if/then', () => {
+    const v = raw({ type: 'object', if: { properties: { kind: { const: 'email' } }, required: ['kind'] }, then: { required: ['address'] } });
+    assert.equal(messageOf(v.validate({ kind: 'email' })), 'Missing required parameter: `address`');
+  });
+  it('maps dependentRequired to a missing parameter', () => {
+    const v = raw({ type: 'object', dependentRequired: { card: ['cvv'] } });
+    assert.deepEqual(v.validate({ card: '4111' }), {
+      valid: false,
+      message: 'Missing required parameter: `cvv`',
+      violations: [{ path: 'cvv', rule: 'dependentRequired', message: 'Missing required parameter: `cvv`' }],
+    });
+  });
+  it('maps minProperties, multipleOf, contains and propertyNames', () => {
+    assert.equal(messageOf(raw({ type: 'object', minProperties: 1 }).validate({})), 'Invalid arguments: expected at least 1 property');
+    assert.equal(messageOf(raw(obj({ n: { multipleOf: 5 } })).validate({ n: 7 })), 'Invalid value for `n`: expected a multiple of 5');
+    assert.equal(messageOf(raw(obj({ xs: { contains: { type: 'integer' } } })).validate({ xs: ['a'] })),
+      'Invalid value for `xs`: expected at least 1 matching item');
+    assert.equal(messageOf(raw({ type: 'object', propertyNames: { maxLength: 3 } }).validate({ long: 1 })), 'Invalid parameter name: `long`');
+  });
+  it('refuses unevaluated properties as unknown', () => {
+    const v = raw({ type: 'object', allOf: [{ properties: { a: true } }], unevaluatedProperties: false });
+    assert.deepEqual(v.validate({ a: 1, b: 2 }), {
+      valid: false,
+      message: 'Unknown parameter: `b`',
+      violations: [{ path: 'b', rule: 'unevaluatedProperties', message: 'Unknown parameter: `b`' }],
+    });
+  });
+  it('refuses a property whose schema is false', () => {
+    assert.equal(messageOf(raw(obj({ gone: false })).validate({ gone: 1 })), 'Invalid value for `gone`: expected no value');
+  });
+  it('checks patternProperties without calling matching keys unknown', () => {
+    const v = raw({ type: 'object', patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false });
+    assert.deepEqual(v.validate({ 'x-a': 's' }), { valid: true });
+    assert.equal(messageOf(v.validate({ 'x-a': 1, y: 1 })), 'Invalid type for `["x-a"]`: expected string; Unknown parameter: `y`');
+  });
+  it('checks prefixItems and items: false', () => {
+    const v = raw(obj({ pt: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }], items: false } }));
+    assert.equal(messageOf(v.validate({ pt: [1, 'a'] })), 'Invalid type for `pt[1]`: expected number');
+    assert.equal(messageOf(v.validate({ pt: [1, 2, 3] })), 'Invalid value for `pt`: expected at most 2 items');
+  });
+  it('never returns raw ajv text or undefined for rejected calls', () => {
+    const v = raw({
+      type: 'object',
+      properties: { a: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/n' }] }, b: { type: 'array', maxContains: 1, contains: { const: 1 } } },
+      $defs: { n: { type: 'number', multipleOf: 2 } },
+      minProperties: 3,
+    });
+    const result = v.validate({ a: 3, b: [1, 1] });
+    assert.equal(result.valid, false);
+    if (!result.valid) {
+      for (const violation of result.violations) {
+        assert.match(violation.message, /^(Invalid (value|type) for `[^`]+`: expected |Invalid arguments: expected |Missing required parameter: `|Unknown parameter: `)/);
+        assert.doesNotMatch(violation.message, /must|undefined/);
+      }
+    }
+  });
+});
