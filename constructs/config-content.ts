@@ -1,0 +1,26 @@
+import { GatewayConfig } from '../src/config';
+
+/** Where the gateway container finds its config; the image's `CMD` reads this file. */
+export const GATEWAY_CONFIG_FILE = '/etc/cdktf-mcp-gateway/gateway.json';
+
+/**
+ * The gateway config document as deterministic JSON text (2-space indented, trailing newline).
+ *
+ * Determinism comes from the builders: `Gateway` and `Service` create every object with a fixed key order and
+ * schemas come from the deterministic generator (or the user's raw schema, kept as written, because the
+ * validator reports properties in schema order). Keys are deliberately not sorted.
+ */
+export function renderGatewayConfig(config: GatewayConfig): string {
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+/**
+ * Escape a literal string for a Terraform JSON attribute.
+ *
+ * Terraform evaluates every JSON string as a template, so a description or pattern holding `${` or `%{` would
+ * be interpolated (or fail to plan). `$${` and `%%{` are its escapes for the literal sequences.
+ */
+export function terraformLiteral(text: string): string {
+  // a replacer function, because `$$` in a replacement string means a single `$`
+  return text.replace(/\$\{/g, () => '$${').replace(/%\{/g, () => '%%{');
+}

@@ -1,0 +1,325 @@
+import { Annotations, Lazy, TerraformOutput, TerraformStack } from 'cdktf';
+import { Construct, IConstruct } from 'constructs';
+import { Container } from '@cdktf/provider-docker/lib/container';
+import { Volume } from '@cdktf/provider-docker/lib/volume';
+import {
+  GATEWAY_CONFIG_VERSION,
+  GatewayConfig,
+  GatewaySettings,
+  TokenConfig,
+  ValidationErrorsChannel,
+} from '../src/config';
+import { GATEWAY_CONFIG_FILE, renderGatewayConfig, terraformLiteral } from './config-content';
+import { dockerName, NAME_PATTERN, NAME_RULE, quote } from './docker-names';
+import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
+import { GatewayNetwork } from './gateway-network';
+import { Service } from './service';
+
+/** The label that marks a gateway container; its value is the gateway name. */
+export const GATEWAY_LABEL = 'cdktf-mcp-gateway.gateway';
+
+/** Where the image writes the audit log; the gateway's volume is mounted here. */
+export const AUDIT_LOG_DIR = '/var/log/cdktf-mcp-gateway';
+
+/** The port the gateway listens on inside its container. */
+export const CONTAINER_PORT = 8080;
+
+/** A bearer token the gateway accepts, known only by its SHA-256. */
+export interface GatewayToken {
+  /** Names the caller in the audit log (`principal`). */
+  readonly id: string;
+  /**
+   * The SHA-256 of the token, 64 hex characters (`printf %s "$TOKEN" | sha256sum`). Never the token itself.
+   */
+  readonly sha256: string;
+}
+
+/** Who may call a gateway: bearer tokens, or `'none'` (no authentication; a synth warning). */
+export type GatewayAuth = { readonly tokens: readonly GatewayToken[] } | 'none';
+
+/** Props of a `Gateway`. */
+export interface GatewayProps {
+  /**
+   * The gateway's name (audit log, container label and name), `^[A-Za-z0-9_.-]{1,64}$`.
+   * @default - the construct id
+   */
+  readonly name?: string;
+  /**
+   * The services exposed as tools, in this order. More can be added with `addService()`.
+   * @default - none yet (at least one is required by synthesis)
+   */
+  readonly services?: readonly Service[];
+  /**
+   * Check every `tools/call` against the tool's schema before the service runs.
+   * @default true
+   */
+  readonly validateInput?: boolean;
+  /**
+   * How refusals reach the agent: a JSON-RPC error (`protocol`), an `isError` tool result (`tool_result`), or
+   * `tool_result` for sessions on MCP 2025-11-25 or later and `protocol` otherwise (`auto`).
+   * @default 'protocol'
+   */
+  readonly validationErrors?: ValidationErrorsChannel;
+  /** Bearer tokens (by hash) allowed to call the gateway, or `'none'` to turn authentication off. */
+  readonly auth: GatewayAuth;
+  /**
+   * One JSON line per `tools/call` in a Docker volume mounted at `/var/log/cdktf-mcp-gateway`; `{ path }` names
+   * the file, which must be in that directory.
+   * @default true (`/var/log/cdktf-mcp-gateway/audit.jsonl`)
+   */
+  readonly auditLog?: boolean | { readonly path: string };
+  /**
+   * The host port published for the gateway's container port 8080.
+   * @default 8080
+   */
+  readonly port?: number;
+  /**
+   * The Node image the gateway image is built on (Docker build arg `BASE_IMAGE`; Node >= 20, uid 1000).
+   * @default 'node:22-bookworm-slim'
+   */
+  readonly baseImage?: string;
+  /**
+   * `Host` header values accepted (DNS-rebinding protection), e.g. `['mcp.example.com']`.
+   * @default - any host (the gateway listens on all interfaces in its container)
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * `Origin` header values accepted, e.g. `['https://app.example.com']`. Agents usually send none.
+   * @default - none: a request carrying any `Origin` is refused
+   */
+  readonly allowedOrigins?: readonly string[];
+}
+
+const VALIDATION_CHANNELS: readonly ValidationErrorsChannel[] = ['protocol', 'tool_result', 'auto'];
+
+/**
+ * An MCP server exposing a chosen set of services to a group of agents, deployed as a Docker container that
+ * runs the gateway image with the generated config.
+ *
+ * @example
+ * new Gateway(stack, 'support', {
+ *   services: [getCustomer],
+ *   auth: { tokens: [{ id: 'support-bot', sha256: process.env.SUPPORT_BOT_TOKEN_SHA256! }] },
+ *   port: 8080,
+ * });
+ */
+export class Gateway extends Construct {
+  /** Whether `x` is a `Gateway` (works across copies of this package). */
+  public static isGateway(x: unknown): x is Gateway {
+    return typeof x === 'object' && x !== null && GATEWAY_SYMBOL in x;
+  }
+
+  /** The gateway's name. */
+  public readonly name: string;
+  /** The published host port. */
+  public readonly port: number;
+  /** The MCP endpoint on the Docker host, `http://localhost:PORT/mcp`. */
+  public readonly url: string;
+  /** The gateway's `docker_container`. */
+  public readonly container: Container;
+
+  private readonly services: Service[] = [];
+  private readonly settings: GatewaySettings;
+
+  public constructor(scope: Construct, id: string, props: GatewayProps) {
+    super(scope, id);
+    Object.defineProperty(this, GATEWAY_SYMBOL, { value: true });
+
+    this.name = props.name ?? id;
+    if (typeof this.name !== 'string' || !NAME_PATTERN.test(this.name)) {
+      const origin = props.name === undefined ? ' (the construct id)' : '';
+      throw new Error(`Invalid gateway name ${quote(this.name)}${origin}: a gateway name is ${NAME_RULE}; set 'name'`);
+    }
+    const fail = (message: string): never => {
+      throw new Error(`Gateway '${this.name}': ${message}`);
+    };
+
+    this.port = props.port ?? CONTAINER_PORT;
+    if (!Number.isInteger(this.port) || this.port < 1 || this.port > 65535) {
+      fail(`port (${quote(props.port)}) must be an integer between 1 and 65535`);
+    }
+    const validateInput = props.validateInput ?? true;
+    if (typeof validateInput !== 'boolean') fail(`validateInput (${quote(validateInput)}) must be true or false`);
+    const channel = props.validationErrors ?? 'protocol';
+    if (!VALIDATION_CHANNELS.includes(channel)) {
+      fail(`validationErrors ${quote(channel)} is not supported: expected one of ${VALIDATION_CHANNELS.join(', ')}`);
+    }
+    const auth = checkAuth(props.auth, fail);
+    if (auth === 'none') {
+      Annotations.of(this).addWarning(
+        `Gateway '${this.name}' has auth: 'none': anyone who can reach port ${this.port} can call its tools. ` +
+          'Add auth.tokens for anything beyond a local test',
+      );
+    }
+    const auditLog = checkAuditLog(props.auditLog ?? true, fail);
+    const baseImage = props.baseImage ?? DEFAULT_BASE_IMAGE;
+    if (typeof baseImage !== 'string' || !/^[^\s]+$/.test(baseImage)) {
+      fail(`baseImage ${quote(baseImage)} must be an image reference such as '${DEFAULT_BASE_IMAGE}'`);
+    }
+
+    this.settings = {
+      name: this.name,
+      host: '0.0.0.0',
+      port: CONTAINER_PORT,
+      validate_input: validateInput,
+      validation_errors: channel,
+      auth,
+      audit_log: auditLog,
+      ...(props.allowedHosts !== undefined ? { allowed_hosts: checkList('allowedHosts', props.allowedHosts, fail) } : {}),
+      ...(props.allowedOrigins !== undefined
+        ? { allowed_origins: checkList('allowedOrigins', props.allowedOrigins, fail) }
+        : {}),
+    };
+    for (const service of props.services ?? []) this.addService(service);
+
+    this.url = `http://localhost:${this.port}/mcp`;
+    this.container = this.createContainer(baseImage, auditLog !== false);
+    new TerraformOutput(this, 'Url', {
+      value: this.url,
+      description: `MCP endpoint of gateway ${this.name}`,
+    }).overrideLogicalId(`gateway_${this.name.replace(/[^A-Za-z0-9_-]/g, '_')}_url`);
+    this.node.addValidation({ validate: () => this.validateGateway() });
+  }
+
+  /** Expose one more service as a tool (after those already added). */
+  public addService(service: Service): void {
+    if (!Service.isService(service)) {
+      throw new Error(`Gateway '${this.name}': addService() expects a Service construct, got ${quote(service)}`);
+    }
+    this.services.push(service);
+  }
+
+  /** The gateway config this gateway's container is given (SPEC §5), with a fixed key order. */
+  public config(): GatewayConfig {
+    return {
+      version: GATEWAY_CONFIG_VERSION,
+      gateway: this.settings,
+      tools: this.services.map((s) => s.toolConfig()),
+    };
+  }
+
+  private createContainer(baseImage: string, withAuditLog: boolean): Container {
+    const image = GatewayImage.of(this).imageFor(baseImage);
+    const volume = withAuditLog
+      ? new Volume(this, 'AuditLog', { name: dockerName(this, this.name, 'audit') })
+      : undefined;
+    return new Container(this, 'Resource', {
+      name: dockerName(this, this.name),
+      image: image.imageId,
+      restart: 'unless-stopped',
+      upload: [
+        {
+          file: GATEWAY_CONFIG_FILE,
+          // lazy: services added after construction belong in the config too
+          content: Lazy.stringValue({ produce: () => terraformLiteral(renderGatewayConfig(this.config())) }),
+        },
+      ],
+      ports: [{ internal: CONTAINER_PORT, external: this.port }],
+      healthcheck: {
+        test: [
+          'CMD',
+          'node',
+          '-e',
+          `fetch('http://127.0.0.1:${CONTAINER_PORT}/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))`,
+        ],
+        interval: '15s',
+        timeout: '5s',
+        startPeriod: '10s',
+        retries: 3,
+      },
+      labels: [{ label: GATEWAY_LABEL, value: this.name }],
+      networksAdvanced: [{ name: GatewayNetwork.of(this).name }],
+      volumes: volume === undefined ? undefined : [{ volumeName: volume.name, containerPath: AUDIT_LOG_DIR }],
+    });
+  }
+
+  private validateGateway(): string[] {
+    const errors: string[] = [];
+    if (this.services.length === 0) {
+      errors.push(
+        `Gateway '${this.name}' has no services: pass 'services' or call addService() with at least one Service`,
+      );
+    }
+    const byName = new Map<string, Service[]>();
+    for (const s of this.services) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
+    for (const [name, services] of byName) {
+      if (services.length < 2) continue;
+      const paths = services.map((s) => `'${s.node.path}'`).join(', ');
+      errors.push(
+        `Gateway '${this.name}' exposes the tool name '${name}' ${services.length} times (${paths}): ` +
+          "each tool on a gateway needs a unique name; set a distinct 'name' on the Services or add each Service once",
+      );
+    }
+    const others = TerraformStack.of(this)
+      .node.findAll()
+      .filter((c: IConstruct): c is Gateway => Gateway.isGateway(c) && c !== this);
+    for (const other of others) {
+      if (other.name === this.name) {
+        errors.push(
+          `Gateway name '${this.name}' is used by '${other.node.path}' and '${this.node.path}' in one stack: ` +
+            "container and volume names derive from it; give each gateway its own 'name'",
+        );
+      }
+      if (other.port === this.port) {
+        errors.push(
+          `Gateways '${other.name}' and '${this.name}' both publish host port ${this.port}: give each gateway its own 'port'`,
+        );
+      }
+    }
+    return errors;
+  }
+}
+
+const GATEWAY_SYMBOL = Symbol.for('cdktf-mcp-gateway.Gateway');
+
+function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): GatewaySettings['auth'] {
+  if (auth === 'none') return 'none';
+  if (typeof auth !== 'object' || auth === null || !Array.isArray(auth.tokens)) {
+    return fail("'auth' is required: { tokens: [{ id, sha256 }] }, or 'none' to turn authentication off");
+  }
+  if (auth.tokens.length === 0) {
+    fail("auth.tokens is empty, so nobody could call the gateway: add a token, or set auth: 'none' on purpose");
+  }
+  const tokens: TokenConfig[] = [];
+  auth.tokens.forEach((token, i) => {
+    if (typeof token?.id !== 'string' || token.id.trim() === '') {
+      fail(`auth.tokens[${i}].id must be a non-empty string (it names the caller in the audit log)`);
+    }
+    // never echo the value: a token pasted here by mistake must not end up in build logs
+    if (typeof token.sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(token.sha256)) {
+      fail(
+        `auth.tokens[${i}].sha256 (token '${token.id}') must be 64 hex characters, the SHA-256 of the token ` +
+          '(printf %s "$TOKEN" | sha256sum), never the token itself',
+      );
+    }
+    const sha256 = token.sha256.toLowerCase();
+    const same = tokens.find((t) => t.id === token.id || t.sha256 === sha256);
+    if (same !== undefined) {
+      fail(`auth.tokens[${i}] repeats the ${same.id === token.id ? `id '${token.id}'` : 'sha256 of another token'}: each token needs its own id and hash`);
+    }
+    tokens.push({ id: token.id, sha256 });
+  });
+  return { tokens };
+}
+
+function checkAuditLog(
+  auditLog: boolean | { readonly path: string },
+  fail: (m: string) => never,
+): GatewaySettings['audit_log'] {
+  if (typeof auditLog === 'boolean') return auditLog;
+  const path = typeof auditLog === 'object' && auditLog !== null ? auditLog.path : undefined;
+  if (typeof path !== 'string' || !new RegExp(`^${AUDIT_LOG_DIR}/[^/]+$`).test(path)) {
+    fail(
+      `auditLog.path ${quote(path)} must be a file directly in ${AUDIT_LOG_DIR}/ (the volume the gateway ` +
+        `container writes to), e.g. ${AUDIT_LOG_DIR}/audit.jsonl; or set auditLog: true`,
+    );
+  }
+  return { path: path as string };
+}
+
+function checkList(prop: string, values: readonly string[], fail: (m: string) => never): string[] {
+  if (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || v === '')) {
+    fail(`${prop} must be a list of non-empty strings`);
+  }
+  return [...values];
+}

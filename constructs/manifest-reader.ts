@@ -1,0 +1,382 @@
+import { isMap, isScalar, isSeq, LineCounter, Node, parseDocument, Scalar, YAMLMap } from 'yaml';
+import { BackendMethod, ValidationErrorsChannel } from '../src/config';
+import { InputSpec, ParamSpec } from '../src/schema';
+import { NAME_PATTERN, NAME_RULE } from './docker-names';
+import type { GatewayAuth } from './gateway';
+import {
+  ManifestDocument,
+  ManifestError,
+  ManifestGateway,
+  ManifestLocation,
+  ManifestService,
+} from './manifest-document';
+import { BACKEND_METHODS, ServiceContainer } from './service';
+
+const PARAM_TYPES = ['string', 'integer', 'number', 'boolean', 'array', 'object'];
+const CHANNELS: readonly ValidationErrorsChannel[] = ['protocol', 'tool_result', 'auto'];
+
+type Kind = 'string' | 'boolean' | 'integer' | 'number' | 'any' | 'strings' | 'scalars' | 'param' | 'params';
+
+/** Parameter spec keys, as in TypeScript; the snake_case spelling of each is accepted too. */
+const PARAM_KEYS: Record<string, Kind> = {
+  type: 'string', required: 'boolean', description: 'string', default: 'any', enum: 'scalars',
+  minimum: 'number', maximum: 'number', exclusiveMinimum: 'number', exclusiveMaximum: 'number',
+  minLength: 'integer', maxLength: 'integer', pattern: 'string', format: 'string',
+  minItems: 'integer', maxItems: 'integer', uniqueItems: 'boolean',
+  items: 'param', properties: 'params', additionalProperties: 'boolean', aliases: 'strings', forwardAs: 'string',
+};
+const SNAKE_PARAM_KEYS = new Map(
+  Object.keys(PARAM_KEYS).map((k) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), k] as const),
+);
+
+const SERVICE_KEYS = ['description', 'endpoint', 'input', 'input_schema', 'timeout_ms', 'container'];
+const GATEWAY_KEYS = [
+  'services', 'validate_input', 'validation_errors', 'auth', 'audit_log', 'port', 'base_image',
+  'allowed_hosts', 'allowed_origins',
+];
+
+/**
+ * Read and check a manifest. Every mistake found is reported, one per line, as `FILE:LINE:COL: PATH: REASON`.
+ * @throws ManifestError
+ */
+export function readManifest(file: string, text: string): ManifestDocument {
+  return new Reader(file, text).read();
+}
+
+class Reader {
+  private readonly lines = new LineCounter();
+  private readonly errors: { line: number; column: number; text: string }[] = [];
+
+  public constructor(private readonly file: string, private readonly text: string) {}
+
+  public read(): ManifestDocument {
+    const doc = parseDocument(this.text, { lineCounter: this.lines, uniqueKeys: true, prettyErrors: true });
+    for (const error of doc.errors) {
+      const pos = error.linePos?.[0] ?? { line: 1, col: 1 };
+      this.push(pos.line, pos.col, `${error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`);
+    }
+    this.throwIfErrors();
+
+    const root = doc.contents;
+    const result = { services: [] as ManifestService[], gateways: [] as ManifestGateway[] };
+    if (!isMap(root)) {
+      this.error(root, '', 'expected a map with `services` and `gateways`');
+    } else {
+      this.checkKeys(root, '', ['services', 'gateways']);
+      const services = this.child(root, 'services');
+      const gateways = this.child(root, 'gateways');
+      if (services === undefined) this.error(root, '', 'missing required key `services`');
+      else if (this.expectMap(services, 'services')) {
+        for (const [name, node, key] of this.entries(services as YAMLMap)) {
+          const service = this.service(name, node, key);
+          if (service !== undefined) result.services.push(service);
+        }
+      }
+      if (gateways === undefined) this.error(root, '', 'missing required key `gateways`');
+      else if (this.expectMap(gateways, 'gateways')) {
+        // every declared name counts, also of services with mistakes, so that one mistake is reported once
+        const known = isMap(services) ? this.entries(services).map(([name]) => name) : [];
+        for (const [name, node, key] of this.entries(gateways as YAMLMap)) {
+          const gateway = this.gateway(name, node, key, known);
+          if (gateway !== undefined) result.gateways.push(gateway);
+        }
+      }
+    }
+    this.throwIfErrors();
+    return result;
+  }
+
+  private service(name: string, node: Node | null, key: Node): ManifestService | undefined {
+    const path = `services.${name}`;
+    if (!NAME_PATTERN.test(name)) this.error(key, path, `invalid tool name: use ${NAME_RULE}`);
+    if (!this.expectMap(node, path)) return undefined;
+    const map = node as YAMLMap;
+    this.checkKeys(map, path, SERVICE_KEYS);
+    const endpointNode = this.required(map, path, 'endpoint');
+    let endpoint: ManifestService['endpoint'] | undefined;
+    if (endpointNode !== undefined && this.expectMap(endpointNode, `${path}.endpoint`)) {
+      const e = endpointNode as YAMLMap;
+      this.checkKeys(e, `${path}.endpoint`, ['url', 'method']);
+      const url = this.value(this.required(e, `${path}.endpoint`, 'url'), `${path}.endpoint.url`, 'string');
+      const method = this.oneOf(this.required(e, `${path}.endpoint`, 'method'), `${path}.endpoint.method`, BACKEND_METHODS);
+      if (url !== undefined && method !== undefined) endpoint = { url: url as string, method: method as BackendMethod };
+    }
+    const inputNode = this.child(map, 'input');
+    let input: InputSpec | undefined;
+    if (inputNode !== undefined) input = this.params(inputNode, `${path}.input`);
+    const schemaNode = this.child(map, 'input_schema');
+    let inputSchema: Record<string, unknown> | undefined;
+    if (schemaNode !== undefined && this.expectMap(schemaNode, `${path}.input_schema`)) {
+      inputSchema = (schemaNode as YAMLMap).toJSON() as Record<string, unknown>;
+    }
+    if (inputNode !== undefined && schemaNode !== undefined) {
+      this.error(schemaNode, `${path}.input_schema`, 'set either `input` or `input_schema`, not both');
+    }
+    const timeoutMs = this.optional(map, path, 'timeout_ms', 'integer') as number | undefined;
+    const containerNode = this.child(map, 'container');
+    let container: ServiceContainer | undefined;
+    if (containerNode !== undefined && this.expectMap(containerNode, `${path}.container`)) {
+      const c = containerNode as YAMLMap;
+      const cpath = `${path}.container`;
+      this.checkKeys(c, cpath, ['image', 'port', 'env']);
+      const image = this.value(this.required(c, cpath, 'image'), `${cpath}.image`, 'string') as string | undefined;
+      const portNode = this.required(c, cpath, 'port');
+      const port = this.port(portNode, `${cpath}.port`);
+      const env = this.env(this.child(c, 'env'), `${cpath}.env`);
+      if (image !== undefined && port !== undefined) container = { image, port, ...(env ? { env } : {}) };
+    }
+    if (endpoint === undefined) return undefined;
+    return {
+      name,
+      description: this.optional(map, path, 'description', 'string') as string | undefined,
+      endpoint,
+      input,
+      inputSchema,
+      timeoutMs,
+      container,
+      at: this.location(key, path),
+      inputAt: inputNode === undefined ? undefined : this.location(inputNode, `${path}.input`),
+    };
+  }
+
+  private gateway(name: string, node: Node | null, key: Node, known: readonly string[]): ManifestGateway | undefined {
+    const path = `gateways.${name}`;
+    if (!NAME_PATTERN.test(name)) this.error(key, path, `invalid gateway name: use ${NAME_RULE}`);
+    if (!this.expectMap(node, path)) return undefined;
+    const map = node as YAMLMap;
+    this.checkKeys(map, path, GATEWAY_KEYS);
+    const servicesNode = this.required(map, path, 'services');
+    const services: string[] = [];
+    if (servicesNode !== undefined && this.expectList(servicesNode, `${path}.services`)) {
+      const items = (servicesNode as { items: unknown[] }).items as Node[];
+      if (items.length === 0) this.error(servicesNode, `${path}.services`, 'expected at least one service name');
+      items.forEach((item, i) => {
+        const itemPath = `${path}.services[${i}]`;
+        const service = this.value(item, itemPath, 'string') as string | undefined;
+        if (service === undefined) return;
+        if (!known.includes(service)) {
+          this.error(item, itemPath, `unknown service \`${service}\` (declared services: ${known.join(', ') || 'none'})`);
+        } else if (services.includes(service)) {
+          this.error(item, itemPath, `service \`${service}\` is listed twice`);
+        } else services.push(service);
+      });
+    }
+    const auth = this.auth(this.required(map, path, 'auth'), `${path}.auth`);
+    const portNode = this.child(map, 'port');
+    const auditNode = this.child(map, 'audit_log');
+    let auditLog: ManifestGateway['auditLog'];
+    if (auditNode !== undefined) {
+      if (isMap(auditNode)) {
+        this.checkKeys(auditNode, `${path}.audit_log`, ['path']);
+        const file = this.value(this.required(auditNode, `${path}.audit_log`, 'path'), `${path}.audit_log.path`, 'string');
+        if (file !== undefined) auditLog = { path: file as string };
+      } else {
+        auditLog = this.value(auditNode, `${path}.audit_log`, 'boolean', 'expected a boolean or { path }') as boolean;
+      }
+    }
+    if (auth === undefined) return undefined;
+    return {
+      name,
+      services,
+      validateInput: this.optional(map, path, 'validate_input', 'boolean') as boolean | undefined,
+      validationErrors: this.oneOf(this.child(map, 'validation_errors'), `${path}.validation_errors`, CHANNELS) as
+        | ValidationErrorsChannel
+        | undefined,
+      auth,
+      auditLog,
+      port: portNode === undefined ? undefined : this.port(portNode, `${path}.port`),
+      baseImage: this.optional(map, path, 'base_image', 'string') as string | undefined,
+      allowedHosts: this.optional(map, path, 'allowed_hosts', 'strings') as string[] | undefined,
+      allowedOrigins: this.optional(map, path, 'allowed_origins', 'strings') as string[] | undefined,
+      at: this.location(key, path),
+    };
+  }
+
+  private auth(node: Node | undefined, path: string): GatewayAuth | undefined {
+    if (node === undefined) return undefined;
+    if (isScalar(node) && node.value === 'none') return 'none';
+    if (!isMap(node)) {
+      this.error(node, path, 'expected `none` or { tokens: [{ id, sha256 }] }');
+      return undefined;
+    }
+    this.checkKeys(node, path, ['tokens']);
+    const tokensNode = this.required(node, path, 'tokens');
+    if (tokensNode === undefined || !this.expectList(tokensNode, `${path}.tokens`)) return undefined;
+    const tokens: { id: string; sha256: string }[] = [];
+    ((tokensNode as { items: unknown[] }).items as Node[]).forEach((item, i) => {
+      const tpath = `${path}.tokens[${i}]`;
+      if (!this.expectMap(item, tpath)) return;
+      const t = item as YAMLMap;
+      this.checkKeys(t, tpath, ['id', 'sha256']);
+      const id = this.value(this.required(t, tpath, 'id'), `${tpath}.id`, 'string') as string | undefined;
+      const shaNode = this.required(t, tpath, 'sha256');
+      const sha256 = this.value(shaNode, `${tpath}.sha256`, 'string') as string | undefined;
+      if (sha256 !== undefined && !/^[0-9a-fA-F]{64}$/.test(sha256)) {
+        // never echo the value: it may be a token pasted by mistake
+        this.error(shaNode!, `${tpath}.sha256`, 'expected 64 hex characters, the SHA-256 of the token (never the token)');
+      } else if (id !== undefined && sha256 !== undefined) tokens.push({ id, sha256 });
+    });
+    return { tokens };
+  }
+
+  private params(node: Node, path: string): InputSpec | undefined {
+    if (!this.expectMap(node, path)) return undefined;
+    const spec: Record<string, ParamSpec> = {};
+    for (const [name, value] of this.entries(node as YAMLMap)) {
+      const param = this.param(value, `${path}.${name}`);
+      if (param !== undefined) spec[name] = param;
+    }
+    return spec;
+  }
+
+  private param(node: Node | null, path: string): ParamSpec | undefined {
+    if (!this.expectMap(node, path)) return undefined;
+    const spec: Record<string, unknown> = {};
+    for (const pair of (node as YAMLMap).items) {
+      const keyNode = pair.key as Node;
+      const key = isScalar(keyNode) ? String(keyNode.value) : '';
+      const name = key in PARAM_KEYS ? key : SNAKE_PARAM_KEYS.get(key);
+      if (name === undefined) {
+        this.error(keyNode, `${path}.${key}`, `unknown key \`${key}\` (expected one of: ${Object.keys(PARAM_KEYS).join(', ')})`);
+        continue;
+      }
+      if (name in spec) {
+        this.error(keyNode, `${path}.${key}`, `\`${key}\` repeats \`${name}\`: keep one spelling`);
+        continue;
+      }
+      const value = pair.value as Node | null;
+      const kind = PARAM_KEYS[name];
+      const parsed =
+        kind === 'param' ? this.param(value, `${path}.${key}`)
+        : kind === 'params' ? (value === null ? undefined : this.params(value, `${path}.${key}`))
+        : name === 'type' ? this.oneOf(value ?? undefined, `${path}.${key}`, PARAM_TYPES)
+        : this.value(value, `${path}.${key}`, kind);
+      if (parsed !== undefined) spec[name] = parsed;
+    }
+    if (!(node as YAMLMap).has('type')) this.error(node, path, 'missing required key `type`');
+    return spec as unknown as ParamSpec;
+  }
+
+  private env(node: Node | undefined, path: string): Record<string, string> | undefined {
+    if (node === undefined || !this.expectMap(node, path)) return undefined;
+    const env: Record<string, string> = {};
+    for (const [name, value] of this.entries(node as YAMLMap)) {
+      // `PORT: 8080` is natural YAML; environment values are strings either way
+      if (isScalar(value) && ['string', 'number', 'boolean'].includes(typeof value.value)) env[name] = String(value.value);
+      else this.error(value, `${path}.${name}`, 'expected a string');
+    }
+    return env;
+  }
+
+  private port(node: Node | undefined, path: string): number | undefined {
+    const port = this.value(node ?? null, path, 'integer') as number | undefined;
+    if (port !== undefined && (port < 1 || port > 65535)) {
+      this.error(node!, path, 'expected an integer between 1 and 65535');
+      return undefined;
+    }
+    return port;
+  }
+
+  private oneOf(node: Node | undefined, path: string, allowed: readonly string[]): string | undefined {
+    if (node === undefined) return undefined;
+    if (isScalar(node) && typeof node.value === 'string' && allowed.includes(node.value)) return node.value;
+    this.error(node, path, `expected one of ${allowed.join(', ')}`);
+    return undefined;
+  }
+
+  private optional(map: YAMLMap, path: string, key: string, kind: Kind): unknown {
+    const node = this.child(map, key);
+    return node === undefined ? undefined : this.value(node, `${path}.${key}`, kind);
+  }
+
+  /** A scalar or list value of the expected kind, or undefined after reporting the mistake. */
+  private value(node: Node | null | undefined, path: string, kind: Kind, expectation?: string): unknown {
+    if (node === undefined) return undefined;
+    const v: unknown = isScalar(node) ? node.value : undefined;
+    const ok = (() => {
+      switch (kind) {
+        case 'string': return typeof v === 'string';
+        case 'boolean': return typeof v === 'boolean';
+        case 'integer': return Number.isInteger(v);
+        case 'number': return typeof v === 'number' && Number.isFinite(v);
+        case 'any': return node !== null;
+        case 'strings':
+          return isSeq(node) && node.items.every((i) => isScalar(i) && typeof i.value === 'string');
+        case 'scalars':
+          return isSeq(node) && node.items.every((i) => isScalar(i) && ['string', 'number', 'boolean'].includes(typeof i.value));
+        default: return false;
+      }
+    })();
+    if (ok) return kind === 'any' || kind === 'strings' || kind === 'scalars' ? (node as Node).toJSON() : v;
+    const expected: Record<string, string> = {
+      string: 'expected a string', boolean: 'expected a boolean', integer: 'expected an integer',
+      number: 'expected a number', any: 'expected a value', strings: 'expected a list of strings',
+      scalars: 'expected a list of strings, numbers or booleans (never null)',
+    };
+    this.error(node, path, expectation ?? expected[kind]);
+    return undefined;
+  }
+
+  private expectMap(node: Node | null | undefined, path: string): boolean {
+    if (isMap(node)) return true;
+    this.error(node ?? null, path, 'expected a map');
+    return false;
+  }
+
+  private expectList(node: Node, path: string): boolean {
+    if (isSeq(node)) return true;
+    this.error(node, path, 'expected a list');
+    return false;
+  }
+
+  private checkKeys(map: YAMLMap, path: string, allowed: readonly string[]): void {
+    for (const pair of map.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : '';
+      if (!allowed.includes(key)) {
+        this.error(pair.key as Node, path === '' ? key : `${path}.${key}`, `unknown key \`${key}\` (expected one of: ${allowed.join(', ')})`);
+      }
+    }
+  }
+
+  private entries(map: YAMLMap): [string, Node | null, Node][] {
+    return map.items.map((pair) => [isScalar(pair.key) ? String(pair.key.value) : '', pair.value as Node | null, pair.key as Node]);
+  }
+
+  private child(map: YAMLMap, key: string): Node | undefined {
+    const pair = map.items.find((p) => isScalar(p.key) && p.key.value === key);
+    if (pair === undefined) return undefined;
+    // `key:` with nothing after it: an empty null scalar; report it at the key, where the reader looks
+    const value = pair.value as Node | null;
+    if (value === null || (isScalar(value) && value.value === null && value.range?.[0] === value.range?.[1])) {
+      return Object.assign(new Scalar(null), { range: (pair.key as Node).range });
+    }
+    return value;
+  }
+
+  private required(map: YAMLMap, path: string, key: string): Node | undefined {
+    const node = this.child(map, key);
+    if (node === undefined) this.error(map, path, `missing required key \`${key}\``);
+    return node;
+  }
+
+  private location(node: Node | null, path: string): ManifestLocation {
+    const offset = node?.range?.[0] ?? 0;
+    const pos = this.lines.linePos(offset);
+    return { line: pos.line, column: pos.col, path };
+  }
+
+  private error(node: Node | null, path: string, message: string): void {
+    const at = this.location(node, path);
+    this.push(at.line, at.column, path === '' ? message : `${path}: ${message}`);
+  }
+
+  private push(line: number, column: number, message: string): void {
+    this.errors.push({ line, column, text: `${this.file}:${line}:${column}: ${message}` });
+  }
+
+  private throwIfErrors(): void {
+    if (this.errors.length === 0) return;
+    const [first] = this.errors;
+    throw new ManifestError(this.errors.map((e) => e.text).join('\n'), this.file, first.line, first.column);
+  }
+}

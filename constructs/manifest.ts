@@ -1,0 +1,80 @@
+import * as fs from 'node:fs';
+import { Construct } from 'constructs';
+import { generateInputSchema } from '../src/schema';
+import { Gateway } from './gateway';
+import { manifestErrorAt, ManifestError, ManifestLocation } from './manifest-document';
+import { readManifest } from './manifest-reader';
+import { Service } from './service';
+
+/** Props of a `Manifest`. */
+export interface ManifestProps {
+  /**
+   * The YAML file declaring `services` and `gateways` (snake_case attributes), relative to the working
+   * directory of the app (where `cdktf synth` runs it) or absolute. Errors name it as given.
+   */
+  readonly path: string;
+}
+
+/**
+ * Services and gateways declared in a YAML manifest instead of TypeScript: the same constructs, created from
+ * the file. A bad manifest fails with `FILE:LINE:COL: PATH: REASON` for every mistake found.
+ *
+ * @example
+ * const manifest = new Manifest(stack, 'support-desk', { path: 'support-desk.yaml' });
+ * manifest.gateways.get('agents')!.addService(extraService);
+ */
+export class Manifest extends Construct {
+  /** The services, by tool name, in file order. */
+  public readonly services: ReadonlyMap<string, Service>;
+  /** The gateways, by name, in file order. */
+  public readonly gateways: ReadonlyMap<string, Gateway>;
+
+  public constructor(scope: Construct, id: string, props: ManifestProps) {
+    super(scope, id);
+    const file = props.path;
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ManifestError(
+        `${file}: cannot read the manifest (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); ` +
+          'the path is relative to the directory the app runs in',
+        file,
+        0,
+        0,
+      );
+    }
+    const doc = readManifest(file, text);
+
+    // two scopes, so that a service and a gateway may share a name without their construct ids colliding
+    const servicesScope = new Construct(this, 'services');
+    const gatewaysScope = new Construct(this, 'gateways');
+    const services = new Map<string, Service>();
+    for (const { at, inputAt, ...props } of doc.services) {
+      if (props.input !== undefined) {
+        // report a bad declared input where it is written, not at the service
+        attempt(file, inputAt ?? at, () => generateInputSchema(props.input));
+      }
+      services.set(props.name, attempt(file, at, () => new Service(servicesScope, props.name, props)));
+    }
+    const gateways = new Map<string, Gateway>();
+    for (const { at, services: names, ...props } of doc.gateways) {
+      const gateway = attempt(file, at, () => new Gateway(gatewaysScope, props.name, {
+        ...props,
+        services: names.map((name) => services.get(name)!),
+      }));
+      gateways.set(props.name, gateway);
+    }
+    this.services = services;
+    this.gateways = gateways;
+  }
+}
+
+/** Run a construct's own checks and, when one fails, say where in the manifest the entry is. */
+function attempt<T>(file: string, at: ManifestLocation, create: () => T): T {
+  try {
+    return create();
+  } catch (err) {
+    throw manifestErrorAt(file, at, (err as Error).message);
+  }
+}

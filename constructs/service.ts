@@ -1,0 +1,304 @@
+import { Annotations, TerraformStack } from 'cdktf';
+import { Construct, IConstruct } from 'constructs';
+import { Container } from '@cdktf/provider-docker/lib/container';
+import { Image } from '@cdktf/provider-docker/lib/image';
+import { BackendMethod, ToolConfig } from '../src/config';
+import { aliasesOf, forwardAsOf, generateInputSchema, InputSpec, toolDescription } from '../src/schema';
+import { compileToolSchema } from '../src/validation';
+import { dockerName, NAME_PATTERN, NAME_RULE, quote } from './docker-names';
+import { GatewayNetwork } from './gateway-network';
+
+/** The HTTP methods a backend may be called with. */
+export const BACKEND_METHODS: readonly BackendMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The label that marks a service's backend container. */
+export const SERVICE_LABEL = 'cdktf-mcp-gateway.service';
+
+/** Where the gateway sends a tool call. */
+export interface ServiceEndpoint {
+  /**
+   * Absolute `http://` or `https://` URL. `{field}` placeholders name forwarded fields; they are filled
+   * URL-encoded and removed from the query or body, e.g. `http://crm:8080/customers/{customer_id}`.
+   */
+  readonly url: string;
+  /** `GET` and `DELETE` send the arguments as the query; the others as a JSON body. */
+  readonly method: BackendMethod;
+}
+
+/** A backend container to deploy next to the gateways (on the stack's Docker network). */
+export interface ServiceContainer {
+  /** The image to run, e.g. `acme/crm:1.4`; pulled by the Docker provider. */
+  readonly image: string;
+  /** The port the backend listens on inside its container (should match the endpoint URL's port). */
+  readonly port: number;
+  /**
+   * Environment variables of the backend container.
+   * @default - none
+   */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** Props of a `Service`. */
+export interface ServiceProps {
+  /**
+   * The MCP tool name, `^[A-Za-z0-9_.-]{1,64}$`.
+   * @default - the construct id
+   */
+  readonly name?: string;
+  /**
+   * What the tool does, for the agent. Nested required fields add a one-line call shape at the end.
+   * @default - no description (only the call shape, if any)
+   */
+  readonly description?: string;
+  /**
+   * The declared input (SPEC §2); the advertised JSON Schema is generated from it.
+   * Set at most one of `input` and `inputSchema`.
+   * @default - parameterless, unless `inputSchema` is set
+   */
+  readonly input?: InputSpec;
+  /**
+   * Escape hatch: a raw JSON Schema (draft 2020-12) describing the arguments object, validated as written.
+   * @default - generated from `input`
+   */
+  readonly inputSchema?: Record<string, unknown>;
+  /** The backend the tool calls. */
+  readonly endpoint: ServiceEndpoint;
+  /**
+   * How long the gateway waits for the backend, in milliseconds (1-600000).
+   * @default 10000
+   */
+  readonly timeoutMs?: number;
+  /**
+   * Also deploy the backend: a container on the stack's network, reachable under the endpoint URL's host.
+   * @default - the backend is deployed elsewhere
+   */
+  readonly container?: ServiceContainer;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const MAX_TIMEOUT_MS = 600_000;
+
+/**
+ * An HTTP backend exposed as one MCP tool. Add it to one or more `Gateway`s.
+ *
+ * @example
+ * const getCustomer = new Service(stack, 'get_customer', {
+ *   description: 'Look up a customer',
+ *   endpoint: { url: 'http://crm:8080/customers/{customer_id}', method: 'GET' },
+ *   input: { customer_id: { type: 'string', required: true } },
+ *   container: { image: 'acme/crm:1.4', port: 8080 },
+ * });
+ */
+export class Service extends Construct {
+  /** Whether `x` is a `Service` (works across copies of this package). */
+  public static isService(x: unknown): x is Service {
+    return typeof x === 'object' && x !== null && SERVICE_SYMBOL in x;
+  }
+
+  /** The MCP tool name. */
+  public readonly name: string;
+  /** The advertised input schema (generated or raw). */
+  public readonly inputSchema: Record<string, unknown>;
+  /** The description advertised to agents (with the call shape line, if any). */
+  public readonly description: string;
+  /** The backend endpoint. */
+  public readonly endpoint: ServiceEndpoint;
+  /** The backend timeout in milliseconds. */
+  public readonly timeoutMs: number;
+  /** The backend container, when `container` was given. */
+  public readonly container?: Container;
+  /** The network alias of the backend container (the endpoint URL's host), when `container` was given. */
+  public readonly containerHost?: string;
+
+  private readonly aliases: Record<string, string>;
+  private readonly forwardAs: Record<string, string>;
+
+  public constructor(scope: Construct, id: string, props: ServiceProps) {
+    super(scope, id);
+    Object.defineProperty(this, SERVICE_SYMBOL, { value: true });
+
+    this.name = props.name ?? id;
+    if (typeof this.name !== 'string' || !NAME_PATTERN.test(this.name)) {
+      const origin = props.name === undefined ? ' (the construct id)' : '';
+      throw new Error(
+        `Invalid service name ${quote(this.name)}${origin}: a tool name is ${NAME_RULE}; set 'name' to a valid tool name`,
+      );
+    }
+    const fail = (message: string): never => {
+      throw new Error(`Service '${this.name}': ${message}`);
+    };
+
+    this.endpoint = checkEndpoint(props.endpoint, fail);
+    this.timeoutMs = props.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(this.timeoutMs) || this.timeoutMs < 1 || this.timeoutMs > MAX_TIMEOUT_MS) {
+      fail(`timeoutMs (${quote(props.timeoutMs)}) must be an integer between 1 and ${MAX_TIMEOUT_MS} (milliseconds)`);
+    }
+
+    if (props.input !== undefined && props.inputSchema !== undefined) {
+      fail("set either 'input' (declared parameters) or 'inputSchema' (a raw JSON Schema), not both");
+    }
+    if (props.inputSchema !== undefined) {
+      this.inputSchema = checkRawSchema(props.inputSchema, fail);
+      this.description = props.description ?? '';
+      this.aliases = {};
+      this.forwardAs = {};
+    } else {
+      try {
+        this.inputSchema = generateInputSchema(props.input);
+        this.description = toolDescription(props.description ?? '', props.input);
+        this.aliases = aliasesOf(props.input);
+        this.forwardAs = forwardAsOf(props.input);
+      } catch (err) {
+        // InputSpecError names the parameter path; say which service it belongs to
+        throw new Error(`Service '${this.name}': invalid 'input': ${(err as Error).message}`);
+      }
+      const compiled = compileToolSchema(this.inputSchema);
+      if (!compiled.ok) fail(`the schema generated from 'input' does not compile: ${compiled.error}`);
+    }
+    checkPlaceholders(this.endpoint.url, this.forwardedFields(), fail);
+
+    if (props.container !== undefined) {
+      const host = new URL(concreteUrl(this.endpoint.url)).hostname;
+      checkContainer(props.container, fail);
+      if (host === 'localhost' || /^[0-9.]+$/.test(host) || host.startsWith('[')) {
+        fail(
+          `endpoint.url host '${host}' cannot name the backend container: the gateway reaches it by a network ` +
+            `alias; use a hostname such as http://${this.name.replace(/[^A-Za-z0-9-]/g, '-')}:${props.container.port}/`,
+        );
+      }
+      this.containerHost = host;
+      const urlPort = portOf(this.endpoint.url);
+      if (urlPort !== props.container.port) {
+        Annotations.of(this).addWarning(
+          `Service '${this.name}': endpoint.url uses port ${urlPort} but container.port is ${props.container.port}; ` +
+            'the gateway calls the URL, so make them agree',
+        );
+      }
+      this.container = this.createContainer(props.container, host);
+      this.node.addValidation({ validate: () => this.checkUniqueHost() });
+    }
+  }
+
+  /** The tool's entry in the gateway config (SPEC §5), with a fixed key order. */
+  public toolConfig(): ToolConfig {
+    const hasAliases = Object.keys(this.aliases).length > 0;
+    const hasForwardAs = Object.keys(this.forwardAs).length > 0;
+    return {
+      name: this.name,
+      description: this.description,
+      input_schema: this.inputSchema,
+      ...(hasAliases ? { aliases: { ...this.aliases } } : {}),
+      ...(hasForwardAs ? { forward_as: { ...this.forwardAs } } : {}),
+      backend: { url: this.endpoint.url, method: this.endpoint.method, timeout_ms: this.timeoutMs },
+    };
+  }
+
+  /** Field names the backend receives, or undefined when the schema leaves them open. */
+  private forwardedFields(): string[] | undefined {
+    const properties = this.inputSchema.properties;
+    if (typeof properties !== 'object' || properties === null) {
+      // a raw schema without properties may accept anything; a generated one without any is parameterless
+      return this.inputSchema.additionalProperties === false ? [] : undefined;
+    }
+    return Object.keys(properties).map((p) => this.forwardAs[p] ?? p);
+  }
+
+  private createContainer(container: ServiceContainer, host: string): Container {
+    const image = new Image(this, 'Image', { name: container.image, keepLocally: true });
+    return new Container(this, 'Resource', {
+      name: dockerName(this, this.name),
+      image: image.imageId,
+      restart: 'unless-stopped',
+      env: Object.entries(container.env ?? {}).map(([key, value]) => `${key}=${value}`),
+      labels: [{ label: SERVICE_LABEL, value: this.name }],
+      networksAdvanced: [{ name: GatewayNetwork.of(this).name, aliases: [host] }],
+    });
+  }
+
+  private checkUniqueHost(): string[] {
+    const stack = TerraformStack.of(this);
+    const clash = stack.node
+      .findAll()
+      .find((c: IConstruct) => Service.isService(c) && c !== this && c.containerHost === this.containerHost);
+    if (clash === undefined) return [];
+    const other = clash as Service;
+    return [
+      `Services '${other.name}' and '${this.name}' both deploy a container for host '${this.containerHost}': ` +
+        `one network alias can name only one container; remove 'container' from all but one (services may share a backend)`,
+    ];
+  }
+}
+
+const SERVICE_SYMBOL = Symbol.for('cdktf-mcp-gateway.Service');
+
+/** The URL with placeholders replaced, so that `new URL` can check the rest. */
+function concreteUrl(url: string): string {
+  return url.replace(/\{[^{}]*\}/g, 'x');
+}
+
+function portOf(url: string): number {
+  const parsed = new URL(concreteUrl(url));
+  if (parsed.port !== '') return Number(parsed.port);
+  return parsed.protocol === 'https:' ? 443 : 80;
+}
+
+function checkEndpoint(endpoint: ServiceEndpoint | undefined, fail: (m: string) => never): ServiceEndpoint {
+  if (typeof endpoint !== 'object' || endpoint === null) {
+    return fail("'endpoint' is required: { url: 'http://host:port/path', method: 'GET' | 'POST' | ... }");
+  }
+  const { url, method } = endpoint;
+  let parsed: URL | undefined;
+  try {
+    parsed = typeof url === 'string' ? new URL(concreteUrl(url)) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    fail(
+      `endpoint.url ${quote(url)} is not an absolute http:// or https:// URL ` +
+        `(e.g. http://crm:8080/customers/{customer_id})`,
+    );
+  }
+  if (!BACKEND_METHODS.includes(method)) {
+    fail(`endpoint.method ${quote(method)} is not supported: expected one of ${BACKEND_METHODS.join(', ')}`);
+  }
+  return { url, method };
+}
+
+function checkRawSchema(schema: Record<string, unknown>, fail: (m: string) => never): Record<string, unknown> {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || schema.type !== 'object') {
+    fail("inputSchema must be a JSON Schema with type: 'object' (MCP tool arguments are always a JSON object)");
+  }
+  const compiled = compileToolSchema(schema);
+  if (!compiled.ok) {
+    fail(`inputSchema does not compile: ${compiled.error}. Fix the JSON Schema (draft 2020-12) or declare 'input' instead`);
+  }
+  return schema;
+}
+
+function checkPlaceholders(url: string, fields: string[] | undefined, fail: (m: string) => never): void {
+  if (fields === undefined) return;
+  for (const match of url.matchAll(/\{([^{}]*)\}/g)) {
+    const field = match[1];
+    if (!fields.includes(field)) {
+      fail(
+        `endpoint.url placeholder {${field}} names no parameter: declare a top-level parameter '${field}' ` +
+          `(or one with forwardAs: '${field}') or remove the placeholder`,
+      );
+    }
+  }
+}
+
+function checkContainer(container: ServiceContainer, fail: (m: string) => never): void {
+  if (typeof container.image !== 'string' || container.image.trim() === '') {
+    fail(`container.image ${quote(container.image)} must be a non-empty image reference such as 'acme/crm:1.4'`);
+  }
+  if (!Number.isInteger(container.port) || container.port < 1 || container.port > 65535) {
+    fail(`container.port (${quote(container.port)}) must be an integer between 1 and 65535`);
+  }
+  for (const [key, value] of Object.entries(container.env ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) || typeof value !== 'string') {
+      fail(`container.env.${key} must be a string under a variable name matching ^[A-Za-z_][A-Za-z0-9_]*$`);
+    }
+  }
+}

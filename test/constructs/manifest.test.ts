@@ -1,0 +1,210 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Testing } from 'cdktf';
+import { Manifest, ManifestError } from '../../constructs';
+import { generateInputSchema } from '../../src/schema';
+import { configOf, hashOf, newStack, synth, thrown } from './synth';
+
+const SHA = hashOf('manifest-token');
+
+/** A service + gateway manifest; tests change a line or two. */
+const GOOD = `services:
+  get_customer:
+    description: Look up a customer
+    endpoint: { url: "http://crm:8080/customers/{customer_id}", method: GET }
+    input:
+      customer_id: { type: string, required: true, min_length: 6 }
+    timeout_ms: 5000
+    container: { image: "acme/crm:1.4", port: 8080, env: { PORT: 8080 } }
+gateways:
+  support:
+    services: [get_customer]
+    validate_input: true
+    validation_errors: protocol
+    audit_log: true
+    auth: { tokens: [{ id: support-bot, sha256: "${SHA}" }] }
+    port: 8080
+`;
+
+describe('Manifest', () => {
+  let dir: string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifest-test-'));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** Write `text` as `name` in the temp dir and return its path. */
+  function file(text: string, name = 'support-desk.yaml'): string {
+    const p = path.join(dir, name);
+    fs.writeFileSync(p, text);
+    return p;
+  }
+
+  /** The error message of loading `text`, with the temp dir removed from the file names. */
+  function errorOf(text: string): string {
+    const p = file(text);
+    const err = thrown(() => new Manifest(newStack(), 'm', { path: p }));
+    assert.ok(err instanceof ManifestError, `expected a ManifestError, got ${err.message}`);
+    return err.message.split(`${dir}${path.sep}`).join('');
+  }
+
+  describe('a good manifest', () => {
+    it('creates the services and gateways it declares', () => {
+      const manifest = new Manifest(newStack(), 'm', { path: file(GOOD) });
+      assert.deepEqual([...manifest.services.keys()], ['get_customer']);
+      assert.deepEqual([...manifest.gateways.keys()], ['support']);
+      const tool = manifest.services.get('get_customer')!.toolConfig();
+      assert.deepEqual(tool.input_schema, generateInputSchema({ customer_id: { type: 'string', required: true, minLength: 6 } }));
+      assert.deepEqual(tool.backend, { url: 'http://crm:8080/customers/{customer_id}', method: 'GET', timeout_ms: 5000 });
+    });
+
+    it('synthesizes the gateway config with the snake_case settings', () => {
+      const stack = newStack();
+      new Manifest(stack, 'm', { path: file(GOOD) });
+      const config = configOf(synth(stack), 'support');
+      assert.deepEqual(config.gateway, {
+        name: 'support',
+        host: '0.0.0.0',
+        port: 8080,
+        validate_input: true,
+        validation_errors: 'protocol',
+        auth: { tokens: [{ id: 'support-bot', sha256: SHA }] },
+        audit_log: true,
+      });
+    });
+
+    it('reads container env numbers as strings', () => {
+      const stack = newStack();
+      new Manifest(stack, 'm', { path: file(GOOD) });
+      const json = synth(stack);
+      const backend = Object.values(json.resource.docker_container).find((c: any) => c.name === 'test-get_customer') as any;
+      assert.deepEqual(backend.env, ['PORT=8080']);
+    });
+
+    it('lets a service and a gateway share a name', () => {
+      const text = GOOD.replace('gateways:\n  support:', 'gateways:\n  get_customer:');
+      const manifest = new Manifest(newStack(), 'm', { path: file(text) });
+      assert.equal(manifest.gateways.get('get_customer')!.name, 'get_customer');
+    });
+  });
+
+  describe('a bad manifest', () => {
+    it('reports a YAML syntax error with line and column', () => {
+      const text = GOOD.replace('    timeout_ms: 5000', '    timeout_ms: [5000');
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:8:5: Flow sequence in block collection must be sufficiently indented and end with a ]',
+      );
+    });
+
+    it('reports a value of the wrong type at the value', () => {
+      const text = GOOD.replace('    validate_input: true', '    validate_input: "yes"');
+      assert.equal(errorOf(text), 'support-desk.yaml:12:21: gateways.support.validate_input: expected a boolean');
+    });
+
+    it('reports an unknown key at the key, listing the known ones', () => {
+      const text = GOOD.replace('    timeout_ms: 5000', '    timeout: 5000');
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:7:5: services.get_customer.timeout: unknown key `timeout` (expected one of: description, ' +
+          'endpoint, input, input_schema, timeout_ms, container)',
+      );
+    });
+
+    it('reports a gateway naming an unknown service', () => {
+      const text = GOOD.replace('    services: [get_customer]', '    services: [get_customer, get_ticket]');
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:11:30: gateways.support.services[1]: unknown service `get_ticket` (declared services: get_customer)',
+      );
+    });
+
+    it('reports a missing required key at its map', () => {
+      const text = GOOD.replace('    endpoint: { url: "http://crm:8080/customers/{customer_id}", method: GET }\n', '');
+      assert.equal(errorOf(text), 'support-desk.yaml:3:5: services.get_customer: missing required key `endpoint`');
+    });
+
+    it('reports a value outside its choices', () => {
+      const text = GOOD.replace('validation_errors: protocol', 'validation_errors: json');
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:13:24: gateways.support.validation_errors: expected one of protocol, tool_result, auto',
+      );
+    });
+
+    it('reports a token hash that is not 64 hex characters, without echoing it', () => {
+      const text = GOOD.replace(SHA, 'my-secret-token');
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:15:49: gateways.support.auth.tokens[0].sha256: expected 64 hex characters, the SHA-256 ' +
+          'of the token (never the token)',
+      );
+    });
+
+    it('reports an unknown parameter spec key inside input', () => {
+      const text = GOOD.replace('min_length: 6', 'minimal: 6');
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:6:52: services.get_customer.input.customer_id.minimal: unknown key `minimal` (expected ' +
+          'one of: type, required, description, default, enum, minimum, maximum, exclusiveMinimum, exclusiveMaximum, ' +
+          'minLength, maxLength, pattern, format, minItems, maxItems, uniqueItems, items, properties, ' +
+          'additionalProperties, aliases, forwardAs)',
+      );
+    });
+
+    it('reports a declared input the schema generator refuses at the input', () => {
+      const text = GOOD.replace('min_length: 6', 'minimum: 6');
+      const reason = thrown(() =>
+        generateInputSchema({ customer_id: { type: 'string', required: true, minimum: 6 } }),
+      ).message;
+      assert.equal(errorOf(text), `support-desk.yaml:6:7: services.get_customer.input: ${reason}`);
+    });
+
+    it("reports a construct's own refusal at the entry", () => {
+      const text = GOOD.replace('{customer_id}', '{id}');
+      assert.equal(
+        errorOf(text),
+        "support-desk.yaml:2:3: services.get_customer: Service 'get_customer': endpoint.url placeholder {id} names " +
+          "no parameter: declare a top-level parameter 'id' (or one with forwardAs: 'id') or remove the placeholder",
+      );
+    });
+
+    it('reports every mistake found, one per line', () => {
+      const text = GOOD.replace('method: GET', 'method: FETCH').replace('port: 8080\n', 'port: 80800\n');
+      assert.equal(
+        errorOf(text),
+        [
+          'support-desk.yaml:4:73: services.get_customer.endpoint.method: expected one of GET, POST, PUT, PATCH, DELETE',
+          'support-desk.yaml:16:11: gateways.support.port: expected an integer between 1 and 65535',
+        ].join('\n'),
+      );
+    });
+
+    it('reports a key with no value as the wrong type', () => {
+      const text = GOOD.replace('    port: 8080\n', '    port:\n');
+      assert.equal(errorOf(text), 'support-desk.yaml:16:5: gateways.support.port: expected an integer');
+    });
+
+    it('exposes the position of the first mistake', () => {
+      const p = file(GOOD.replace('    validate_input: true', '    validate_input: 1'));
+      const err = thrown(() => new Manifest(newStack(), 'm', { path: p })) as ManifestError;
+      assert.deepEqual([err.file, err.line, err.column], [p, 12, 21]);
+    });
+
+    it('reports a file that cannot be read', () => {
+      const missing = path.join(dir, 'nope.yaml');
+      assert.equal(
+        thrown(() => new Manifest(newStack(), 'm', { path: missing })).message,
+        `${missing}: cannot read the manifest (ENOENT); the path is relative to the directory the app runs in`,
+      );
+    });
+  });
+
+  it('refuses nothing at synthesis that it accepted', () => {
+    const stack = newStack();
+    new Manifest(stack, 'm', { path: file(GOOD) });
+    assert.doesNotThrow(() => Testing.synth(stack, true));
+  });
+});

@@ -1,0 +1,151 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Testing, TerraformStack } from 'cdktf';
+import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
+import { Manifest } from '../../constructs';
+import { SupportDeskStack } from '../../examples/support-desk/main';
+import { configOf, gatewayContainer, hashOf, Json, resourcesOf } from '../constructs/synth';
+
+const EXAMPLE_DIR = path.join(__dirname, '..', '..', 'examples', 'support-desk');
+
+/** Run `fn` with the example's environment variables unset (their fallbacks apply). */
+function withoutEnv<T>(fn: () => T): T {
+  const names = ['AGENTS_TOKEN_SHA256', 'LEGACY_TOKEN_SHA256', 'SUPPORT_DESK_API_IMAGE'];
+  const saved = names.map((n) => [n, process.env[n]] as const);
+  names.forEach((n) => delete process.env[n]);
+  try {
+    return fn();
+  } finally {
+    for (const [n, v] of saved) if (v !== undefined) process.env[n] = v;
+  }
+}
+
+function synthExample(): Json {
+  return withoutEnv(() => JSON.parse(Testing.synth(new SupportDeskStack(Testing.app(), 'support-desk'), true)));
+}
+
+function synthManifest(): Json {
+  const stack = new TerraformStack(Testing.app(), 'support-desk');
+  new DockerProvider(stack, 'docker', {});
+  new Manifest(stack, 'support-desk', { path: path.join(EXAMPLE_DIR, 'support-desk.yaml') });
+  return JSON.parse(Testing.synth(stack, true));
+}
+
+/**
+ * The resources keyed by type and then by their Docker `name`, with references to other resources rewritten
+ * the same way: two stacks built through different construct trees compare by what they deploy.
+ */
+function byDockerName(json: Json): Json {
+  const names = new Map<string, string>();
+  for (const [type, resources] of Object.entries<Json>(json.resource)) {
+    for (const [id, body] of Object.entries<Json>(resources)) names.set(`${type}.${id}`, `${type}.${body.name}`);
+  }
+  const text = JSON.stringify(json.resource).replace(
+    /\$\{(docker_[a-z]+\.[^.}]+)\./g,
+    (_, ref: string) => `\${${names.get(ref) ?? ref}.`,
+  );
+  const rewritten = JSON.parse(text);
+  const out: Json = {};
+  for (const [type, resources] of Object.entries<Json>(rewritten)) {
+    out[type] = Object.fromEntries(Object.values<Json>(resources).map((body) => [body.name, body]));
+  }
+  return out;
+}
+
+describe('the support-desk example', () => {
+  let json: Json;
+  before(() => {
+    json = synthExample();
+  });
+
+  it('synthesizes two gateways, the backend container, one network and one image build', () => {
+    assert.deepEqual(
+      resourcesOf(json, 'docker_container').map((c: Json) => c.name).sort(),
+      ['support-desk-agents', 'support-desk-get_customer', 'support-desk-legacy'],
+    );
+    assert.deepEqual(resourcesOf(json, 'docker_network'), [{ name: 'support-desk-mcp' }]);
+    assert.deepEqual(
+      resourcesOf(json, 'docker_image').map((i: Json) => i.name),
+      ['cdktf-mcp-gateway-support-desk:node-22-bookworm-slim', 'support-desk-api:latest'],
+    );
+    assert.deepEqual(Object.keys(json.output), ['gateway_agents_url', 'gateway_legacy_url']);
+  });
+
+  it('exposes all six tools, validated, on agents (port 8080)', () => {
+    const config = configOf(json, 'agents');
+    assert.deepEqual(
+      config.tools.map((t) => t.name),
+      ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task'],
+    );
+    assert.equal(config.gateway.validate_input, true);
+    assert.equal(config.gateway.validation_errors, 'auto');
+    assert.deepEqual(config.gateway.auth, { tokens: [{ id: 'support-agents', sha256: hashOf('support-desk-agents-dev-token') }] });
+    assert.deepEqual(gatewayContainer(json, 'agents').ports, [{ external: 8080, internal: 8080 }]);
+  });
+
+  it('exposes three tools, unvalidated, on legacy (port 8081)', () => {
+    const config = configOf(json, 'legacy');
+    assert.deepEqual(config.tools.map((t) => t.name), ['get_customer', 'search_tickets', 'create_ticket']);
+    assert.equal(config.gateway.validate_input, false);
+    assert.deepEqual(config.gateway.auth, { tokens: [{ id: 'legacy-bot', sha256: hashOf('support-desk-legacy-dev-token') }] });
+    assert.deepEqual(gatewayContainer(json, 'legacy').ports, [{ external: 8081, internal: 8080 }]);
+  });
+
+  it('declares the table of the shared context: methods, paths and the create_task alias', () => {
+    const tools = Object.fromEntries(configOf(json, 'agents').tools.map((t) => [t.name, t]));
+    assert.deepEqual(
+      Object.values(tools).map((t) => `${t.backend.method} ${t.backend.url}`),
+      [
+        'GET http://support-desk-api:8080/customers/{customer_id}',
+        'GET http://support-desk-api:8080/tickets',
+        'POST http://support-desk-api:8080/tickets',
+        'GET http://support-desk-api:8080/health',
+        'PUT http://support-desk-api:8080/settings/{team}',
+        'POST http://support-desk-api:8080/tasks',
+      ],
+    );
+    assert.deepEqual(tools.create_task.aliases, { description: 'prompt' });
+    assert.deepEqual(tools.create_task.forward_as, { prompt: 'description' });
+    assert.deepEqual(tools.health.input_schema.properties, {});
+    assert.deepEqual(tools.create_ticket.input_schema.required, ['subject', 'body', 'customer']);
+  });
+
+  it('runs the backend under the network alias support-desk-api', () => {
+    const backend = resourcesOf(json, 'docker_container').find((c: Json) => c.name === 'support-desk-get_customer');
+    assert.deepEqual(backend.networks_advanced[0].aliases, ['support-desk-api']);
+  });
+
+  it('takes the token hashes from the environment when set', () => {
+    const sha256 = hashOf('a real token');
+    process.env.AGENTS_TOKEN_SHA256 = sha256;
+    try {
+      const stack = new SupportDeskStack(Testing.app(), 'support-desk');
+      assert.deepEqual(stack.supportDesk.agents.config().gateway.auth, { tokens: [{ id: 'support-agents', sha256 }] });
+    } finally {
+      delete process.env.AGENTS_TOKEN_SHA256;
+    }
+  });
+
+  it('has a YAML twin that synthesizes the same resources and outputs', () => {
+    const manifest = synthManifest();
+    assert.deepEqual(byDockerName(manifest), byDockerName(json));
+    assert.deepEqual(manifest.output, json.output);
+  });
+
+  it('writes the image build context into the synthesized output, without node_modules or tests', () => {
+    const outdir = withoutEnv(() => Testing.fullSynth(new SupportDeskStack(Testing.app(), 'support-desk')));
+    try {
+      const stackDir = path.join(outdir, 'stacks', 'support-desk');
+      const synthesized = JSON.parse(fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8'));
+      const [image] = resourcesOf(synthesized, 'docker_image');
+      const context = path.join(stackDir, image.build.context);
+      const entries = fs.readdirSync(context);
+      assert.ok(entries.includes('Dockerfile'), `no Dockerfile in ${entries.join(', ')}`);
+      assert.equal(entries.includes('node_modules'), false);
+      assert.equal(entries.includes('test'), false);
+    } finally {
+      fs.rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+});
