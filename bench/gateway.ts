@@ -1,0 +1,271 @@
+/**
+ * The gateway benchmark (`npm run bench`, or `node dist/bench/run.js gateway`). Every party runs in its own
+ * process — the echo backend, the minimal proxy, the gateway (the built CLI) — and the load generator
+ * (autocannon, in this process) never shares an event loop with them.
+ *
+ * Rows: `tools/call` through the gateway with validate_input on, with it off, the minimal Node proxy (the
+ * practical limit), and a direct call to the backend; then start-up time to `/readyz` and resident memory with
+ * a config of 1,000 generated tools. Targets are reported, not asserted.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { GatewayConfig, ToolConfig } from '../src/config/gateway-config';
+
+/** Seconds of load per row and round. */
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
+/**
+ * Rounds: the rows run interleaved (on, off, proxy, direct, on, off, …) and each row reports the mean of its
+ * rounds, so a burst of load from elsewhere on the machine does not fall on one row only.
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/** Concurrent connections per row. */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/** Tools in the start-up / memory row. */
+const MANY_TOOLS = 1_000;
+
+/** The subset of autocannon's programmatic API used here (the package ships no types). */
+interface AutocannonResult {
+  readonly requests: { readonly average: number; readonly total: number };
+  readonly latency: { readonly p50: number; readonly p99: number };
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+}
+type Autocannon = (options: {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  pipelining: number;
+  duration: number;
+}) => Promise<AutocannonResult>;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as Autocannon;
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
+
+/**
+ * Node arguments for `cdktf-mcp-gateway serve …`: the built CLI, or with `BENCH_CLI_DIRECT=1` (a debugging aid
+ * for when the dispatcher is broken) the built serve module called directly, exactly as `main.js` would.
+ */
+function serveArgs(args: string[]): string[] {
+  if (process.env.BENCH_CLI_DIRECT !== '1') return [CLI, 'serve', ...args];
+  const serve = path.join(ROOT, 'dist', 'src', 'cli', 'serve-command.js');
+  return ['-e', `require(${JSON.stringify(serve)}).run(process.argv.slice(1)).then((c) => { process.exitCode = c; })`, '--', ...args];
+}
+
+const children = new Set<ChildProcess>();
+
+/** Spawns `node args…` and resolves with the child and the first stdout line that parses as JSON matching `pick`. */
+function spawnAndRead<T>(args: string[], pick: (line: Record<string, unknown>) => T | undefined, timeoutMs = 15_000): Promise<{ child: ChildProcess; value: T }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    child.on('close', () => children.delete(child));
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${args.join(' ')}: no start line in ${timeoutMs} ms: ${err}`)); }, timeoutMs);
+    child.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      for (const line of out.split('\n')) {
+        try {
+          const value = pick(JSON.parse(line) as Record<string, unknown>);
+          if (value !== undefined) { clearTimeout(timer); resolve({ child, value }); return; }
+        } catch { /* not a (complete) JSON line */ }
+      }
+    });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`${args.join(' ')} exited ${code}: ${err}`)); });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await closed;
+  clearTimeout(timer);
+}
+
+const portOf = (line: Record<string, unknown>) => (typeof line.port === 'number' ? line.port : undefined);
+const urlOf = (line: Record<string, unknown>) => (line.msg === 'listening' && typeof line.url === 'string' ? line.url : undefined);
+
+function getCustomerTool(backendUrl: string, name = 'get_customer'): ToolConfig {
+  return {
+    name,
+    description: 'Look up a customer',
+    input_schema: {
+      type: 'object',
+      properties: {
+        customer_id: { type: 'string', pattern: '^C-[0-9]{4}$' },
+        limit: { type: 'integer', minimum: 1, maximum: 100 },
+        status: { type: 'string', enum: ['open', 'pending', 'closed'] },
+      },
+      required: ['customer_id'],
+      additionalProperties: false,
+    },
+    backend: { url: `${backendUrl}/customers/{customer_id}`, method: 'GET', timeout_ms: 10_000 },
+  };
+}
+
+function gatewayConfig(tools: ToolConfig[], validateInput: boolean, sha256: string): GatewayConfig {
+  return {
+    version: 1,
+    gateway: {
+      name: 'bench',
+      host: '127.0.0.1',
+      port: 8080,
+      validate_input: validateInput,
+      auth: { tokens: [{ id: 'bench', sha256 }] },
+      audit_log: true,
+      max_concurrent_calls: 1024,
+    },
+    tools,
+  };
+}
+
+async function startGatewayProcess(dir: string, config: GatewayConfig, label: string): Promise<{ child: ChildProcess; url: string }> {
+  const file = path.join(dir, `${label}.json`);
+  writeFileSync(file, JSON.stringify(config));
+  const { child, value } = await spawnAndRead(serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, `${label}.audit.jsonl`)]), urlOf);
+  return { child, url: value };
+}
+
+const CALL_ARGS = { customer_id: 'C-0042', limit: 5, status: 'open' };
+const callBody = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_customer', arguments: CALL_ARGS } });
+
+/** Opens an MCP session with raw requests; returns the headers autocannon sends with every call. */
+async function mcpHeaders(url: string, token: string): Promise<Record<string, string>> {
+  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: base,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+  });
+  const sessionId = init.headers.get('mcp-session-id');
+  await init.text();
+  if (init.status !== 200 || sessionId === null) throw new Error(`initialize failed: HTTP ${init.status}`);
+  const headers = { ...base, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+  const ack = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  await ack.text();
+  // One checked call: the row measures successful calls, not fast refusals.
+  const probe = await fetch(url, { method: 'POST', headers, body: callBody(1) });
+  const text = await probe.text();
+  if (!text.includes('"structuredContent"') || text.includes('"isError":true')) throw new Error(`probe call failed: ${text.slice(0, 300)}`);
+  return headers;
+}
+
+interface Row {
+  readonly name: string;
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly failures: number;
+}
+
+interface Target {
+  readonly name: string;
+  readonly url: string;
+  readonly options: { method: string; headers?: Record<string, string>; body?: string };
+}
+
+async function load(target: Target, warmUp: boolean): Promise<Row> {
+  // A short warm-up (JIT, connection pools) that is not measured.
+  if (warmUp) await autocannon({ url: target.url, ...target.options, connections: CONNECTIONS, pipelining: 1, duration: 1 });
+  const r = await autocannon({ url: target.url, ...target.options, connections: CONNECTIONS, pipelining: 1, duration: DURATION_S });
+  return { name: target.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts };
+}
+
+/** Runs the targets interleaved for ROUNDS rounds; each row is the mean of its rounds (failures summed). */
+async function measure(targets: readonly Target[]): Promise<Row[]> {
+  const runs: Row[][] = targets.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, target] of targets.entries()) runs[i].push(await load(target, round === 0));
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return runs.map((rs, i) => ({
+    name: targets[i].name,
+    rps: mean(rs.map((r) => r.rps)),
+    p50: mean(rs.map((r) => r.p50)),
+    p99: mean(rs.map((r) => r.p99)),
+    failures: rs.reduce((n, r) => n + r.failures, 0),
+  }));
+}
+
+/** Time from spawn to the first `/readyz` 200, and VmRSS right after, with `tools` generated tools. */
+async function startupRow(dir: string, backendUrl: string, sha256: string): Promise<{ readyMs: number; rssMb: number }> {
+  const tools = Array.from({ length: MANY_TOOLS }, (_, i) => getCustomerTool(backendUrl, `tool_${String(i).padStart(4, '0')}`));
+  const file = path.join(dir, 'many.json');
+  writeFileSync(file, JSON.stringify(gatewayConfig(tools, true, sha256)));
+  const started = process.hrtime.bigint();
+  const { child, value: url } = await spawnAndRead(serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, 'many.audit.jsonl')]), urlOf);
+  const readyz = new URL('/readyz', url).toString();
+  let readyMs = Number.NaN;
+  for (let i = 0; i < 500; i++) {
+    const res = await fetch(readyz).catch(() => undefined);
+    await res?.arrayBuffer();
+    if (res?.status === 200) { readyMs = Number(process.hrtime.bigint() - started) / 1e6; break; }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const rssKb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
+  await stopChild(child);
+  return { readyMs, rssMb: rssKb / 1024 };
+}
+
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+/** Runs every row and prints the tables. */
+export async function runGatewayBench(): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcp-gw-bench-'));
+  const token = `bench_${randomBytes(16).toString('hex')}`;
+  const sha256 = createHash('sha256').update(token).digest('hex');
+  try {
+    const { value: backendPort } = await spawnAndRead([path.join(__dirname, 'echo-backend.js')], portOf);
+    const backendUrl = `http://127.0.0.1:${backendPort}`;
+    const { value: proxyPort } = await spawnAndRead([path.join(__dirname, 'minimal-proxy.js'), backendUrl], portOf);
+
+    const targets: Target[] = [];
+    const gateways: ChildProcess[] = [];
+    for (const validate of [true, false]) {
+      const gw = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], validate, sha256), validate ? 'on' : 'off');
+      gateways.push(gw.child);
+      const headers = await mcpHeaders(gw.url, token);
+      targets.push({ name: `gateway, validate_input ${validate ? 'on' : 'off'}`, url: gw.url, options: { method: 'POST', headers, body: callBody(2) } });
+    }
+    targets.push({
+      name: 'minimal Node proxy (limit)',
+      url: `http://127.0.0.1:${proxyPort}/mcp`,
+      options: { method: 'POST', headers: { 'content-type': 'application/json' }, body: callBody(2) },
+    });
+    targets.push({ name: 'backend direct', url: `${backendUrl}/customers/C-0042?limit=5&status=open`, options: { method: 'GET' } });
+    const rows = await measure(targets);
+    await Promise.all(gateways.map((g) => stopChild(g)));
+
+    console.log(`tools/call, ${CONNECTIONS} connections, pipelining 1, ${DURATION_S} s per row x ${ROUNDS} rounds interleaved, mean (autocannon)\n`);
+    console.log('| row | req/s | p50 ms | p99 ms | failed |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const r of rows) console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.failures} |`);
+    const [on, off, proxy] = rows;
+    console.log(`\n| ratio | value | target |`);
+    console.log('|---|---:|---|');
+    console.log(`| validate on / off | ${fmt(on.rps / off.rps, 2)} | >= 0.95 |`);
+    console.log(`| gateway (on) / proxy | ${fmt(on.rps / proxy.rps, 2)} | >= 0.75 |`);
+    console.log(`| gateway (off) / proxy | ${fmt(off.rps / proxy.rps, 2)} | - |`);
+
+    const startup = await startupRow(dir, backendUrl, sha256);
+    console.log(`\n| ${MANY_TOOLS} tools | value | target |`);
+    console.log('|---|---:|---|');
+    console.log(`| start to /readyz 200 | ${fmt(startup.readyMs)} ms | < 1000 ms |`);
+    console.log(`| resident memory (VmRSS) | ${fmt(startup.rssMb, 1)} MB | < 100 MB |`);
+  } finally {
+    await Promise.all([...children].map((c) => stopChild(c)));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * SPEC §4 "Reload": the new config is loaded, compiled, then swapped atomically. Under traffic every call sees
+ * exactly one config (never A's schema with B's backend); an invalid config is refused, logged, and the running
+ * one kept. Process tests use SIGHUP and `--watch`; `reload()` is checked in-process.
+ */
+import * as assert from 'node:assert/strict';
+import type { GatewayConfig } from '../../../src/config/gateway-config';
+import { startBackend, type TestBackend } from '../../helpers/backend';
+import { gatewayConfig, objectSchema, tool } from '../../helpers/config';
+import { type GatewayProcess, killAllGatewayProcesses, startGatewayProcess } from '../../helpers/gateway-process';
+import { startInProcessGateway } from '../../helpers/in-process-gateway';
+import { type McpSession, openSession } from '../../helpers/mcp';
+import { sleep } from '../../helpers/pool';
+import { makeToken } from '../../helpers/tokens';
+
+type Which = 'A' | 'B';
+const bot = makeToken('reload-bot');
+
+/**
+ * Config A: `echo` requires `a`, calls `/config-a`, plus tool `only_a`; config B likewise with `b`. A call that
+ * was validated by one and forwarded by the other would be visible as a mix.
+ */
+function configFor(which: Which, backendUrl: string): GatewayConfig {
+  const key = which.toLowerCase();
+  return gatewayConfig({
+    tokens: [bot],
+    tools: [
+      tool('echo', `${backendUrl}/config-${key}`, { inputSchema: objectSchema({ [key]: { type: 'integer' } }, [key]) }),
+      tool(`only_${key}`, `${backendUrl}/only-${key}`),
+    ],
+  });
+}
+
+const refusalOf = (sent: Which): string => {
+  // The schema of the other config: its required key missing, ours unknown.
+  const [mine, theirs] = sent === 'A' ? ['a', 'b'] : ['b', 'a'];
+  return `Missing required parameter: \`${theirs}\`; Unknown parameter: \`${mine}\``;
+};
+
+/** Which config answered a call that sent `{a:1}` (A) or `{b:1}` (B); `undefined` for a mix or a failure. */
+async function callAndClassify(session: McpSession, sent: Which): Promise<Which | string> {
+  const key = sent.toLowerCase();
+  const res = await session.callTool('echo', { [key]: 1 });
+  const path = res.message?.result?.structuredContent?.path;
+  if (path === `/config-${key}`) return sent;
+  if (res.message?.error?.code === -32602 && res.message.error.message === refusalOf(sent)) return sent === 'A' ? 'B' : 'A';
+  return `sent ${sent}: HTTP ${res.status} ${res.text.slice(0, 200)}`;
+}
+
+async function waitForConfig(session: McpSession, which: Which, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await callAndClassify(session, 'A')) !== which) {
+    if (Date.now() > deadline) throw new Error(`config ${which} not in effect after ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
+
+describe('gateway e2e: reload', function () {
+  this.timeout(30_000);
+  let backend: TestBackend;
+
+  before(async () => {
+    backend = await startBackend({ keepReceived: 10 });
+  });
+
+  after(async () => {
+    await killAllGatewayProcesses();
+    await backend?.close();
+  });
+
+  describe('SIGHUP under traffic', () => {
+    let gw: GatewayProcess;
+    let sessions: McpSession[];
+
+    before(async () => {
+      gw = await startGatewayProcess({ config: configFor('A', backend.url) });
+      sessions = await Promise.all([1, 2, 3].map(() => openSession(gw.url, { token: bot.token })));
+    });
+
+    it('answers every call consistently with exactly one config while A and B swap 6 times', async () => {
+      let stop = false;
+      const seen: Record<Which, number> = { A: 0, B: 0 };
+      const mixes: string[] = [];
+      const worker = async (w: number): Promise<void> => {
+        for (let n = 0; !stop; n++) {
+          const sent: Which = (n + w) % 2 === 0 ? 'A' : 'B';
+          try {
+            const which = await callAndClassify(sessions[w % sessions.length], sent);
+            if (which === 'A' || which === 'B') seen[which]++;
+            else mixes.push(which);
+          } catch (err) {
+            mixes.push(`sent ${sent}: ${String(err)}`);
+          }
+        }
+      };
+      const workers = Array.from({ length: 10 }, (_, w) => worker(w));
+      let current: Which = 'A';
+      for (let swap = 0; swap < 6; swap++) {
+        await sleep(150);
+        current = current === 'A' ? 'B' : 'A';
+        gw.writeConfig(configFor(current, backend.url));
+        gw.signal('SIGHUP');
+      }
+      await sleep(150);
+      stop = true;
+      await Promise.all(workers);
+      assert.deepEqual(mixes.slice(0, 5), [], `${mixes.length} calls saw no single config`);
+      assert.ok(seen.A > 0 && seen.B > 0, `both configs must have answered: ${JSON.stringify(seen)}`);
+      await waitForConfig(sessions[0], current);
+    });
+
+    it('refuses an invalid config on SIGHUP, logs it, and keeps serving the running tools', async () => {
+      gw.writeConfig(configFor('B', backend.url));
+      gw.signal('SIGHUP');
+      await waitForConfig(sessions[0], 'B');
+
+      const offset = gw.outputOffset();
+      const valid = configFor('A', backend.url);
+      gw.writeConfig(JSON.stringify({ ...valid, gateway: { ...valid.gateway, port: 'eighty' } }));
+      gw.signal('SIGHUP');
+      const line = await gw.waitForOutput(/^.*gateway\.port.*$/m, 5_000, offset);
+      assert.match(line, /reload|refus|invalid|keep/i);
+
+      assert.equal(await callAndClassify(sessions[1], 'B'), 'B');
+      const list = await sessions[2].request('tools/list', {});
+      assert.deepEqual(list.message?.result?.tools?.map((t: { name: string }) => t.name).sort(), ['echo', 'only_b']);
+      assert.equal(gw.child.exitCode, null, 'the gateway exited');
+    });
+
+    it('refuses a config whose file is not JSON or YAML and keeps serving', async () => {
+      const offset = gw.outputOffset();
+      gw.writeConfig('{ "version": 1, "gateway": ');
+      gw.signal('SIGHUP');
+      await gw.waitForOutput(/reload|refus|invalid|config/i, 5_000, offset);
+      assert.equal(await callAndClassify(sessions[0], 'B'), 'B');
+    });
+  });
+
+  describe('--watch', () => {
+    it('reloads when the config file changes', async () => {
+      const gw = await startGatewayProcess({ config: configFor('A', backend.url), extraArgs: ['--watch'] });
+      const session = await openSession(gw.url, { token: bot.token });
+      assert.equal(await callAndClassify(session, 'A'), 'A');
+      gw.writeConfig(configFor('B', backend.url));
+      await waitForConfig(session, 'B');
+      await gw.stop();
+    });
+  });
+
+  describe('reload() in-process', () => {
+    it('swaps to a valid config, and rejects an invalid one keeping the old tools', async () => {
+      const gw = await startInProcessGateway(configFor('A', backend.url));
+      try {
+        const session = await openSession(gw.url, { token: bot.token });
+        assert.equal(await callAndClassify(session, 'A'), 'A');
+        await gw.gateway.reload(configFor('B', backend.url));
+        assert.equal(await callAndClassify(session, 'A'), 'B');
+        const invalid = { ...configFor('A', backend.url), gateway: { name: 'x', auth: 'none', port: -1 } } as unknown as GatewayConfig;
+        await assert.rejects(gw.gateway.reload(invalid), /gateway\.port/);
+        assert.equal(await callAndClassify(session, 'B'), 'B');
+      } finally {
+        await gw.close();
+      }
+    });
+  });
+});

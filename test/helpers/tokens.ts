@@ -1,0 +1,36 @@
+/**
+ * Bearer tokens for tests: the gateway config holds only the SHA-256 hash of a token (SPEC §4), the caller
+ * sends the token itself.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+/** A token as a test needs it: what the caller sends and what the config holds. */
+export interface TestToken {
+  /** The principal id written to the audit log. */
+  readonly id: string;
+  /** The secret the caller sends as `Authorization: Bearer <token>`. */
+  readonly token: string;
+  /** Lowercase hex SHA-256 of `token`, as `auth.tokens[].sha256` in the gateway config. */
+  readonly sha256: string;
+}
+
+/** Lowercase hex SHA-256 of a string (UTF-8). */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * Makes a fresh random token for the principal `id`.
+ * @example
+ * const bot = makeToken('support-bot');
+ * config.gateway.auth = { tokens: [{ id: bot.id, sha256: bot.sha256 }] };
+ */
+export function makeToken(id: string = 'test-bot'): TestToken {
+  const token = `tok_${randomBytes(24).toString('base64url')}`;
+  return { id, token, sha256: sha256Hex(token) };
+}
+
+/** The `{ id, sha256 }` entry of a token for `gateway.auth.tokens`. */
+export function tokenEntry(t: TestToken): { id: string; sha256: string } {
+  return { id: t.id, sha256: t.sha256 };
+}
