@@ -49,14 +49,9 @@ const autocannon = require('autocannon') as Autocannon;
 const ROOT = path.resolve(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
 
-/**
- * Node arguments for `cdktf-mcp-gateway serve …`: the built CLI, or with `BENCH_CLI_DIRECT=1` (a debugging aid
- * for when the dispatcher is broken) the built serve module called directly, exactly as `main.js` would.
- */
+/** Node arguments for `cdktf-mcp-gateway serve …` from the build. */
 function serveArgs(args: string[]): string[] {
-  if (process.env.BENCH_CLI_DIRECT !== '1') return [CLI, 'serve', ...args];
-  const serve = path.join(ROOT, 'dist', 'src', 'cli', 'serve-command.js');
-  return ['-e', `require(${JSON.stringify(serve)}).run(process.argv.slice(1)).then((c) => { process.exitCode = c; })`, '--', ...args];
+  return [CLI, 'serve', ...args];
 }
 
 const children = new Set<ChildProcess>();

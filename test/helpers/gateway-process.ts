@@ -12,18 +12,9 @@ import type { GatewayConfig } from '../../src/config/gateway-config';
 /** The built CLI entry point. */
 export const CLI_PATH = path.resolve(__dirname, '../../dist/src/cli/main.js');
 
-/**
- * The node arguments that run `cdktf-mcp-gateway <args>`: the built `main.js`, or — with the environment variable
- * `E2E_CLI_DIRECT=1`, a debugging aid for when the dispatcher itself is broken — the built subcommand module
- * called directly, exactly as `main.js` would.
- */
+/** The node arguments that run `cdktf-mcp-gateway <args>` from the build. */
 export function cliNodeArgs(args: readonly string[]): string[] {
-  if (process.env.E2E_CLI_DIRECT !== '1') return [CLI_PATH, ...args];
-  const [command, ...rest] = args;
-  const modulePath = path.resolve(__dirname, `../../dist/src/cli/${command}-command.js`);
-  const script = `require(${JSON.stringify(modulePath)}).run(process.argv.slice(1)).then(`
-    + `(c) => { process.exitCode = c; }, (e) => { process.stderr.write('cdktf-mcp-gateway: ' + (e && e.message) + '\\n'); process.exitCode = 1; })`;
-  return ['-e', script, '--', ...rest];
+  return [CLI_PATH, ...args];
 }
 
 const running = new Set<ChildProcess>();
