@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Assembles the gateway image's Docker build context in dist/image-context (run by `npm run build`, after tsc):
+ *
+ *   Dockerfile, .dockerignore, healthcheck.js   from image/
+ *   dist/src/**.js                              the compiled runtime (no .d.ts, no maps, no tests, no constructs)
+ *   package.json                                the root package's runtime `dependencies` only
+ *   package-lock.json                           derived from the root package-lock.json: its non-dev entries,
+ *                                               so the image installs exactly the versions the tests ran with
+ *
+ * The layout mirrors the package (package.json next to dist/), so a relative require such as
+ * `../../../package.json` from dist/src/cli resolves the same way in the image as in the repository.
+ * Usage: node scripts/build-image-context.js [OUT_DIR]   (default dist/image-context)
+ * Fails (exit 1, one line) when the runtime is not compiled, when a compiled file requires something outside
+ * dist/src, or when the root lockfile is out of sync with package.json.
+ */
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { builtinModules } = require('node:module');
+
+const root = path.resolve(__dirname, '..');
+/** Where to write: dist/image-context, or the folder given as the first argument (tests use a temp dir). */
+const out = path.resolve(process.argv[2] ?? path.join(root, 'dist', 'image-context'));
+const compiled = path.join(root, 'dist', 'src');
+
+class BuildError extends Error {}
+
+function main() {
+  if (!fs.existsSync(path.join(compiled, 'cli', 'main.js'))) {
+    throw new BuildError(`${path.relative(root, compiled)}/cli/main.js is missing: run tsc -p tsconfig.json first`);
+  }
+  const pkg = readJson(path.join(root, 'package.json'));
+  const rootLock = readJson(path.join(root, 'package-lock.json'));
+
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(out, { recursive: true });
+  for (const file of ['Dockerfile', '.dockerignore', 'healthcheck.js']) {
+    fs.copyFileSync(path.join(root, 'image', file), path.join(out, file));
+  }
+  const manifest = runtimeManifest(pkg);
+  writeJson(path.join(out, 'package.json'), manifest);
+  writeJson(path.join(out, 'package-lock.json'), runtimeLock(manifest, rootLock));
+  const files = copyRuntime(compiled, path.join(out, 'dist', 'src'));
+  const warnings = checkRequires(files, Object.keys(pkg.dependencies ?? {}));
+
+  for (const w of warnings) process.stderr.write(`build-image-context: warning: ${w}\n`);
+  process.stdout.write(`build-image-context: ${path.relative(root, out)} (${files.length} runtime files)\n`);
+}
+
+/** Copies every .js file under `from` (tests excluded), keeping the tree; returns the copies. */
+function copyRuntime(from, to) {
+  /** @type {string[]} */
+  const copied = [];
+  for (const entry of fs.readdirSync(from, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const src = path.join(from, entry.name);
+    const dst = path.join(to, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name === 'test' || entry.name === '__tests__') continue;
+      copied.push(...copyRuntime(src, dst));
+    } else if (entry.isFile() && entry.name.endsWith('.js') && !entry.name.endsWith('.test.js')) {
+      fs.mkdirSync(to, { recursive: true });
+      fs.copyFileSync(src, dst);
+      copied.push(dst);
+    }
+  }
+  return copied;
+}
+
+/**
+ * Every relative require must land inside the context (else the image would crash at start); a bare one must be
+ * a Node builtin or a runtime dependency. The latter is only a warning: `dev` may lazily load dev tools (cdktf)
+ * that the image never runs.
+ */
+function checkRequires(files, deps) {
+  const builtins = new Set(builtinModules);
+  /** @type {string[]} */
+  const warnings = [];
+  const requireRe = /\brequire\(\s*["']([^"']+)["']\s*\)/g;
+  // tsc (module node16) keeps `import()` in CommonJS output; Node resolves it as ESM: no extension guessing
+  const importRe = /\bimport\(\s*["'](\.[^"']*)["']\s*\)/g;
+  for (const file of files) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const match of text.matchAll(importRe)) {
+      const target = path.resolve(path.dirname(file), match[1]);
+      if (!fs.existsSync(target) || !fs.statSync(target).isFile()) {
+        // a warning, not an error: tsc reports it too (TS2834), and the context must still exist for synthesis
+        warnings.push(`${path.relative(out, file)} has import('${match[1]}'), which Node cannot resolve at run time (ESM resolution needs the exact file, e.g. '${match[1]}.js')`);
+      }
+    }
+    for (const match of text.matchAll(requireRe)) {
+      const spec = match[1];
+      const where = path.relative(out, file);
+      if (spec.startsWith('.') || spec.startsWith('/')) {
+        const target = resolveLocal(path.resolve(path.dirname(file), spec));
+        if (!target || path.relative(out, target).startsWith('..')) {
+          throw new BuildError(`${where} requires '${spec}', which is not part of the compiled runtime (dist/src)`);
+        }
+        continue;
+      }
+      const name = spec.startsWith('node:') ? spec.slice(5) : spec;
+      if (builtins.has(name) || builtins.has(name.split('/')[0])) continue;
+      const pkgName = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
+      if (!deps.includes(pkgName)) {
+        warnings.push(`${where} requires '${spec}', not a runtime dependency (absent from the image)`);
+      }
+    }
+  }
+  return warnings;
+}
+
+function resolveLocal(p) {
+  for (const candidate of [p, `${p}.js`, `${p}.json`, path.join(p, 'index.js')]) {
+    if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
+  }
+  return undefined;
+}
+
+function runtimeManifest(pkg) {
+  return {
+    name: pkg.name,
+    version: pkg.version,
+    private: true,
+    description: `${pkg.name} gateway runtime (image build context)`,
+    license: pkg.license,
+    engines: pkg.engines,
+    dependencies: sortKeys(pkg.dependencies ?? {}),
+  };
+}
+
+/**
+ * The root lockfile minus its dev-only entries. npm marks every package reachable only from devDependencies with
+ * `dev: true`; what remains is the production tree exactly as installed and tested here.
+ */
+function runtimeLock(manifest, rootLock) {
+  if (rootLock.lockfileVersion < 2 || !rootLock.packages) {
+    throw new BuildError('package-lock.json must be lockfileVersion 2 or 3: run npm install with npm >= 7');
+  }
+  const lockedRoot = rootLock.packages[''] ?? {};
+  for (const [dep, range] of Object.entries(manifest.dependencies)) {
+    if (lockedRoot.dependencies?.[dep] !== range) {
+      throw new BuildError(`package-lock.json is out of sync with package.json for '${dep}': run npm install`);
+    }
+  }
+  /** @type {Record<string, any>} */
+  const packages = {
+    '': { name: manifest.name, version: manifest.version, license: manifest.license,
+      dependencies: manifest.dependencies, engines: manifest.engines },
+  };
+  for (const key of Object.keys(rootLock.packages).sort()) {
+    const entry = rootLock.packages[key];
+    if (key === '' || entry.dev || entry.link) continue;
+    packages[key] = entry;
+  }
+  for (const key of Object.keys(packages)) {
+    const deps = key === '' ? manifest.dependencies : packages[key].dependencies ?? {};
+    for (const dep of Object.keys(deps)) {
+      if (!locate(packages, key, dep)) {
+        throw new BuildError(`derived lockfile: '${key || 'root'}' needs '${dep}', which is not locked: run npm install`);
+      }
+    }
+  }
+  return { name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages };
+}
+
+/** Node's lookup: node_modules/dep next to `from`, then in each enclosing node_modules. */
+function locate(packages, from, dep) {
+  let base = from;
+  for (;;) {
+    const candidate = base ? `${base}/node_modules/${dep}` : `node_modules/${dep}`;
+    if (packages[candidate]) return candidate;
+    if (!base) return undefined;
+    const cut = base.lastIndexOf('/node_modules/');
+    base = cut < 0 ? '' : base.slice(0, cut);
+  }
+}
+
+function sortKeys(obj) {
+  return Object.fromEntries(Object.keys(obj).sort().map((k) => [k, obj[k]]));
+}
+
+function readJson(file) {
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+function writeJson(file, value) {
+  fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+try {
+  main();
+} catch (err) {
+  if (!(err instanceof BuildError)) throw err;
+  process.stderr.write(`build-image-context: ${err.message}\n`);
+  process.exitCode = 1;
+}
