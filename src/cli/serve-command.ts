@@ -1,0 +1,131 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadGatewayConfig, startGateway, type RunningGateway } from '../gateway';
+
+const USAGE = `Usage: cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch]
+
+Serves the gateway described by FILE (JSON or YAML) over MCP Streamable HTTP at /mcp.
+
+Options:
+  --config FILE      the gateway config (required)
+  --port N           listen on port N (0 = any free port), overriding gateway.port
+  --host H           listen on address H, overriding gateway.host
+  --audit-log FILE   write the audit log to FILE (turns it on), overriding gateway.audit_log
+  --watch            reload when FILE changes (SIGHUP always reloads)
+  -h, --help         show this help`;
+
+/** The parsed `serve` flags. */
+export interface ServeOptions {
+  readonly configPath: string;
+  readonly port?: number;
+  readonly host?: string;
+  readonly auditLogPath?: string;
+  readonly watch: boolean;
+}
+
+/** A flag error: reported as one line, exit code 2. */
+export class UsageError extends Error {}
+
+/**
+ * Parses `serve` arguments.
+ *
+ * @returns the options, or `'help'` for `--help`
+ * @throws UsageError naming the bad flag
+ */
+export function parseServeArgs(argv: readonly string[]): ServeOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        config: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'audit-log': { type: 'string' },
+        watch: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0]);
+  }
+  if (values.help === true) return 'help';
+  if (values.config === undefined || values.config === '') throw new UsageError('--config FILE is required');
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = /^\d+$/.test(values.port) ? Number(values.port) : NaN;
+    if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port: must be an integer 0-65535, got ${JSON.stringify(values.port)}`);
+  }
+  if (values.host === '') throw new UsageError('--host: must not be empty');
+  if (values['audit-log'] === '') throw new UsageError('--audit-log: must not be empty');
+  return {
+    configPath: values.config,
+    port,
+    host: values.host,
+    auditLogPath: values['audit-log'],
+    watch: values.watch === true,
+  };
+}
+
+/**
+ * `cdktf-mcp-gateway serve`: loads the config, starts the gateway, reloads on SIGHUP, drains and exits 0 on
+ * SIGTERM/SIGINT. A bad flag or config exits non-zero with one line on stderr.
+ */
+export async function run(argv: string[]): Promise<number> {
+  let options: ServeOptions | 'help';
+  try {
+    options = parseServeArgs(argv);
+  } catch (err) {
+    process.stderr.write(`cdktf-mcp-gateway: ${(err as Error).message} (see: cdktf-mcp-gateway serve --help)\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  // Signal handlers go in before the gateway starts: a SIGTERM right after the listening line must drain, not kill.
+  let requestStop!: () => void;
+  const stopRequested = new Promise<void>((resolve) => {
+    requestStop = resolve;
+  });
+  const onSignal = (): void => requestStop();
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    let gateway: RunningGateway;
+    try {
+      gateway = await startGateway({
+        config: loadGatewayConfig(options.configPath),
+        configPath: options.configPath,
+        port: options.port,
+        host: options.host,
+        auditLogPath: options.auditLogPath,
+        watch: options.watch,
+      });
+    } catch (err) {
+      process.stderr.write(`cdktf-mcp-gateway: ${startFailure(err, options.configPath)}\n`);
+      return 1;
+    }
+    await stopRequested;
+    try {
+      await gateway.close();
+      return 0;
+    } catch (err) {
+      process.stderr.write(`cdktf-mcp-gateway: shutdown failed: ${(err as Error).message}\n`);
+      return 1;
+    }
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+}
+
+function startFailure(err: unknown, configPath: string): string {
+  if (err instanceof ConfigError) return err.message;
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'EADDRINUSE') return `cannot listen: address already in use (${configPath})`;
+  if (e.code === 'EACCES') return `cannot listen: permission denied (${configPath})`;
+  if (e.code === 'EADDRNOTAVAIL') return `cannot listen: address not available (${configPath})`;
+  return e instanceof Error ? e.message.split('\n')[0] : String(err);
+}

@@ -1,0 +1,135 @@
+/**
+ * The JSON Schema of the gateway config document (`src/config/gateway-config.ts` is the TypeScript twin).
+ * `x-message` is this module's own annotation: the one-line reason reported for a failure at that node,
+ * so a refusal reads `gateway.port: must be an integer 1-65535` rather than an ajv keyword dump.
+ */
+export const TOOL_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
+
+const positiveInteger = (what: string) => ({
+  type: 'integer',
+  minimum: 1,
+  'x-message': `must be a positive integer (${what})`,
+});
+
+const nameMap = {
+  type: 'object',
+  additionalProperties: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
+  'x-message': 'must be an object mapping names to names',
+};
+
+export const GATEWAY_CONFIG_SCHEMA = {
+  type: 'object',
+  required: ['version', 'gateway', 'tools'],
+  additionalProperties: false,
+  'x-message': 'must be an object with version, gateway and tools',
+  properties: {
+    version: { const: 1, 'x-message': 'unsupported config version (this gateway reads version 1)' },
+    gateway: {
+      type: 'object',
+      required: ['name', 'auth'],
+      additionalProperties: false,
+      'x-message': 'must be an object',
+      properties: {
+        name: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
+        host: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
+        port: { type: 'integer', minimum: 1, maximum: 65535, 'x-message': 'must be an integer 1-65535' },
+        validate_input: { type: 'boolean', 'x-message': 'must be true or false' },
+        validation_errors: {
+          enum: ['protocol', 'tool_result', 'auto'],
+          'x-message': 'must be one of "protocol", "tool_result", "auto"',
+        },
+        auth: {
+          if: { type: 'string' },
+          then: { const: 'none', 'x-message': 'must be "none" or { tokens: [...] }' },
+          else: {
+            type: 'object',
+            required: ['tokens'],
+            additionalProperties: false,
+            'x-message': 'must be "none" or { tokens: [...] }',
+            properties: {
+              tokens: {
+                type: 'array',
+                minItems: 1,
+                'x-message': 'must be a non-empty array (or set auth: "none")',
+                items: {
+                  type: 'object',
+                  required: ['id', 'sha256'],
+                  additionalProperties: false,
+                  'x-message': 'must be an object { id, sha256 }',
+                  properties: {
+                    id: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
+                    sha256: {
+                      type: 'string',
+                      pattern: '^[0-9a-f]{64}$',
+                      'x-message': 'must be 64 lowercase hex characters (the SHA-256 of the token)',
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        audit_log: {
+          if: { type: 'object' },
+          then: {
+            type: 'object',
+            required: ['path'],
+            additionalProperties: false,
+            'x-message': 'must be true, false or { path }',
+            properties: { path: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' } },
+          },
+          else: { type: 'boolean', 'x-message': 'must be true, false or { path }' },
+        },
+        allowed_hosts: {
+          type: 'array',
+          items: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
+          'x-message': 'must be an array of host names',
+        },
+        allowed_origins: {
+          type: 'array',
+          items: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
+          'x-message': 'must be an array of origins',
+        },
+        max_body_bytes: positiveInteger('bytes'),
+        max_response_bytes: positiveInteger('bytes'),
+        max_concurrent_calls: positiveInteger('calls'),
+        session_ttl_ms: positiveInteger('milliseconds'),
+      },
+    },
+    tools: {
+      type: 'array',
+      'x-message': 'must be an array',
+      items: {
+        type: 'object',
+        required: ['name', 'description', 'input_schema', 'backend'],
+        additionalProperties: false,
+        'x-message': 'must be an object',
+        properties: {
+          name: {
+            type: 'string',
+            pattern: TOOL_NAME_PATTERN,
+            'x-message': `must match ${TOOL_NAME_PATTERN}`,
+          },
+          description: { type: 'string', 'x-message': 'must be a string' },
+          input_schema: { type: 'object', 'x-message': 'must be a JSON Schema object' },
+          aliases: nameMap,
+          forward_as: nameMap,
+          backend: {
+            type: 'object',
+            required: ['url', 'method'],
+            additionalProperties: false,
+            'x-message': 'must be an object { url, method, timeout_ms? }',
+            properties: {
+              url: { type: 'string', pattern: '^https?://', 'x-message': 'must be an http(s) URL' },
+              method: {
+                enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+                'x-message': 'must be one of GET, POST, PUT, PATCH, DELETE',
+              },
+              timeout_ms: positiveInteger('milliseconds'),
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;

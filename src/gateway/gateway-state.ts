@@ -1,0 +1,50 @@
+import type { GatewayConfig, ValidationErrorsChannel } from '../config/gateway-config';
+import { createAuthenticator, type Authenticator } from './auth';
+import type { Logger } from './logger';
+import { createOriginGuard, type OriginGuard } from './origin-guard';
+import { buildToolSet, type ToolSet } from './tool-set';
+
+/** @default 1 MiB */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+/** @default 4 MiB */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4_194_304;
+/** @default 256 */
+export const DEFAULT_MAX_CONCURRENT_CALLS = 256;
+/** @default 1 hour */
+export const DEFAULT_SESSION_TTL_MS = 3_600_000;
+
+/**
+ * Everything a request needs from the config, derived once. A reload builds a new state (compiling every schema)
+ * before swapping it in with one assignment; a request reads the state once at its start.
+ */
+export interface GatewayState {
+  readonly config: GatewayConfig;
+  readonly name: string;
+  readonly toolSet: ToolSet;
+  readonly auth: Authenticator;
+  readonly guard: OriginGuard;
+  readonly validateInput: boolean;
+  readonly channel: ValidationErrorsChannel;
+  readonly maxBodyBytes: number;
+  readonly maxResponseBytes: number;
+  readonly maxConcurrentCalls: number;
+  readonly sessionTtlMs: number;
+}
+
+/** Derives the state of a (parsed, valid) config for a server listening on `listenHost`. */
+export function buildGatewayState(config: GatewayConfig, listenHost: string, log: Logger): GatewayState {
+  const g = config.gateway;
+  return {
+    config,
+    name: g.name,
+    toolSet: buildToolSet(config.tools, log),
+    auth: createAuthenticator(g.auth),
+    guard: createOriginGuard({ listenHost, allowedHosts: g.allowed_hosts, allowedOrigins: g.allowed_origins }),
+    validateInput: g.validate_input ?? true,
+    channel: g.validation_errors ?? 'protocol',
+    maxBodyBytes: g.max_body_bytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxResponseBytes: g.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    maxConcurrentCalls: g.max_concurrent_calls ?? DEFAULT_MAX_CONCURRENT_CALLS,
+    sessionTtlMs: g.session_ttl_ms ?? DEFAULT_SESSION_TTL_MS,
+  };
+}

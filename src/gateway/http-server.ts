@@ -1,0 +1,166 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpError } from './errors';
+import type { GatewayState } from './gateway-state';
+import { errorResponseJson, RpcCode } from './jsonrpc';
+import { handleMcpPost, openNotificationStream, requireSession, type McpEndpointContext } from './mcp-endpoint';
+
+/** What the request handler reads from the running gateway. */
+export interface HttpServerContext extends McpEndpointContext {
+  /** The current state; read once per request. */
+  state(): GatewayState;
+  shuttingDown(): boolean;
+  /** Requests being answered on `/mcp` (graceful shutdown waits for them). */
+  readonly inFlight: { count: number; onIdle?: () => void };
+}
+
+const MCP_PATH = '/mcp';
+const SHUTTING_DOWN = new HttpError(503, RpcCode.SERVER_ERROR, 'Service Unavailable: the gateway is shutting down', {
+  connection: 'close',
+});
+const METHOD_NOT_ALLOWED = new HttpError(405, RpcCode.SERVER_ERROR, 'Method Not Allowed', { allow: 'GET, POST, DELETE' });
+
+/** Builds the node:http request listener: `/mcp`, `/healthz`, `/readyz`. */
+export function createRequestListener(ctx: HttpServerContext): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    if (path === MCP_PATH) {
+      ctx.inFlight.count++;
+      handleMcp(req, res, ctx)
+        .catch((err: unknown) => sendError(res, err, ctx))
+        .finally(() => {
+          if (--ctx.inFlight.count === 0) ctx.inFlight.onIdle?.();
+        });
+      return;
+    }
+    if ((path === '/healthz' || path === '/readyz') && (req.method === 'GET' || req.method === 'HEAD')) {
+      const ready = path === '/healthz' || !ctx.shuttingDown();
+      sendJson(res, ready ? 200 : 503, ready ? '{"status":"ok"}' : '{"status":"shutting_down"}');
+      return;
+    }
+    sendJson(res, 404, '{"error":"Not Found"}');
+  };
+}
+
+/** `/mcp` in SPEC §4's order: Origin/Host → bearer token → (POST) body size → JSON parse → the endpoint. */
+async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpServerContext): Promise<void> {
+  const state = ctx.state();
+  state.guard(req.headers.host, req.headers.origin);
+  const principal = state.auth.authenticate(req.headers.authorization);
+  if (ctx.shuttingDown()) throw SHUTTING_DOWN;
+  switch (req.method) {
+    case 'POST': {
+      const text = await readBody(req, res, state.maxBodyBytes);
+      if (text === undefined) return;
+      let message: unknown;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        throw new HttpError(400, RpcCode.PARSE_ERROR, 'Parse error: the body is not valid JSON');
+      }
+      const reply = await handleMcpPost(state, principal, req.headers, message, ctx);
+      if (reply.body === undefined) {
+        res.writeHead(reply.status).end();
+        return;
+      }
+      const headers: Record<string, string | number> = {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(reply.body),
+      };
+      if (reply.sessionId !== undefined) headers['mcp-session-id'] = reply.sessionId;
+      res.writeHead(reply.status, headers).end(reply.body);
+      return;
+    }
+    case 'GET': {
+      if (!(req.headers.accept ?? '').includes('text/event-stream')) {
+        throw new HttpError(406, RpcCode.SERVER_ERROR, 'Not Acceptable: the GET stream needs Accept: text/event-stream');
+      }
+      openNotificationStream(requireSession(principal, req.headers, ctx.sessions), res);
+      return;
+    }
+    case 'DELETE': {
+      const session = requireSession(principal, req.headers, ctx.sessions);
+      ctx.sessions.delete(session);
+      ctx.log('info', 'session closed', { session: session.id, principal });
+      res.writeHead(200).end();
+      return;
+    }
+    default:
+      throw METHOD_NOT_ALLOWED;
+  }
+}
+
+/**
+ * Reads the body up to `limit` bytes. Over the limit (declared or actual) it answers 413 itself, stops keeping
+ * what arrives, and returns `undefined`.
+ */
+function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<string | undefined> {
+  const tooLarge = (): undefined => {
+    sendError(res, new HttpError(413, RpcCode.SERVER_ERROR, `Payload Too Large: the body exceeds ${limit} bytes`, {
+      connection: 'close',
+    }));
+    discardRest(req);
+    return undefined;
+  };
+  if (Number(req.headers['content-length']) > limit) return Promise.resolve(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData).off('end', onEnd);
+        resolve(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => resolve(Buffer.concat(chunks, size).toString('utf8'));
+    req.on('data', onData).on('end', onEnd).on('error', reject);
+  });
+}
+
+/**
+ * Drops the rest of a refused body without keeping it, so the client gets to read the 413 instead of a reset;
+ * the connection is destroyed if the rest is slow or large.
+ */
+function discardRest(req: IncomingMessage): void {
+  if (req.complete) return;
+  let discarded = 0;
+  const timer = setTimeout(() => req.destroy(), 2000);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > 16 * 1_048_576) req.destroy();
+  });
+  req.on('end', () => clearTimeout(timer));
+  req.on('close', () => clearTimeout(timer));
+  req.resume();
+}
+
+/** The one place a thrown error becomes an HTTP response. */
+function sendError(res: ServerResponse, err: unknown, ctx?: HttpServerContext): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (err instanceof HttpError) {
+    const body = errorResponseJson(null, err.rpcCode, err.message);
+    res.writeHead(err.status, {
+      ...err.headers,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+    return;
+  }
+  ctx?.log('error', 'internal error', { error: err instanceof Error ? err.message : String(err) });
+  sendJson(res, 500, errorResponseJson(null, RpcCode.INTERNAL_ERROR, 'Internal error'));
+}
+
+function sendJson(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+}

@@ -1,0 +1,44 @@
+/**
+ * JSON-RPC 2.0 shapes and codes used by the MCP endpoint.
+ */
+
+/** Standard and gateway-specific JSON-RPC error codes. */
+export const RpcCode = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  /** Server-defined: HTTP-level refusals (bad session header, busy, …). */
+  SERVER_ERROR: -32000,
+  /** Server-defined: authentication and unknown sessions, as the MCP SDK server uses. */
+  UNAUTHORIZED: -32001,
+} as const;
+
+export type RequestId = string | number;
+
+/** A request (has an id) or a notification (no id) as received. */
+export interface RpcMessage {
+  readonly jsonrpc: '2.0';
+  readonly id?: RequestId;
+  readonly method?: string;
+  readonly params?: Record<string, unknown>;
+  readonly result?: unknown;
+  readonly error?: unknown;
+}
+
+/** Serializes a success response. `resultJson` is already JSON text (precomputed results skip a stringify). */
+export function resultResponseJson(id: RequestId, resultJson: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+}
+
+/** Serializes an error response. */
+export function errorResponseJson(id: RequestId | null, code: number, message: string, data?: unknown): string {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return JSON.stringify({ jsonrpc: '2.0', id, error });
+}
+
+/** A notification as JSON text. */
+export function notificationJson(method: string, params?: Record<string, unknown>): string {
+  return JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+}

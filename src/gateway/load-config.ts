@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { LineCounter, parseDocument } from 'yaml';
+import type { GatewayConfig } from '../config/gateway-config';
+import { ConfigError } from './errors';
+import { parseGatewayConfig } from './parse-config';
+
+/**
+ * Reads a gateway config file, JSON or YAML (told apart by content), and validates it.
+ *
+ * @throws ConfigError one line: the unreadable file, the syntax error with its line, or the bad field
+ * @example
+ * const config = loadGatewayConfig('/etc/cdktf-mcp-gateway/gateway.json');
+ */
+export function loadGatewayConfig(file: string): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigError(`cannot read config file ${file}: ${code}`);
+  }
+  return parseGatewayConfig(parseText(text, file), file);
+}
+
+function parseText(text: string, file: string): unknown {
+  if (text.trimStart().startsWith('{')) {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw new ConfigError(`invalid JSON in ${file}: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter });
+  if (doc.errors.length > 0) {
+    const error = doc.errors[0];
+    const at = lineCounter.linePos(error.pos[0]);
+    const where = ` at line ${at.line}, column ${at.col}`;
+    throw new ConfigError(`invalid YAML in ${file}${where}: ${error.message.split('\n')[0]}`);
+  }
+  return doc.toJS();
+}

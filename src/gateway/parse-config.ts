@@ -1,0 +1,92 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import type { GatewayConfig } from '../config/gateway-config';
+import { GATEWAY_CONFIG_SCHEMA } from './config-schema';
+import { ConfigError } from './errors';
+
+const ajv = new Ajv({ allErrors: false, verbose: true, strict: true });
+ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+const validateDocument = ajv.compile(GATEWAY_CONFIG_SCHEMA);
+
+/**
+ * Validates a gateway config document and returns it typed.
+ *
+ * @param doc the parsed JSON or YAML document
+ * @param source where it came from (a file name), appended to error messages as `(in SOURCE)`
+ * @throws ConfigError with one line naming the field, e.g. `gateway.port: must be an integer 1-65535`
+ * @example
+ * const config = parseGatewayConfig(JSON.parse(text), 'gateway.json');
+ */
+export function parseGatewayConfig(doc: unknown, source?: string): GatewayConfig {
+  const problem = schemaProblem(doc) ?? semanticProblem(doc as GatewayConfig);
+  if (problem !== undefined) {
+    throw new ConfigError(source === undefined ? problem : `${problem} (in ${source})`);
+  }
+  return doc as GatewayConfig;
+}
+
+function schemaProblem(doc: unknown): string | undefined {
+  if (validateDocument(doc)) return undefined;
+  const error = validateDocument.errors![0];
+  return describe(error);
+}
+
+function describe(error: ErrorObject): string {
+  const path = pointerToPath(error.instancePath);
+  if (error.keyword === 'required') {
+    return `${join(path, (error.params as { missingProperty: string }).missingProperty)}: is required`;
+  }
+  if (error.keyword === 'additionalProperties') {
+    return `${join(path, (error.params as { additionalProperty: string }).additionalProperty)}: unknown field`;
+  }
+  const custom = (error.parentSchema as Record<string, unknown> | undefined)?.['x-message'];
+  return `${path === '' ? 'config' : path}: ${typeof custom === 'string' ? custom : error.message ?? 'is invalid'}`;
+}
+
+/** Cross-field checks a JSON Schema cannot express. */
+function semanticProblem(config: GatewayConfig): string | undefined {
+  const seenTools = new Map<string, number>();
+  for (const [i, tool] of config.tools.entries()) {
+    const first = seenTools.get(tool.name);
+    if (first !== undefined) {
+      return `tools[${i}].name: duplicate tool name ${JSON.stringify(tool.name)} (also tools[${first}])`;
+    }
+    seenTools.set(tool.name, i);
+    if (!isHttpUrl(tool.backend.url)) return `tools[${i}].backend.url: must be an http(s) URL`;
+  }
+  if (config.gateway.auth !== 'none') {
+    const seenIds = new Map<string, number>();
+    for (const [i, token] of config.gateway.auth.tokens.entries()) {
+      const first = seenIds.get(token.id);
+      if (first !== undefined) {
+        return `gateway.auth.tokens[${i}].id: duplicate token id ${JSON.stringify(token.id)} (also tokens[${first}])`;
+      }
+      seenIds.set(token.id, i);
+    }
+  }
+  return undefined;
+}
+
+function isHttpUrl(url: string): boolean {
+  try {
+    // Placeholders are not valid in a host name; a neutral stand-in lets `URL` judge the rest.
+    const parsed = new URL(url.replace(/\{[^{}]*\}/g, 'x'));
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** `/tools/3/backend/url` → `tools[3].backend.url`. */
+function pointerToPath(pointer: string): string {
+  let path = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    path = /^\d+$/.test(segment) ? `${path}[${segment}]` : join(path, segment);
+  }
+  return path;
+}
+
+function join(path: string, key: string): string {
+  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) return `${path}[${JSON.stringify(key.slice(0, 64))}]`;
+  return path === '' ? key : `${path}.${key}`;
+}

@@ -1,0 +1,108 @@
+import { performance } from 'node:perf_hooks';
+import { isJsonObject, messages, normalizeAliases, type Violation } from '../validation';
+import type { AuditOutcome, AuditSink } from './audit-log';
+import type { ServiceClient } from './call-service';
+import type { GatewayState } from './gateway-state';
+import { RpcCode } from './jsonrpc';
+import type { McpSession } from './mcp-session';
+
+/** The answer to a `tools/call`: a result (JSON text) or a JSON-RPC error. */
+export type CallReply =
+  | { readonly result: string }
+  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
+
+/** What a call needs besides its state and session: shared for the gateway's life. */
+export interface CallServices {
+  readonly services: ServiceClient;
+  readonly audit: AuditSink;
+  /** Calls currently waiting on a service (the `max_concurrent_calls` limit). */
+  readonly concurrency: { active: number };
+}
+
+/** The first protocol version whose sessions get validation refusals as tool results under `auto`. */
+const TOOL_RESULT_ERRORS_SINCE = '2025-11-25';
+
+/**
+ * Runs one `tools/call` through the rest of SPEC §4's order (the request is authenticated and its session
+ * checked): tool lookup → `arguments` an object → alias normalization → validation → the service call → audit.
+ * Each failing step stops everything after it; every outcome, refusals included, is audited.
+ */
+export async function callTool(
+  state: GatewayState,
+  session: McpSession,
+  params: Record<string, unknown> | undefined,
+  ctx: CallServices,
+): Promise<CallReply> {
+  const started = performance.now();
+  const name = params?.name;
+  const audit = (tool: string, outcome: AuditOutcome, error: { code: string; message: string } | null): void => {
+    ctx.audit.write({
+      ts: new Date().toISOString(),
+      gateway: state.name,
+      session: session.id,
+      principal: session.principal,
+      client: session.client,
+      tool,
+      outcome,
+      error,
+      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    });
+  };
+  const refuse = (tool: string, code: number, auditCode: string, message: string, data?: unknown): CallReply => {
+    audit(tool, 'refused', { code: auditCode, message });
+    return { error: data === undefined ? { code, message } : { code, message, data } };
+  };
+
+  if (typeof name !== 'string') {
+    return refuse('', RpcCode.INVALID_PARAMS, 'INVALID_PARAMS', 'Invalid params: `name` must be a string');
+  }
+  const tool = state.toolSet.tools.get(name);
+  if (tool === undefined) return refuse(name, RpcCode.INVALID_PARAMS, 'UNKNOWN_TOOL', messages.unknownTool(name));
+  if (tool.validator === undefined) {
+    return refuse(name, RpcCode.INTERNAL_ERROR, 'TOOL_UNAVAILABLE', messages.toolUnavailable(name));
+  }
+
+  const invalid = (message: string, violations: readonly Violation[]): CallReply => {
+    audit(name, 'refused', { code: 'INVALID_ARGS', message });
+    if (usesToolResult(state, session)) {
+      return { result: JSON.stringify({ isError: true, content: [{ type: 'text', text: message }], structuredContent: { violations } }) };
+    }
+    return { error: { code: RpcCode.INVALID_PARAMS, message, data: { code: 'INVALID_ARGS', violations } } };
+  };
+
+  const raw: unknown = params!.arguments === undefined ? {} : params!.arguments;
+  if (!isJsonObject(raw)) {
+    const message = messages.invalidArgumentsObject;
+    return invalid(message, [{ path: '', rule: 'type', message }]);
+  }
+  let args: Record<string, unknown> = raw;
+  if (tool.aliases !== undefined) {
+    const normalized = normalizeAliases(args, tool.aliases);
+    if (!normalized.ok) return invalid(normalized.message, normalized.violations);
+    args = normalized.args;
+  }
+  if (state.validateInput) {
+    const verdict = tool.validator.validate(args);
+    if (!verdict.valid) return invalid(verdict.message, verdict.violations);
+  }
+
+  if (ctx.concurrency.active >= state.maxConcurrentCalls) {
+    return refuse(name, RpcCode.SERVER_ERROR, 'GATEWAY_BUSY', 'Gateway busy: too many concurrent calls');
+  }
+  ctx.concurrency.active++;
+  try {
+    const outcome = await ctx.services.call(tool.plan, args);
+    if (outcome.ok) {
+      audit(name, 'ok', null);
+      return { result: outcome.resultJson };
+    }
+    audit(name, 'error', { code: outcome.code, message: outcome.message });
+    return { result: JSON.stringify({ isError: true, content: [{ type: 'text', text: outcome.message }] }) };
+  } finally {
+    ctx.concurrency.active--;
+  }
+}
+
+function usesToolResult(state: GatewayState, session: McpSession): boolean {
+  return state.channel === 'tool_result' || (state.channel === 'auto' && session.protocolVersion >= TOOL_RESULT_ERRORS_SINCE);
+}

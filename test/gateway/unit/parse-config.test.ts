@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../../src/gateway';
+
+const HASH = 'a'.repeat(64);
+
+function doc(overrides: { gateway?: Record<string, unknown>; tools?: unknown[]; version?: unknown } = {}): Record<string, unknown> {
+  return {
+    version: overrides.version ?? 1,
+    gateway: { name: 'agents', auth: { tokens: [{ id: 'bot', sha256: HASH }] }, ...overrides.gateway },
+    tools: overrides.tools ?? [validTool('get_customer')],
+  };
+}
+
+function validTool(name: string, backend: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    description: 'd',
+    input_schema: { type: 'object', properties: {}, additionalProperties: false },
+    backend: { url: 'http://crm:8080/customers/{customer_id}', method: 'GET', ...backend },
+  };
+}
+
+function refusal(d: unknown, source?: string): string {
+  try {
+    parseGatewayConfig(d, source);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError);
+    assert.doesNotMatch(err.message, /\n/);
+    return err.message;
+  }
+  assert.fail('the config was accepted');
+}
+
+describe('parseGatewayConfig', () => {
+  it('accepts a valid document and returns it unchanged', () => {
+    const d = doc({ gateway: { port: 8081, validation_errors: 'auto', audit_log: { path: '/tmp/a.jsonl' } } });
+    assert.equal(parseGatewayConfig(d), d);
+  });
+
+  it('accepts auth "none"', () => {
+    assert.doesNotThrow(() => parseGatewayConfig(doc({ gateway: { auth: 'none' } })));
+  });
+
+  it('names the field and appends the source', () => {
+    assert.equal(refusal(doc({ gateway: { port: 70000 } }), 'gateway.json'), 'gateway.port: must be an integer 1-65535 (in gateway.json)');
+  });
+
+  it('refuses an unsupported version', () => {
+    assert.equal(refusal(doc({ version: 2 })), 'version: unsupported config version (this gateway reads version 1)');
+  });
+
+  it('refuses a missing required field with its path', () => {
+    const d = doc();
+    delete (d.gateway as Record<string, unknown>).auth;
+    assert.equal(refusal(d), 'gateway.auth: is required');
+  });
+
+  it('refuses an unknown field with its path', () => {
+    assert.equal(refusal(doc({ gateway: { prot: 8080 } })), 'gateway.prot: unknown field');
+  });
+
+  it('refuses a non-http backend URL naming the tool index', () => {
+    const tools = [validTool('a'), validTool('b'), validTool('c'), validTool('d', { url: 'ftp://crm/x' })];
+    assert.equal(refusal(doc({ tools })), 'tools[3].backend.url: must be an http(s) URL');
+  });
+
+  it('refuses a backend URL without a host', () => {
+    assert.equal(refusal(doc({ tools: [validTool('a', { url: 'http://' })] })), 'tools[0].backend.url: must be an http(s) URL');
+  });
+
+  it('refuses an unknown backend method', () => {
+    assert.equal(refusal(doc({ tools: [validTool('a', { method: 'HEAD' })] })), 'tools[0].backend.method: must be one of GET, POST, PUT, PATCH, DELETE');
+  });
+
+  it('refuses an invalid tool name', () => {
+    assert.equal(refusal(doc({ tools: [validTool('get customer')] })), 'tools[0].name: must match ^[A-Za-z0-9_.-]{1,64}$');
+  });
+
+  it('refuses duplicate tool names', () => {
+    assert.equal(refusal(doc({ tools: [validTool('a'), validTool('b'), validTool('a')] })), 'tools[2].name: duplicate tool name "a" (also tools[0])');
+  });
+
+  it('refuses a token hash that is not 64 lowercase hex characters', () => {
+    const d = doc({ gateway: { auth: { tokens: [{ id: 'bot', sha256: 'A'.repeat(64) }] } } });
+    assert.equal(refusal(d), 'gateway.auth.tokens[0].sha256: must be 64 lowercase hex characters (the SHA-256 of the token)');
+  });
+
+  it('refuses an auth string other than "none"', () => {
+    assert.equal(refusal(doc({ gateway: { auth: 'off' } })), 'gateway.auth: must be "none" or { tokens: [...] }');
+  });
+
+  it('refuses duplicate token ids', () => {
+    const d = doc({ gateway: { auth: { tokens: [{ id: 'bot', sha256: HASH }, { id: 'bot', sha256: 'b'.repeat(64) }] } } });
+    assert.equal(refusal(d), 'gateway.auth.tokens[1].id: duplicate token id "bot" (also tokens[0])');
+  });
+
+  it('refuses an invalid validation_errors channel', () => {
+    assert.equal(refusal(doc({ gateway: { validation_errors: 'json' } })), 'gateway.validation_errors: must be one of "protocol", "tool_result", "auto"');
+  });
+
+  it('refuses an audit_log that is neither a boolean nor { path }', () => {
+    assert.equal(refusal(doc({ gateway: { audit_log: 'yes' } })), 'gateway.audit_log: must be true, false or { path }');
+  });
+
+  it('refuses a zero timeout', () => {
+    assert.equal(refusal(doc({ tools: [validTool('a', { timeout_ms: 0 })] })), 'tools[0].backend.timeout_ms: must be a positive integer (milliseconds)');
+  });
+
+  it('refuses a document that is not an object', () => {
+    assert.equal(refusal([]), 'config: must be an object with version, gateway and tools');
+  });
+
+  it('does not refuse a tool whose schema cannot compile (the tool is unavailable instead)', () => {
+    const tool = { ...validTool('a'), input_schema: { type: 'object', properties: { x: { type: 'strin' } } } };
+    assert.doesNotThrow(() => parseGatewayConfig(doc({ tools: [tool] })));
+  });
+});
+
+describe('loadGatewayConfig', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
+
+  it('reads JSON', () => {
+    const file = join(dir, 'gateway.json');
+    writeFileSync(file, JSON.stringify(doc()));
+    assert.deepEqual(loadGatewayConfig(file), doc());
+  });
+
+  it('reads YAML', () => {
+    const file = join(dir, 'gateway.yaml');
+    writeFileSync(file, [
+      'version: 1',
+      'gateway: { name: agents, auth: none, port: 8081 }',
+      'tools: []',
+    ].join('\n'));
+    assert.deepEqual(loadGatewayConfig(file), { version: 1, gateway: { name: 'agents', auth: 'none', port: 8081 }, tools: [] });
+  });
+
+  it('names the file of a field error', () => {
+    const file = join(dir, 'bad-port.json');
+    writeFileSync(file, JSON.stringify(doc({ gateway: { port: 'x' } })));
+    assert.throws(() => loadGatewayConfig(file), { name: 'ConfigError', message: `gateway.port: must be an integer 1-65535 (in ${file})` });
+  });
+
+  it('reports a YAML syntax error with its line and column on one line', () => {
+    const file = join(dir, 'broken.yaml');
+    writeFileSync(file, 'version: 1\ngateway: { name: agents\n');
+    assert.throws(() => loadGatewayConfig(file), (err: Error) => {
+      assert.match(err.message, new RegExp(`^invalid YAML in ${file} at line \\d+, column \\d+: `));
+      assert.doesNotMatch(err.message, /\n/);
+      return true;
+    });
+  });
+
+  it('reports invalid JSON', () => {
+    const file = join(dir, 'broken.json');
+    writeFileSync(file, '{"version": 1,');
+    assert.throws(() => loadGatewayConfig(file), (err: Error) => err.message.startsWith(`invalid JSON in ${file}: `));
+  });
+
+  it('reports a missing file', () => {
+    assert.throws(() => loadGatewayConfig(join(dir, 'none.json')), { message: `cannot read config file ${join(dir, 'none.json')}: ENOENT` });
+  });
+});
