@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { GatewayConfig, ToolConfig } from '../src/config/gateway-config';
+import { generateInputSchema, type InputSpec, toolDescription } from '../src/schema';
 
 /** Seconds of load per row and round. */
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
@@ -109,6 +110,36 @@ function getCustomerTool(backendUrl: string, name = 'get_customer'): ToolConfig 
   };
 }
 
+/**
+ * Tool `i` of the 1,000-tool config: a distinct generated schema per tool (names and limits vary, so the
+ * validation module's cache of compiled schemas cannot share work between tools), shaped like a real tool
+ * with a nested array of objects.
+ */
+function generatedTool(backendUrl: string, i: number): ToolConfig {
+  const input: InputSpec = {
+    [`account_${i}`]: { type: 'string', required: true, pattern: '^A-[0-9]{4}$' },
+    limit: { type: 'integer', minimum: 1, maximum: 100 + i },
+    status: { type: 'string', enum: ['open', 'pending', 'closed', `state_${i}`] },
+    created_after: { type: 'string', format: 'date-time' },
+    tags: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 32 } },
+    customer: {
+      type: 'object',
+      required: true,
+      properties: {
+        name: { type: 'string', required: true, maxLength: 200 },
+        email: { type: 'string', format: 'email' },
+        addresses: { type: 'array', maxItems: 5, items: { type: 'object', properties: { zip_code: { type: 'integer', required: true } } } },
+      },
+    },
+  };
+  return {
+    name: `tool_${String(i).padStart(4, '0')}`,
+    description: toolDescription(`Generated tool ${i}`, input),
+    input_schema: generateInputSchema(input),
+    backend: { url: `${backendUrl}/accounts/{account_${i}}`, method: 'POST', timeout_ms: 10_000 },
+  };
+}
+
 function gatewayConfig(tools: ToolConfig[], validateInput: boolean, sha256: string): GatewayConfig {
   return {
     version: 1,
@@ -195,7 +226,7 @@ async function measure(targets: readonly Target[]): Promise<Row[]> {
 
 /** Time from spawn to the first `/readyz` 200, and VmRSS right after, with `tools` generated tools. */
 async function startupRow(dir: string, backendUrl: string, sha256: string): Promise<{ readyMs: number; rssMb: number }> {
-  const tools = Array.from({ length: MANY_TOOLS }, (_, i) => getCustomerTool(backendUrl, `tool_${String(i).padStart(4, '0')}`));
+  const tools = Array.from({ length: MANY_TOOLS }, (_, i) => generatedTool(backendUrl, i));
   const file = path.join(dir, 'many.json');
   writeFileSync(file, JSON.stringify(gatewayConfig(tools, true, sha256)));
   const started = process.hrtime.bigint();

@@ -27,6 +27,10 @@ function createAjv(allErrors: boolean): Ajv2020 {
     // `required` and `properties` must not see inherited keys such as `toString` or `constructor`.
     ownProperties: true,
     logger,
+    // ajv's optimizer passes over the generated code cost more than they save here: without them compiling is
+    // about 3x faster and allocates far less (1,000 tools load in well under a second), and the hot path
+    // measures the same (npm run bench).
+    code: { optimize: false },
   });
   addFormats(ajv);
   for (const [name, validate] of Object.entries(strictFormats)) ajv.addFormat(name, { type: 'string', validate });

@@ -1,0 +1,3 @@
+export * from './refusal-message';
+export * from './repair-arguments';
+export * from './scripted-agent';

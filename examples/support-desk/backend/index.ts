@@ -1,0 +1,2 @@
+export * from './support-desk-store';
+export * from './support-desk-backend';

@@ -1,0 +1,94 @@
+/**
+ * `cdktf-mcp-gateway dev [DIR]`: synthesizes the cdktf app in DIR and serves its gateways locally,
+ * each with a fresh bearer token, next to the backends of `DIR/dev.json`. Ctrl-C (SIGINT) or SIGTERM
+ * stops every gateway and every process it started, then exits 0.
+ *
+ * @example
+ * cdktf-mcp-gateway dev examples/support-desk --port agents=9000
+ */
+import { ConfigError } from '../gateway';
+import {
+  BackendStartError, DEV_USAGE, DevFileError, DevSession, DevUsageError, killAllChildrenSync, parseDevArgs,
+  startDevSession, SynthError, SynthOutputError,
+} from '../dev';
+
+/** Errors with a message meant for the user as-is (no stack trace). */
+const USER_ERRORS = [DevUsageError, DevFileError, SynthError, SynthOutputError, BackendStartError, ConfigError];
+
+/** Prints the lines a user (or a test) needs to connect to each gateway. */
+export function describeSession(session: DevSession): string {
+  const blocks = session.gateways.map((g) => [
+    `Gateway ${g.name} (stack ${g.stack}; tools: ${g.toolNames.join(', ')})`,
+    `MCP URL: ${g.url}`,
+    g.token !== undefined ? `Token: ${g.token}` : 'Token: (none: this gateway declares auth none)',
+    `Audit log: ${g.auditLogPath}`,
+    ...(g.unmappedHosts.length > 0
+      ? [`Warning: no local backend for ${g.unmappedHosts.join(', ')}; calls to those tools will fail (use --map HOST:PORT=127.0.0.1:PORT or dev.json)`]
+      : []),
+  ].join('\n'));
+  return `\n${blocks.join('\n\n')}\n\nPress Ctrl-C to stop.\n`;
+}
+
+/** Runs `dev` and resolves with the exit code once it was stopped (or failed to start). */
+export async function run(argv: string[]): Promise<number> {
+  let options;
+  try {
+    options = parseDevArgs(argv);
+  } catch (err) {
+    process.stderr.write(`cdktf-mcp-gateway dev: ${(err as Error).message}\n${DEV_USAGE}\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(`${DEV_USAGE}\n`);
+    return 0;
+  }
+
+  // A signal may arrive at any moment; before the session is up there is nothing to drain, only children to kill.
+  let session: DevSession | undefined;
+  let stopRequested: (() => void) | undefined;
+  const stopped = new Promise<void>((resolve) => { stopRequested = resolve; });
+  let signals = 0;
+  const onSignal = (): void => {
+    signals++;
+    if (session === undefined) {
+      killAllChildrenSync();
+      process.exit(0);
+    }
+    if (signals > 1) {
+      // A second Ctrl-C while draining: stop waiting for in-flight calls.
+      process.stderr.write('cdktf-mcp-gateway dev: stopping immediately\n');
+      killAllChildrenSync();
+      process.exit(1);
+    }
+    stopRequested!();
+  };
+  const onExit = (): void => killAllChildrenSync();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', onExit);
+
+  try {
+    session = await startDevSession(options, { log: (line) => process.stdout.write(`${line}\n`) });
+  } catch (err) {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('exit', onExit);
+    const known = USER_ERRORS.some((E) => err instanceof E);
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`cdktf-mcp-gateway dev: ${message}\n`);
+    if (err instanceof SynthError && err.output !== '') process.stderr.write(`--- synthesis output (tail) ---\n${err.output}`);
+    if (!known && err instanceof Error && err.stack !== undefined) process.stderr.write(`${err.stack}\n`);
+    return 1;
+  }
+
+  process.stdout.write(describeSession(session));
+  await stopped;
+  process.stdout.write('Stopping ...\n');
+  await session.close();
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  process.off('exit', onExit);
+  process.stdout.write('Stopped.\n');
+  return 0;
+}
+

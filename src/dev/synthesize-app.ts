@@ -1,0 +1,93 @@
+/**
+ * Synthesizes a cdktf app the way `cdktf synth` does, without cdktf-cli: runs the `app` command of
+ * `DIR/cdktf.json` in DIR with `CDKTF_OUTDIR` pointing at a fresh temp dir; cdktf's `App` writes
+ * `stacks/<stack>/cdk.tf.json` there.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { onLines, spawnManaged } from './child-processes';
+
+/** A synthesis that failed; the message is one line, details in `output`. */
+export class SynthError extends Error {
+  constructor(message: string, readonly output: string = '') {
+    super(message);
+  }
+}
+
+/** Options of {@link synthesizeApp}. */
+export interface SynthesizeAppOptions {
+  /** The app directory, holding `cdktf.json`. */
+  readonly dir: string;
+  /** @default 120000 */
+  readonly timeoutMs?: number;
+}
+
+/** The result of a synthesis: the output directory (the caller removes it) and how long it took. */
+export interface SynthesizedApp {
+  readonly outdir: string;
+  readonly durationMs: number;
+}
+
+/** Keeps only the end of a child's output for error messages. */
+const OUTPUT_TAIL_CHARS = 4000;
+
+/** Reads `DIR/cdktf.json` and returns its `app` command and optional `context`. */
+export function readCdktfJson(dir: string): { app: string; context?: Record<string, unknown> } {
+  const file = path.join(dir, 'cdktf.json');
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    throw new SynthError(`${file}: not found (dev needs a cdktf app directory)`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new SynthError(`${file}: invalid JSON (${(err as Error).message})`);
+  }
+  const app = (doc as { app?: unknown }).app;
+  if (typeof app !== 'string' || app.trim() === '') throw new SynthError(`${file}: "app" must be the command that runs the app`);
+  const context = (doc as { context?: unknown }).context;
+  return typeof context === 'object' && context !== null ? { app, context: context as Record<string, unknown> } : { app };
+}
+
+/** Runs the app command and resolves with the output directory once it exits 0. */
+export async function synthesizeApp(options: SynthesizeAppOptions): Promise<SynthesizedApp> {
+  const { app, context } = readCdktfJson(options.dir);
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdktf-mcp-gateway-dev-'));
+  const started = Date.now();
+  const child = spawnManaged(app, {
+    cwd: options.dir,
+    env: {
+      ...process.env,
+      CDKTF_OUTDIR: outdir,
+      CHECKPOINT_DISABLE: '1',
+      ...(context !== undefined ? { CDKTF_CONTEXT_JSON: JSON.stringify(context) } : {}),
+    },
+  });
+  let output = '';
+  const keep = (line: string): void => { output = `${output}${line}\n`.slice(-OUTPUT_TAIL_CHARS); };
+  onLines(child.process.stdout, keep);
+  onLines(child.process.stderr, keep);
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
+  const result = await Promise.race([child.exited, timedOut]);
+  clearTimeout(timer);
+  try {
+    if (result === 'timeout') {
+      await child.stop(1000);
+      throw new SynthError(`synthesis (${app}) did not finish within ${timeoutMs} ms`, output);
+    }
+    if (result !== 0) throw new SynthError(`synthesis (${app}) failed with exit code ${result}`, output);
+    if (!fs.existsSync(path.join(outdir, 'stacks'))) {
+      throw new SynthError(`synthesis (${app}) wrote no stacks to CDKTF_OUTDIR (does the app pass its own outdir to App?)`, output);
+    }
+  } catch (err) {
+    fs.rmSync(outdir, { recursive: true, force: true });
+    throw err;
+  }
+  return { outdir, durationMs: Date.now() - started };
+}

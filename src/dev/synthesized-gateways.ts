@@ -1,0 +1,111 @@
+/**
+ * Finds the gateways in a synthesized cdktf output: every `docker_container` labelled
+ * `cdktf-mcp-gateway.gateway`, with its config (the `upload` of `/etc/cdktf-mcp-gateway/gateway.json`)
+ * and the host port it publishes for the container's 8080.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { GatewayConfig } from '../config';
+
+/** The container label naming the gateway. */
+export const GATEWAY_LABEL = 'cdktf-mcp-gateway.gateway';
+/** Where the gateway image reads its config. */
+export const GATEWAY_CONFIG_FILE = '/etc/cdktf-mcp-gateway/gateway.json';
+/** The port the gateway listens on inside its container. */
+export const GATEWAY_CONTAINER_PORT = 8080;
+
+/** A gateway found in a synthesized stack. */
+export interface SynthesizedGateway {
+  /** The gateway name (the label value). */
+  readonly name: string;
+  readonly stack: string;
+  /** `docker_container.<id>` in the stack. */
+  readonly resource: string;
+  /** The config document as uploaded (not yet validated). */
+  readonly config: unknown;
+  /** The host port published for the container's 8080. */
+  readonly hostPort: number;
+}
+
+/** The synthesized output is not what the constructs produce; the message names the stack and resource. */
+export class SynthOutputError extends Error {}
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A Terraform block list may be synthesized as an array or, for a single block, as an object. */
+function blocks(v: unknown): Json[] {
+  if (Array.isArray(v)) return v.filter(isObject);
+  return isObject(v) ? [v] : [];
+}
+
+function labelValue(container: Json, label: string): string | undefined {
+  const labels = container.labels;
+  for (const b of blocks(labels)) {
+    if (b.label === label && typeof b.value === 'string') return b.value;
+  }
+  // A map-shaped `labels` attribute (older providers).
+  if (isObject(labels) && typeof labels[label] === 'string') return labels[label] as string;
+  return undefined;
+}
+
+/** Reads every `stacks/<stack>/cdk.tf.json` of a cdktf output directory, in stack-name order. */
+export function readSynthesizedStacks(outdir: string): { stack: string; doc: Json }[] {
+  const stacksDir = path.join(outdir, 'stacks');
+  const names = fs.existsSync(stacksDir) ? fs.readdirSync(stacksDir).sort() : [];
+  const stacks: { stack: string; doc: Json }[] = [];
+  for (const stack of names) {
+    const file = path.join(stacksDir, stack, 'cdk.tf.json');
+    if (!fs.existsSync(file)) continue;
+    const doc: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (isObject(doc)) stacks.push({ stack, doc });
+  }
+  return stacks;
+}
+
+/** The gateways of one synthesized stack document, in resource order. */
+export function gatewaysInStack(stack: string, doc: Json): SynthesizedGateway[] {
+  const containers = isObject(doc.resource) && isObject(doc.resource.docker_container) ? doc.resource.docker_container : {};
+  const found: SynthesizedGateway[] = [];
+  for (const [id, container] of Object.entries(containers)) {
+    if (!isObject(container)) continue;
+    const name = labelValue(container, GATEWAY_LABEL);
+    if (name === undefined) continue;
+    const where = `stack ${stack}, docker_container.${id}`;
+    const upload = blocks(container.upload).find((u) => u.file === GATEWAY_CONFIG_FILE);
+    if (upload === undefined || typeof upload.content !== 'string') {
+      throw new SynthOutputError(`${where}: no upload of ${GATEWAY_CONFIG_FILE} with literal content`);
+    }
+    let config: unknown;
+    try {
+      config = JSON.parse(upload.content);
+    } catch (err) {
+      throw new SynthOutputError(`${where}: the content of ${GATEWAY_CONFIG_FILE} is not JSON (${(err as Error).message})`);
+    }
+    const port = blocks(container.ports).find((p) => Number(p.internal) === GATEWAY_CONTAINER_PORT)
+      ?? blocks(container.ports)[0];
+    const hostPort = Number(port?.external ?? (config as Partial<GatewayConfig>)?.gateway?.port ?? GATEWAY_CONTAINER_PORT);
+    if (!Number.isInteger(hostPort) || hostPort < 0 || hostPort > 65535) {
+      throw new SynthOutputError(`${where}: ports.external must be a literal port number, got ${JSON.stringify(port?.external)}`);
+    }
+    found.push({ name, stack, resource: `docker_container.${id}`, config, hostPort });
+  }
+  return found;
+}
+
+/** Every gateway of every stack in a cdktf output directory. */
+export function findSynthesizedGateways(outdir: string): SynthesizedGateway[] {
+  const gateways = readSynthesizedStacks(outdir).flatMap(({ stack, doc }) => gatewaysInStack(stack, doc));
+  const seen = new Map<string, SynthesizedGateway>();
+  for (const g of gateways) {
+    const other = seen.get(g.name);
+    if (other !== undefined) {
+      throw new SynthOutputError(`gateway '${g.name}' is defined twice (stack ${other.stack} and stack ${g.stack}); dev needs unique gateway names`);
+    }
+    seen.set(g.name, g);
+  }
+  return gateways;
+}

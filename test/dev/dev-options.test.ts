@@ -1,0 +1,55 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { DevOptions, parseDevArgs, resolveGatewayPort } from '../../src/dev/dev-options';
+
+const parse = (argv: string[]): DevOptions => {
+  const o = parseDevArgs(argv, '/work');
+  assert.notEqual(o, 'help');
+  return o as DevOptions;
+};
+
+describe('dev options', () => {
+  it('defaults to the current directory, stack ports, dev.json backends and DIR/.dev audit logs', () => {
+    assert.deepEqual(parse([]), {
+      dir: '/work', ports: {}, portOffset: 0, maps: {}, startBackends: true, auditDir: path.join('/work', '.dev'), synthTimeoutMs: 120000,
+    });
+  });
+
+  it('reads DIR, named ports, a port for the rest, an offset and backend maps', () => {
+    const o = parse(['examples/app', '--port', 'agents=9000', '--port=legacy=0', '--port', '0', '--port-offset', '100',
+      '--map', 'api:8080=127.0.0.1:3000', '--no-backends', '--audit-dir', 'logs']);
+    assert.equal(o.dir, '/work/examples/app');
+    assert.deepEqual(o.ports, { agents: 9000, legacy: 0 });
+    assert.equal(o.defaultPort, 0);
+    assert.equal(o.portOffset, 100);
+    assert.deepEqual(o.maps, { 'api:8080': '127.0.0.1:3000' });
+    assert.equal(o.startBackends, false);
+    assert.equal(o.auditDir, '/work/logs');
+  });
+
+  it('returns help for --help', () => {
+    assert.equal(parseDevArgs(['--help']), 'help');
+  });
+
+  it('refuses a bad port, a bad map, an unknown option and a second DIR with one-line reasons', () => {
+    assert.throws(() => parse(['--port', 'agents=70000']), { message: "--port agents: must be an integer 0-65535, got '70000'" });
+    assert.throws(() => parse(['--map', 'api=127.0.0.1:3000']), { message: "--map: expected HOST:PORT=HOST:PORT, got 'api=127.0.0.1:3000'" });
+    assert.throws(() => parse(['--verbose']), { message: "unknown option '--verbose'" });
+    assert.throws(() => parse(['a', 'b']), { message: "unexpected argument 'b' (DIR is already 'a')" });
+    assert.throws(() => parse(['--port']), { message: '--port: missing value' });
+  });
+
+  it('picks the named port, then --port, then the stack port plus the offset', () => {
+    const o = parse(['--port', 'agents=9000', '--port-offset', '10']);
+    assert.equal(resolveGatewayPort(o, 'agents', 8080, 2), 9000);
+    assert.equal(resolveGatewayPort(o, 'legacy', 8081, 2), 8091);
+    assert.equal(resolveGatewayPort(parse(['--port', '0']), 'legacy', 8081, 2), 0);
+    assert.equal(resolveGatewayPort(parse(['--port', '9000']), 'only', 8081, 1), 9000);
+  });
+
+  it('refuses one fixed port for several gateways', () => {
+    assert.throws(() => resolveGatewayPort(parse(['--port', '9000']), 'agents', 8080, 2), {
+      message: '--port 9000: the app has 2 gateways; use --port NAME=PORT or --port 0',
+    });
+  });
+});

@@ -1,0 +1,57 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { eventually, isAlive, killGroup, portIsOpen, processTree, spawnGroup, Spawned } from './process-helpers';
+
+const root = path.resolve(__dirname, '../..');
+
+describe('npm start (as a user runs it)', function () {
+  this.timeout(150_000);
+  let start: Spawned | undefined;
+  let auditDir: string;
+  before(() => { auditDir = fs.mkdtempSync(path.join(os.tmpdir(), 'npm-start-test-')); });
+  after(() => {
+    killGroup(start?.child.pid);
+    fs.rmSync(auditDir, { recursive: true, force: true });
+  });
+
+  it('builds, serves the example gateways with its backend, prints URL and token, and Ctrl-C stops every process it started', async () => {
+    // Ephemeral ports so the test never collides with a gateway already on 8080/8081.
+    start = spawnGroup('npm', ['start', '--', '--port', '0', '--audit-dir', auditDir], { cwd: root });
+    const url = (await start.waitFor(/^MCP URL: (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m, 90_000))[1];
+    await start.waitFor(/Press Ctrl-C to stop\./, 10_000);
+    const out = start.output();
+    const token = /^MCP URL: .*\nToken: (\S+)$/m.exec(out)![1];
+    assert.match(out, /^Gateway agents \(stack support-desk; tools: get_customer, search_tickets, create_ticket, health, update_settings, create_task\)$/m);
+    assert.match(out, /^Gateway legacy \(stack support-desk; tools: get_customer, search_tickets, create_ticket\)$/m);
+    const ports = [...out.matchAll(/^MCP URL: http:\/\/127\.0\.0\.1:(\d+)\/mcp$/gm), ...out.matchAll(/Backend: http:\/\/127\.0\.0\.1:(\d+)$/gm)].map((m) => Number(m[1]));
+    assert.equal(ports.length, 3, out);
+
+    const client = new Client({ name: 'npm-start-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task']);
+      const refused = await client.callTool({ name: 'get_customer', arguments: { customer_id: 'C-42' } });
+      assert.equal(refused.isError, true);
+      assert.deepEqual(refused.content, [{ type: 'text', text: 'Invalid value for `customer_id`: expected to match pattern ^C-[0-9]{4}$' }]);
+      const ok = await client.callTool({ name: 'get_customer', arguments: { customer_id: 'C-0001' } });
+      assert.equal(ok.isError, undefined);
+      assert.equal((ok.structuredContent as { name: string }).name, 'Ada Lovelace');
+    } finally {
+      await client.close();
+    }
+
+    const pids = processTree(start.child.pid!);
+    assert.ok(pids.length >= 3, `npm, dev and the backend run: ${pids}`);
+    process.kill(-start.child.pid!, 'SIGINT'); // what Ctrl-C in a terminal does: SIGINT to the foreground group
+    // npm re-raises a SIGINT it received once its script has exited; dev itself prints Stopped. and exits 0.
+    assert.ok([0, 130, 'SIGINT'].includes(await start.exited), `npm ended with ${await start.exited}`);
+    assert.match(start.output(), /\nStopped\.\n$/);
+    assert.ok(await eventually(() => pids.every((p) => !isAlive(p)), 10_000), `still running: ${pids.filter(isAlive)}`);
+    for (const port of ports) assert.equal(await portIsOpen(port), false, `port ${port} is still open`);
+  });
+});

@@ -1,0 +1,66 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { findSynthesizedGateways, gatewaysInStack } from '../../src/dev/synthesized-gateways';
+
+const config = { version: 1, gateway: { name: 'agents', auth: 'none' }, tools: [] };
+
+function container(name: string, external: unknown, content: string = JSON.stringify(config)): Record<string, unknown> {
+  return {
+    name: `gw-${name}`,
+    image: '${docker_image.gw.image_id}',
+    labels: [{ label: 'cdktf-mcp-gateway.gateway', value: name }],
+    upload: [{ file: '/etc/cdktf-mcp-gateway/gateway.json', content }],
+    ports: [{ internal: 8080, external }],
+  };
+}
+
+describe('synthesized gateways', () => {
+  it('finds labelled gateway containers with their uploaded config and host port', () => {
+    const doc = { resource: { docker_container: {
+      backend: { name: 'api', image: 'x', labels: [{ label: 'app', value: 'api' }] },
+      gw_agents: container('agents', 8080),
+      gw_legacy: container('legacy', 8081),
+    } } };
+    const found = gatewaysInStack('desk', doc);
+    assert.deepEqual(found.map((g) => [g.name, g.stack, g.resource, g.hostPort]), [
+      ['agents', 'desk', 'docker_container.gw_agents', 8080],
+      ['legacy', 'desk', 'docker_container.gw_legacy', 8081],
+    ]);
+    assert.deepEqual(found[0].config, config);
+  });
+
+  it('refuses a gateway container without literal config content, naming stack and resource', () => {
+    const doc = { resource: { docker_container: { gw: { ...container('agents', 8080), upload: [] } } } };
+    assert.throws(() => gatewaysInStack('desk', doc), {
+      message: 'stack desk, docker_container.gw: no upload of /etc/cdktf-mcp-gateway/gateway.json with literal content',
+    });
+  });
+
+  it('refuses a host port that is a Terraform expression', () => {
+    const doc = { resource: { docker_container: { gw: container('agents', '${var.port}') } } };
+    assert.throws(() => gatewaysInStack('desk', doc), {
+      message: 'stack desk, docker_container.gw: ports.external must be a literal port number, got "${var.port}"',
+    });
+  });
+
+  it('reads every stack of an output directory and refuses a gateway name used twice', () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'dev-synth-test-'));
+    try {
+      for (const stack of ['b', 'a']) {
+        fs.mkdirSync(path.join(out, 'stacks', stack), { recursive: true });
+        fs.writeFileSync(path.join(out, 'stacks', stack, 'cdk.tf.json'),
+          JSON.stringify({ resource: { docker_container: { gw: container(stack === 'a' ? 'agents' : 'legacy', 9000) } } }));
+      }
+      assert.deepEqual(findSynthesizedGateways(out).map((g) => `${g.stack}/${g.name}`), ['a/agents', 'b/legacy']);
+      fs.writeFileSync(path.join(out, 'stacks', 'b', 'cdk.tf.json'),
+        JSON.stringify({ resource: { docker_container: { gw: container('agents', 9000) } } }));
+      assert.throws(() => findSynthesizedGateways(out), {
+        message: "gateway 'agents' is defined twice (stack a and stack b); dev needs unique gateway names",
+      });
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
