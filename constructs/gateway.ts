@@ -177,14 +177,33 @@ export class Gateway extends Construct {
     new TerraformOutput(this, 'Url', {
       value: this.url,
       description: `MCP endpoint of gateway ${this.name}`,
-    }).overrideLogicalId(`gateway_${this.name.replace(/[^A-Za-z0-9_-]/g, '_')}_url`);
+    }).overrideLogicalId(outputIdOf(this.name));
     this.node.addValidation({ validate: () => this.validateGateway() });
   }
 
-  /** Expose one more service as a tool (after those already added). */
+  /**
+   * Expose one more service as a tool (after those already added).
+   *
+   * @throws Error when `service` is already on this gateway, or deploys its backend container in another stack
+   * (a gateway joins only its own stack's network, so it could not reach that container).
+   */
   public addService(service: Service): void {
     if (!Service.isService(service)) {
       throw new Error(`Gateway '${this.name}': addService() expects a Service construct, got ${quote(service)}`);
+    }
+    if (this.services.includes(service)) {
+      throw new Error(
+        `Gateway '${this.name}': service '${service.name}' ('${service.node.path}') is already on this gateway; add each Service once`,
+      );
+    }
+    const here = TerraformStack.of(this);
+    const there = TerraformStack.of(service);
+    if (service.container !== undefined && there !== here) {
+      throw new Error(
+        `Gateway '${this.name}' (stack '${here.node.id}') cannot reach the container of service '${service.name}', ` +
+          `deployed by stack '${there.node.id}': a gateway joins only its own stack's network; create the Service ` +
+          "in the gateway's stack, or drop its 'container' and deploy the backend elsewhere",
+      );
     }
     this.services.push(service);
   }
@@ -260,6 +279,13 @@ export class Gateway extends Construct {
             "container and volume names derive from it; give each gateway its own 'name'",
         );
       }
+      if (other.name !== this.name && outputIdOf(other.name) === outputIdOf(this.name)) {
+        // Terraform output names cannot hold '.', so 'a.b' and 'a_b' map to one output and one would be lost
+        errors.push(
+          `Gateways '${other.name}' and '${this.name}' would both write the output '${outputIdOf(this.name)}': ` +
+            "give one of them a 'name' that differs in more than '.' and '_'",
+        );
+      }
       if (other.port === this.port) {
         errors.push(
           `Gateways '${other.name}' and '${this.name}' both publish host port ${this.port}: give each gateway its own 'port'`,
@@ -271,6 +297,11 @@ export class Gateway extends Construct {
 }
 
 const GATEWAY_SYMBOL = Symbol.for('cdktf-mcp-gateway.Gateway');
+
+/** The stack output holding a gateway's URL, e.g. `gateway_agents_url` (stable: scripts read it by name). */
+function outputIdOf(name: string): string {
+  return `gateway_${name.replace(/[^A-Za-z0-9_-]/g, '_')}_url`;
+}
 
 function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): GatewaySettings['auth'] {
   if (auth === 'none') return 'none';
@@ -319,7 +350,8 @@ function checkAuditLog(
 
 function checkList(prop: string, values: readonly string[], fail: (m: string) => never): string[] {
   if (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || v === '')) {
-    fail(`${prop} must be a list of non-empty strings`);
+    const example = prop === 'allowedHosts' ? "['mcp.example.com']" : "['https://app.example.com']";
+    fail(`${prop} (${quote(values)}) must be a list of non-empty strings, e.g. ${example}`);
   }
   return [...values];
 }

@@ -21,14 +21,17 @@ export class ManifestError extends Error {
 
 /** Where a manifest entry sits, for errors found after reading (e.g. by the constructs). */
 export interface ManifestLocation {
+  /** 1-based line. */
   readonly line: number;
+  /** 1-based column. */
   readonly column: number;
   /** The dotted path of the entry, e.g. `services.get_customer`. */
   readonly path: string;
 }
 
-/** A service as read from the manifest: `Service` props without the name (the map key). */
+/** A service as read from the manifest: its `Service` props and where it is written. */
 export interface ManifestService {
+  /** The tool name: the entry's key under `services`. */
   readonly name: string;
   readonly description?: string;
   readonly endpoint: { readonly url: string; readonly method: BackendMethod };
@@ -36,6 +39,7 @@ export interface ManifestService {
   readonly inputSchema?: Record<string, unknown>;
   readonly timeoutMs?: number;
   readonly container?: ServiceContainer;
+  /** Where the entry's key is written. */
   readonly at: ManifestLocation;
   /** Where `input` sits (its errors are reported there). */
   readonly inputAt?: ManifestLocation;
@@ -43,6 +47,7 @@ export interface ManifestService {
 
 /** A gateway as read from the manifest; `services` are names of manifest services. */
 export interface ManifestGateway {
+  /** The gateway name: the entry's key under `gateways`. */
   readonly name: string;
   readonly services: readonly string[];
   readonly validateInput?: boolean;
@@ -53,6 +58,7 @@ export interface ManifestGateway {
   readonly baseImage?: string;
   readonly allowedHosts?: readonly string[];
   readonly allowedOrigins?: readonly string[];
+  /** Where the entry's key is written. */
   readonly at: ManifestLocation;
 }
 

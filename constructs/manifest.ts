@@ -49,21 +49,47 @@ export class Manifest extends Construct {
     // two scopes, so that a service and a gateway may share a name without their construct ids colliding
     const servicesScope = new Construct(this, 'services');
     const gatewaysScope = new Construct(this, 'gateways');
+    // clashes between entries would otherwise surface only at synthesis, without a line and column
+    const clashes: ManifestError[] = [];
     const services = new Map<string, Service>();
+    const hosts = new Map<string, string>();
     for (const { at, inputAt, ...props } of doc.services) {
       if (props.input !== undefined) {
         // report a bad declared input where it is written, not at the service
         attempt(file, inputAt ?? at, () => generateInputSchema(props.input));
       }
-      services.set(props.name, attempt(file, at, () => new Service(servicesScope, props.name, props)));
+      const service = attempt(file, at, () => new Service(servicesScope, props.name, props));
+      services.set(props.name, service);
+      const host = service.containerHost;
+      if (host === undefined) continue;
+      const first = hosts.get(host);
+      if (first === undefined) hosts.set(host, props.name);
+      else {
+        const reason =
+          `a second \`container\` for host \`${host}\` (services.${first} deploys one already): one network alias ` +
+          'names one container; keep `container` on one service only (services may share a backend)';
+        clashes.push(manifestErrorAt(file, at, reason));
+      }
     }
     const gateways = new Map<string, Gateway>();
+    const ports = new Map<number, string>();
     for (const { at, services: names, ...props } of doc.gateways) {
       const gateway = attempt(file, at, () => new Gateway(gatewaysScope, props.name, {
         ...props,
         services: names.map((name) => services.get(name)!),
       }));
       gateways.set(props.name, gateway);
+      const first = ports.get(gateway.port);
+      if (first === undefined) ports.set(gateway.port, props.name);
+      else {
+        const port = props.port === undefined ? `${gateway.port} (the default)` : `${gateway.port}`;
+        const reason = `host port ${port} is already published by gateways.${first}: give each gateway its own \`port\``;
+        clashes.push(manifestErrorAt(file, at, reason));
+      }
+    }
+    if (clashes.length > 0) {
+      const [{ line, column }] = clashes;
+      throw new ManifestError(clashes.map((e) => e.message).join('\n'), file, line, column);
     }
     this.services = services;
     this.gateways = gateways;

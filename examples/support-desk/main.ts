@@ -51,8 +51,9 @@ export class SupportDesk extends Construct {
         customer_id: { type: 'string', required: true, pattern: '^C-[0-9]{4}$', description: 'CRM id, e.g. C-0042' },
       },
       timeoutMs: 5000,
-      // deploy the backend too: it joins the stack's network under the alias support-desk-api
-      container: { image: apiImage, port: 8080, env: { LOG_LEVEL: 'info' } },
+      // deploy the backend too: it joins the stack's network under the alias support-desk-api and listens on
+      // PORT, which must match container.port and the endpoint URLs
+      container: { image: apiImage, port: 8080, env: { PORT: '8080' } },
     });
 
     const searchTickets = new Service(this, 'search_tickets', {

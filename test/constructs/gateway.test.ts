@@ -1,5 +1,8 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Testing, TerraformStack } from 'cdktf';
+import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 import { Gateway, GatewayProps, Service } from '../../constructs';
 import { configOf, configText, gatewayContainer, hashOf, Json, newStack, resourcesOf, synth, thrown, warningsOf } from './synth';
 
@@ -284,12 +287,101 @@ describe('Gateway', () => {
       );
     });
 
+    it('refuses an allowedHosts entry that is not a non-empty string', () => {
+      assert.equal(
+        thrown(() => supportStack({ allowedHosts: ['mcp.example.com', ''] })).message,
+        "Gateway 'support': allowedHosts ([\"mcp.example.com\",\"\"]) must be a list of non-empty strings, " +
+          "e.g. ['mcp.example.com']",
+      );
+    });
+
     it('refuses an invalid gateway name', () => {
       assert.equal(
         thrown(() => supportStack({ name: 'support desk' })).message,
         "Invalid gateway name 'support desk': a gateway name is 1-64 letters, digits, '_', '.' or '-' " +
           "(^[A-Za-z0-9_.-]{1,64}$); set 'name'",
       );
+    });
+  });
+
+  describe('addService', () => {
+    it('refuses a Service that is already on the gateway', () => {
+      const { stack, gateway } = supportStack();
+      const service = stack.node.findChild('get_customer') as Service;
+      assert.equal(
+        thrown(() => gateway.addService(service)).message,
+        "Gateway 'support': service 'get_customer' ('desk/get_customer') is already on this gateway; add each Service once",
+      );
+    });
+
+    it('refuses a service whose container another stack deploys, which its network could not reach', () => {
+      const app = Testing.app();
+      const backends = new TerraformStack(app, 'backends');
+      const service = new Service(backends, 'get_customer', {
+        endpoint: { url: 'http://crm:8080/customers/{customer_id}', method: 'GET' },
+        input: { customer_id: { type: 'string', required: true } },
+        container: { image: 'acme/crm:1.4', port: 8080 },
+      });
+      const gateway = new Gateway(new TerraformStack(app, 'gateways'), 'support', { auth });
+      assert.equal(
+        thrown(() => gateway.addService(service)).message,
+        "Gateway 'support' (stack 'gateways') cannot reach the container of service 'get_customer', deployed by " +
+          "stack 'backends': a gateway joins only its own stack's network; create the Service in the gateway's " +
+          "stack, or drop its 'container' and deploy the backend elsewhere",
+      );
+    });
+
+    it('accepts a service without a container from another stack: only its tool config is used', () => {
+      const app = Testing.app();
+      const shared = new Service(new TerraformStack(app, 'catalog'), 'health', {
+        endpoint: { url: 'http://crm:8080/health', method: 'GET' },
+      });
+      const stack = newStack('desk');
+      new Gateway(stack, 'support', { services: [shared], auth });
+      assert.deepEqual(configOf(synth(stack), 'support').tools, [shared.toolConfig()]);
+    });
+  });
+
+  describe('in an app with two stacks', () => {
+    /** The Docker names and outputs of one synthesized stack of `outdir`. */
+    function namesIn(outdir: string, stackId: string): Json {
+      const json = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', stackId, 'cdk.tf.json'), 'utf8'));
+      const names = (type: string): string[] => resourcesOf(json, type).map((r: Json) => r.name as string).sort();
+      return {
+        images: names('docker_image'),
+        containers: names('docker_container'),
+        networks: names('docker_network'),
+        volumes: names('docker_volume'),
+        outputs: Object.keys(json.output),
+      };
+    }
+
+    it('synthesizes each stack with its own image, network, volume and container names', () => {
+      const app = Testing.app();
+      for (const id of ['eu', 'us']) {
+        const stack = new TerraformStack(app, id);
+        new DockerProvider(stack, 'docker', {});
+        const service = new Service(stack, 'get_customer', {
+          endpoint: { url: 'http://crm:8080/customers/{customer_id}', method: 'GET' },
+          input: { customer_id: { type: 'string', required: true } },
+          container: { image: 'acme/crm:1.4', port: 8080 },
+        });
+        new Gateway(stack, 'support', { services: [service], auth });
+      }
+      try {
+        app.synth();
+        for (const id of ['eu', 'us']) {
+          assert.deepEqual(namesIn(app.outdir, id), {
+            images: ['acme/crm:1.4', `cdktf-mcp-gateway-${id}:node-22-bookworm-slim`],
+            containers: [`${id}-get_customer`, `${id}-support`],
+            networks: [`${id}-mcp`],
+            volumes: [`${id}-support-audit`],
+            outputs: ['gateway_support_url'],
+          });
+        }
+      } finally {
+        fs.rmSync(app.outdir, { recursive: true, force: true });
+      }
     });
   });
 
@@ -327,6 +419,16 @@ describe('Gateway', () => {
       new Gateway(stack, 'other', { services: [service], auth });
       assert.deepEqual(gateway.node.validate(), [
         "Gateways 'other' and 'support' both publish host port 8080: give each gateway its own 'port'",
+      ]);
+    });
+
+    it('refuses two gateway names that map to one stack output', () => {
+      const { stack } = supportStack({ name: 'support.eu' });
+      const service = new Service(stack, 'health', { endpoint: { url: 'http://crm:8080/health', method: 'GET' } });
+      const other = new Gateway(stack, 'other', { name: 'support_eu', services: [service], auth, port: 8081 });
+      assert.deepEqual(other.node.validate(), [
+        "Gateways 'support.eu' and 'support_eu' would both write the output 'gateway_support_eu_url': give one of " +
+          "them a 'name' that differs in more than '.' and '_'",
       ]);
     });
 

@@ -182,6 +182,31 @@ describe('Manifest', () => {
       );
     });
 
+    it('reports two services deploying a container for one host at the second, before synthesis', () => {
+      const text = GOOD.replace(
+        'gateways:\n',
+        '  list_customers:\n' +
+          '    endpoint: { url: "http://crm:8080/customers", method: GET }\n' +
+          '    container: { image: "acme/crm:1.4", port: 8080 }\n' +
+          'gateways:\n',
+      );
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:9:3: services.list_customers: a second `container` for host `crm` (services.get_customer ' +
+          'deploys one already): one network alias names one container; keep `container` on one service only ' +
+          '(services may share a backend)',
+      );
+    });
+
+    it('reports two gateways on one host port at the second, also when the port is the default', () => {
+      const text = `${GOOD}  internal:\n    services: [get_customer]\n    auth: none\n`;
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:17:3: gateways.internal: host port 8080 (the default) is already published by ' +
+          'gateways.support: give each gateway its own `port`',
+      );
+    });
+
     it('reports a key with no value as the wrong type', () => {
       const text = GOOD.replace('    port: 8080\n', '    port:\n');
       assert.equal(errorOf(text), 'support-desk.yaml:16:5: gateways.support.port: expected an integer');

@@ -1,11 +1,17 @@
 import * as assert from 'node:assert/strict';
 import { Gateway, Service } from '../../constructs';
-import { generateInputSchema, InputSpec } from '../../src/schema';
+import { generateInputSchema, InferArgs, InputSpec } from '../../src/schema';
 import { compileToolSchema } from '../../src/validation';
 import { hashOf, newStack, resourcesOf, synth, thrown, warningsOf } from './synth';
 
 const endpoint = { url: 'http://crm:8080/customers/{customer_id}', method: 'GET' } as const;
 const input = { customer_id: { type: 'string', required: true } } as const satisfies InputSpec;
+
+// Compile-time assertions, checked by `npm run typecheck`: Equal is true only for identical types.
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+function expectType<T extends true>(): T | undefined {
+  return undefined;
+}
 
 describe('Service', () => {
   describe('tool config', () => {
@@ -90,6 +96,34 @@ describe('Service', () => {
       );
     });
 
+    it('refuses an alias equal to another parameter, naming both', () => {
+      const clash: InputSpec = { a: { type: 'string', aliases: ['b'] }, b: { type: 'string' } };
+      assert.equal(
+        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, input: clash })).message,
+        "Service 'x': invalid 'input': Invalid input spec at `a`: alias \"b\" clashes with the parameter `b`; choose another alias",
+      );
+    });
+
+    it('refuses an alias equal to an alias of another parameter', () => {
+      const clash: InputSpec = { a: { type: 'string', aliases: ['text'] }, b: { type: 'string', aliases: ['text'] } };
+      assert.equal(
+        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, input: clash })).message,
+        "Service 'x': invalid 'input': Invalid input spec at `b`: alias \"text\" clashes with an alias of `a`; choose another alias",
+      );
+    });
+
+    it('refuses a misspelled parameter attribute, at compile time and at construction', () => {
+      const message = thrown(
+        () =>
+          new Service(newStack(), 'x', {
+            endpoint: { url: 'http://a:1/', method: 'GET' },
+            // @ts-expect-error `requird` is not a parameter attribute: the props stay exact, so tsc says so
+            input: { id: { type: 'string', requird: true } },
+          }),
+      ).message;
+      assert.match(message, /^Service 'x': invalid 'input': Invalid input spec at `id`: unknown attribute "requird"; use one of /);
+    });
+
     it('refuses a raw inputSchema that does not compile and says how to fix it', () => {
       const inputSchema = { type: 'object', properties: { a: { type: 'nope' } } };
       const compiled = compileToolSchema(inputSchema);
@@ -170,6 +204,24 @@ describe('Service', () => {
         thrown(() => new Service(newStack(), 'x', { endpoint, input, container: { image: 'acme/crm:1.4', port: 0 } })).message,
         "Service 'x': container.port (0) must be an integer between 1 and 65535",
       );
+    });
+  });
+
+  describe('typed arguments', () => {
+    it('types the arguments of a service whose input is declared `as const satisfies InputSpec`', () => {
+      const getCustomerInput = {
+        customer_id: { type: 'string', required: true, pattern: '^C-[0-9]{4}$' },
+        limit: { type: 'integer', minimum: 1, maximum: 100 },
+        status: { type: 'string', enum: ['open', 'closed'] },
+      } as const satisfies InputSpec;
+      type GetCustomerArgs = InferArgs<typeof getCustomerInput>;
+      expectType<Equal<GetCustomerArgs, { customer_id: string; limit?: number; status?: 'open' | 'closed' }>>();
+
+      const service = new Service(newStack(), 'get_customer', { endpoint, input: getCustomerInput });
+      const args: GetCustomerArgs = { customer_id: 'C-0042', limit: 5, status: 'open' };
+      const compiled = compileToolSchema(service.inputSchema);
+      assert.ok(compiled.ok);
+      assert.deepEqual(compiled.validator.validate(args), { valid: true });
     });
   });
 

@@ -111,9 +111,34 @@ describe('the support-desk example', () => {
     assert.deepEqual(tools.create_ticket.input_schema.required, ['subject', 'body', 'customer']);
   });
 
-  it('runs the backend under the network alias support-desk-api', () => {
+  it('declares the constraints of the shared context table', () => {
+    const schemas = Object.fromEntries(configOf(json, 'agents').tools.map((t) => [t.name, t.input_schema as Json]));
+    assert.equal(schemas.get_customer.properties.customer_id.pattern, '^C-[0-9]{4}$');
+    assert.deepEqual(schemas.get_customer.required, ['customer_id']);
+    const search = schemas.search_tickets.properties;
+    assert.deepEqual(
+      [search.query.maxLength, search.status.enum, search.priority.enum, search.limit.minimum, search.limit.maximum],
+      [200, ['open', 'pending', 'closed'], [1, 2, 3], 1, 100],
+    );
+    assert.equal(search.created_after.format, 'date-time');
+    assert.equal(schemas.search_tickets.required, undefined); // every filter is optional
+    const customer = schemas.create_ticket.properties.customer;
+    assert.deepEqual(customer.required, ['name', 'email']);
+    assert.equal(customer.properties.email.format, 'email');
+    assert.equal(customer.properties.addresses.maxItems, 5);
+    assert.deepEqual(customer.properties.addresses.items.required, ['street', 'city', 'zip_code']);
+    assert.equal(customer.properties.addresses.items.properties.zip_code.type, 'integer');
+    const tags = schemas.create_ticket.properties.tags;
+    assert.deepEqual([tags.items.maxLength, tags.uniqueItems, tags.maxItems], [32, true, 10]);
+    assert.deepEqual(schemas.update_settings.properties.settings, { type: 'object', description: 'Setting name to value' });
+    assert.deepEqual(schemas.create_task.required, ['title', 'prompt']);
+    assert.equal(schemas.create_task.properties.due.format, 'date');
+  });
+
+  it('runs the backend under the network alias support-desk-api, on the port its endpoints use', () => {
     const backend = resourcesOf(json, 'docker_container').find((c: Json) => c.name === 'support-desk-get_customer');
     assert.deepEqual(backend.networks_advanced[0].aliases, ['support-desk-api']);
+    assert.deepEqual(backend.env, ['PORT=8080']);
   });
 
   it('takes the token hashes from the environment when set', () => {
