@@ -76,4 +76,8 @@ describe('support desk backend', () => {
     assert.deepEqual(await call('GET', '/nope'), [404, { error: 'no route for /nope' }]);
     assert.deepEqual(await call('DELETE', '/health'), [405, { error: 'method DELETE not allowed on /health' }]);
   });
+
+  it('answers 400 for a path parameter with broken percent-encoding', async () => {
+    assert.deepEqual(await call('GET', '/customers/C-%E0%A4'), [400, { error: 'customer_id: invalid percent-encoding in the path' }]);
+  });
 });

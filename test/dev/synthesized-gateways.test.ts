@@ -2,7 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findSynthesizedGateways, gatewaysInStack } from '../../src/dev/synthesized-gateways';
+import { CONTAINER_PORT, GATEWAY_CONFIG_FILE as CONSTRUCTS_CONFIG_FILE, GATEWAY_LABEL as CONSTRUCTS_LABEL } from '../../constructs';
+import {
+  findSynthesizedGateways, GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL, gatewaysInStack,
+} from '../../src/dev/synthesized-gateways';
 
 const config = { version: 1, gateway: { name: 'agents', auth: 'none' }, tools: [] };
 
@@ -62,5 +65,14 @@ describe('synthesized gateways', () => {
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the contract dev reads from synthesized stacks', () => {
+  // the runtime does not depend on the constructs, so the constants are kept twice; this keeps them equal
+  it('uses the label, config path and container port the constructs write', () => {
+    assert.equal(GATEWAY_LABEL, CONSTRUCTS_LABEL);
+    assert.equal(GATEWAY_CONFIG_FILE, CONSTRUCTS_CONFIG_FILE);
+    assert.equal(GATEWAY_CONTAINER_PORT, CONTAINER_PORT);
   });
 });

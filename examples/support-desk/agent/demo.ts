@@ -1,7 +1,7 @@
 /**
  * `npm run demo`: starts the support-desk example locally (the `dev` command with its backend, as a child),
  * lets the scripted agent make a malformed `create_ticket` call and repair it from the refusals, shows the
- * same call through the unvalidated `legacy` gateway, prints the audit log, and stops everything.
+ * same call through the unvalidated `legacy` gateway, stops everything and prints the audit log.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -45,6 +45,7 @@ function startExample(auditDir: string): { served: Promise<Record<string, Served
   });
   return {
     served,
+    /** SIGTERM (the gateways drain and flush their audit logs, the backend stops); idempotent. */
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
@@ -94,8 +95,9 @@ async function main(): Promise<number> {
       await legacyContrast(gateways.legacy);
     }
 
-    rule(`Audit log of the agents gateway (${agents.auditLog})`);
-    await new Promise((r) => setTimeout(r, 200));
+    // the audit log is written off the hot path; a graceful stop flushes it, so read it after stopping
+    await example.stop();
+    rule('Audit log of the agents gateway (one JSON line per call; summarized)');
     const lines = fs.existsSync(agents.auditLog) ? fs.readFileSync(agents.auditLog, 'utf8').trim().split('\n').filter(Boolean) : [];
     for (const line of lines) {
       const r = JSON.parse(line) as { principal: string; tool: string; outcome: string; error: { message: string } | null; duration_ms: number };

@@ -5,7 +5,7 @@
  * the call goes through.
  *
  * @example
- * const run = await runScriptedAgent({ url: 'http://127.0.0.1:8080/mcp', token, log: console.log });
+ * const run = await runScriptedAgent({ url: 'http://127.0.0.1:8080/mcp', token, onStep: (s) => console.log(formatStep(s)) });
  * run.succeeded; // true
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -87,11 +87,21 @@ async function handle(routes: readonly Route[], req: http.IncomingMessage): Prom
     if (r === undefined) throw new HttpError(405, `method ${req.method} not allowed on ${url.pathname}`);
     const match = r.pattern.exec(url.pathname)!;
     const params: Record<string, string> = {};
-    r.keys.forEach((k, i) => { params[k] = decodeURIComponent(match[i + 1]); });
+    r.keys.forEach((k, i) => { params[k] = decodePathSegment(k, match[i + 1]); });
     return await r.handler(params, req, url);
   } catch (err) {
     if (err instanceof HttpError) return [err.status, { error: err.message }];
+    // a bug in this backend: say so where its operator looks, keep the details out of the response
+    process.stderr.write(`support-desk backend: ${req.method} ${req.url}: ${err instanceof Error ? err.stack : String(err)}\n`);
     return [500, { error: 'internal error' }];
+  }
+}
+
+function decodePathSegment(key: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(400, `${key}: invalid percent-encoding in the path`);
   }
 }
 

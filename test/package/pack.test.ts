@@ -1,0 +1,242 @@
+/**
+ * The package as a user gets it (SPEC §1): `npm pack` the build, install the tarball with its peers into a fresh
+ * project, then require it, typecheck a stack against its declarations, run its bin, synthesize a stack and serve
+ * the config that synthesis uploads. Build first (`npm run build`; `npm test` does).
+ *
+ * Installing uses `npm install --prefer-offline`: after `npm ci` every package is in the npm cache, so only a few
+ * registry metadata requests may go out. The peers are pinned to the versions this repository tests with.
+ */
+import { strict as assert } from 'node:assert';
+import { execFile, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { listFiles, readSynthesizedGateway } from '../image/synthesized-gateway';
+
+const run = promisify(execFile);
+const root = path.resolve(__dirname, '../..');
+
+/** Packed size and file count a release may not exceed (today ≈ 120 kB and ≈ 190 files). */
+const MAX_PACKED_BYTES = 250_000;
+const MAX_FILES = 300;
+
+/** What the consumer project installs next to the tarball, at the versions installed here. */
+const CONSUMER_DEPS = ['cdktf', 'constructs', '@cdktf/provider-docker', 'typescript', '@types/node'];
+
+interface PackResult {
+  readonly filename: string;
+  readonly size: number;
+  readonly entryCount: number;
+  readonly files: readonly { readonly path: string }[];
+}
+
+/**
+ * The environment for child npm and node processes: without the `npm_*` variables that `npm test` sets for its
+ * own package (a child npm would read e.g. `npm_config_local_prefix` and act on this repository).
+ */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const keep = /^npm_config_(cache|registry|userconfig|globalconfig|proxy|https_proxy|noproxy|strict_ssl|cafile)$/;
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || keep.test(k.toLowerCase())),
+  );
+}
+
+function installedVersion(name: string): string {
+  return (JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+async function exec(cmd: string, args: readonly string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}) {
+  return run(cmd, args, { cwd, env: { ...cleanEnv(), ...extraEnv }, maxBuffer: 16 * 1024 * 1024 });
+}
+
+/** The stderr/stdout of a failed child process, for assertion messages. */
+function output(err: unknown): string {
+  const e = err as { stdout?: string; stderr?: string; message?: string };
+  return `${e.stderr ?? ''}${e.stdout ?? ''}`.trim() || String(e.message);
+}
+
+const STACK_TS = `import { App, TerraformStack } from 'cdktf';
+import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
+import { Gateway, InferArgs, InputSpec, Manifest, Service } from 'cdktf-mcp-gateway';
+
+const input = {
+  customer_id: { type: 'string', required: true },
+  limit: { type: 'integer', minimum: 1, maximum: 100 },
+} as const satisfies InputSpec;
+const valid: InferArgs<typeof input> = { customer_id: 'C-0001', limit: 3 };
+// @ts-expect-error InferArgs makes customer_id required
+const missing: InferArgs<typeof input> = { limit: 3 };
+// @ts-expect-error InferArgs types limit as a number
+const wrongType: InferArgs<typeof input> = { customer_id: 'C-0001', limit: '3' };
+void [valid, missing, wrongType];
+
+const app = new App();
+const stack = new TerraformStack(app, 'consumer');
+new DockerProvider(stack, 'docker', {});
+const getCustomer = new Service(stack, 'get_customer', {
+  description: 'Look up a customer',
+  endpoint: { url: 'http://crm:8080/customers/{customer_id}', method: 'GET' },
+  input,
+});
+new Gateway(stack, 'support', {
+  services: [getCustomer],
+  auth: { tokens: [{ id: 'bot', sha256: '${'a'.repeat(64)}' }] },
+});
+new Manifest(stack, 'ops', { path: 'ops.yaml' });
+app.synth();
+`;
+
+const OPS_YAML = `services:
+  health:
+    endpoint: { url: "http://api:8080/health", method: GET }
+gateways:
+  ops:
+    services: [health]
+    auth: { tokens: [{ id: ops-bot, sha256: "${'b'.repeat(64)}" }] }
+    port: 8090
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022', module: 'node16', moduleResolution: 'node16', strict: true,
+    types: ['node'], outDir: 'build', noEmitOnError: true,
+  },
+  include: ['main.ts'],
+};
+
+describe('the npm package (npm pack, installed into a fresh project)', function () {
+  this.timeout(30_000);
+  let work: string;
+  let project: string;
+  let packed: PackResult;
+  const installed = (): string => path.join(project, 'node_modules', 'cdktf-mcp-gateway');
+
+  before(async function () {
+    this.timeout(120_000);
+    for (const built of ['dist/index.js', 'dist/src/cli/main.js', 'dist/image-context/Dockerfile']) {
+      assert.ok(fs.existsSync(path.join(root, built)), `${built} is missing: run npm run build first`);
+    }
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'cdktf-mcp-gateway-pack-'));
+    // --ignore-scripts: use this build; prepack would clean and rebuild dist/ under the other tests' feet
+    const { stdout } = await exec('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], root);
+    packed = (JSON.parse(stdout) as PackResult[])[0];
+
+    project = path.join(work, 'consumer');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+    fs.writeFileSync(path.join(project, 'main.ts'), STACK_TS);
+    fs.writeFileSync(path.join(project, 'ops.yaml'), OPS_YAML);
+    fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+    const specs = [path.join(work, packed.filename), ...CONSUMER_DEPS.map((d) => `${d}@${installedVersion(d)}`)];
+    try {
+      await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...specs], project);
+    } catch (err) {
+      throw new Error(
+        `could not install the packed tarball with ${CONSUMER_DEPS.join(', ')} into ${project} ` +
+          `(npm install --prefer-offline needs the npm cache filled by npm ci, or the registry):\n${output(err)}`,
+      );
+    }
+  });
+
+  after(() => {
+    if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('holds the build and the image context, and no tests, sources, maps, benchmarks or node_modules', () => {
+    const files = packed.files.map((f) => f.path);
+    for (const needed of [
+      'package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/src/cli/main.js',
+      'dist/constructs/gateway.d.ts', 'dist/image-context/Dockerfile', 'dist/image-context/.dockerignore',
+      'dist/image-context/healthcheck.js', 'dist/image-context/package.json', 'dist/image-context/package-lock.json',
+      'dist/image-context/dist/src/cli/main.js',
+    ]) {
+      assert.ok(files.includes(needed), `the tarball lacks ${needed}`);
+    }
+    const junk = files.filter((f) =>
+      /(^|\/)(node_modules|test|tests|__tests__|bench|examples|cdktf\.out|\.dev)\//.test(f) ||
+      /\.(test\.[jt]s|map|tsbuildinfo|tgz)$/.test(f) ||
+      (f.endsWith('.ts') && !f.endsWith('.d.ts')));
+    assert.deepEqual(junk, [], 'files a user does not need');
+  });
+
+  it(`is smaller than ${MAX_PACKED_BYTES / 1000} kB packed and ${MAX_FILES} files`, () => {
+    assert.ok(packed.size < MAX_PACKED_BYTES, `packed size ${packed.size} bytes`);
+    assert.ok(packed.entryCount < MAX_FILES, `${packed.entryCount} files`);
+  });
+
+  it('loads with require() and with an ESM import', async () => {
+    const script = 'const m = require("cdktf-mcp-gateway"); console.log([m.Service, m.Gateway, m.Manifest].map((c) => c.name).join(","))';
+    assert.equal((await exec(process.execPath, ['-e', script], project)).stdout.trim(), 'Service,Gateway,Manifest');
+    const esm = 'import { Service, Gateway, Manifest } from "cdktf-mcp-gateway"; console.log([Service, Gateway, Manifest].map((c) => c.name).join(","))';
+    assert.equal((await exec(process.execPath, ['--input-type=module', '-e', esm], project)).stdout.trim(), 'Service,Gateway,Manifest');
+  });
+
+  it('typechecks a stack that imports Service, Gateway, Manifest and InferArgs (declarations checked too)', async () => {
+    try {
+      await exec(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], project);
+    } catch (err) {
+      assert.fail(`tsc failed in the consumer project:\n${output(err)}`);
+    }
+    assert.ok(fs.existsSync(path.join(project, 'build/main.js')));
+  });
+
+  it('runs its bin: cdktf-mcp-gateway serve --help', async () => {
+    const { stdout } = await exec(path.join(project, 'node_modules/.bin/cdktf-mcp-gateway'), ['serve', '--help'], project);
+    assert.match(stdout, /^Usage: cdktf-mcp-gateway serve --config FILE/);
+  });
+
+  describe('a stack synthesized in that project', () => {
+    let outdir: string;
+
+    before(async function () {
+      this.timeout(60_000);
+      const compiled = path.join(project, 'build/main.js');
+      if (!fs.existsSync(compiled)) {
+        await exec(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], project);
+      }
+      outdir = path.join(work, 'cdktf.out');
+      await exec(process.execPath, [compiled], project, { CDKTF_OUTDIR: outdir, CHECKPOINT_DISABLE: '1' });
+    });
+
+    it('names an image build context copied from the installed package, without node_modules', () => {
+      const gateway = readSynthesizedGateway(outdir, 'support');
+      const context = listFiles(gateway.contextDir);
+      assert.ok(context.includes('Dockerfile'), `no Dockerfile in ${gateway.contextDir}`);
+      assert.deepEqual(context, listFiles(path.join(installed(), 'dist/image-context')));
+      assert.deepEqual(context.filter((f) => f.includes('node_modules/')), []);
+      assert.equal(readSynthesizedGateway(outdir, 'ops').contextDir, gateway.contextDir);
+    });
+
+    it('uploads a config that the installed bin serves', async () => {
+      const gateway = readSynthesizedGateway(outdir, 'support');
+      const config = path.join(work, 'gateway.json');
+      fs.writeFileSync(config, JSON.stringify(gateway.config));
+      const bin = path.join(project, 'node_modules/.bin/cdktf-mcp-gateway');
+      const args = ['serve', '--config', config, '--port', '0', '--host', '127.0.0.1', '--audit-log', path.join(work, 'audit.jsonl')];
+      const child = spawn(bin, args, { cwd: project, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        let out = '';
+        const url = await new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no listening line within 10 s:\n${out}`)), 10_000);
+          const onData = (chunk: Buffer): void => {
+            out += chunk.toString('utf8');
+            const m = /"msg":"listening".*"url":"([^"]+)"/.exec(out);
+            if (m !== null) { clearTimeout(timer); resolve(m[1]); }
+          };
+          child.stdout.on('data', onData);
+          child.stderr.on('data', onData);
+          child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`serve exited ${code}:\n${out}`)); });
+        });
+        const res = await fetch(new URL('/readyz', url));
+        assert.equal(res.status, 200);
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          child.kill('SIGTERM');
+          await exited;
+        }
+      }
+    });
+  });
+});
