@@ -1,8 +1,5 @@
 import { GatewayConfig } from '../src/config';
 
-/** Where the gateway container finds its config; the image's `CMD` reads this file. */
-export const GATEWAY_CONFIG_FILE = '/etc/cdktf-mcp-gateway/gateway.json';
-
 /**
  * The gateway config document as deterministic JSON text (2-space indented, trailing newline).
  *

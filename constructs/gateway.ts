@@ -3,26 +3,21 @@ import { Construct, IConstruct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
 import {
+  AUDIT_LOG_DIR,
+  GATEWAY_CONFIG_FILE,
   GATEWAY_CONFIG_VERSION,
+  GATEWAY_CONTAINER_PORT,
+  GATEWAY_LABEL,
   GatewayConfig,
   GatewaySettings,
   TokenConfig,
   ValidationErrorsChannel,
 } from '../src/config';
-import { GATEWAY_CONFIG_FILE, renderGatewayConfig, terraformLiteral } from './config-content';
+import { renderGatewayConfig, terraformLiteral } from './config-content';
 import { dockerName, NAME_PATTERN, NAME_RULE, quote } from './docker-names';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
 import { GatewayNetwork } from './gateway-network';
 import { Service } from './service';
-
-/** The label that marks a gateway container; its value is the gateway name. */
-export const GATEWAY_LABEL = 'cdktf-mcp-gateway.gateway';
-
-/** Where the image writes the audit log; the gateway's volume is mounted here. */
-export const AUDIT_LOG_DIR = '/var/log/cdktf-mcp-gateway';
-
-/** The port the gateway listens on inside its container. */
-export const CONTAINER_PORT = 8080;
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
 export interface GatewayToken {
@@ -134,7 +129,7 @@ export class Gateway extends Construct {
       throw new Error(`Gateway '${this.name}': ${message}`);
     };
 
-    this.port = props.port ?? CONTAINER_PORT;
+    this.port = props.port ?? GATEWAY_CONTAINER_PORT;
     if (!Number.isInteger(this.port) || this.port < 1 || this.port > 65535) {
       fail(`port (${quote(props.port)}) must be an integer between 1 and 65535`);
     }
@@ -160,7 +155,7 @@ export class Gateway extends Construct {
     this.settings = {
       name: this.name,
       host: '0.0.0.0',
-      port: CONTAINER_PORT,
+      port: GATEWAY_CONTAINER_PORT,
       validate_input: validateInput,
       validation_errors: channel,
       auth,
@@ -233,13 +228,13 @@ export class Gateway extends Construct {
           content: Lazy.stringValue({ produce: () => terraformLiteral(renderGatewayConfig(this.config())) }),
         },
       ],
-      ports: [{ internal: CONTAINER_PORT, external: this.port }],
+      ports: [{ internal: GATEWAY_CONTAINER_PORT, external: this.port }],
       healthcheck: {
         test: [
           'CMD',
           'node',
           '-e',
-          `fetch('http://127.0.0.1:${CONTAINER_PORT}/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))`,
+          `fetch('http://127.0.0.1:${GATEWAY_CONTAINER_PORT}/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))`,
         ],
         interval: '15s',
         timeout: '5s',

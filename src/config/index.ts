@@ -1,1 +1,2 @@
 export * from './gateway-config';
+export * from './deployment';

@@ -5,14 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { GatewayConfig } from '../config';
-
-/** The container label naming the gateway. */
-export const GATEWAY_LABEL = 'cdktf-mcp-gateway.gateway';
-/** Where the gateway image reads its config. */
-export const GATEWAY_CONFIG_FILE = '/etc/cdktf-mcp-gateway/gateway.json';
-/** The port the gateway listens on inside its container. */
-export const GATEWAY_CONTAINER_PORT = 8080;
+import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL, type GatewayConfig } from '../config';
 
 /** A gateway found in a synthesized stack. */
 export interface SynthesizedGateway {

@@ -2,10 +2,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CONTAINER_PORT, GATEWAY_CONFIG_FILE as CONSTRUCTS_CONFIG_FILE, GATEWAY_LABEL as CONSTRUCTS_LABEL } from '../../constructs';
-import {
-  findSynthesizedGateways, GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL, gatewaysInStack,
-} from '../../src/dev/synthesized-gateways';
+import { App, TerraformStack } from 'cdktf';
+import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
+import { Gateway, Service } from '../../constructs';
+import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL } from '../../src/config';
+import { findSynthesizedGateways, gatewaysInStack } from '../../src/dev/synthesized-gateways';
 
 const config = { version: 1, gateway: { name: 'agents', auth: 'none' }, tools: [] };
 
@@ -69,10 +70,24 @@ describe('synthesized gateways', () => {
 });
 
 describe('the contract dev reads from synthesized stacks', () => {
-  // the runtime does not depend on the constructs, so the constants are kept twice; this keeps them equal
-  it('uses the label, config path and container port the constructs write', () => {
-    assert.equal(GATEWAY_LABEL, CONSTRUCTS_LABEL);
-    assert.equal(GATEWAY_CONFIG_FILE, CONSTRUCTS_CONFIG_FILE);
-    assert.equal(GATEWAY_CONTAINER_PORT, CONTAINER_PORT);
+  it('finds the gateway, its config and its host port in what the constructs synthesize', () => {
+    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'dev-contract-'));
+    try {
+      const app = new App({ outdir });
+      const stack = new TerraformStack(app, 'desk');
+      new DockerProvider(stack, 'docker', {});
+      const health = new Service(stack, 'health', { endpoint: { url: 'http://api:8080/health', method: 'GET' } });
+      const gateway = new Gateway(stack, 'agents', { services: [health], auth: 'none', port: 9123 });
+      app.synth();
+
+      const [found, ...others] = findSynthesizedGateways(outdir);
+      assert.equal(others.length, 0);
+      assert.equal(found.name, 'agents');
+      assert.equal(found.stack, 'desk');
+      assert.equal(found.hostPort, 9123);
+      assert.deepEqual(found.config, gateway.config());
+    } finally {
+      fs.rmSync(outdir, { recursive: true, force: true });
+    }
   });
 });

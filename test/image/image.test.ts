@@ -17,7 +17,8 @@ import type { GatewayConfig } from '../../src/config';
 import {
   command, docker, dockerDaemonAnswers, ensureDockerDaemon, freePort, imageTestRequirement, type StartedDaemon,
 } from './docker';
-import { CONFIG_FILE, listFiles, readSynthesizedGateway, type SynthesizedGateway } from './synthesized-gateway';
+import { AUDIT_LOG_DIR, GATEWAY_CONFIG_FILE } from '../../src/config';
+import { listFiles, readSynthesizedGateway, type SynthesizedGateway } from './synthesized-gateway';
 
 const REPO = path.resolve(__dirname, '../..');
 const EXAMPLE_DIR = path.join(REPO, 'examples', 'support-desk');
@@ -25,7 +26,7 @@ const BASE_IMAGE_SCRIPT = path.resolve(REPO, '../shared/tools/node-base-image.sh
 /** No registry of images is reachable here: every build starts from this local image. */
 const BASE_IMAGE = 'local/node-base:latest';
 const GATEWAY = 'agents';
-const AUDIT_DIR = '/var/log/cdktf-mcp-gateway';
+const AUDIT_DIR = AUDIT_LOG_DIR;
 /** Calls left in flight when `docker stop` is sent; each must be answered and audited. */
 const IN_FLIGHT_CALLS = 4;
 
@@ -158,9 +159,9 @@ describe('gateway image (Docker)', function () {
     volumeCreated = true;
     await docker([
       'run', '-d', '--name', containerName, '--network', 'host',
-      '-v', `${configFile}:${CONFIG_FILE}:ro`, '-v', `${volume}:${AUDIT_DIR}`,
+      '-v', `${configFile}:${GATEWAY_CONFIG_FILE}:ro`, '-v', `${volume}:${AUDIT_DIR}`,
       '--health-interval=1s', '--health-start-period=1s',
-      tag, 'serve', '--config', CONFIG_FILE, '--port', String(port), '--host', '127.0.0.1',
+      tag, 'serve', '--config', GATEWAY_CONFIG_FILE, '--port', String(port), '--host', '127.0.0.1',
     ]);
     containerStarted = true;
     await waitFor('/healthz to answer', 30_000, async () => {
@@ -207,7 +208,7 @@ describe('gateway image (Docker)', function () {
   it('declares the CLI entrypoint, the serve command, a non-root user, the audit volume, port 8080 and SIGTERM', async () => {
     const config = JSON.parse(await docker(['image', 'inspect', '--format', '{{json .Config}}', tag]));
     assert.deepEqual(config.Entrypoint, ['node', '/app/dist/src/cli/main.js']);
-    assert.deepEqual(config.Cmd, ['serve', '--config', CONFIG_FILE]);
+    assert.deepEqual(config.Cmd, ['serve', '--config', GATEWAY_CONFIG_FILE]);
     assert.equal(config.User, '1000:1000');
     assert.deepEqual(Object.keys(config.Volumes ?? {}), [AUDIT_DIR]);
     assert.deepEqual(Object.keys(config.ExposedPorts ?? {}), ['8080/tcp']);

@@ -4,12 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { GatewayConfig } from '../../src/config';
-
-/** The label the constructs put on a gateway's container (SPEC / constructs contract). */
-export const GATEWAY_LABEL = 'cdktf-mcp-gateway.gateway';
-/** Where the container gets its config. */
-export const CONFIG_FILE = '/etc/cdktf-mcp-gateway/gateway.json';
+import { GATEWAY_CONFIG_FILE, GATEWAY_LABEL, type GatewayConfig } from '../../src/config';
 
 export interface SynthesizedGateway {
   readonly stackDir: string;
@@ -46,9 +41,9 @@ export function readSynthesizedGateway(outdir: string, name: string): Synthesize
     for (const container of Object.values(containers)) {
       const labelled = list(container.labels).some((l) => l.label === GATEWAY_LABEL && l.value === name);
       if (!labelled) continue;
-      const upload = list(container.upload).find((u) => u.file === CONFIG_FILE);
+      const upload = list(container.upload).find((u) => u.file === GATEWAY_CONFIG_FILE);
       if (upload === undefined || typeof upload.content !== 'string') {
-        throw new Error(`the container of gateway '${name}' in stack ${stack} uploads no literal ${CONFIG_FILE}`);
+        throw new Error(`the container of gateway '${name}' in stack ${stack} uploads no literal ${GATEWAY_CONFIG_FILE}`);
       }
       const images = (doc.resource?.docker_image ?? {}) as Record<string, Block>;
       const ref = /\$\{docker_image\.([^.}]+)\./.exec(String(container.image))?.[1];

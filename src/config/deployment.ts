@@ -1,0 +1,16 @@
+/**
+ * Where a deployed gateway meets its container: shared by the constructs that synthesize the container and by
+ * `dev`, which finds gateways in a synthesized stack.
+ */
+
+/** The container label that marks a gateway container; its value is the gateway name. */
+export const GATEWAY_LABEL = 'cdktf-mcp-gateway.gateway';
+
+/** Where the gateway container finds its config; the image's `CMD` reads this file. */
+export const GATEWAY_CONFIG_FILE = '/etc/cdktf-mcp-gateway/gateway.json';
+
+/** The port the gateway listens on inside its container. */
+export const GATEWAY_CONTAINER_PORT = 8080;
+
+/** Where the image writes the audit log; the gateway's volume is mounted here. */
+export const AUDIT_LOG_DIR = '/var/log/cdktf-mcp-gateway';
