@@ -1,6 +1,7 @@
 /**
- * The two ajv instances behind every compiled tool schema: a fast one (stops at the first error, used on every
- * call) and, for schemas whose rejections the walker cannot explain, a lazily used all-errors one.
+ * The ajv instances behind every compiled tool schema: one long-lived instance that checks schemas against the
+ * 2020-12 meta-schema, and two compilers — a fast one (stops at the first error, used on every call) and, for
+ * schemas whose rejections the walker cannot explain, a lazily used all-errors one.
  */
 import Ajv2020 from 'ajv/dist/2020';
 import type { AnySchemaObject, ValidateFunction } from 'ajv';
@@ -19,48 +20,105 @@ const logger = {
   error(): void {},
 };
 
-function createAjv(allErrors: boolean): Ajv2020 {
+/** How an ajv instance is set up; every instance shares the rest (formats, strictness, own properties). */
+export interface AjvRole {
+  /** Report every error rather than stop at the first. */
+  readonly allErrors: boolean;
+  /** Put `message` texts in the compiled code; the fast compiler's errors are never read, only its verdict. */
+  readonly messages: boolean;
+  /** Validate each schema against the meta-schema while compiling it; the compilers leave that to `checkSchema`. */
+  readonly validateSchema: boolean;
+  /**
+   * Run ajv's optimizer over the generated code. Off for tool schemas: the passes cost more than they save (without
+   * them compiling is about 3x faster and allocates far less, and the hot path measures the same). On for the
+   * meta-schema, compiled once and run on every tool schema.
+   */
+  readonly optimize: boolean;
+}
+
+function createAjv(role: AjvRole): Ajv2020 {
   const ajv = new Ajv2020({
-    allErrors,
+    allErrors: role.allErrors,
+    messages: role.messages,
+    validateSchema: role.validateSchema,
     // Unknown keywords (`x-…`, `examples`, …) are annotations in JSON Schema; strict mode would refuse them.
     strict: false,
     // `required` and `properties` must not see inherited keys such as `toString` or `constructor`.
     ownProperties: true,
     logger,
-    // ajv's optimizer passes over the generated code cost more than they save here: without them compiling is
-    // about 3x faster and allocates far less (1,000 tools load in well under a second), and the hot path
-    // measures the same (npm run bench).
-    code: { optimize: false },
+    code: { optimize: role.optimize },
   });
   addFormats(ajv);
   for (const [name, validate] of Object.entries(strictFormats)) ajv.addFormat(name, { type: 'string', validate });
   return ajv;
 }
 
-export const fastAjv = createAjv(false);
-export const allErrorsAjv = createAjv(true);
+// Checks tool schemas against the meta-schema (with the formats, so `pattern` must be a valid regular expression).
+// It compiles only the meta-schema, once, and keeps nothing per tool schema, so it lives as long as the process.
+const schemaChecker = createAjv({ allErrors: false, messages: true, validateSchema: true, optimize: true });
 
-/** Compiles `schema` with `ajv` and drops ajv's own reference to it, so reloads do not grow memory. */
-export function compileWith(ajv: Ajv2020, schema: AnySchemaObject): ValidateFunction {
-  compileWarnings = [];
-  try {
-    const fn = ajv.compile(schema);
-    const unknownFormat = compileWarnings.find((w) => w.startsWith('unknown format'));
-    if (unknownFormat !== undefined) throw new Error(unknownFormat.replace(' ignored in schema', ' in schema'));
-    return fn;
-  } finally {
-    compileWarnings = undefined;
+/**
+ * Throws ajv's own `schema is invalid: …` error when `schema` does not satisfy the JSON Schema 2020-12 meta-schema,
+ * exactly as `ajv.compile` with `validateSchema: true` would.
+ */
+export function checkSchema(schema: AnySchemaObject): void {
+  schemaChecker.validateSchema(schema, true);
+}
+
+/**
+ * An ajv instance keeps a reference to every function it compiled (in its code-generation scope), so a single
+ * long-lived instance would grow with every reload that changes schemas. A compiler therefore moves to a fresh
+ * instance every `compilesPerInstance` compiles; the old one, and each function only it still held, is then
+ * garbage. Compiled functions do not reference their instance, so live validators keep working.
+ */
+export class SchemaCompiler {
+  private ajv: Ajv2020;
+  private compiles = 0;
+
+  /**
+   * @param role how the instances are set up
+   * @param compilesPerInstance compiles before moving to a fresh instance (about 0.5 ms to create one)
+   */
+  constructor(private readonly role: AjvRole, private readonly compilesPerInstance: number) {
+    this.ajv = createAjv(role);
+  }
+
+  /**
+   * Compiles `schema` (already checked with `checkSchema`); throws ajv's error, or for an unknown format its warning.
+   */
+  public compile(schema: AnySchemaObject): ValidateFunction {
+    if (this.compiles >= this.compilesPerInstance) {
+      this.ajv = createAjv(this.role);
+      this.compiles = 0;
+    }
+    this.compiles++;
+    const ajv = this.ajv;
+    compileWarnings = [];
     try {
-      ajv.removeSchema(schema);
-    } catch {
-      // Nothing to remove when compilation failed early.
+      const fn = ajv.compile(schema);
+      const unknownFormat = compileWarnings.find((w) => w.startsWith('unknown format'));
+      if (unknownFormat !== undefined) throw new Error(unknownFormat.replace(' ignored in schema', ' in schema'));
+      return fn;
+    } finally {
+      compileWarnings = undefined;
+      try {
+        // ajv's schema cache would otherwise keep the schema (and its $id registered) until the instance is dropped.
+        ajv.removeSchema(schema);
+      } catch {
+        // Nothing to remove when compilation failed early.
+      }
     }
   }
 }
 
+/** Compiles the function every call runs: stops at the first error. */
+export const fastCompiler = new SchemaCompiler({ allErrors: false, messages: false, validateSchema: false, optimize: false }, 200);
+/** Compiles, on a schema's first refusal the walker cannot explain, the function that reports every error. */
+export const allErrorsCompiler = new SchemaCompiler({ allErrors: true, messages: true, validateSchema: false, optimize: false }, 200);
+
 /** Whether `value` satisfies format `name` as ajv checks it; `true` when the format does not apply to the value. */
 export function formatAccepts(name: string, value: unknown): boolean {
-  const def = fastAjv.formats[name];
+  const def = schemaChecker.formats[name];
   if (def === undefined || def === true) return true;
   let type: string = 'string';
   let check: unknown = def;

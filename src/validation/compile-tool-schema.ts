@@ -1,5 +1,5 @@
 import type { AnySchemaObject, ValidateFunction } from 'ajv';
-import { allErrorsAjv, compileWith, fastAjv } from './ajv-instances';
+import { allErrorsCompiler, checkSchema, fastCompiler } from './ajv-instances';
 import { mapAjvErrors } from './ajv-error-mapper';
 import { isJsonObject } from './json-object';
 import { messages } from './messages';
@@ -54,7 +54,7 @@ class CompiledToolValidator implements ToolValidator {
     if (walked.length > 0) return walked;
     // The schema uses keywords the walker does not follow: ask ajv for every error, then map them.
     const compiled = this.compiled;
-    compiled.allErrors ??= compileWith(allErrorsAjv, compiled.schema);
+    compiled.allErrors ??= allErrorsCompiler.compile(compiled.schema);
     compiled.allErrors(data);
     const mapped = mapAjvErrors(compiled.allErrors.errors, data);
     return mapped.length > 0 ? mapped : [schemaMismatch('')];
@@ -96,7 +96,8 @@ function compileUncached(schema: Record<string, unknown>, canonical: string): Co
   // A private copy: ajv keeps references into the schema it compiled.
   const own = JSON.parse(canonical) as AnySchemaObject;
   try {
-    return { schema: own, fast: compileWith(fastAjv, own) };
+    checkSchema(own);
+    return { schema: own, fast: fastCompiler.compile(own) };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return `input schema: ${reason.split('\n')[0]}`;
