@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
+import { appendFileSync, closeSync, createWriteStream, existsSync, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from './errors';
 
@@ -32,15 +32,21 @@ export interface AuditSink {
 /** An audit sink that drops records (`audit_log: false`). */
 export const noAudit: AuditSink = { write: () => undefined, close: async () => undefined };
 
+/** How long a record may wait in memory before it is written, in ms. @default 20 */
+const FLUSH_INTERVAL_MS = 20;
+/** Buffered text (UTF-16 code units) that triggers a write before the interval. @default 65536 */
+const FLUSH_CHARS = 65_536;
+
 /**
- * An append-only JSON-lines audit file. Records are buffered and written in batches after the current tick, so
- * a call never waits for the disk; `close()` resolves only once every record is on its way to the file.
+ * An append-only JSON-lines audit file. Records are buffered and written in batches — every 20 ms, or sooner when
+ * 64 K characters are waiting — so a call never waits for the disk and a busy gateway makes a few dozen writes a
+ * second instead of one per event-loop turn; `close()` resolves only once every record is on its way to the file.
  *
  * @throws ConfigError when the file cannot be opened (checked at start-up, not at the first call)
  */
 export function openAuditLog(path: string): AuditSink {
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirectories(dirname(path));
     closeSync(openSync(path, 'a'));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
@@ -49,8 +55,8 @@ export function openAuditLog(path: string): AuditSink {
     );
   }
   const stream: WriteStream = createWriteStream(path, { flags: 'a' });
-  let buffer: string[] = [];
-  let scheduled = false;
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
   let failed = false;
   let closed = false;
   stream.on('error', () => {
@@ -59,10 +65,11 @@ export function openAuditLog(path: string): AuditSink {
     failed = true;
   });
   const flush = (): void => {
-    scheduled = false;
-    if (buffer.length === 0) return;
-    const lines = buffer.join('');
-    buffer = [];
+    clearTimeout(timer);
+    timer = undefined;
+    if (pending === '') return;
+    const lines = pending;
+    pending = '';
     stream.write(lines);
   };
   return {
@@ -76,11 +83,9 @@ export function openAuditLog(path: string): AuditSink {
         }
         return;
       }
-      buffer.push(`${JSON.stringify(record)}\n`);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      pending += `${JSON.stringify(record)}\n`;
+      if (pending.length >= FLUSH_CHARS) flush();
+      else timer ??= setTimeout(flush, FLUSH_INTERVAL_MS);
     },
     close() {
       if (closed) return Promise.resolve();
@@ -89,4 +94,19 @@ export function openAuditLog(path: string): AuditSink {
       return new Promise((resolve) => stream.end(() => resolve()));
     },
   };
+}
+
+/**
+ * `mkdir -p`, one level at a time. Not `mkdirSync(…, { recursive: true })`: under `/proc` (and other pseudo file
+ * systems) that call never returns on Node 20, spinning a core, where this one fails with ENOENT.
+ */
+function makeDirectories(dir: string): void {
+  if (existsSync(dir)) return;
+  const parent = dirname(dir);
+  if (parent !== dir) makeDirectories(parent);
+  try {
+    mkdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }

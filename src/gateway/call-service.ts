@@ -1,112 +1,24 @@
-import { Agent, request, type Dispatcher } from 'undici';
-import type { ToolConfig } from '../config/gateway-config';
-
-/** How one tool reaches its service, prepared once per config (not per call). */
-export interface ServicePlan {
-  readonly method: ToolConfig['backend']['method'];
-  /** The URL split around its `{field}` placeholders: literal text at even indices, field names at odd ones. */
-  readonly urlParts: readonly string[];
-  readonly placeholders: ReadonlySet<string>;
-  /** Whether the URL already holds a query (then more parameters join with `&`). */
-  readonly urlHasQuery: boolean;
-  readonly sendsBody: boolean;
-  readonly timeoutMs: number;
-  /** `[parameter, backend field]` renames. */
-  readonly forwardAs: readonly (readonly [string, string])[];
-}
-
-/** The outcome of a service call: a `tools/call` result as JSON text, or a failure with a short reason. */
-export type ServiceOutcome =
-  | { readonly ok: true; readonly resultJson: string }
-  | { readonly ok: false; readonly code: ServiceErrorCode; readonly message: string };
-
-/** Audit-log codes of failed service calls. */
-export type ServiceErrorCode =
-  | 'SERVICE_HTTP_STATUS'
-  | 'SERVICE_TIMEOUT'
-  | 'SERVICE_UNAVAILABLE'
-  | 'SERVICE_RESPONSE_TOO_LARGE'
-  | 'SERVICE_BAD_RESPONSE';
-
-/** @default 10000 */
-export const DEFAULT_SERVICE_TIMEOUT_MS = 10_000;
-
-/** Prepares the call plan of a tool. */
-export function planServiceCall(tool: ToolConfig): ServicePlan {
-  const urlParts = tool.backend.url.split(/\{([^{}]+)\}/);
-  const placeholders = new Set(urlParts.filter((_, i) => i % 2 === 1));
-  const method = tool.backend.method;
-  return {
-    method,
-    urlParts,
-    placeholders,
-    urlHasQuery: tool.backend.url.includes('?'),
-    sendsBody: method !== 'GET' && method !== 'DELETE',
-    timeoutMs: tool.backend.timeout_ms ?? DEFAULT_SERVICE_TIMEOUT_MS,
-    forwardAs: Object.entries(tool.forward_as ?? {}),
-  };
-}
-
-/** The request a plan makes for some (already normalized and validated) arguments. */
-export interface ServiceRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly body?: string;
-}
+import type { Agent as UndiciAgent, Dispatcher } from 'undici';
+import { buildServiceRequest, serviceTarget, type ServicePlan } from './service-request';
+import { failure, toolResult, type ServiceOutcome } from './service-response';
 
 /**
- * Builds the service request: `forwardAs` renames first, then `{field}` placeholders are filled URL-encoded and
- * removed from the rest, which goes as the query (GET, DELETE) or as a JSON body (POST, PUT, PATCH).
+ * undici's connection-pooling `Agent` alone. The package's entry point also loads `fetch`, WebSocket, the cache
+ * stores and the mock agent (~110 modules, ~20 MB of a gateway's resident memory) that the gateway never uses;
+ * the agent alone is ~25 modules. Should a later undici move the file, the entry point still works.
  */
-export function buildServiceRequest(plan: ServicePlan, args: Readonly<Record<string, unknown>>): ServiceRequest {
-  let fields: Record<string, unknown> = args;
-  if (plan.forwardAs.length > 0) {
-    fields = { ...args };
-    for (const [param, field] of plan.forwardAs) {
-      if (param in fields) {
-        const value = fields[param];
-        delete fields[param];
-        fields[field] = value;
-      }
-    }
+function loadAgent(): typeof UndiciAgent {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('undici/lib/dispatcher/agent') as typeof UndiciAgent;
+  } catch {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('undici') as typeof import('undici')).Agent;
   }
-  let url = plan.urlParts[0];
-  for (let i = 1; i < plan.urlParts.length; i += 2) {
-    url += pathValue(fields[plan.urlParts[i]]) + plan.urlParts[i + 1];
-  }
-  const rest: Record<string, unknown> = {};
-  for (const key of Object.keys(fields)) {
-    if (!plan.placeholders.has(key)) rest[key] = fields[key];
-  }
-  if (plan.sendsBody) return { method: plan.method, url, body: JSON.stringify(rest) };
-  const query = queryString(rest);
-  if (query !== '') url += (plan.urlHasQuery ? '&' : '?') + query;
-  return { method: plan.method, url };
 }
 
-function pathValue(value: unknown): string {
-  if (value === undefined) return '';
-  return encodeURIComponent(typeof value === 'string' ? value : scalarText(value));
-}
-
-function scalarText(value: unknown): string {
-  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
-}
-
-function queryString(rest: Record<string, unknown>): string {
-  const pairs: string[] = [];
-  for (const key of Object.keys(rest)) {
-    const value = rest[key];
-    if (value === undefined) continue;
-    const name = encodeURIComponent(key);
-    if (Array.isArray(value)) {
-      for (const item of value) pairs.push(`${name}=${encodeURIComponent(scalarText(item))}`);
-    } else {
-      pairs.push(`${name}=${encodeURIComponent(scalarText(value))}`);
-    }
-  }
-  return pairs.join('&');
-}
+/** The most of a non-2xx body read (and dropped) to keep its connection; past this the connection is closed. */
+const DISCARD_LIMIT_BYTES = 131_072;
 
 /** Calls services over keep-alive connection pools (one pool per origin, shared by all calls). */
 export class ServiceClient {
@@ -116,6 +28,7 @@ export class ServiceClient {
    * @param maxResponseBytes the largest response body accepted
    */
   constructor(private maxResponseBytes: number) {
+    const Agent = loadAgent();
     this.dispatcher = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
   }
 
@@ -125,39 +38,23 @@ export class ServiceClient {
   }
 
   /** Calls the service; never throws, never outlives the plan's timeout. */
-  async call(plan: ServicePlan, args: Readonly<Record<string, unknown>>): Promise<ServiceOutcome> {
+  call(plan: ServicePlan, args: Readonly<Record<string, unknown>>): Promise<ServiceOutcome> {
     const req = buildServiceRequest(plan, args);
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), plan.timeoutMs);
+    let target;
     try {
-      const res = await request(req.url, {
-        method: req.method as Dispatcher.HttpMethod,
-        // Only these headers: nothing of the caller's request (its Authorization above all) reaches the service.
-        headers: req.body === undefined
-          ? { accept: 'application/json', 'user-agent': 'cdktf-mcp-gateway' }
-          : { accept: 'application/json', 'content-type': 'application/json', 'user-agent': 'cdktf-mcp-gateway' },
-        body: req.body,
-        dispatcher: this.dispatcher,
-        signal: abort.signal,
-      });
-      if (res.statusCode < 200 || res.statusCode > 299) {
-        res.body.dump().catch(() => undefined);
-        return failure('SERVICE_HTTP_STATUS', `Service error: HTTP ${res.statusCode}`);
-      }
-      const declared = Number(res.headers['content-length']);
-      if (declared > this.maxResponseBytes) {
-        res.body.destroy();
-        return failure('SERVICE_RESPONSE_TOO_LARGE', 'Service response too large');
-      }
-      const text = await readCapped(res.body, this.maxResponseBytes);
-      if (text === undefined) return failure('SERVICE_RESPONSE_TOO_LARGE', 'Service response too large');
-      return toolResult(text, headerText(res.headers['content-type']));
-    } catch (err) {
-      if (abort.signal.aborted) return failure('SERVICE_TIMEOUT', `Service timed out after ${plan.timeoutMs} ms`);
-      return failure('SERVICE_UNAVAILABLE', `Service unavailable: ${reason(err)}`);
-    } finally {
-      clearTimeout(timer);
+      target = serviceTarget(plan, req.url);
+    } catch {
+      return Promise.resolve(failure('SERVICE_UNAVAILABLE', 'Service unavailable: request failed'));
     }
+    return new Promise((resolve) => {
+      const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs);
+      // The low-level dispatch API: no URL parsing, no AbortController, no response stream per call; the
+      // handler below collects the body itself.
+      this.dispatcher.dispatch(
+        { origin: target.origin, path: target.path, method: req.method as Dispatcher.HttpMethod, headers: plan.headers as string[], body: req.body },
+        handler as Dispatcher.DispatchHandler,
+      );
+    });
   }
 
   /** Closes the pooled connections. */
@@ -166,55 +63,99 @@ export class ServiceClient {
   }
 }
 
-function failure(code: ServiceErrorCode, message: string): ServiceOutcome {
-  return { ok: false, code, message };
-}
-
-function headerText(value: string | string[] | undefined): string {
-  return (Array.isArray(value) ? value[0] : value ?? '').toLowerCase();
-}
-
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, cap: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > cap) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
-}
-
 /**
- * A 2xx body as a tool result: JSON (declared, or undeclared but parseable) → a text content with the JSON and,
- * for an object, `structuredContent`; other text → a text content; an empty body → no content;
- * a body declared JSON that does not parse, or a binary type → an error result.
+ * One service call as an undici dispatch handler: keeps a 2xx body up to the limit, answers once (the first of
+ * response, failure and timeout wins) and aborts the request when it gives up on it.
  */
-function toolResult(text: string, contentType: string): ServiceOutcome {
-  if (text === '') return { ok: true, resultJson: '{"content":[]}' };
-  const declaredJson = contentType.includes('json');
-  if (declaredJson || contentType === '') {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      if (declaredJson) return failure('SERVICE_BAD_RESPONSE', 'Service error: invalid JSON response');
-      return { ok: true, resultJson: textResult(text) };
-    }
-    const content = `[{"type":"text","text":${JSON.stringify(text)}}]`;
-    const structured = typeof value === 'object' && value !== null && !Array.isArray(value);
-    // The service's own JSON text is reused as structuredContent: it parsed, so it is valid JSON.
-    return { ok: true, resultJson: structured ? `{"content":${content},"structuredContent":${text}}` : `{"content":${content}}` };
-  }
-  if (contentType.startsWith('text/') || contentType.includes('xml')) return { ok: true, resultJson: textResult(text) };
-  return failure('SERVICE_BAD_RESPONSE', 'Service error: unsupported response type');
-}
+class CallHandler {
+  private settled = false;
+  private abort: ((err?: Error) => void) | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private status = 0;
+  private contentType = '';
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
 
-function textResult(text: string): string {
-  return `{"content":[{"type":"text","text":${JSON.stringify(text)}}]}`;
+  constructor(
+    private readonly resolve: (outcome: ServiceOutcome) => void,
+    private readonly maxBytes: number,
+    private readonly timeoutMs: number,
+  ) {
+    this.timer = setTimeout(() => this.timedOut(), timeoutMs);
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    // Timed out while queued for a connection: give the request up as soon as it would start.
+    if (this.settled) abort();
+    else this.abort = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    if (statusCode < 200) return true; // 1xx: informational, the real response follows
+    this.status = statusCode;
+    if (statusCode > 299) {
+      this.settle(failure('SERVICE_HTTP_STATUS', `Service error: HTTP ${statusCode}`));
+      return true; // the body is read and dropped so the connection can serve the next call
+    }
+    let declaredLength = Number.NaN;
+    let contentType: string | undefined;
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i];
+      // Compared by length first: only two names matter and most headers have other lengths.
+      if (name.length === 12 && contentType === undefined && name.toString('latin1').toLowerCase() === 'content-type') {
+        contentType = rawHeaders[i + 1].toString('latin1').toLowerCase();
+      } else if (name.length === 14 && Number.isNaN(declaredLength) && name.toString('latin1').toLowerCase() === 'content-length') {
+        declaredLength = Number(rawHeaders[i + 1].toString('latin1'));
+      }
+    }
+    this.contentType = contentType ?? '';
+    if (declaredLength > this.maxBytes) {
+      this.settle(failure('SERVICE_RESPONSE_TOO_LARGE', 'Service response too large'));
+      this.abort?.();
+      return false;
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.size += chunk.length;
+    if (this.status > 299) {
+      if (this.size > DISCARD_LIMIT_BYTES) this.abort?.();
+      return true;
+    }
+    if (this.settled) return true;
+    if (this.size > this.maxBytes) {
+      this.settle(failure('SERVICE_RESPONSE_TOO_LARGE', 'Service response too large'));
+      this.abort?.();
+      return false;
+    }
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.settled) return;
+    const chunks = this.chunks;
+    const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, this.size).toString('utf8');
+    this.settle(toolResult(text, this.contentType));
+  }
+
+  onError(err: Error): void {
+    this.settle(failure('SERVICE_UNAVAILABLE', `Service unavailable: ${reason(err)}`));
+  }
+
+  private timedOut(): void {
+    if (this.settled) return;
+    this.settle(failure('SERVICE_TIMEOUT', `Service timed out after ${this.timeoutMs} ms`));
+    this.abort?.();
+  }
+
+  private settle(outcome: ServiceOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolve(outcome);
+  }
 }
 
 function reason(err: unknown): string {

@@ -22,18 +22,13 @@ const METHOD_NOT_ALLOWED = new HttpError(405, RpcCode.SERVER_ERROR, 'Method Not 
 /** Builds the node:http request listener: `/mcp`, `/healthz`, `/readyz`. */
 export function createRequestListener(ctx: HttpServerContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    req.on('error', () => undefined);
-    res.on('error', () => undefined);
+    req.on('error', ignore);
+    res.on('error', ignore);
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     if (path === MCP_PATH) {
-      ctx.inFlight.count++;
-      handleMcp(req, res, ctx)
-        .catch((err: unknown) => sendError(res, err, ctx))
-        .finally(() => {
-          if (--ctx.inFlight.count === 0) ctx.inFlight.onIdle?.();
-        });
+      void serveMcp(req, res, ctx);
       return;
     }
     if ((path === '/healthz' || path === '/readyz') && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -43,6 +38,21 @@ export function createRequestListener(ctx: HttpServerContext): (req: IncomingMes
     }
     sendJson(res, 404, '{"error":"Not Found"}');
   };
+}
+
+/** Stream errors (a client that went away) end that request only; the response is already moot. */
+function ignore(): void {}
+
+/** One `/mcp` request, counted in flight until answered; never rejects (errors become responses here). */
+async function serveMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpServerContext): Promise<void> {
+  ctx.inFlight.count++;
+  try {
+    await handleMcp(req, res, ctx);
+  } catch (err) {
+    sendError(res, err, ctx);
+  } finally {
+    if (--ctx.inFlight.count === 0) ctx.inFlight.onIdle?.();
+  }
 }
 
 /** `/mcp` in SPEC §4's order: Origin/Host → bearer token → (POST) body size → JSON parse → the endpoint. */

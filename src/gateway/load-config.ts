@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { GatewayConfig } from '../config/gateway-config';
 import { ConfigError } from './errors';
 import { parseGatewayConfig } from './parse-config';
@@ -30,6 +30,9 @@ function parseText(text: string, file: string): unknown {
       throw new ConfigError(`invalid JSON in ${file}: ${(err as Error).message.split('\n')[0]}`);
     }
   }
+  // Loaded only for a YAML file: a JSON config (what the constructs write) never pays for the YAML parser.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { LineCounter, parseDocument } = require('yaml') as typeof Yaml;
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: false, lineCounter });
   if (doc.errors.length > 0) {

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { isJsonObject, messages, normalizeAliases, type Violation } from '../validation';
 import type { AuditOutcome, AuditSink } from './audit-log';
 import type { ServiceClient } from './call-service';
+import type { ServiceOutcome } from './service-response';
 import type { GatewayState } from './gateway-state';
 import { RpcCode } from './jsonrpc';
 import type { McpSession } from './mcp-session';
@@ -35,72 +36,103 @@ export async function callTool(
 ): Promise<CallReply> {
   const started = performance.now();
   const name = params?.name;
-  const audit = (tool: string, outcome: AuditOutcome, error: { code: string; message: string } | null): void => {
-    ctx.audit.write({
-      ts: new Date().toISOString(),
-      gateway: state.name,
-      session: session.id,
-      principal: session.principal,
-      client: session.client,
-      tool,
-      outcome,
-      error,
-      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-    });
-  };
-  const refuse = (tool: string, code: number, auditCode: string, message: string, data?: unknown): CallReply => {
-    audit(tool, 'refused', { code: auditCode, message });
-    return { error: data === undefined ? { code, message } : { code, message, data } };
-  };
-
   if (typeof name !== 'string') {
-    return refuse('', RpcCode.INVALID_PARAMS, 'INVALID_PARAMS', 'Invalid params: `name` must be a string');
+    return refuse(state, session, ctx, started, '', RpcCode.INVALID_PARAMS, 'INVALID_PARAMS', 'Invalid params: `name` must be a string');
   }
   const tool = state.toolSet.tools.get(name);
-  if (tool === undefined) return refuse(name, RpcCode.INVALID_PARAMS, 'UNKNOWN_TOOL', messages.unknownTool(name));
-  if (tool.validator === undefined) {
-    return refuse(name, RpcCode.INTERNAL_ERROR, 'TOOL_UNAVAILABLE', messages.toolUnavailable(name));
+  if (tool === undefined) {
+    return refuse(state, session, ctx, started, name, RpcCode.INVALID_PARAMS, 'UNKNOWN_TOOL', messages.unknownTool(name));
   }
-
-  const invalid = (message: string, violations: readonly Violation[]): CallReply => {
-    audit(name, 'refused', { code: 'INVALID_ARGS', message });
-    if (usesToolResult(state, session)) {
-      return { result: JSON.stringify({ isError: true, content: [{ type: 'text', text: message }], structuredContent: { violations } }) };
-    }
-    return { error: { code: RpcCode.INVALID_PARAMS, message, data: { code: 'INVALID_ARGS', violations } } };
-  };
+  if (tool.validator === undefined) {
+    return refuse(state, session, ctx, started, name, RpcCode.INTERNAL_ERROR, 'TOOL_UNAVAILABLE', messages.toolUnavailable(name));
+  }
 
   const raw: unknown = params!.arguments === undefined ? {} : params!.arguments;
   if (!isJsonObject(raw)) {
     const message = messages.invalidArgumentsObject;
-    return invalid(message, [{ path: '', rule: 'type', message }]);
+    return invalid(state, session, ctx, started, name, message, [{ path: '', rule: 'type', message }]);
   }
   let args: Record<string, unknown> = raw;
   if (tool.aliases !== undefined) {
     const normalized = normalizeAliases(args, tool.aliases);
-    if (!normalized.ok) return invalid(normalized.message, normalized.violations);
+    if (!normalized.ok) return invalid(state, session, ctx, started, name, normalized.message, normalized.violations);
     args = normalized.args;
   }
   if (state.validateInput) {
     const verdict = tool.validator.validate(args);
-    if (!verdict.valid) return invalid(verdict.message, verdict.violations);
+    if (!verdict.valid) return invalid(state, session, ctx, started, name, verdict.message, verdict.violations);
   }
 
   if (ctx.concurrency.active >= state.maxConcurrentCalls) {
-    return refuse(name, RpcCode.SERVER_ERROR, 'GATEWAY_BUSY', 'Gateway busy: too many concurrent calls');
+    return refuse(state, session, ctx, started, name, RpcCode.SERVER_ERROR, 'GATEWAY_BUSY', 'Gateway busy: too many concurrent calls');
   }
   ctx.concurrency.active++;
+  let outcome: ServiceOutcome;
   try {
-    const outcome = await ctx.services.call(tool.plan, args);
-    if (outcome.ok) {
-      audit(name, 'ok', null);
-      return { result: outcome.resultJson };
-    }
-    audit(name, 'error', { code: outcome.code, message: outcome.message });
-    return { result: JSON.stringify({ isError: true, content: [{ type: 'text', text: outcome.message }] }) };
+    outcome = await ctx.services.call(tool.plan, args);
   } finally {
     ctx.concurrency.active--;
   }
+  if (outcome.ok) {
+    audit(state, session, ctx, started, name, 'ok', null);
+    return { result: outcome.resultJson };
+  }
+  audit(state, session, ctx, started, name, 'error', { code: outcome.code, message: outcome.message });
+  return { result: JSON.stringify({ isError: true, content: [{ type: 'text', text: outcome.message }] }) };
+}
+
+// The helpers below take everything as arguments (no closures per call: this runs for every tools/call).
+
+function audit(
+  state: GatewayState,
+  session: McpSession,
+  ctx: CallServices,
+  started: number,
+  tool: string,
+  outcome: AuditOutcome,
+  error: { code: string; message: string } | null,
+): void {
+  ctx.audit.write({
+    ts: new Date().toISOString(),
+    gateway: state.name,
+    session: session.id,
+    principal: session.principal,
+    client: session.client,
+    tool,
+    outcome,
+    error,
+    duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+  });
+}
+
+function refuse(
+  state: GatewayState,
+  session: McpSession,
+  ctx: CallServices,
+  started: number,
+  tool: string,
+  code: number,
+  auditCode: string,
+  message: string,
+): CallReply {
+  audit(state, session, ctx, started, tool, 'refused', { code: auditCode, message });
+  return { error: { code, message } };
+}
+
+function invalid(
+  state: GatewayState,
+  session: McpSession,
+  ctx: CallServices,
+  started: number,
+  tool: string,
+  message: string,
+  violations: readonly Violation[],
+): CallReply {
+  audit(state, session, ctx, started, tool, 'refused', { code: 'INVALID_ARGS', message });
+  if (usesToolResult(state, session)) {
+    return { result: JSON.stringify({ isError: true, content: [{ type: 'text', text: message }], structuredContent: { violations } }) };
+  }
+  return { error: { code: RpcCode.INVALID_PARAMS, message, data: { code: 'INVALID_ARGS', violations } } };
 }
 
 function usesToolResult(state: GatewayState, session: McpSession): boolean {

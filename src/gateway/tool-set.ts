@@ -1,6 +1,6 @@
 import type { ToolConfig } from '../config/gateway-config';
 import { compileToolSchema, type ToolValidator } from '../validation';
-import { planServiceCall, type ServicePlan } from './call-service';
+import { planServiceCall, type ServicePlan } from './service-request';
 import type { Logger } from './logger';
 
 /** One tool, ready to call: its validator, alias map and service plan are prepared once per config. */

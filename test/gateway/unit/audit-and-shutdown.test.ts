@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { config, connect, httpRequest, initialize, rawCall, start, startFakeService, tool, TOKEN, type FakeService } from './support';
+import { config, connect, eventually, httpRequest, initialize, rawCall, start, startFakeService, tool, TOKEN, type FakeService } from './support';
 
 const SCHEMA = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false };
 
@@ -42,6 +42,41 @@ describe('audit log', () => {
     assert.deepEqual(records[1].client, { name: 'raw', version: '0.1' });
     assert.equal(records[3].error.message, 'Service error: HTTP 503');
     assert.equal(typeof records[0].duration_ms, 'number');
+  });
+
+  it('writes the records of a running gateway within moments, without waiting for close()', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gw-audit-')), 'audit.jsonl');
+    const gateway = await start(config([tool(service.origin, 'lookup', '/lookup', SCHEMA)]), { auditLogPath: file });
+    try {
+      const session = await initialize(gateway.url);
+      await Promise.all(Array.from({ length: 50 }, (_, i) => rawCall(gateway.url, session, 'lookup', { q: `q${i}` })));
+      await eventually(() => {
+        assert.equal(readFileSync(file, 'utf8').trim().split('\n').length, 50);
+      });
+      await rawCall(gateway.url, session, 'missing_tool', {});
+      await eventually(() => {
+        assert.equal(JSON.parse(readFileSync(file, 'utf8').trim().split('\n').at(-1)!).tool, 'missing_tool');
+      });
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('creates the missing directories of the audit file', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gw-audit-')), 'a', 'b', 'audit.jsonl');
+    const gateway = await start(config([]), { auditLogPath: file });
+    await gateway.close();
+    assert.ok(existsSync(file));
+  });
+
+  it('fails at start with one line, not a hang, when the directory cannot be created under /proc', async function () {
+    // Node's recursive mkdir never returns for a path under /proc (Linux); the gateway must fail instead.
+    if (!existsSync('/proc/self')) this.skip();
+    const path = '/proc/cdktf-mcp-gateway-test/audit.jsonl';
+    await assert.rejects(start(config([]), { auditLogPath: path }), (err: Error) => {
+      assert.equal(err.message, `gateway.audit_log: cannot open ${path}: ENOENT (pass --audit-log FILE or set audit_log: false)`);
+      return true;
+    });
   });
 
   it('fails at start with one line when the audit file cannot be opened', async () => {

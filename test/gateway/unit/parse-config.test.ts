@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Ajv from 'ajv';
 import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../../src/gateway';
+import { GATEWAY_CONFIG_SCHEMA } from '../../../src/gateway/config-schema';
 
 const HASH = 'a'.repeat(64);
 
@@ -35,6 +37,12 @@ function refusal(d: unknown, source?: string): string {
 }
 
 describe('parseGatewayConfig', () => {
+  it('uses a config schema that is valid JSON Schema (start-up skips this check)', () => {
+    const ajv = new Ajv({ strict: true });
+    ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+    assert.equal(ajv.validateSchema(GATEWAY_CONFIG_SCHEMA), true, ajv.errorsText(ajv.errors));
+  });
+
   it('accepts a valid document and returns it unchanged', () => {
     const d = doc({ gateway: { port: 8081, validation_errors: 'auto', audit_log: { path: '/tmp/a.jsonl' } } });
     assert.equal(parseGatewayConfig(d), d);

@@ -140,7 +140,32 @@ describe('service calls', () => {
     });
   });
 
-  it('reports a response over max_response_bytes', async () => {
+  it('reads the Content-Type whatever its case and parameters', async () => {
+    service.respond = () => ({ type: 'Application/JSON; charset=utf-8', body: '{"id":"C-1"}' });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result.structuredContent, { id: 'C-1' });
+  });
+
+  it('keeps serving calls after non-2xx responses, small or large', async () => {
+    service.respond = () => ({ status: 404, body: '{"error":"no such customer"}' });
+    assert.equal((await call('get_customer', { customer_id: 'C-1' })).result.content[0].text, 'Service error: HTTP 404');
+    service.respond = () => ({ status: 500, body: 'x'.repeat(300_000) });
+    assert.equal((await call('get_customer', { customer_id: 'C-1' })).result.content[0].text, 'Service error: HTTP 500');
+    service.respond = () => ({ body: '{"id":"C-2"}' });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-2' })).result.structuredContent, { id: 'C-2' });
+  });
+
+  it('reports a response whose Content-Length is over max_response_bytes', async () => {
+    const body = JSON.stringify({ data: 'x'.repeat(2000) });
+    service.respond = () => ({ body, headers: { 'content-length': String(Buffer.byteLength(body)) } });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, {
+      isError: true,
+      content: [{ type: 'text', text: 'Service response too large' }],
+    });
+    service.respond = () => ({ body: '{"id":"C-3"}' });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-3' })).result.structuredContent, { id: 'C-3' });
+  });
+
+  it('reports a streamed response over max_response_bytes', async () => {
     service.respond = () => ({ body: JSON.stringify({ data: 'x'.repeat(2000) }) });
     assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, {
       isError: true,

@@ -22,7 +22,7 @@ export interface Received {
 export interface FakeService {
   readonly origin: string;
   readonly received: Received[];
-  respond: (req: Received) => { status?: number; type?: string; body?: string; delayMs?: number };
+  respond: (req: Received) => { status?: number; type?: string; body?: string; delayMs?: number; headers?: Record<string, string> };
   close(): Promise<void>;
 }
 
@@ -43,7 +43,7 @@ export async function startFakeService(): Promise<FakeService> {
       const answer = service.respond(r);
       const send = (): void => {
         if (res.destroyed) return;
-        res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'application/json' }).end(answer.body ?? '');
+        res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'application/json', ...answer.headers }).end(answer.body ?? '');
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
       else send();

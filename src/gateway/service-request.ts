@@ -1,0 +1,157 @@
+import type { ToolConfig } from '../config/gateway-config';
+
+/** @default 10000 */
+export const DEFAULT_SERVICE_TIMEOUT_MS = 10_000;
+
+/** How one tool reaches its service, prepared once per config (not per call). */
+export interface ServicePlan {
+  readonly method: ToolConfig['backend']['method'];
+  /** The URL split around its `{field}` placeholders: literal text at even indices, field names at odd ones. */
+  readonly urlParts: readonly string[];
+  readonly placeholders: ReadonlySet<string>;
+  /** Whether the URL already holds a query (then more parameters join with `&`). */
+  readonly urlHasQuery: boolean;
+  readonly sendsBody: boolean;
+  readonly timeoutMs: number;
+  /** `[parameter, backend field]` renames. */
+  readonly forwardAs: readonly (readonly [string, string])[];
+  /**
+   * The origin every call goes to, when the URL's origin holds no placeholder and the URL is already in the form
+   * the WHATWG URL parser would give it: the request target is then the filled URL minus this prefix, with no
+   * parse per call. `undefined`: every call parses its URL (the exact same result, only slower).
+   */
+  readonly fixedOrigin: string | undefined;
+  /** The request headers as undici's flat `[name, value, …]` list, built once. */
+  readonly headers: readonly string[];
+}
+
+/** The request a plan makes for some (already normalized and validated) arguments. */
+export interface ServiceRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly body?: string;
+}
+
+/** Where a request goes, as undici's dispatcher takes it. */
+export interface ServiceTarget {
+  readonly origin: string;
+  /** Path and query. */
+  readonly path: string;
+}
+
+// Only these headers: nothing of the caller's request (its Authorization above all) reaches the service.
+const HEADERS_WITHOUT_BODY: readonly string[] = ['accept', 'application/json', 'user-agent', 'cdktf-mcp-gateway'];
+const HEADERS_WITH_BODY: readonly string[] = [...HEADERS_WITHOUT_BODY, 'content-type', 'application/json'];
+
+/** Prepares the call plan of a tool. */
+export function planServiceCall(tool: ToolConfig): ServicePlan {
+  const urlParts = tool.backend.url.split(/\{([^{}]+)\}/);
+  const placeholders = new Set(urlParts.filter((_, i) => i % 2 === 1));
+  const method = tool.backend.method;
+  const sendsBody = method !== 'GET' && method !== 'DELETE';
+  return {
+    method,
+    urlParts,
+    placeholders,
+    urlHasQuery: tool.backend.url.includes('?'),
+    sendsBody,
+    timeoutMs: tool.backend.timeout_ms ?? DEFAULT_SERVICE_TIMEOUT_MS,
+    forwardAs: Object.entries(tool.forward_as ?? {}),
+    fixedOrigin: fixedOrigin(tool.backend.url),
+    headers: sendsBody ? HEADERS_WITH_BODY : HEADERS_WITHOUT_BODY,
+  };
+}
+
+/**
+ * The origin of a URL template whose literal text the URL parser leaves as it is (so that filling placeholders
+ * with URL-encoded values and cutting off the origin gives what parsing the filled URL would give), else
+ * `undefined`. Templates with `%` are left to the parser: a literal `%` next to a filled value could form an
+ * encoded dot segment.
+ */
+function fixedOrigin(template: string): string | undefined {
+  if (template.includes('%')) return undefined;
+  const standIn = template.replace(/\{[^{}]+\}/g, 'x');
+  let url: URL;
+  try {
+    url = new URL(standIn);
+  } catch {
+    return undefined;
+  }
+  const origin = url.origin;
+  if (origin === 'null' || standIn !== origin + url.pathname + url.search) return undefined;
+  // A placeholder in the origin (`http://{host}/…`) makes the origin vary per call.
+  return template.slice(0, origin.length).includes('{') ? undefined : origin;
+}
+
+/**
+ * Builds the service request: `forwardAs` renames first, then `{field}` placeholders are filled URL-encoded and
+ * removed from the rest, which goes as the query (GET, DELETE) or as a JSON body (POST, PUT, PATCH).
+ */
+export function buildServiceRequest(plan: ServicePlan, args: Readonly<Record<string, unknown>>): ServiceRequest {
+  let fields: Record<string, unknown> = args;
+  if (plan.forwardAs.length > 0) {
+    fields = { ...args };
+    for (const [param, field] of plan.forwardAs) {
+      if (param in fields) {
+        const value = fields[param];
+        delete fields[param];
+        fields[field] = value;
+      }
+    }
+  }
+  let url = plan.urlParts[0];
+  for (let i = 1; i < plan.urlParts.length; i += 2) {
+    url += pathValue(fields[plan.urlParts[i]]) + plan.urlParts[i + 1];
+  }
+  const rest: Record<string, unknown> = {};
+  for (const key of Object.keys(fields)) {
+    if (!plan.placeholders.has(key)) rest[key] = fields[key];
+  }
+  if (plan.sendsBody) return { method: plan.method, url, body: JSON.stringify(rest) };
+  const query = queryString(rest);
+  if (query !== '') url += (plan.urlHasQuery ? '&' : '?') + query;
+  return { method: plan.method, url };
+}
+
+/**
+ * The origin and path of a built request. With a fixed origin this is a slice; a filled value of `.` or `..`
+ * (a dot segment, which the URL parser resolves) or a template the parser would rewrite goes through `URL`.
+ *
+ * @throws TypeError for a URL that does not parse
+ */
+export function serviceTarget(plan: ServicePlan, url: string): ServiceTarget {
+  const origin = plan.fixedOrigin;
+  if (origin !== undefined && !url.includes('/.', origin.length)) return { origin, path: url.slice(origin.length) };
+  const parsed = new URL(url);
+  return { origin: parsed.origin, path: parsed.pathname + parsed.search };
+}
+
+function pathValue(value: unknown): string {
+  if (value === undefined) return '';
+  return encodeURIComponent(typeof value === 'string' ? value : scalarText(value));
+}
+
+function scalarText(value: unknown): string {
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+}
+
+function queryString(rest: Record<string, unknown>): string {
+  const pairs: string[] = [];
+  for (const key of Object.keys(rest)) {
+    const value = rest[key];
+    if (value === undefined) continue;
+    const name = queryComponent(key);
+    if (Array.isArray(value)) {
+      for (const item of value) pairs.push(`${name}=${queryComponent(scalarText(item))}`);
+    } else {
+      pairs.push(`${name}=${queryComponent(scalarText(value))}`);
+    }
+  }
+  return pairs.join('&');
+}
+
+/** `encodeURIComponent`, plus `'` as `%27`: the URL parser escapes `'` in the query of http(s) URLs. */
+function queryComponent(text: string): string {
+  const encoded = encodeURIComponent(text);
+  return encoded.includes("'") ? encoded.replace(/'/g, '%27') : encoded;
+}

@@ -1,0 +1,48 @@
+/** The outcome of a service call: a `tools/call` result as JSON text, or a failure with a short reason. */
+export type ServiceOutcome =
+  | { readonly ok: true; readonly resultJson: string }
+  | { readonly ok: false; readonly code: ServiceErrorCode; readonly message: string };
+
+/** Audit-log codes of failed service calls. */
+export type ServiceErrorCode =
+  | 'SERVICE_HTTP_STATUS'
+  | 'SERVICE_TIMEOUT'
+  | 'SERVICE_UNAVAILABLE'
+  | 'SERVICE_RESPONSE_TOO_LARGE'
+  | 'SERVICE_BAD_RESPONSE';
+
+/** The outcome of a failed call. */
+export function failure(code: ServiceErrorCode, message: string): ServiceOutcome {
+  return { ok: false, code, message };
+}
+
+/**
+ * A 2xx body as a tool result: JSON (declared, or undeclared but parseable) → a text content with the JSON and,
+ * for an object, `structuredContent`; other text → a text content; an empty body → no content;
+ * a body declared JSON that does not parse, or a binary type → an error result.
+ *
+ * @param contentType the response's `Content-Type`, lower-cased (`''` when there is none)
+ */
+export function toolResult(text: string, contentType: string): ServiceOutcome {
+  if (text === '') return { ok: true, resultJson: '{"content":[]}' };
+  const declaredJson = contentType.includes('json');
+  if (declaredJson || contentType === '') {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      if (declaredJson) return failure('SERVICE_BAD_RESPONSE', 'Service error: invalid JSON response');
+      return { ok: true, resultJson: textResult(text) };
+    }
+    const content = `[{"type":"text","text":${JSON.stringify(text)}}]`;
+    const structured = typeof value === 'object' && value !== null && !Array.isArray(value);
+    // The service's own JSON text is reused as structuredContent: it parsed, so it is valid JSON.
+    return { ok: true, resultJson: structured ? `{"content":${content},"structuredContent":${text}}` : `{"content":${content}}` };
+  }
+  if (contentType.startsWith('text/') || contentType.includes('xml')) return { ok: true, resultJson: textResult(text) };
+  return failure('SERVICE_BAD_RESPONSE', 'Service error: unsupported response type');
+}
+
+function textResult(text: string): string {
+  return `{"content":[{"type":"text","text":${JSON.stringify(text)}}]}`;
+}
