@@ -30,7 +30,8 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${USAGE}\n`);
       return command === undefined ? 2 : 0;
     default:
-      process.stderr.write(`cdktf-mcp-gateway: unknown command '${command}'\n${USAGE}\n`);
+      // One line, like every other refusal of the CLI: scripts read it.
+      process.stderr.write(`cdktf-mcp-gateway: unknown command '${command}' (expected serve or dev; see --help)\n`);
       return 2;
   }
 }
