@@ -1,7 +1,5 @@
-import { BackendMethod, ValidationErrorsChannel } from '../src/config';
-import { InputSpec } from '../src/schema';
-import type { GatewayAuth } from './gateway';
-import type { ServiceContainer } from './service';
+import type { GatewayProps } from './gateway';
+import type { ServiceProps } from './service';
 
 /** A mistake in a manifest file, located by file, line and column (1-based). */
 export class ManifestError extends Error {
@@ -30,34 +28,21 @@ export interface ManifestLocation {
 }
 
 /** A service as read from the manifest: its `Service` props and where it is written. */
-export interface ManifestService {
+export interface ManifestService extends Omit<ServiceProps, 'name'> {
   /** The tool name: the entry's key under `services`. */
   readonly name: string;
-  readonly description?: string;
-  readonly endpoint: { readonly url: string; readonly method: BackendMethod };
-  readonly input?: InputSpec;
-  readonly inputSchema?: Record<string, unknown>;
-  readonly timeoutMs?: number;
-  readonly container?: ServiceContainer;
   /** Where the entry's key is written. */
   readonly at: ManifestLocation;
   /** Where `input` sits (its errors are reported there). */
   readonly inputAt?: ManifestLocation;
 }
 
-/** A gateway as read from the manifest; `services` are names of manifest services. */
-export interface ManifestGateway {
+/** A gateway as read from the manifest: its `Gateway` props, with `services` named, and where it is written. */
+export interface ManifestGateway extends Omit<GatewayProps, 'name' | 'services'> {
   /** The gateway name: the entry's key under `gateways`. */
   readonly name: string;
+  /** Names of services declared in the same manifest. */
   readonly services: readonly string[];
-  readonly validateInput?: boolean;
-  readonly validationErrors?: ValidationErrorsChannel;
-  readonly auth: GatewayAuth;
-  readonly auditLog?: boolean | { readonly path: string };
-  readonly port?: number;
-  readonly baseImage?: string;
-  readonly allowedHosts?: readonly string[];
-  readonly allowedOrigins?: readonly string[];
   /** Where the entry's key is written. */
   readonly at: ManifestLocation;
 }
