@@ -4,6 +4,7 @@ import { Container } from '@cdktf/provider-docker/lib/container';
 import { Image } from '@cdktf/provider-docker/lib/image';
 import { BackendMethod, ToolConfig } from '../src/config';
 import { aliasesOf, forwardAsOf, generateInputSchema, InputSpec, toolDescription } from '../src/schema';
+import { hasPlaceholderBeforePath } from '../src/gateway/url-template';
 import { compileToolSchema } from '../src/validation';
 import { dockerName, NAME_PATTERN, NAME_RULE, quote } from './docker-names';
 import { GatewayNetwork } from './gateway-network';
@@ -156,6 +157,7 @@ export class Service extends Construct {
       if (!compiled.ok) fail(`the schema generated from 'input' does not compile: ${compiled.error}`);
     }
     checkPlaceholders(this.endpoint.url, this.forwardedFields(), fail);
+    this.checkPlaceholdersRequired(props.inputSchema !== undefined, fail);
 
     if (props.container !== undefined) {
       const host = new URL(concreteUrl(this.endpoint.url)).hostname;
@@ -201,6 +203,24 @@ export class Service extends Construct {
       return this.inputSchema.additionalProperties === false ? [] : undefined;
     }
     return Object.keys(properties).map((p) => this.forwardAs[p] ?? p);
+  }
+
+  /**
+   * Every placeholder's parameter must be required: the gateway refuses a call without it (the URL would name
+   * another endpoint, such as the collection `/customers/`), so the advertised schema should say so.
+   */
+  private checkPlaceholdersRequired(raw: boolean, fail: (m: string) => never): void {
+    const required = Array.isArray(this.inputSchema.required) ? this.inputSchema.required : [];
+    for (const match of this.endpoint.url.matchAll(/\{([^{}]*)\}/g)) {
+      const field = match[1];
+      const param = Object.keys(this.forwardAs).find((p) => this.forwardAs[p] === field) ?? field;
+      if (required.includes(param)) continue;
+      const fix = raw ? `add '${param}' to inputSchema.required` : `set required: true on input.${param}`;
+      fail(
+        `endpoint.url placeholder {${field}} is filled from parameter '${param}', which is not required: ${fix} ` +
+          '(the gateway refuses a call without it)',
+      );
+    }
   }
 
   private createContainer(container: ServiceContainer, host: string): Container {
@@ -252,6 +272,12 @@ function checkEndpoint(endpoint: ServiceEndpoint | undefined, fail: (m: string) 
     parsed = typeof url === 'string' ? new URL(concreteUrl(url)) : undefined;
   } catch {
     parsed = undefined;
+  }
+  if (typeof url === 'string' && hasPlaceholderBeforePath(url)) {
+    fail(
+      `endpoint.url ${quote(url)} has a placeholder in the scheme, host or port: placeholders may stand only in ` +
+        'the path and query, so that callers cannot choose where the gateway connects',
+    );
   }
   if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
     fail(

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from './errors';
 import type { GatewayState } from './gateway-state';
 import { errorResponseJson, RpcCode } from './jsonrpc';
-import { handleMcpPost, openNotificationStream, requireSession, type McpEndpointContext } from './mcp-endpoint';
+import { handleMcpPost, openNotificationStream, type McpEndpointContext } from './mcp-endpoint';
+import { requireSession } from './require-session';
 
 /** What the request handler reads from the running gateway. */
 export interface HttpServerContext extends McpEndpointContext {
@@ -158,7 +159,7 @@ function sendError(res: ServerResponse, err: unknown, ctx?: HttpServerContext): 
     return;
   }
   if (err instanceof HttpError) {
-    const body = errorResponseJson(null, err.rpcCode, err.message);
+    const body = errorResponseJson(err.id, err.rpcCode, err.message);
     res.writeHead(err.status, {
       ...err.headers,
       'content-type': 'application/json',

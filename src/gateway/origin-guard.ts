@@ -5,9 +5,9 @@ import { RpcCode } from './jsonrpc';
 export interface OriginGuardOptions {
   /** The address the server listens on; loopback addresses get localhost-only defaults. */
   readonly listenHost: string;
-  /** @default - localhost names when listening on loopback, any host otherwise */
+  /** @default - localhost names and the bound address when listening on loopback, any host otherwise */
   readonly allowedHosts?: readonly string[];
-  /** @default - localhost origins when listening on loopback, none otherwise */
+  /** @default - origins on localhost names and the bound address when listening on loopback, none otherwise */
   readonly allowedOrigins?: readonly string[];
 }
 
@@ -25,9 +25,9 @@ export function isLoopback(host: string): boolean {
 
 /** Builds the guard; the allowlists are normalized once here, not per request. */
 export function createOriginGuard(options: OriginGuardOptions): OriginGuard {
-  const loopback = isLoopback(options.listenHost);
-  const hostCheck = hostPredicate(options.allowedHosts, loopback);
-  const originCheck = originPredicate(options.allowedOrigins, loopback);
+  const local = isLoopback(options.listenHost) ? localNames(options.listenHost) : undefined;
+  const hostCheck = hostPredicate(options.allowedHosts, local);
+  const originCheck = originPredicate(options.allowedOrigins, local);
   return (host, origin) => {
     if (hostCheck !== undefined && (host === undefined || !hostCheck(host.toLowerCase()))) throw FORBIDDEN_HOST;
     // Agents usually send no Origin; a browser always does, and only allowlisted pages may reach the gateway.
@@ -35,19 +35,29 @@ export function createOriginGuard(options: OriginGuardOptions): OriginGuard {
   };
 }
 
-function hostPredicate(allowed: readonly string[] | undefined, loopback: boolean): ((host: string) => boolean) | undefined {
-  if (allowed === undefined) return loopback ? (host) => LOCAL_NAMES.has(hostname(host)) : undefined;
+/**
+ * The names a client of a loopback-bound gateway reaches it by: the localhost names and the bound address itself
+ * (`127.0.0.2`, `[::1]`), so the gateway's own URL is always accepted.
+ */
+function localNames(listenHost: string): ReadonlySet<string> {
+  const bound = listenHost.toLowerCase();
+  const name = bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound;
+  return new Set([...LOCAL_NAMES, name]);
+}
+
+function hostPredicate(allowed: readonly string[] | undefined, local: ReadonlySet<string> | undefined): ((host: string) => boolean) | undefined {
+  if (allowed === undefined) return local !== undefined ? (host) => local.has(hostname(host)) : undefined;
   const entries = new Set(allowed.map((h) => h.toLowerCase()));
   if (entries.has('*')) return undefined;
   return (host) => entries.has(host) || entries.has(hostname(host));
 }
 
-function originPredicate(allowed: readonly string[] | undefined, loopback: boolean): (origin: string) => boolean {
+function originPredicate(allowed: readonly string[] | undefined, local: ReadonlySet<string> | undefined): (origin: string) => boolean {
   if (allowed === undefined) {
-    if (!loopback) return () => false;
+    if (local === undefined) return () => false;
     return (origin) => {
       const match = /^https?:\/\/(\[[^\]]*\]|[^/:]+)(:\d+)?$/.exec(origin);
-      return match !== null && LOCAL_NAMES.has(match[1]);
+      return match !== null && local.has(match[1]);
     };
   }
   const entries = new Set(allowed.map((o) => o.toLowerCase().replace(/\/+$/, '')));

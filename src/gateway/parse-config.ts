@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import type { GatewayConfig } from '../config/gateway-config';
 import { GATEWAY_CONFIG_SCHEMA } from './config-schema';
 import { ConfigError } from './errors';
+import { hasPlaceholderBeforePath } from './url-template';
 
 // The config schema is this package's own and fixed, so it is checked against the JSON Schema meta-schema by a
 // unit test, not at every start-up (compiling the meta-schema costs about a third of this module's load time).
@@ -53,6 +54,9 @@ function semanticProblem(config: GatewayConfig): string | undefined {
       return `tools[${i}].name: duplicate tool name ${JSON.stringify(tool.name)} (also tools[${first}])`;
     }
     seenTools.set(tool.name, i);
+    if (hasPlaceholderBeforePath(tool.backend.url)) {
+      return `tools[${i}].backend.url: placeholders may stand only in the path and query, not in the scheme, host or port`;
+    }
     if (!isHttpUrl(tool.backend.url)) return `tools[${i}].backend.url: must be an http(s) URL`;
   }
   if (config.gateway.auth !== 'none') {

@@ -1,4 +1,5 @@
 import type { ToolConfig } from '../config/gateway-config';
+import { placeholderProblem, planPlaceholders, type PlaceholderProblem, type PlaceholderSlot } from './placeholder-check';
 
 /** @default 10000 */
 export const DEFAULT_SERVICE_TIMEOUT_MS = 10_000;
@@ -9,6 +10,8 @@ export interface ServicePlan {
   /** The URL split around its `{field}` placeholders: literal text at even indices, field names at odd ones. */
   readonly urlParts: readonly string[];
   readonly placeholders: ReadonlySet<string>;
+  /** The placeholders with the parameter that fills each and its path segment; empty for a URL without any. */
+  readonly placeholderSlots: readonly PlaceholderSlot[];
   /** Whether the URL already holds a query (then more parameters join with `&`). */
   readonly urlHasQuery: boolean;
   readonly sendsBody: boolean;
@@ -49,14 +52,16 @@ export function planServiceCall(tool: ToolConfig): ServicePlan {
   const placeholders = new Set(urlParts.filter((_, i) => i % 2 === 1));
   const method = tool.backend.method;
   const sendsBody = method !== 'GET' && method !== 'DELETE';
+  const forwardAs = Object.entries(tool.forward_as ?? {});
   return {
     method,
     urlParts,
     placeholders,
+    placeholderSlots: planPlaceholders(urlParts, forwardAs),
     urlHasQuery: tool.backend.url.includes('?'),
     sendsBody,
     timeoutMs: tool.backend.timeout_ms ?? DEFAULT_SERVICE_TIMEOUT_MS,
-    forwardAs: Object.entries(tool.forward_as ?? {}),
+    forwardAs,
     fixedOrigin: fixedOrigin(tool.backend.url),
     headers: sendsBody ? HEADERS_WITH_BODY : HEADERS_WITHOUT_BODY,
   };
@@ -88,17 +93,7 @@ function fixedOrigin(template: string): string | undefined {
  * removed from the rest, which goes as the query (GET, DELETE) or as a JSON body (POST, PUT, PATCH).
  */
 export function buildServiceRequest(plan: ServicePlan, args: Readonly<Record<string, unknown>>): ServiceRequest {
-  let fields: Record<string, unknown> = args;
-  if (plan.forwardAs.length > 0) {
-    fields = { ...args };
-    for (const [param, field] of plan.forwardAs) {
-      if (param in fields) {
-        const value = fields[param];
-        delete fields[param];
-        fields[field] = value;
-      }
-    }
-  }
+  const fields = forwardedFields(plan, args);
   let url = plan.urlParts[0];
   for (let i = 1; i < plan.urlParts.length; i += 2) {
     url += pathValue(fields[plan.urlParts[i]]) + plan.urlParts[i + 1];
@@ -111,6 +106,28 @@ export function buildServiceRequest(plan: ServicePlan, args: Readonly<Record<str
   const query = queryString(rest);
   if (query !== '') url += (plan.urlHasQuery ? '&' : '?') + query;
   return { method: plan.method, url };
+}
+
+/**
+ * What the plan's URL cannot carry for these arguments (a placeholder's parameter absent, a path segment filled
+ * empty, `.` or `..`), or `undefined`. Only for plans with placeholders: the caller skips the others.
+ */
+export function placeholderProblemOf(plan: ServicePlan, args: Readonly<Record<string, unknown>>): PlaceholderProblem | undefined {
+  return placeholderProblem(plan.placeholderSlots, plan.urlParts, forwardedFields(plan, args), pathValue);
+}
+
+/** The arguments under the names the backend receives (`forwardAs` applied); the same object without renames. */
+function forwardedFields(plan: ServicePlan, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  if (plan.forwardAs.length === 0) return args;
+  const fields: Record<string, unknown> = { ...args };
+  for (const [param, field] of plan.forwardAs) {
+    if (param in fields) {
+      const value = fields[param];
+      delete fields[param];
+      fields[field] = value;
+    }
+  }
+  return fields;
 }
 
 /**
@@ -128,7 +145,24 @@ export function serviceTarget(plan: ServicePlan, url: string): ServiceTarget {
 
 function pathValue(value: unknown): string {
   if (value === undefined) return '';
-  return encodeURIComponent(typeof value === 'string' ? value : scalarText(value));
+  return encodeComponent(typeof value === 'string' ? value : scalarText(value));
+}
+
+/**
+ * `encodeURIComponent`, with lone surrogates (which it refuses with a `URIError`) written as U+FFFD, as
+ * `URLSearchParams` does. The retry costs nothing for the well-formed text of nearly every call.
+ */
+function encodeComponent(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return encodeURIComponent(toWellFormed(text));
+  }
+}
+
+/** `String.prototype.toWellFormed` (Node >= 20; not yet in the ES2022 lib this package compiles against). */
+function toWellFormed(text: string): string {
+  return (text as string & { toWellFormed(): string }).toWellFormed();
 }
 
 function scalarText(value: unknown): string {
@@ -152,6 +186,6 @@ function queryString(rest: Record<string, unknown>): string {
 
 /** `encodeURIComponent`, plus `'` as `%27`: the URL parser escapes `'` in the query of http(s) URLs. */
 function queryComponent(text: string): string {
-  const encoded = encodeURIComponent(text);
+  const encoded = encodeComponent(text);
   return encoded.includes("'") ? encoded.replace(/'/g, '%27') : encoded;
 }

@@ -185,6 +185,50 @@ describe('Service', () => {
       assert.equal(service.toolConfig().backend.url, endpoint.url);
     });
 
+    it('refuses a URL placeholder whose parameter is not required, naming the fix', () => {
+      assert.equal(
+        thrown(() => new Service(newStack(), 'x', { endpoint, input: { customer_id: { type: 'string' } } })).message,
+        "Service 'x': endpoint.url placeholder {customer_id} is filled from parameter 'customer_id', which is not " +
+          'required: set required: true on input.customer_id (the gateway refuses a call without it)',
+      );
+    });
+
+    it('names the parameter, not the forwarded field, when a forwardAs placeholder is optional', () => {
+      assert.equal(
+        thrown(() => new Service(newStack(), 'x', { endpoint, input: { id: { type: 'string', forwardAs: 'customer_id' } } }))
+          .message,
+        "Service 'x': endpoint.url placeholder {customer_id} is filled from parameter 'id', which is not " +
+          'required: set required: true on input.id (the gateway refuses a call without it)',
+      );
+    });
+
+    it('refuses a raw inputSchema that leaves a placeholder parameter out of required', () => {
+      const inputSchema = { type: 'object', properties: { customer_id: { type: 'string' } }, additionalProperties: false };
+      assert.equal(
+        thrown(() => new Service(newStack(), 'x', { endpoint, inputSchema })).message,
+        "Service 'x': endpoint.url placeholder {customer_id} is filled from parameter 'customer_id', which is not " +
+          "required: add 'customer_id' to inputSchema.required (the gateway refuses a call without it)",
+      );
+    });
+
+    for (const url of ['http://{host}/customers', 'http://crm:{port}/customers', '{scheme}://crm/customers', 'http:/{host}/customers']) {
+      it(`refuses a placeholder before the path (${url})`, () => {
+        assert.equal(
+          thrown(() => new Service(newStack(), 'x', { endpoint: { url, method: 'GET' } })).message,
+          `Service 'x': endpoint.url '${url}' has a placeholder in the scheme, host or port: placeholders may stand ` +
+            'only in the path and query, so that callers cannot choose where the gateway connects',
+        );
+      });
+    }
+
+    it('accepts required placeholders in the path and the query', () => {
+      const service = new Service(newStack(), 'x', {
+        endpoint: { url: 'http://crm:8080/customers/{customer_id}?view={view}', method: 'GET' },
+        input: { customer_id: { type: 'string', required: true }, view: { type: 'string', required: true } },
+      });
+      assert.equal(service.toolConfig().backend.url, 'http://crm:8080/customers/{customer_id}?view={view}');
+    });
+
     it('refuses a container whose endpoint host is localhost', () => {
       assert.equal(
         thrown(

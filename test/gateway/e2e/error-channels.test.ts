@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { ToolConfig } from '../../../src/config/gateway-config';
-import { readAuditLog, readAuditText, waitForAuditRecords } from '../../helpers/audit-log';
+import { type AuditRecord, readAuditLog, readAuditText } from '../../helpers/audit-log';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { gatewayConfig, objectSchema, type SettingsOverrides, supportDeskTools, tool } from '../../helpers/config';
 import { type InProcessGateway, startInProcessGateway } from '../../helpers/in-process-gateway';
@@ -147,10 +147,17 @@ describe('gateway e2e: error channels', function () {
 
     it('writes an audit record for a refusal: outcome refused, the message, no argument values', async () => {
       const canary = 'canary-audit-91c2';
-      const before = readAuditLog(gw.auditLogPath).length;
       await session.callTool('get_customer', { customer_id: 'C-0001', query: canary, limit: 1000 });
-      const records = await waitForAuditRecords(gw.auditLogPath, before + 1);
-      const refusal = records.find((r) => r.outcome === 'refused' && r.error?.message === 'Invalid value for `limit`: expected <= 100');
+      // Wait for this record itself: counting lines could be satisfied by an earlier test's record landing late
+      // (records are flushed in batches after the answer).
+      const isIt = (r: AuditRecord) => r.outcome === 'refused' && r.error?.message === 'Invalid value for `limit`: expected <= 100';
+      const deadline = Date.now() + 5_000;
+      let records = readAuditLog(gw.auditLogPath);
+      while (!records.some(isIt) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 25));
+        records = readAuditLog(gw.auditLogPath);
+      }
+      const refusal = records.find(isIt);
       assert.ok(refusal, JSON.stringify(records));
       assert.equal(refusal.tool, 'get_customer');
       assert.equal(refusal.gateway, 'test-gateway');

@@ -79,6 +79,26 @@ describe('parseGatewayConfig', () => {
     assert.equal(refusal(doc({ tools: [validTool('a', { url: 'http://' })] })), 'tools[0].backend.url: must be an http(s) URL');
   });
 
+  for (const url of ['http://{host}/customers', 'http://crm:{port}/x', 'http://{user}@crm/x']) {
+    it(`refuses a placeholder before the path (${url}), naming the field`, () => {
+      assert.equal(
+        refusal(doc({ tools: [validTool('a'), validTool('b', { url })] })),
+        'tools[1].backend.url: placeholders may stand only in the path and query, not in the scheme, host or port',
+      );
+    });
+  }
+
+  it('refuses a placeholder in the scheme or a lenient authority as not an http(s) URL (the schema pattern comes first)', () => {
+    for (const url of ['{scheme}://crm/x', 'http:/{host}/x']) {
+      assert.equal(refusal(doc({ tools: [validTool('b', { url })] })), 'tools[0].backend.url: must be an http(s) URL', url);
+    }
+  });
+
+  it('accepts placeholders in the path and the query', () => {
+    const url = 'http://crm:8080/customers/{customer_id}/{a}.{b}?view={view}';
+    assert.doesNotThrow(() => parseGatewayConfig(doc({ tools: [validTool('a', { url })] })));
+  });
+
   it('refuses an unknown backend method', () => {
     assert.equal(refusal(doc({ tools: [validTool('a', { method: 'HEAD' })] })), 'tools[0].backend.method: must be one of GET, POST, PUT, PATCH, DELETE');
   });

@@ -1,0 +1,77 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Principal } from './auth';
+import { HttpError } from './errors';
+import type { GatewayState } from './gateway-state';
+import { errorResponseJson, RpcCode } from './jsonrpc';
+import type { McpEndpointContext, McpReply } from './mcp-endpoint';
+import { answerRequest, checkShape, invalidRequest, methodNotFoundJson, noteNotification, REQUEST_METHODS } from './mcp-message';
+import type { McpSession } from './mcp-session';
+import { requireSession } from './require-session';
+
+/** The one protocol version with JSON-RPC batches: MCP 2025-03-26 requires them, 2025-06-18 removed them. */
+export const BATCH_PROTOCOL_VERSION = '2025-03-26';
+
+/** The most messages one batch may hold; each may be a service call, so a batch must not be a flood. */
+export const MAX_BATCH_MESSAGES = 100;
+
+const ACCEPTED: McpReply = { status: 202 };
+
+/**
+ * Handles a JSON-RPC batch (a POSTed array) on a session that negotiated {@link BATCH_PROTOCOL_VERSION}: each
+ * message goes through the steps of a single one (shape, method, tool lookup, validation, the service call,
+ * audit) and the answer is the array of the responses to its requests, in order; notifications and client
+ * responses add nothing, and a batch of only those is answered 202. `initialize` cannot be batched.
+ *
+ * @throws HttpError -32600 for an empty batch, a batch without a session or on a session of a later protocol
+ * version, and a batch of more than {@link MAX_BATCH_MESSAGES} messages; 400/404 for a bad session as usual
+ */
+export async function handleBatch(
+  state: GatewayState,
+  principal: Principal,
+  headers: IncomingHttpHeaders,
+  batch: readonly unknown[],
+  ctx: McpEndpointContext,
+): Promise<McpReply> {
+  if (batch.length === 0) throw invalidRequest('empty batch');
+  // Without a session there is no protocol version that has batches (and `initialize` cannot be batched).
+  if (headers['mcp-session-id'] === undefined) throw invalidRequest('batch requests are not supported');
+  const session = requireSession(principal, headers, ctx.sessions);
+  if (session.protocolVersion !== BATCH_PROTOCOL_VERSION) {
+    throw invalidRequest(
+      `batch requests are not supported in protocol version ${session.protocolVersion} (only in ${BATCH_PROTOCOL_VERSION})`,
+    );
+  }
+  if (batch.length > MAX_BATCH_MESSAGES) {
+    throw invalidRequest(`a batch holds at most ${MAX_BATCH_MESSAGES} messages (this one holds ${batch.length})`);
+  }
+  // The messages run concurrently, as separate requests would; the answers keep the batch's order.
+  const answers = await Promise.all(batch.map((message) => answerInBatch(state, session, message, ctx)));
+  const entries = answers.filter((answer): answer is string => answer !== undefined);
+  return entries.length === 0 ? ACCEPTED : { status: 200, body: `[${entries.join(',')}]` };
+}
+
+/** The response (JSON text) to one message of a batch, or `undefined` for a notification or a client response. */
+async function answerInBatch(
+  state: GatewayState,
+  session: McpSession,
+  message: unknown,
+  ctx: McpEndpointContext,
+): Promise<string | undefined> {
+  let shape;
+  try {
+    shape = checkShape(message);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    return errorResponseJson(err.id, err.rpcCode, err.message);
+  }
+  const { id, method, params } = shape;
+  if (id === undefined || method === undefined) {
+    noteNotification(session, method);
+    return undefined;
+  }
+  if (!REQUEST_METHODS.has(method)) return methodNotFoundJson(id, method);
+  if (method === 'initialize') {
+    return errorResponseJson(id, RpcCode.INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch');
+  }
+  return answerRequest(state, session, id, method, params, ctx);
+}

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ToolConfig } from '../../../src/config';
+import type { RunningGateway } from '../../../src/gateway';
+import { placeholderProblemOf, planServiceCall } from '../../../src/gateway/service-request';
+import { config, eventually, initialize, rawCall, start, startFakeService, tool, type FakeService } from './support';
+
+const SEGMENT = 'expected a non-empty path segment other than "." or ".."';
+
+function problem(url: string, args: Record<string, unknown>, forwardAs?: Record<string, string>) {
+  const plan = planServiceCall({
+    name: 't', description: 'd', input_schema: { type: 'object' }, backend: { url, method: 'GET' },
+    ...(forwardAs !== undefined ? { forward_as: forwardAs } : {}),
+  });
+  return placeholderProblemOf(plan, args);
+}
+
+describe('URL placeholders: what a URL cannot carry (checked per call)', () => {
+  it('refuses ".", ".." and "" as a whole path segment, naming the parameter, never the value', () => {
+    for (const value of ['.', '..', '']) {
+      assert.deepEqual(problem('http://crm/customers/{customer_id}/orders', { customer_id: value }), {
+        message: `Invalid value for \`customer_id\`: ${SEGMENT}`,
+        violations: [{ path: 'customer_id', rule: 'pathSegment', message: `Invalid value for \`customer_id\`: ${SEGMENT}` }],
+      });
+    }
+  });
+
+  it('accepts other dotted or encoded values, which the URL carries as they are', () => {
+    for (const value of ['...', '.a', '%2e%2e', '%2E', './', '../x', 0, false]) {
+      assert.equal(problem('http://crm/customers/{customer_id}', { customer_id: value }), undefined, String(value));
+    }
+  });
+
+  it('judges the whole segment when a placeholder shares it with literal text or another placeholder', () => {
+    assert.equal(problem('http://crm/files/{name}.json', { name: '.' }), undefined);
+    assert.equal(problem('http://crm/files/{name}.json', { name: '' }), undefined);
+    assert.equal(problem('http://crm/x/.{a}/y', { a: '.' })?.message, `Invalid value for \`a\`: ${SEGMENT}`);
+    assert.equal(problem('http://crm/x/%2E{a}', { a: '.' })?.message, `Invalid value for \`a\`: ${SEGMENT}`);
+    assert.equal(problem('http://crm/x/{a}{b}', { a: '.', b: '.' })?.violations.map((v) => v.path).join(), 'a,b');
+    assert.equal(problem('http://crm/x/{a}{b}', { a: '.', b: 'c' }), undefined);
+  });
+
+  it('does not judge placeholders in the query (dot segments exist only in the path)', () => {
+    assert.equal(problem('http://crm/search?q={q}', { q: '..' }), undefined);
+  });
+
+  it('refuses an absent placeholder parameter as missing, in the path and in the query', () => {
+    assert.deepEqual(problem('http://crm/c/{id}?view={view}', {}), {
+      message: 'Missing required parameter: `id`; Missing required parameter: `view`',
+      violations: [
+        { path: 'id', rule: 'required', message: 'Missing required parameter: `id`' },
+        { path: 'view', rule: 'required', message: 'Missing required parameter: `view`' },
+      ],
+    });
+  });
+
+  it('names the parameter a forwardAs placeholder is filled from', () => {
+    assert.equal(problem('http://crm/c/{customer_id}', {}, { cid: 'customer_id' })?.message, 'Missing required parameter: `cid`');
+    assert.equal(problem('http://crm/c/{customer_id}', { cid: '..' }, { cid: 'customer_id' })?.message, `Invalid value for \`cid\`: ${SEGMENT}`);
+    assert.equal(problem('http://crm/c/{customer_id}', { cid: 'C-1' }, { cid: 'customer_id' }), undefined);
+  });
+});
+
+describe('URL placeholders over /mcp', () => {
+  let service: FakeService;
+  let auditDir: string;
+  const gateways: RunningGateway[] = [];
+  const open = { type: 'object', properties: { customer_id: { type: 'string' }, q: { type: 'string' } }, additionalProperties: false };
+  const tools = (origin: string): ToolConfig[] => [
+    tool(origin, 'get_customer', '/customers/{customer_id}', { ...open, required: ['customer_id'] }),
+    tool(origin, 'orders', '/customers/{customer_id}/orders', open),
+  ];
+  const startWith = async (settings: Record<string, unknown>) => {
+    const gw = await start(config(tools(service.origin), settings));
+    gateways.push(gw);
+    return { url: gw.url, session: await initialize(gw.url) };
+  };
+
+  before(async () => {
+    service = await startFakeService();
+    auditDir = mkdtempSync(join(tmpdir(), 'placeholders-'));
+  });
+  after(async () => {
+    for (const gw of gateways) await gw.close();
+    await service.close();
+  });
+
+  for (const validateInput of [true, false]) {
+    it(`refuses ".." before the service with -32602 (validate_input ${validateInput}), audited as refused`, async () => {
+      const auditPath = join(auditDir, `dots-${validateInput}.jsonl`);
+      const { url, session } = await startWith({ validate_input: validateInput, audit_log: { path: auditPath } });
+      const before = service.received.length;
+      const res = await rawCall(url, session, 'get_customer', { customer_id: '..' });
+      const message = `Invalid value for \`customer_id\`: ${SEGMENT}`;
+      assert.deepEqual(res.error, {
+        code: -32602,
+        message,
+        data: { code: 'INVALID_ARGS', violations: [{ path: 'customer_id', rule: 'pathSegment', message }] },
+      });
+      assert.equal(service.received.length, before, 'the service was called');
+      await eventually(() => {
+        const records = readFileSync(auditPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+        assert.deepEqual(records.map((r) => [r.tool, r.outcome, r.error]), [['get_customer', 'refused', { code: 'INVALID_ARGS', message }]]);
+      });
+    });
+
+    it(`refuses a call without the placeholder's field (validate_input ${validateInput}), not calling the collection URL`, async () => {
+      const { url, session } = await startWith({ validate_input: validateInput });
+      const before = service.received.length;
+      const res = await rawCall(url, session, 'get_customer', {});
+      assert.equal(res.error.message, 'Missing required parameter: `customer_id`');
+      assert.deepEqual(res.error.data.violations, [{ path: 'customer_id', rule: 'required', message: 'Missing required parameter: `customer_id`' }]);
+      assert.equal(service.received.length, before, 'the service was called');
+    });
+  }
+
+  it('refuses an optional placeholder field that is absent although the schema allows it', async () => {
+    const { url, session } = await startWith({});
+    const res = await rawCall(url, session, 'orders', { q: 'open' });
+    assert.equal(res.error.message, 'Missing required parameter: `customer_id`');
+  });
+
+  it('answers through the tool_result channel when configured', async () => {
+    const { url, session } = await startWith({ validation_errors: 'tool_result' });
+    const res = await rawCall(url, session, 'orders', { customer_id: '.' });
+    const text = `Invalid value for \`customer_id\`: ${SEGMENT}`;
+    assert.deepEqual(res.result, {
+      isError: true,
+      content: [{ type: 'text', text }],
+      structuredContent: { violations: [{ path: 'customer_id', rule: 'pathSegment', message: text }] },
+    });
+  });
+
+  it('forwards look-alike values encoded, inside the declared path', async () => {
+    const { url, session } = await startWith({});
+    for (const [value, path] of [['...', '/customers/.../orders'], ['%2e%2e', '/customers/%252e%252e/orders'], ['a/../b', '/customers/a%2F..%2Fb/orders']]) {
+      const res = await rawCall(url, session, 'orders', { customer_id: value });
+      assert.equal(res.result?.isError, undefined, JSON.stringify(res));
+      assert.equal(service.received.at(-1)!.url, path);
+    }
+  });
+
+  it('writes a lone surrogate as U+FFFD (as URLSearchParams does) in the path and the query', async () => {
+    const { url, session } = await startWith({});
+    const res = await rawCall(url, session, 'orders', { customer_id: 'C\ud800', q: '\udc00x' });
+    assert.equal(res.result?.isError, undefined, JSON.stringify(res));
+    assert.equal(service.received.at(-1)!.url, '/customers/C%EF%BF%BD/orders?q=%EF%BF%BDx');
+  });
+});
