@@ -4,7 +4,8 @@ import { Container } from '@cdktf/provider-docker/lib/container';
 import { Image } from '@cdktf/provider-docker/lib/image';
 import { BackendMethod, ToolConfig } from '../src/config';
 import { aliasesOf, forwardAsOf, generateInputSchema, InputSpec, toolDescription } from '../src/schema';
-import { hasPlaceholderBeforePath } from '../src/gateway/url-template';
+import { DEFAULT_SERVICE_TIMEOUT_MS } from '../src/gateway/service-request';
+import { hasPlaceholderBeforePath, isHttpUrl, placeholderFields, withStandIns } from '../src/gateway/url-template';
 import { compileToolSchema } from '../src/validation';
 import { dockerName, NAME_PATTERN, NAME_RULE, quote } from './docker-names';
 import { GatewayNetwork } from './gateway-network';
@@ -76,7 +77,6 @@ export interface ServiceProps {
   readonly container?: ServiceContainer;
 }
 
-const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_TIMEOUT_MS = 600_000;
 
 /**
@@ -130,7 +130,7 @@ export class Service extends Construct {
     };
 
     this.endpoint = checkEndpoint(props.endpoint, fail);
-    this.timeoutMs = props.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.timeoutMs = props.timeoutMs ?? DEFAULT_SERVICE_TIMEOUT_MS;
     if (!Number.isInteger(this.timeoutMs) || this.timeoutMs < 1 || this.timeoutMs > MAX_TIMEOUT_MS) {
       fail(`timeoutMs (${quote(props.timeoutMs)}) must be an integer between 1 and ${MAX_TIMEOUT_MS} (milliseconds)`);
     }
@@ -160,7 +160,7 @@ export class Service extends Construct {
     this.checkPlaceholdersRequired(props.inputSchema !== undefined, fail);
 
     if (props.container !== undefined) {
-      const host = new URL(concreteUrl(this.endpoint.url)).hostname;
+      const host = new URL(withStandIns(this.endpoint.url)).hostname;
       checkContainer(props.container, fail);
       if (host === 'localhost' || /^[0-9.]+$/.test(host) || host.startsWith('[')) {
         fail(
@@ -211,8 +211,7 @@ export class Service extends Construct {
    */
   private checkPlaceholdersRequired(raw: boolean, fail: (m: string) => never): void {
     const required = Array.isArray(this.inputSchema.required) ? this.inputSchema.required : [];
-    for (const match of this.endpoint.url.matchAll(/\{([^{}]*)\}/g)) {
-      const field = match[1];
+    for (const field of placeholderFields(this.endpoint.url)) {
       const param = Object.keys(this.forwardAs).find((p) => this.forwardAs[p] === field) ?? field;
       if (required.includes(param)) continue;
       const fix = raw ? `add '${param}' to inputSchema.required` : `set required: true on input.${param}`;
@@ -251,13 +250,8 @@ export class Service extends Construct {
 
 const SERVICE_SYMBOL = Symbol.for('cdktf-mcp-gateway.Service');
 
-/** The URL with placeholders replaced, so that `new URL` can check the rest. */
-function concreteUrl(url: string): string {
-  return url.replace(/\{[^{}]*\}/g, 'x');
-}
-
 function portOf(url: string): number {
-  const parsed = new URL(concreteUrl(url));
+  const parsed = new URL(withStandIns(url));
   if (parsed.port !== '') return Number(parsed.port);
   return parsed.protocol === 'https:' ? 443 : 80;
 }
@@ -267,19 +261,13 @@ function checkEndpoint(endpoint: ServiceEndpoint | undefined, fail: (m: string) 
     return fail("'endpoint' is required: { url: 'http://host:port/path', method: 'GET' | 'POST' | ... }");
   }
   const { url, method } = endpoint;
-  let parsed: URL | undefined;
-  try {
-    parsed = typeof url === 'string' ? new URL(concreteUrl(url)) : undefined;
-  } catch {
-    parsed = undefined;
-  }
   if (typeof url === 'string' && hasPlaceholderBeforePath(url)) {
     fail(
       `endpoint.url ${quote(url)} has a placeholder in the scheme, host or port: placeholders may stand only in ` +
         'the path and query, so that callers cannot choose where the gateway connects',
     );
   }
-  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+  if (typeof url !== 'string' || !isHttpUrl(url)) {
     fail(
       `endpoint.url ${quote(url)} is not an absolute http:// or https:// URL ` +
         `(e.g. http://crm:8080/customers/{customer_id})`,
@@ -304,8 +292,7 @@ function checkRawSchema(schema: Record<string, unknown>, fail: (m: string) => ne
 
 function checkPlaceholders(url: string, fields: string[] | undefined, fail: (m: string) => never): void {
   if (fields === undefined) return;
-  for (const match of url.matchAll(/\{([^{}]*)\}/g)) {
-    const field = match[1];
+  for (const field of placeholderFields(url)) {
     if (!fields.includes(field)) {
       fail(
         `endpoint.url placeholder {${field}} names no parameter: declare a top-level parameter '${field}' ` +

@@ -18,25 +18,30 @@ export function sha256Hex(token: string): string {
   return crypto.createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** The scheme (with `://`) and authority of an absolute URL, matched on the text. */
+const SCHEME_AND_AUTHORITY = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)/;
+
 /**
  * Replaces the `HOST:PORT` of a backend URL when `maps` has it (`support-desk-api:8080` → `127.0.0.1:4711`).
  * Works on the text rather than through `URL`, which would percent-encode the `{field}` placeholders.
  * A URL without a port matches `HOST:80` (http) or `HOST:443` (https).
  */
 export function mapBackendUrl(url: string, maps: Readonly<Record<string, string>>): string {
-  const m = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/s.exec(url);
+  const m = SCHEME_AND_AUTHORITY.exec(url);
   if (m === null) return url;
-  const [, scheme, authority, rest] = m;
-  const withPort = /:\d+$/.test(authority) ? authority : `${authority}:${scheme.toLowerCase() === 'https://' ? 443 : 80}`;
-  const target = maps[authority] ?? maps[withPort];
-  return target === undefined ? url : `${scheme}${target}${rest}`;
+  const [prefix, scheme, authority] = m;
+  const target = maps[authority] ?? maps[withDefaultPort(scheme, authority)];
+  return target === undefined ? url : `${scheme}${target}${url.slice(prefix.length)}`;
 }
 
 /** The `HOST:PORT` a backend URL names (port defaulted from the scheme). */
 export function backendAuthority(url: string): string | undefined {
-  const m = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)/.exec(url);
-  if (m === null) return undefined;
-  return /:\d+$/.test(m[2]) ? m[2] : `${m[2]}:${m[1].toLowerCase() === 'https://' ? 443 : 80}`;
+  const m = SCHEME_AND_AUTHORITY.exec(url);
+  return m === null ? undefined : withDefaultPort(m[1], m[2]);
+}
+
+function withDefaultPort(scheme: string, authority: string): string {
+  return /:\d+$/.test(authority) ? authority : `${authority}:${scheme.toLowerCase() === 'https://' ? 443 : 80}`;
 }
 
 /** Options of {@link localGatewayConfig}. */

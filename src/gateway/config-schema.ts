@@ -1,8 +1,4 @@
-/**
- * The JSON Schema of the gateway config document (`src/config/gateway-config.ts` is the TypeScript twin).
- * `x-message` is this module's own annotation: the one-line reason reported for a failure at that node,
- * so a refusal reads `gateway.port: must be an integer 1-65535` rather than an ajv keyword dump.
- */
+/** A tool name (SPEC §5); the constructs check tool and gateway names against the same pattern. */
 export const TOOL_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 
 const positiveInteger = (what: string) => ({
@@ -17,6 +13,11 @@ const nameMap = {
   'x-message': 'must be an object mapping names to names',
 };
 
+/**
+ * The JSON Schema of the gateway config document (`src/config/gateway-config.ts` is the TypeScript twin).
+ * `x-message` is this module's own annotation: the one-line reason reported for a failure at that node,
+ * so a refusal reads `gateway.port: must be an integer 1-65535` rather than an ajv keyword dump.
+ */
 export const GATEWAY_CONFIG_SCHEMA = {
   type: 'object',
   required: ['version', 'gateway', 'tools'],

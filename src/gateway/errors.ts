@@ -28,11 +28,3 @@ export class HttpError extends Error {
     this.name = 'HttpError';
   }
 }
-
-/** A JSON-RPC error answered inside an HTTP 200 response (e.g. -32601, -32602 for an unknown tool). */
-export class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
-    super(message);
-    this.name = 'RpcError';
-  }
-}

@@ -4,13 +4,13 @@ import type { Logger } from './logger';
 import { createOriginGuard, type OriginGuard } from './origin-guard';
 import { buildToolSet, type ToolSet } from './tool-set';
 
-/** @default 1 MiB */
+/** The largest request body accepted when `gateway.max_body_bytes` is unset (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
-/** @default 4 MiB */
+/** The largest service response accepted when `gateway.max_response_bytes` is unset (4 MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4_194_304;
-/** @default 256 */
+/** The most calls waiting on services at once when `gateway.max_concurrent_calls` is unset. */
 export const DEFAULT_MAX_CONCURRENT_CALLS = 256;
-/** @default 1 hour */
+/** How long an idle session lives when `gateway.session_ttl_ms` is unset (1 hour). */
 export const DEFAULT_SESSION_TTL_MS = 3_600_000;
 
 /**

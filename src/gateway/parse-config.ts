@@ -2,7 +2,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import type { GatewayConfig } from '../config/gateway-config';
 import { GATEWAY_CONFIG_SCHEMA } from './config-schema';
 import { ConfigError } from './errors';
-import { hasPlaceholderBeforePath } from './url-template';
+import { hasPlaceholderBeforePath, isHttpUrl } from './url-template';
 
 // The config schema is this package's own and fixed, so it is checked against the JSON Schema meta-schema by a
 // unit test, not at every start-up (compiling the meta-schema costs about a third of this module's load time).
@@ -70,16 +70,6 @@ function semanticProblem(config: GatewayConfig): string | undefined {
     }
   }
   return undefined;
-}
-
-function isHttpUrl(url: string): boolean {
-  try {
-    // Placeholders are not valid in a host name; a neutral stand-in lets `URL` judge the rest.
-    const parsed = new URL(url.replace(/\{[^{}]*\}/g, 'x'));
-    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
-  } catch {
-    return false;
-  }
 }
 
 /** `/tools/3/backend/url` → `tools[3].backend.url`. */

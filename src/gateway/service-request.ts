@@ -1,7 +1,7 @@
 import type { ToolConfig } from '../config/gateway-config';
 import { placeholderProblem, planPlaceholders, type PlaceholderProblem, type PlaceholderSlot } from './placeholder-check';
 
-/** @default 10000 */
+/** How long a call waits for its service when the tool sets no `backend.timeout_ms` (the `Service` default too). */
 export const DEFAULT_SERVICE_TIMEOUT_MS = 10_000;
 
 /** How one tool reaches its service, prepared once per config (not per call). */

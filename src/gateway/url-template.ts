@@ -26,3 +26,23 @@ function beforePath(url: string): string | undefined {
     return undefined;
   }
 }
+
+/** The URL with each placeholder replaced by `x`: host names cannot hold placeholders, so `new URL` judges the rest. */
+export function withStandIns(url: string): string {
+  return url.replace(PLACEHOLDERS, 'x');
+}
+
+/** The field names of the URL's `{field}` placeholders, in order. */
+export function placeholderFields(url: string): string[] {
+  return Array.from(url.matchAll(/\{([^{}]*)\}/g), (match) => match[1]);
+}
+
+/** Whether a URL template, placeholders aside, is an absolute `http:` or `https:` URL with a host. */
+export function isHttpUrl(url: string): boolean {
+  try {
+    const parsed = new URL(withStandIns(url));
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
+  } catch {
+    return false;
+  }
+}
