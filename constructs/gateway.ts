@@ -7,6 +7,7 @@ import {
   GATEWAY_CONFIG_FILE,
   GATEWAY_CONFIG_VERSION,
   GATEWAY_CONTAINER_PORT,
+  GATEWAY_HEALTHCHECK_SCRIPT,
   GATEWAY_LABEL,
   GatewayConfig,
   GatewaySettings,
@@ -230,12 +231,8 @@ export class Gateway extends Construct {
       ],
       ports: [{ internal: GATEWAY_CONTAINER_PORT, external: this.port }],
       healthcheck: {
-        test: [
-          'CMD',
-          'node',
-          '-e',
-          `fetch('http://127.0.0.1:${GATEWAY_CONTAINER_PORT}/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))`,
-        ],
+        // the image's own probe rather than a second copy of it here
+        test: ['CMD', 'node', GATEWAY_HEALTHCHECK_SCRIPT],
         interval: '15s',
         timeout: '5s',
         startPeriod: '10s',

@@ -10,7 +10,8 @@ import {
   ManifestLocation,
   ManifestService,
 } from './manifest-document';
-import { BACKEND_METHODS, ServiceContainer } from './service';
+import { BACKEND_METHODS } from '../src/config';
+import { ServiceContainer } from './service';
 
 const PARAM_TYPES = ['string', 'integer', 'number', 'boolean', 'array', 'object'];
 const CHANNELS: readonly ValidationErrorsChannel[] = ['protocol', 'tool_result', 'auto'];

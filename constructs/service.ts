@@ -2,16 +2,13 @@ import { Annotations, TerraformStack } from 'cdktf';
 import { Construct, IConstruct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
 import { Image } from '@cdktf/provider-docker/lib/image';
-import { BackendMethod, ToolConfig } from '../src/config';
+import { BACKEND_METHODS, BackendMethod, ToolConfig } from '../src/config';
 import { aliasesOf, forwardAsOf, generateInputSchema, InputSpec, toolDescription } from '../src/schema';
 import { DEFAULT_SERVICE_TIMEOUT_MS } from '../src/gateway/service-request';
 import { hasPlaceholderBeforePath, isHttpUrl, placeholderFields, withStandIns } from '../src/gateway/url-template';
 import { compileToolSchema } from '../src/validation';
 import { dockerName, NAME_PATTERN, NAME_RULE, quote } from './docker-names';
 import { GatewayNetwork } from './gateway-network';
-
-/** The HTTP methods a backend may be called with. */
-export const BACKEND_METHODS: readonly BackendMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** The label that marks a service's backend container. */
 export const SERVICE_LABEL = 'cdktf-mcp-gateway.service';

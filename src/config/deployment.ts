@@ -14,3 +14,6 @@ export const GATEWAY_CONTAINER_PORT = 8080;
 
 /** Where the image writes the audit log; the gateway's volume is mounted here. */
 export const AUDIT_LOG_DIR = '/var/log/cdktf-mcp-gateway';
+
+/** The image's health probe (`image/healthcheck.js`): it follows the port the gateway was started with. */
+export const GATEWAY_HEALTHCHECK_SCRIPT = '/app/healthcheck.js';

@@ -10,7 +10,10 @@ export const GATEWAY_CONFIG_VERSION = 1;
 export type ValidationErrorsChannel = 'protocol' | 'tool_result' | 'auto';
 
 /** HTTP methods a backend may be called with. */
-export type BackendMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export const BACKEND_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** An HTTP method a backend may be called with. */
+export type BackendMethod = (typeof BACKEND_METHODS)[number];
 
 /** A bearer token, known to the gateway only by the SHA-256 hash (lowercase hex) of the token. */
 export interface TokenConfig {

@@ -1,3 +1,5 @@
+import { BACKEND_METHODS } from '../config/gateway-config';
+
 /** A tool name (SPEC §5); the constructs check tool and gateway names against the same pattern. */
 export const TOOL_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 
@@ -123,7 +125,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
             properties: {
               url: { type: 'string', pattern: '^https?://', 'x-message': 'must be an http(s) URL' },
               method: {
-                enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+                enum: [...BACKEND_METHODS],
                 'x-message': 'must be one of GET, POST, PUT, PATCH, DELETE',
               },
               timeout_ms: positiveInteger('milliseconds'),
