@@ -4,6 +4,7 @@ import { mapAjvErrors } from './ajv-error-mapper';
 import { isJsonObject } from './json-object';
 import { messages } from './messages';
 import { collectViolations } from './schema-walker';
+import { compileSubset } from './subset-compiler';
 import { CompileResult, ToolValidator, ValidationResult, Violation } from './violation';
 import { joinMessages, schemaMismatch } from './violation-messages';
 
@@ -18,16 +19,19 @@ const NOT_AN_OBJECT = refusal([Object.freeze({ path: '', rule: 'type', message: 
 const CANNOT_VALIDATE = refusal([Object.freeze({ path: '', rule: 'internal', message: 'Invalid arguments: could not be validated' })]);
 const EMPTY_ARGS = Object.freeze({});
 
-/** What ajv compiled for one schema, shared by every validator of an equal schema. */
+/** What was compiled for one schema, shared by every validator of an equal schema. */
 interface CompiledSchema {
   readonly schema: AnySchemaObject;
-  readonly fast: ValidateFunction;
+  /** The verdict every call runs: the subset compiler's function, or ajv's for schemas outside its subset. */
+  readonly fast: (data: unknown) => boolean;
+  /** ajv's compiled function (stops at the first error); compiled on demand when `fast` is the subset compiler's. */
+  ajv?: ValidateFunction;
   allErrors?: ValidateFunction;
 }
 
 class CompiledToolValidator implements ToolValidator {
-  /** ajv's compiled function (stops at the first error); the hot path calls it directly. */
-  public readonly fast: ValidateFunction;
+  /** The compiled verdict (stops at the first error); the hot path calls it directly. */
+  public readonly fast: (data: unknown) => boolean;
 
   /**
    * @param schema the schema as written: the walker reports properties in its order
@@ -41,12 +45,19 @@ class CompiledToolValidator implements ToolValidator {
     try {
       const data = args === undefined ? EMPTY_ARGS : args;
       if (!isJsonObject(data)) return NOT_AN_OBJECT;
-      // The hot path: one call of ajv's compiled function; everything below runs only for a refusal.
+      // The hot path: one call of the compiled function; everything below runs only for a refusal.
       if (this.fast(data)) return VALID;
       return refusal(this.explain(data));
     } catch {
       return CANNOT_VALIDATE;
     }
+  }
+
+  /** ajv's own compiled function for this schema (compiled now if the subset compiler made `fast`). */
+  public ajvFunction(): ValidateFunction {
+    const compiled = this.compiled;
+    compiled.ajv ??= fastCompiler.compile(compiled.schema);
+    return compiled.ajv;
   }
 
   private explain(data: Record<string, unknown>): readonly Violation[] {
@@ -97,7 +108,11 @@ function compileUncached(schema: Record<string, unknown>, canonical: string): Co
   const own = JSON.parse(canonical) as AnySchemaObject;
   try {
     checkSchema(own);
-    return { schema: own, fast: fastCompiler.compile(own) };
+    // ajv's code generation costs about 1 ms per schema; the subset compiler covers generated schemas far cheaper.
+    const subset = compileSubset(own);
+    if (subset !== undefined) return { schema: own, fast: subset };
+    const fast = fastCompiler.compile(own);
+    return { schema: own, fast, ajv: fast };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return `input schema: ${reason.split('\n')[0]}`;
@@ -139,5 +154,5 @@ export function compileToolSchema(schema: Record<string, unknown>): CompileResul
 
 /** ajv's own compiled function behind a validator, for benchmarks comparing against raw ajv; not public API. */
 export function ajvFunctionOf(validator: ToolValidator): ValidateFunction | undefined {
-  return validator instanceof CompiledToolValidator ? validator.fast : undefined;
+  return validator instanceof CompiledToolValidator ? validator.ajvFunction() : undefined;
 }

@@ -1,0 +1,281 @@
+/**
+ * A fast compiler for the JSON Schema subset that `generateInputSchema` emits: one straight-line JavaScript function
+ * per schema, with exactly ajv's accept/reject verdict (for the options in ajv-instances.ts: `strict: false`, so
+ * `strictNumbers` is off; `ownProperties`; unicode regular expressions; the same formats). ajv's code generation costs
+ * about 1 ms per schema, which dominated loading a config of 1,000 tools; this compiler costs a small fraction.
+ *
+ * Anything outside the subset (another keyword, a type array, a boolean subschema, an unknown format, …) gives
+ * `undefined` and the caller compiles with ajv as before. The subset is closed: every schema accepted here is one
+ * that ajv also compiles, so the lazily compiled ajv functions behind it never fail.
+ *
+ * Nothing from a schema is spliced into the code raw: property names and enum strings are JSON string literals,
+ * numbers are checked finite numbers, and patterns, formats and sets are constants passed in.
+ */
+import equal from 'ajv/dist/runtime/equal';
+import ucs2length from 'ajv/dist/runtime/ucs2length';
+import addFormats from 'ajv-formats';
+import { strictFormats } from './formats';
+import { isJsonObject } from './json-object';
+
+/** A compiled schema: `true` when ajv's compiled function would accept `data`. */
+export type SubsetValidator = (data: unknown) => boolean;
+
+type NodeType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+
+const ANNOTATIONS = ['description', 'title', 'default', 'examples'];
+// The keywords each type may carry; any other keyword takes the schema out of the subset.
+const KEYWORDS: Readonly<Record<NodeType, readonly string[]>> = {
+  string: ['enum', 'minLength', 'maxLength', 'pattern', 'format'],
+  integer: ['enum', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  number: ['enum', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  boolean: ['enum'],
+  array: ['minItems', 'maxItems', 'uniqueItems', 'items'],
+  object: ['properties', 'required', 'additionalProperties'],
+};
+// Past these sizes a constant Set beats a chain of comparisons.
+const MAX_CHAINED = 8;
+// Past this length uniqueItems on scalars uses a Set rather than comparing every pair.
+const MAX_PAIRWISE = 8;
+// Deeper schemas go to ajv: bounds the emitter's recursion and the nesting of the generated code.
+const MAX_DEPTH = 32;
+
+/** Thrown inside the emitter when the schema leaves the subset; never escapes `compileSubset`. */
+class NotInSubset extends Error {}
+
+function outside(): never {
+  throw new NotInSubset();
+}
+
+/** A JavaScript string literal for `s`; U+2028/2029 escaped too, though ES2019 allows them in literals. */
+function stringLiteral(s: string): string {
+  return JSON.stringify(s).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+function numberLiteral(n: unknown): string {
+  if (typeof n !== 'number' || !Number.isFinite(n)) outside();
+  return `(${String(n)})`;
+}
+
+function countLiteral(n: unknown): number {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) outside();
+  return n;
+}
+
+function scalarLiteral(v: unknown): string {
+  if (typeof v === 'string') return stringLiteral(v);
+  if (typeof v === 'boolean') return String(v);
+  if (v === null) return 'null';
+  return numberLiteral(v);
+}
+
+/** The check ajv runs for format `name` on strings, resolved as ajv-instances.ts registers formats. */
+function formatCheck(name: unknown): RegExp | ((s: string) => boolean) {
+  if (typeof name !== 'string') outside();
+  if (Object.prototype.hasOwnProperty.call(strictFormats, name)) return strictFormats[name];
+  let def: unknown;
+  try {
+    def = addFormats.get(name as Parameters<typeof addFormats.get>[0]);
+  } catch {
+    outside(); // unknown format: ajv reports it
+  }
+  if (def instanceof RegExp || typeof def === 'function') return def as RegExp | ((s: string) => boolean);
+  if (typeof def === 'object' && def !== null) {
+    const d = def as { type?: unknown; async?: unknown; validate?: unknown };
+    if ((d.type ?? 'string') !== 'string' || d.async === true) outside();
+    if (d.validate instanceof RegExp || typeof d.validate === 'function') return d.validate as RegExp | ((s: string) => boolean);
+  }
+  return outside();
+}
+
+class Emitter {
+  private readonly code: string[] = [];
+  private readonly constants: unknown[] = [];
+  private counter = 0;
+
+  public fresh(prefix: string): string {
+    return `${prefix}${this.counter++}`;
+  }
+
+  public constant(value: unknown): string {
+    this.constants.push(value);
+    return `k${this.constants.length - 1}`;
+  }
+
+  public line(text: string): void {
+    this.code.push(text);
+  }
+
+  public build(): SubsetValidator {
+    const bindings = this.constants.map((_, i) => `k${i}=k[${i}]`);
+    const body = `"use strict";${bindings.length > 0 ? `const ${bindings.join(',')};` : ''}`
+      + `return function validate(data){${this.code.join('\n')}\nreturn true;};`;
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the point: code from a closed, escaped subset
+    return new Function('h', 'u', 'eq', 'k', body)(Object.prototype.hasOwnProperty, ucs2length, equal, this.constants) as SubsetValidator;
+  }
+
+  /** Emits the checks of `schema` on the value in variable `v`. */
+  public node(schema: unknown, v: string, depth: number): void {
+    if (depth > MAX_DEPTH || !isJsonObject(schema)) outside();
+    const type = schema.type;
+    if (typeof type !== 'string' || !Object.prototype.hasOwnProperty.call(KEYWORDS, type)) outside();
+    const allowed = KEYWORDS[type as NodeType];
+    for (const key of Object.keys(schema)) {
+      if (key !== 'type' && !allowed.includes(key) && !ANNOTATIONS.includes(key)) outside();
+    }
+    for (const key of ['description', 'title']) {
+      if (schema[key] !== undefined && typeof schema[key] !== 'string') outside();
+    }
+    if (schema.examples !== undefined && !Array.isArray(schema.examples)) outside();
+    switch (type as NodeType) {
+      case 'string': return this.string(schema, v);
+      case 'integer': return this.number(schema, v, `!(typeof ${v}==="number"&&!(${v}%1)&&${v}===${v})`);
+      case 'number': return this.number(schema, v, `typeof ${v}!=="number"`);
+      case 'boolean':
+        this.line(`if(typeof ${v}!=="boolean")return false;`);
+        return this.enumeration(schema.enum, v);
+      case 'array': return this.array(schema, v, depth);
+      case 'object': return this.object(schema, v, depth);
+    }
+  }
+
+  private enumeration(values: unknown, v: string): void {
+    if (values === undefined) return;
+    if (!Array.isArray(values) || values.length === 0) outside();
+    const literals = values.map(scalarLiteral);
+    if (values.length <= MAX_CHAINED) {
+      this.line(`if(${literals.map((l) => `${v}!==${l}`).join('&&')})return false;`);
+    } else {
+      // Set.has compares with SameValueZero, which differs from === only for NaN, never an enum value in JSON.
+      this.line(`if(!${this.constant(new Set(values))}.has(${v}))return false;`);
+    }
+  }
+
+  private string(schema: Record<string, unknown>, v: string): void {
+    this.line(`if(typeof ${v}!=="string")return false;`);
+    this.enumeration(schema.enum, v);
+    if (schema.maxLength !== undefined) {
+      // ajv counts code points; a string no longer in UTF-16 units than the limit is within it.
+      const max = countLiteral(schema.maxLength);
+      this.line(`if(${v}.length>${max}&&u(${v})>${max})return false;`);
+    }
+    if (schema.minLength !== undefined) {
+      // A string of 2n UTF-16 units has at least n code points.
+      const min = countLiteral(schema.minLength);
+      if (min > 0) this.line(`if(${v}.length<${2 * min}&&u(${v})<${min})return false;`);
+    }
+    if (schema.pattern !== undefined) {
+      if (typeof schema.pattern !== 'string') outside();
+      let re: RegExp;
+      try {
+        re = new RegExp(schema.pattern, 'u');
+      } catch {
+        return outside(); // ajv reports the invalid pattern
+      }
+      this.line(`if(!${this.constant(re)}.test(${v}))return false;`);
+    }
+    if (schema.format !== undefined) {
+      const check = formatCheck(schema.format);
+      const c = this.constant(check);
+      this.line(check instanceof RegExp ? `if(!${c}.test(${v}))return false;` : `if(!${c}(${v}))return false;`);
+    }
+  }
+
+  private number(schema: Record<string, unknown>, v: string, wrongType: string): void {
+    this.line(`if(${wrongType})return false;`);
+    this.enumeration(schema.enum, v);
+    // Negated comparisons: like ajv's `x > max || isNaN(x)`.
+    const bounds = [['minimum', '>='], ['maximum', '<='], ['exclusiveMinimum', '>'], ['exclusiveMaximum', '<']] as const;
+    for (const [keyword, ok] of bounds) {
+      if (schema[keyword] !== undefined) this.line(`if(!(${v}${ok}${numberLiteral(schema[keyword])}))return false;`);
+    }
+  }
+
+  private array(schema: Record<string, unknown>, v: string, depth: number): void {
+    this.line(`if(!Array.isArray(${v}))return false;`);
+    if (schema.maxItems !== undefined) this.line(`if(${v}.length>${countLiteral(schema.maxItems)})return false;`);
+    if (schema.minItems !== undefined) this.line(`if(${v}.length<${countLiteral(schema.minItems)})return false;`);
+    const items = schema.items;
+    if (items !== undefined) {
+      const i = this.fresh('i');
+      const item = this.fresh('d');
+      this.line(`for(let ${i}=0;${i}<${v}.length;${i}++){const ${item}=${v}[${i}];`);
+      this.node(items, item, depth + 1);
+      this.line('}');
+    }
+    if (schema.uniqueItems !== undefined && typeof schema.uniqueItems !== 'boolean') outside();
+    if (schema.uniqueItems === true) this.unique(v, isJsonObject(items) ? items.type : undefined);
+  }
+
+  /** uniqueItems; the items (if declared) have already passed their checks. */
+  private unique(v: string, itemType: unknown): void {
+    const [i, j, a, s] = [this.fresh('i'), this.fresh('j'), this.fresh('a'), this.fresh('s')];
+    if (itemType === 'object' || itemType === 'array' || itemType === undefined) {
+      // As ajv: every pair, by deep equality, in ajv's order (its equality throws on some objects, so order shows).
+      this.line(`for(let ${i}=${v}.length;${i}--;)for(let ${j}=${i};${j}--;)if(eq(${v}[${i}],${v}[${j}]))return false;`);
+      return;
+    }
+    // ajv finds duplicate scalars by using them as keys of a plain object, so two strings "__proto__" are never
+    // duplicates (the key cannot be set); kept so that the verdict stays ajv's. Number items may be NaN (not JSON,
+    // but ajv's "NaN" keys match), hence SameValueZero.
+    const skip = itemType === 'string' ? `if(${a}==="__proto__")continue;` : '';
+    const same = itemType === 'number' ? `(${v}[${j}]===${a}||(${a}!==${a}&&${v}[${j}]!==${v}[${j}]))` : `${v}[${j}]===${a}`;
+    this.line(`if(${v}.length>1){if(${v}.length<=${MAX_PAIRWISE}){`
+      + `for(let ${i}=1;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];${skip}for(let ${j}=0;${j}<${i};${j}++)if(${same})return false;}`
+      + `}else{const ${s}=new Set();for(let ${i}=0;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];${skip}if(${s}.has(${a}))return false;${s}.add(${a});}}}`);
+  }
+
+  private object(schema: Record<string, unknown>, v: string, depth: number): void {
+    this.line(`if(typeof ${v}!=="object"||${v}===null||Array.isArray(${v}))return false;`);
+    const properties = schema.properties ?? {};
+    if (!isJsonObject(properties)) outside();
+    const names = Object.keys(properties);
+    // ajv ignores a property named __proto__; the caller refuses such schemas, and they stay out of the subset.
+    if (names.includes('__proto__')) outside();
+    const required = schema.required ?? [];
+    if (!Array.isArray(required) || required.some((r) => typeof r !== 'string' || r === '__proto__')) outside();
+    if (new Set(required).size !== required.length) outside(); // the meta-schema refuses duplicates
+    for (const name of required as string[]) {
+      const key = stringLiteral(name);
+      this.line(`if(${v}[${key}]===undefined||!h.call(${v},${key}))return false;`);
+    }
+    const additional = schema.additionalProperties;
+    if (additional !== undefined && typeof additional !== 'boolean') outside();
+    if (additional === false) {
+      // Own enumerable keys, as ajv's Object.keys loop sees them.
+      const key = this.fresh('p');
+      const undeclared = names.length === 0 ? 'true'
+        : names.length <= MAX_CHAINED ? names.map((n) => `${key}!==${stringLiteral(n)}`).join('&&')
+          : `!${this.constant(new Set(names))}.has(${key})`;
+      this.line(`for(const ${key} in ${v})if(${undeclared}&&h.call(${v},${key}))return false;`);
+    }
+    for (const name of names) {
+      const key = stringLiteral(name);
+      const value = this.fresh('d');
+      this.line(`{const ${value}=${v}[${key}];`);
+      // A required property was found own and defined above.
+      const open = (required as string[]).includes(name) ? '{' : `if(${value}!==undefined&&h.call(${v},${key})){`;
+      this.line(open);
+      this.node(properties[name], value, depth + 1);
+      this.line('}}');
+    }
+  }
+}
+
+/**
+ * Compiles `schema` to one function with ajv's verdict, or gives `undefined` when the schema uses anything outside
+ * the subset `generateInputSchema` emits (then ajv compiles it). Never throws.
+ *
+ * @example
+ * const fast = compileSubset({ type: 'object', properties: { id: { type: 'string' } }, additionalProperties: false });
+ * fast?.({ id: 'a' }); // true
+ */
+export function compileSubset(schema: unknown): SubsetValidator | undefined {
+  try {
+    const emitter = new Emitter();
+    emitter.node(schema, 'data', 0);
+    return emitter.build();
+  } catch {
+    // NotInSubset, or anything unexpected (e.g. the engine refusing the code): ajv decides instead.
+    return undefined;
+  }
+}
