@@ -72,22 +72,21 @@ export function checkSchema(schema: AnySchemaObject): void {
  * garbage. Compiled functions do not reference their instance, so live validators keep working.
  */
 export class SchemaCompiler {
-  private ajv: Ajv2020;
+  // Created on the first compile: a config whose schemas the subset compiler takes never needs one.
+  private ajv: Ajv2020 | undefined;
   private compiles = 0;
 
   /**
    * @param role how the instances are set up
    * @param compilesPerInstance compiles before moving to a fresh instance (about 0.5 ms to create one)
    */
-  constructor(private readonly role: AjvRole, private readonly compilesPerInstance: number) {
-    this.ajv = createAjv(role);
-  }
+  constructor(private readonly role: AjvRole, private readonly compilesPerInstance: number) {}
 
   /**
    * Compiles `schema` (already checked with `checkSchema`); throws ajv's error, or for an unknown format its warning.
    */
   public compile(schema: AnySchemaObject): ValidateFunction {
-    if (this.compiles >= this.compilesPerInstance) {
+    if (this.ajv === undefined || this.compiles >= this.compilesPerInstance) {
       this.ajv = createAjv(this.role);
       this.compiles = 0;
     }

@@ -98,14 +98,13 @@ function rootAdmitsObjects(schema: Record<string, unknown>): boolean {
   return t === 'object' || (Array.isArray(t) && t.includes('object'));
 }
 
-function compileUncached(schema: Record<string, unknown>, canonical: string): CompiledSchema | string {
-  if (!rootAdmitsObjects(schema)) return 'input schema: the root must accept objects (use "type": "object")';
-  const dialect = schema.$schema;
+/** @param own a private copy of the schema, which ajv and the walker may keep (neither changes it) */
+function compileUncached(own: AnySchemaObject): CompiledSchema | string {
+  if (!rootAdmitsObjects(own)) return 'input schema: the root must accept objects (use "type": "object")';
+  const dialect = own.$schema;
   if (dialect !== undefined && !/^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/.test(String(dialect))) {
     return `input schema: $schema ${JSON.stringify(dialect)} is not supported; use "https://json-schema.org/draft/2020-12/schema" or leave it out`;
   }
-  // A private copy: ajv keeps references into the schema it compiled.
-  const own = JSON.parse(canonical) as AnySchemaObject;
   try {
     checkSchema(own);
     // ajv's code generation costs about 1 ms per schema; the subset compiler covers generated schemas far cheaper.
@@ -131,6 +130,8 @@ function compileUncached(schema: Record<string, unknown>, canonical: string): Co
 export function compileToolSchema(schema: Record<string, unknown>): CompileResult {
   if (!isJsonObject(schema)) return { ok: false, error: 'input schema: must be a JSON object' };
   let canonical: string;
+  // A private copy in the caller's key order: the walker reports properties in that order, and ajv keeps
+  // references into the schema it compiled. Validators of schemas equal up to key order share the first copy.
   let ordered: AnySchemaObject;
   try {
     canonical = canonicalJson(schema);
@@ -144,7 +145,7 @@ export function compileToolSchema(schema: Record<string, unknown>): CompileResul
   }
   let compiled = cache.get(canonical);
   if (compiled === undefined) {
-    compiled = compileUncached(schema, canonical);
+    compiled = compileUncached(ordered);
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     cache.set(canonical, compiled);
   }
