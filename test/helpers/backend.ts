@@ -10,6 +10,7 @@
  * - anything else    echo: `{ method, path, query, headers, body }` as JSON (after `delayMs`, if set).
  *
  * `requests` counts every request received, so a test can prove a refused call never reached the backend.
+ * With the `respond` option, that function answers every request instead of the routes.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,7 +37,23 @@ export interface EchoResponse {
 export interface ReceivedRequest {
   readonly method: string;
   readonly url: string;
+  /** Lower-cased request headers. */
+  readonly headers: http.IncomingHttpHeaders;
   readonly body: string;
+}
+
+/** A canned answer from {@link TestBackendOptions.respond}. */
+export interface BackendAnswer {
+  /** @default 200 */
+  readonly status?: number;
+  /** The `content-type`. @default 'application/json' */
+  readonly type?: string;
+  /** Sent as is, without `content-length` unless `headers` sets one. @default '' */
+  readonly body?: string;
+  /** Wait this long before answering. @default 0 */
+  readonly delayMs?: number;
+  /** More response headers (they win over `type`). @default {} */
+  readonly headers?: Record<string, string>;
 }
 
 export interface TestBackendOptions {
@@ -44,6 +61,12 @@ export interface TestBackendOptions {
   readonly delayMs?: number;
   /** How many received requests to keep in `received` (the counter counts all). @default 1000 */
   readonly keepReceived?: number;
+  /**
+   * Answers every request in place of the routes, for a test that needs an exact status, content type or body.
+   * Called once per request, after it is recorded in `received`; the `delayMs` option and `setDelay` do not apply.
+   * @default - the routes above
+   */
+  readonly respond?: (request: ReceivedRequest) => BackendAnswer;
 }
 
 /** A running backend. */
@@ -103,8 +126,17 @@ export async function startBackend(options: TestBackendOptions = {}): Promise<Te
     req.on('end', () => {
       void (async () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        received.push({ method: req.method ?? '', url: req.url ?? '', body: raw });
+        const record: ReceivedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw };
+        received.push(record);
         if (received.length > keep) received.shift();
+        if (options.respond) {
+          const answer = options.respond(record);
+          if (answer.delayMs) await sleep(answer.delayMs);
+          if (res.destroyed) return;
+          res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'application/json', ...answer.headers });
+          res.end(answer.body ?? '');
+          return;
+        }
         const url = new URL(req.url ?? '/', 'http://backend.invalid');
         const segments = url.pathname.split('/').filter(Boolean);
         if (segments[0] === 'status' && segments.length === 2) {

@@ -20,13 +20,12 @@ export function sha256Hex(text: string): string {
 }
 
 /**
- * Makes a fresh random token for the principal `id`.
+ * Makes a token for the principal `id`: a fresh random one unless `token` is given.
  * @example
  * const bot = makeToken('support-bot');
  * config.gateway.auth = { tokens: [{ id: bot.id, sha256: bot.sha256 }] };
  */
-export function makeToken(id: string = 'test-bot'): TestToken {
-  const token = `tok_${randomBytes(24).toString('base64url')}`;
+export function makeToken(id: string = 'test-bot', token: string = `tok_${randomBytes(24).toString('base64url')}`): TestToken {
   return { id, token, sha256: sha256Hex(token) };
 }
 
