@@ -2,6 +2,7 @@
  * The options of `cdktf-mcp-gateway dev [DIR]` and their parsing.
  */
 import * as path from 'node:path';
+import { DEFAULT_SYNTH_TIMEOUT_MS } from './synthesize-app';
 
 /** Where `dev` serves one gateway. */
 export type PortChoice =
@@ -67,7 +68,7 @@ export function parseDevArgs(argv: readonly string[], cwd: string = process.cwd(
   let portOffset = 0;
   let startBackends = true;
   let auditDir: string | undefined;
-  let synthTimeoutMs = 120_000;
+  let synthTimeoutMs = DEFAULT_SYNTH_TIMEOUT_MS;
   const ports: Record<string, number> = {};
   const maps: Record<string, string> = {};
 

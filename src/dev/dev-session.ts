@@ -64,10 +64,10 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
   };
 
   try {
-    const { app } = readCdktfJson(options.dir);
+    const cdktf = readCdktfJson(options.dir);
     const devFile = readDevFile(options.dir);
-    log(`Synthesizing ${options.dir} (${app}) ...`);
-    const synth = await synthesizeApp({ dir: options.dir, timeoutMs: options.synthTimeoutMs });
+    log(`Synthesizing ${options.dir} (${cdktf.app}) ...`);
+    const synth = await synthesizeApp({ dir: options.dir, cdktf, timeoutMs: options.synthTimeoutMs });
     let found: SynthesizedGateway[];
     try {
       found = findSynthesizedGateways(synth.outdir);

@@ -15,12 +15,23 @@ export class SynthError extends Error {
   }
 }
 
+/** How long a synthesis may take by default. */
+export const DEFAULT_SYNTH_TIMEOUT_MS = 120_000;
+
 /** Options of {@link synthesizeApp}. */
 export interface SynthesizeAppOptions {
   /** The app directory, holding `cdktf.json`. */
   readonly dir: string;
+  /** Its `cdktf.json`, as {@link readCdktfJson} read it. */
+  readonly cdktf: CdktfJson;
   /** @default 120000 */
   readonly timeoutMs?: number;
+}
+
+/** What dev uses of a `cdktf.json`: the command that runs the app and the context it passes. */
+export interface CdktfJson {
+  readonly app: string;
+  readonly context?: Record<string, unknown>;
 }
 
 /** The result of a synthesis: the output directory (the caller removes it) and how long it took. */
@@ -33,7 +44,7 @@ export interface SynthesizedApp {
 const OUTPUT_TAIL_CHARS = 4000;
 
 /** Reads `DIR/cdktf.json` and returns its `app` command and optional `context`. */
-export function readCdktfJson(dir: string): { app: string; context?: Record<string, unknown> } {
+export function readCdktfJson(dir: string): CdktfJson {
   const file = path.join(dir, 'cdktf.json');
   let text: string;
   try {
@@ -55,7 +66,7 @@ export function readCdktfJson(dir: string): { app: string; context?: Record<stri
 
 /** Runs the app command and resolves with the output directory once it exits 0. */
 export async function synthesizeApp(options: SynthesizeAppOptions): Promise<SynthesizedApp> {
-  const { app, context } = readCdktfJson(options.dir);
+  const { app, context } = options.cdktf;
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdktf-mcp-gateway-dev-'));
   const started = Date.now();
   const child = spawnManaged(app, {
@@ -71,7 +82,7 @@ export async function synthesizeApp(options: SynthesizeAppOptions): Promise<Synt
   const keep = (line: string): void => { output = `${output}${line}\n`.slice(-OUTPUT_TAIL_CHARS); };
   onLines(child.process.stdout, keep);
   onLines(child.process.stderr, keep);
-  const timeoutMs = options.timeoutMs ?? 120_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SYNTH_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
   const result = await Promise.race([child.exited, timedOut]);
