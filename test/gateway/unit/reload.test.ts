@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayConfig } from '../../../src/config';
 import type { RunningGateway } from '../../../src/gateway';
-import { config, connect, eventually, initialize, rawCall, start, startFakeService, tool, type FakeService } from './support';
+import { config, connect, eventually, initialize, post, rawCall, start, startFakeService, tool, type FakeService } from './support';
 
 const schema = (type: string) => ({
   type: 'object',
@@ -114,11 +114,6 @@ describe('reload', () => {
 });
 
 async function rawCallList(url: string, session: string): Promise<string[]> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer test-token-1', 'mcp-session-id': session },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-  });
-  const body = (await res.json()) as { result: { tools: { name: string }[] } };
-  return body.result.tools.map((t) => t.name);
+  const { json } = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': session });
+  return (json as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
 }
