@@ -1,5 +1,5 @@
 export * from './src/schema';
 export * from './src/validation';
-export * from './src/config';
+export * from './src/contract';
 export * from './src/gateway';
 export * from './constructs';

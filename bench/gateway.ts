@@ -12,7 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { GatewayConfig, ToolConfig } from '../src/config/gateway-config';
+import type { GatewayConfig, ToolConfig } from '../src/contract/gateway-config';
 import { generateInputSchema, type InputSpec, toolDescription } from '../src/schema';
 
 /** Seconds of load per row and round. */

@@ -1,6 +1,6 @@
 import { TerraformStack } from 'cdktf';
 import { IConstruct } from 'constructs';
-import { TOOL_NAME_PATTERN } from '../src/gateway/config-schema';
+import { TOOL_NAME_PATTERN } from '../src/contract/config-schema';
 
 /**
  * Tool and gateway names (SPEC §5): what MCP clients show and what Docker names are made of. Built from the

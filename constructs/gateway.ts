@@ -13,8 +13,8 @@ import {
   GatewaySettings,
   TokenConfig,
   ValidationErrorsChannel,
-} from '../src/config';
-import { renderGatewayConfig, terraformLiteral } from './config-content';
+} from '../src/contract';
+import { renderGatewayConfig, terraformLiteral } from '../src/contract/uploaded-config';
 import { dockerName, NAME_PATTERN, NAME_RULE, quote } from './docker-names';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
 import { GatewayNetwork } from './gateway-network';

@@ -6,4 +6,4 @@ export * from './manifest-reader';
 export * from './gateway-image';
 export * from './gateway-network';
 export * from './gateway-image-context';
-export * from './config-content';
+export * from '../src/contract/uploaded-config';

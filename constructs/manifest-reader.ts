@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, Node, parseDocument, Scalar, YAMLMap } from 'yaml';
-import { BackendMethod, ValidationErrorsChannel } from '../src/config';
+import { BackendMethod, ValidationErrorsChannel } from '../src/contract';
 import { InputSpec, ParamSpec } from '../src/schema';
 import { NAME_PATTERN, NAME_RULE } from './docker-names';
 import type { GatewayAuth } from './gateway';
@@ -10,7 +10,7 @@ import {
   ManifestLocation,
   ManifestService,
 } from './manifest-document';
-import { BACKEND_METHODS } from '../src/config';
+import { BACKEND_METHODS } from '../src/contract';
 import { ServiceContainer } from './service';
 
 const PARAM_TYPES = ['string', 'integer', 'number', 'boolean', 'array', 'object'];

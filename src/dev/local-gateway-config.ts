@@ -3,7 +3,7 @@
  * a local audit log, and backend hosts mapped to locally running backends.
  */
 import * as crypto from 'node:crypto';
-import type { GatewayConfig, ToolConfig } from '../config';
+import type { GatewayConfig, ToolConfig } from '../contract';
 
 /** The token id (audit `principal`) of the token `dev` generates. */
 export const DEV_TOKEN_ID = 'dev';

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL, type GatewayConfig } from '../config';
+import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL, type GatewayConfig } from '../contract';
 
 /** A gateway found in a synthesized stack. */
 export interface SynthesizedGateway {

@@ -1,8 +1,8 @@
-import type { GatewayConfig, ValidationErrorsChannel } from '../config/gateway-config';
-import { createAuthenticator, type Authenticator } from './auth';
+import type { GatewayConfig, ValidationErrorsChannel } from '../contract/gateway-config';
+import { createAuthenticator, type Authenticator } from './auth/bearer-tokens';
 import type { Logger } from './logger';
-import { createOriginGuard, type OriginGuard } from './origin-guard';
-import { buildToolSet, type ToolSet } from './tool-set';
+import { createOriginGuard, type OriginGuard } from './http/origin-guard';
+import { buildToolSet, type ToolSet } from './tools/tool-set';
 
 /** The largest request body accepted when `gateway.max_body_bytes` is unset (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;

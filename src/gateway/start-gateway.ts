@@ -2,16 +2,16 @@ import { watch as watchFile, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { GatewayConfig } from '../config/gateway-config';
-import { DEFAULT_AUDIT_LOG_PATH, noAudit, openAuditLog, type AuditSink } from './audit-log';
-import { ServiceClient } from './call-service';
+import type { GatewayConfig } from '../contract/gateway-config';
+import { DEFAULT_AUDIT_LOG_PATH, noAudit, openAuditLog, type AuditSink } from './audit/audit-log';
+import { ServiceClient } from './upstream/service-client';
 import { buildGatewayState, type GatewayState } from './gateway-state';
-import { createRequestListener, type HttpServerContext } from './http-server';
-import { loadGatewayConfig } from './load-config';
+import { createRequestListener, type HttpServerContext } from './http/request-listener';
+import { loadGatewayConfig } from '../contract/load-config';
 import { jsonLogger, type Logger } from './logger';
-import { broadcast, broadcastComment } from './mcp-endpoint';
-import { SessionStore } from './mcp-session';
-import { parseGatewayConfig } from './parse-config';
+import { broadcast, broadcastComment } from './mcp/post-endpoint';
+import { SessionStore } from './mcp/session-store';
+import { parseGatewayConfig } from '../contract/parse-config';
 
 /** Options of `startGateway`. */
 export interface StartGatewayOptions {

@@ -2,7 +2,7 @@
 import { Testing, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
-import { GatewayConfig } from '../../src/config';
+import { GatewayConfig } from '../../src/contract';
 
 // Synthesized JSON is loosely typed by nature; tests read it by key.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 import { Gateway, Service } from '../../constructs';
-import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL } from '../../src/config';
+import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL } from '../../src/contract';
 import { findSynthesizedGateways, gatewaysInStack } from '../../src/dev/synthesized-gateways';
 
 const config = { version: 1, gateway: { name: 'agents', auth: 'none' }, tools: [] };

@@ -6,7 +6,7 @@ import type {
   GatewayConfig,
   GatewaySettings,
   ToolConfig,
-} from '../../src/config/gateway-config';
+} from '../../src/contract/gateway-config';
 import { type TestToken, tokenEntry } from './tokens';
 
 /** Everything of the gateway settings except `name` and `auth`, which {@link gatewayConfig} fills. */

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { GatewayConfig } from '../../src/config/gateway-config';
+import type { GatewayConfig } from '../../src/contract/gateway-config';
 import { type RunningGateway, startGateway } from '../../src/gateway';
 
 /** A running in-process gateway and its audit file. */

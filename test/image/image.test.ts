@@ -13,11 +13,11 @@ import * as path from 'node:path';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { openSession, type McpHttpResponse, type McpSession } from '../helpers/mcp';
 import { makeToken, tokenEntry } from '../helpers/tokens';
-import type { GatewayConfig } from '../../src/config';
+import type { GatewayConfig } from '../../src/contract';
 import {
   command, docker, dockerDaemonAnswers, ensureDockerDaemon, freePort, imageTestRequirement, type StartedDaemon,
 } from './docker';
-import { AUDIT_LOG_DIR, GATEWAY_CONFIG_FILE } from '../../src/config';
+import { AUDIT_LOG_DIR, GATEWAY_CONFIG_FILE } from '../../src/contract';
 import { listFiles, readSynthesizedGateway, type SynthesizedGateway } from './synthesized-gateway';
 
 const REPO = path.resolve(__dirname, '../..');

@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GATEWAY_CONFIG_FILE, GATEWAY_LABEL, type GatewayConfig } from '../../src/config';
+import { GATEWAY_CONFIG_FILE, GATEWAY_LABEL, type GatewayConfig } from '../../src/contract';
 
 export interface SynthesizedGateway {
   readonly stackDir: string;

@@ -4,7 +4,7 @@
  * tools whose schema cannot compile. In-process gateways (`startGateway`) over real sockets.
  */
 import * as assert from 'node:assert/strict';
-import type { ToolConfig } from '../../../src/config/gateway-config';
+import type { ToolConfig } from '../../../src/contract/gateway-config';
 import { type AuditRecord, readAuditLog, readAuditText } from '../../helpers/audit-log';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { gatewayConfig, objectSchema, type SettingsOverrides, supportDeskTools, tool } from '../../helpers/config';

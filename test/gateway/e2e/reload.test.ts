@@ -4,7 +4,7 @@
  * one kept. Process tests use SIGHUP and `--watch`; `reload()` is checked in-process.
  */
 import * as assert from 'node:assert/strict';
-import type { GatewayConfig } from '../../../src/config/gateway-config';
+import type { GatewayConfig } from '../../../src/contract/gateway-config';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { gatewayConfig, objectSchema, tool } from '../../helpers/config';
 import { type GatewayProcess, killAllGatewayProcesses, startGatewayProcess } from '../../helpers/gateway-process';

@@ -4,7 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { GatewayConfig } from '../../../src/config/gateway-config';
+import type { GatewayConfig } from '../../../src/contract/gateway-config';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { gatewayConfig, objectSchema, supportDeskTools, tool } from '../../helpers/config';
 import { type GatewayProcess, killAllGatewayProcesses, startGatewayProcess } from '../../helpers/gateway-process';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { ValidationErrorsChannel } from '../../../src/config';
+import type { ValidationErrorsChannel } from '../../../src/contract';
 import type { RunningGateway } from '../../../src/gateway';
 import { config, connect, initialize, rawCall, start, startFakeService, tool, type FakeService } from './support';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createOriginGuard } from '../../../src/gateway/origin-guard';
+import { createOriginGuard } from '../../../src/gateway/http/origin-guard';
 
 /** The refusal message of a guard call, or `undefined` when it passes. */
 function refusal(guard: ReturnType<typeof createOriginGuard>, host: string | undefined, origin?: string): string | undefined {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../../src/gateway';
-import { GATEWAY_CONFIG_SCHEMA } from '../../../src/gateway/config-schema';
+import { GATEWAY_CONFIG_SCHEMA } from '../../../src/contract/config-schema';
 
 const HASH = 'a'.repeat(64);
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolConfig } from '../../../src/config';
+import type { ToolConfig } from '../../../src/contract';
 import type { RunningGateway } from '../../../src/gateway';
-import { placeholderProblemOf, planServiceCall } from '../../../src/gateway/service-request';
+import { placeholderProblemOf, planServiceCall } from '../../../src/gateway/upstream/request-plan';
 import { config, eventually, initialize, rawCall, start, startFakeService, tool, type FakeService } from './support';
 
 const SEGMENT = 'expected a non-empty path segment other than "." or ".."';

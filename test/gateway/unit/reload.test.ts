@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { GatewayConfig } from '../../../src/config';
+import type { GatewayConfig } from '../../../src/contract';
 import type { RunningGateway } from '../../../src/gateway';
 import { config, connect, eventually, initialize, post, rawCall, start, startFakeService, tool, type FakeService } from './support';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { ToolConfig } from '../../../src/config';
-import { buildServiceRequest, planServiceCall, serviceTarget } from '../../../src/gateway/service-request';
+import type { ToolConfig } from '../../../src/contract';
+import { buildServiceRequest, planServiceCall, serviceTarget } from '../../../src/gateway/upstream/request-plan';
 
 function plan(url: string, method: ToolConfig['backend']['method'] = 'GET') {
   return planServiceCall({ name: 't', description: 'd', input_schema: { type: 'object' }, backend: { url, method } });

@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { GatewayConfig, ToolConfig } from '../../../src/config';
+import type { GatewayConfig, ToolConfig } from '../../../src/contract';
 import { silentLogger, startGateway, type RunningGateway, type StartGatewayOptions } from '../../../src/gateway';
 import { startBackend, type BackendAnswer, type ReceivedRequest } from '../../helpers/backend';
 import { gatewayConfig, tool as configTool, type SettingsOverrides } from '../../helpers/config';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import type { AuditRecord } from '../../../src/gateway';
-import type { ServiceClient } from '../../../src/gateway/call-service';
+import type { ServiceClient } from '../../../src/gateway/upstream/service-client';
 import { buildGatewayState } from '../../../src/gateway/gateway-state';
-import type { McpSession } from '../../../src/gateway/mcp-session';
-import { callTool, type CallServices } from '../../../src/gateway/tool-call';
+import type { McpSession } from '../../../src/gateway/mcp/session-store';
+import { callTool, type CallServices } from '../../../src/gateway/tools/call-pipeline';
 import { silentLogger } from '../../../src/gateway';
 import { config, tool } from './support';
 

@@ -1,14 +1,14 @@
 import { performance } from 'node:perf_hooks';
-import { isJsonObject, messages, normalizeAliases, type Violation } from '../validation';
-import { cutName } from '../validation/path';
-import type { AuditOutcome, AuditSink } from './audit-log';
-import type { ServiceClient } from './call-service';
-import type { ServiceOutcome } from './service-response';
-import type { GatewayState } from './gateway-state';
-import { RpcCode } from './jsonrpc';
-import type { Logger } from './logger';
-import { placeholderProblemOf } from './service-request';
-import type { McpSession } from './mcp-session';
+import { isJsonObject, messages, normalizeAliases, type Violation } from '../../validation';
+import { cutName } from '../../validation/path';
+import type { AuditOutcome, AuditSink } from '../audit/audit-log';
+import type { ServiceClient } from '../upstream/service-client';
+import type { ServiceOutcome } from '../upstream/service-outcome';
+import type { GatewayState } from '../gateway-state';
+import { RpcCode } from '../mcp/jsonrpc';
+import type { Logger } from '../logger';
+import { placeholderProblemOf } from '../upstream/request-plan';
+import type { McpSession } from '../mcp/session-store';
 
 /** The answer to a `tools/call`: a result (JSON text) or a JSON-RPC error. */
 export type CallReply =

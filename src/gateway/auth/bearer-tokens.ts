@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { GatewaySettings } from '../config/gateway-config';
-import { HttpError } from './errors';
-import { RpcCode } from './jsonrpc';
+import type { GatewaySettings } from '../../contract/gateway-config';
+import { HttpError } from '../http/http-error';
+import { RpcCode } from '../mcp/jsonrpc';
 
 /** Who made a request: the token id, or `null` when authentication is off. */
 export type Principal = string | null;

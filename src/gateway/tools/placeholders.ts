@@ -1,6 +1,6 @@
-import type { Violation } from '../validation';
-import { keyPath } from '../validation/path';
-import { invalidValue, joinMessages, missingRequired } from '../validation/violation-messages';
+import type { Violation } from '../../validation';
+import { keyPath } from '../../validation/path';
+import { invalidValue, joinMessages, missingRequired } from '../../validation/violation-messages';
 
 /**
  * One `{field}` placeholder of a backend URL, prepared once per config: which parameter fills it and, for one in

@@ -1,4 +1,4 @@
-import { BACKEND_METHODS } from '../config/gateway-config';
+import { BACKEND_METHODS } from './gateway-config';
 
 /** A tool name (SPEC §5); the constructs check tool and gateway names against the same pattern. */
 export const TOOL_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';

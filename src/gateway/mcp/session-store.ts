@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { Principal } from './auth';
+import type { Principal } from '../auth/bearer-tokens';
 
 /** What the client said about itself in `initialize` (audit `client`). */
 export interface ClientInfo {

@@ -1,4 +1,4 @@
-import { GatewayConfig } from '../src/config';
+import { GatewayConfig } from '.';
 
 /**
  * The gateway config document as deterministic JSON text (2-space indented, trailing newline).

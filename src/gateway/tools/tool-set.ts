@@ -1,7 +1,7 @@
-import type { ToolConfig } from '../config/gateway-config';
-import { compileToolSchema, type ToolValidator } from '../validation';
-import { planServiceCall, type ServicePlan } from './service-request';
-import type { Logger } from './logger';
+import type { ToolConfig } from '../../contract/gateway-config';
+import { compileToolSchema, type ToolValidator } from '../../validation';
+import { planServiceCall, type ServicePlan } from '../upstream/request-plan';
+import type { Logger } from '../logger';
 
 /** One tool, ready to call: its validator, alias map and service plan are prepared once per config. */
 export interface Tool {

@@ -1,5 +1,5 @@
-import { HttpError } from './errors';
-import { RpcCode } from './jsonrpc';
+import { HttpError } from './http-error';
+import { RpcCode } from '../mcp/jsonrpc';
 
 /** The allowlists of a gateway (DNS-rebinding protection, SPEC §4). */
 export interface OriginGuardOptions {

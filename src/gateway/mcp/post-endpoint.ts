@@ -1,14 +1,14 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { Principal } from './auth';
-import type { GatewayState } from './gateway-state';
+import type { Principal } from '../auth/bearer-tokens';
+import type { GatewayState } from '../gateway-state';
 import { notificationJson, resultResponseJson, type RequestId } from './jsonrpc';
-import { handleBatch } from './mcp-batch';
-import { answerRequest, checkShape, methodNotFoundJson, noteNotification, REQUEST_METHODS } from './mcp-message';
-import type { McpSession, SessionStore } from './mcp-session';
-import { PACKAGE_VERSION } from './package-version';
+import { handleBatch } from './batch';
+import { answerRequest, checkShape, methodNotFoundJson, noteNotification, REQUEST_METHODS } from './message';
+import type { McpSession, SessionStore } from './session-store';
+import { PACKAGE_VERSION } from '../package-version';
 import { negotiateProtocolVersion } from './protocol-version';
 import { requireSession } from './require-session';
-import type { CallServices } from './tool-call';
+import type { CallServices } from '../tools/call-pipeline';
 
 /** What the MCP endpoint shares across requests. */
 export interface McpEndpointContext extends CallServices {

@@ -1,5 +1,5 @@
-import type { ToolConfig } from '../config/gateway-config';
-import { placeholderProblem, planPlaceholders, type PlaceholderProblem, type PlaceholderSlot } from './placeholder-check';
+import type { ToolConfig } from '../../contract/gateway-config';
+import { placeholderProblem, planPlaceholders, type PlaceholderProblem, type PlaceholderSlot } from '../tools/placeholders';
 
 /** How long a call waits for its service when the tool sets no `backend.timeout_ms` (the `Service` default too). */
 export const DEFAULT_SERVICE_TIMEOUT_MS = 10_000;

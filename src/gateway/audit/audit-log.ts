@@ -1,6 +1,6 @@
 import { appendFileSync, closeSync, createWriteStream, existsSync, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError } from './errors';
+import { ConfigError } from '../http/http-error';
 
 /** Where `audit_log: true` writes when no path is given. */
 export const DEFAULT_AUDIT_LOG_PATH = '/var/log/cdktf-mcp-gateway/audit.jsonl';

@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Principal } from './auth';
-import { HttpError } from './errors';
-import type { GatewayState } from './gateway-state';
+import type { Principal } from '../auth/bearer-tokens';
+import { HttpError } from '../http/http-error';
+import type { GatewayState } from '../gateway-state';
 import { errorResponseJson, RpcCode } from './jsonrpc';
-import type { McpEndpointContext, McpReply } from './mcp-endpoint';
-import { answerRequest, checkShape, invalidRequest, methodNotFoundJson, noteNotification, REQUEST_METHODS } from './mcp-message';
-import type { McpSession } from './mcp-session';
+import type { McpEndpointContext, McpReply } from './post-endpoint';
+import { answerRequest, checkShape, invalidRequest, methodNotFoundJson, noteNotification, REQUEST_METHODS } from './message';
+import type { McpSession } from './session-store';
 import { requireSession } from './require-session';
 
 /** The one protocol version with JSON-RPC batches: MCP 2025-03-26 requires them, 2025-06-18 removed them. */

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpError } from './errors';
-import type { GatewayState } from './gateway-state';
-import { errorResponseJson, RpcCode } from './jsonrpc';
-import { handleMcpPost, openNotificationStream, type McpEndpointContext } from './mcp-endpoint';
-import { requireSession } from './require-session';
+import { HttpError } from './http-error';
+import type { GatewayState } from '../gateway-state';
+import { errorResponseJson, RpcCode } from '../mcp/jsonrpc';
+import { handleMcpPost, openNotificationStream, type McpEndpointContext } from '../mcp/post-endpoint';
+import { requireSession } from '../mcp/require-session';
 
 /** What the request handler reads from the running gateway. */
 export interface HttpServerContext extends McpEndpointContext {

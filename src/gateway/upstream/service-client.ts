@@ -1,6 +1,6 @@
 import type { Agent as UndiciAgent, Dispatcher } from 'undici';
-import { buildServiceRequest, serviceTarget, type ServicePlan } from './service-request';
-import { failure, toolResult, type ServiceOutcome } from './service-response';
+import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';
+import { failure, toolResult, type ServiceOutcome } from './service-outcome';
 
 /**
  * undici's connection-pooling `Agent` alone. The package's entry point also loads `fetch`, WebSocket, the cache

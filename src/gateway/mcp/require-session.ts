@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Principal } from './auth';
-import { HttpError } from './errors';
+import type { Principal } from '../auth/bearer-tokens';
+import { HttpError } from '../http/http-error';
 import { RpcCode } from './jsonrpc';
-import type { McpSession, SessionStore } from './mcp-session';
+import type { McpSession, SessionStore } from './session-store';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version';
 
 /**

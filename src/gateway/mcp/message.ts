@@ -1,8 +1,8 @@
-import { HttpError } from './errors';
-import type { GatewayState } from './gateway-state';
+import { HttpError } from '../http/http-error';
+import type { GatewayState } from '../gateway-state';
 import { errorResponseJson, resultResponseJson, RpcCode, type RequestId } from './jsonrpc';
-import type { McpSession } from './mcp-session';
-import { callTool, type CallServices } from './tool-call';
+import type { McpSession } from './session-store';
+import { callTool, type CallServices } from '../tools/call-pipeline';
 
 /**
  * The per-message steps shared by a single POSTed message and each message of a batch: JSON-RPC shape, method
