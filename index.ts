@@ -1,5 +1,5 @@
-export * from './src/schema';
-export * from './src/validation';
-export * from './src/contract';
-export * from './src/gateway';
 export * from './constructs';
+export * from './src/schema/input-spec';
+export { InputSpecError } from './src/schema/input-spec-error';
+export { generateInputSchema } from './src/schema/generate-input-schema';
+export type { BackendMethod, ValidationErrorsChannel } from './src/contract';

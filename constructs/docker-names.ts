@@ -1,15 +1,5 @@
 import { TerraformStack } from 'cdktf';
 import { IConstruct } from 'constructs';
-import { TOOL_NAME_PATTERN } from '../src/contract/config-schema';
-
-/**
- * Tool and gateway names (SPEC §5): what MCP clients show and what Docker names are made of. Built from the
- * gateway config schema's pattern so that synthesis and the gateway's config check cannot drift apart.
- */
-export const NAME_PATTERN = new RegExp(TOOL_NAME_PATTERN);
-
-/** The same rule, spelled out for error messages. */
-export const NAME_RULE = `1-64 letters, digits, '_', '.' or '-' (${TOOL_NAME_PATTERN})`;
 
 /**
  * A Docker object name (container, network, volume) scoped by the stack, e.g. `support-desk-agents`.

@@ -11,11 +11,16 @@ import {
   GATEWAY_LABEL,
   GatewayConfig,
   GatewaySettings,
+  NAME_RULE,
+  normalizeTokenSha256,
+  renderGatewayConfig,
+  terraformLiteral,
   TokenConfig,
+  TOOL_NAME_RE,
+  VALIDATION_CHANNELS,
   ValidationErrorsChannel,
 } from '../src/contract';
-import { renderGatewayConfig, terraformLiteral } from '../src/contract/uploaded-config';
-import { dockerName, NAME_PATTERN, NAME_RULE, quote } from './docker-names';
+import { dockerName, quote } from './docker-names';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
 import { GatewayNetwork } from './gateway-network';
 import { Service } from './service';
@@ -86,8 +91,6 @@ export interface GatewayProps {
   readonly allowedOrigins?: readonly string[];
 }
 
-const VALIDATION_CHANNELS: readonly ValidationErrorsChannel[] = ['protocol', 'tool_result', 'auto'];
-
 /**
  * An MCP server exposing a chosen set of services to a group of agents, deployed as a Docker container that
  * runs the gateway image with the generated config.
@@ -122,7 +125,7 @@ export class Gateway extends Construct {
     Object.defineProperty(this, GATEWAY_SYMBOL, { value: true });
 
     this.name = props.name ?? id;
-    if (typeof this.name !== 'string' || !NAME_PATTERN.test(this.name)) {
+    if (typeof this.name !== 'string' || !TOOL_NAME_RE.test(this.name)) {
       const origin = props.name === undefined ? ' (the construct id)' : '';
       throw new Error(`Invalid gateway name ${quote(this.name)}${origin}: a gateway name is ${NAME_RULE}; set 'name'`);
     }
@@ -137,7 +140,7 @@ export class Gateway extends Construct {
     const validateInput = props.validateInput ?? true;
     if (typeof validateInput !== 'boolean') fail(`validateInput (${quote(validateInput)}) must be true or false`);
     const channel = props.validationErrors ?? 'protocol';
-    if (!VALIDATION_CHANNELS.includes(channel)) {
+    if (!(VALIDATION_CHANNELS as readonly string[]).includes(channel)) {
       fail(`validationErrors ${quote(channel)} is not supported: expected one of ${VALIDATION_CHANNELS.join(', ')}`);
     }
     const auth = checkAuth(props.auth, fail);
@@ -309,13 +312,9 @@ function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): G
       fail(`auth.tokens[${i}].id must be a non-empty string (it names the caller in the audit log)`);
     }
     // never echo the value: a token pasted here by mistake must not end up in build logs
-    if (typeof token.sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(token.sha256)) {
-      fail(
-        `auth.tokens[${i}].sha256 (token '${token.id}') must be 64 hex characters, the SHA-256 of the token ` +
-          '(printf %s "$TOKEN" | sha256sum), never the token itself',
-      );
-    }
-    const sha256 = token.sha256.toLowerCase();
+    const checked = normalizeTokenSha256(token.sha256);
+    if ('problem' in checked) return fail(`auth.tokens[${i}].sha256 (token '${token.id}') ${checked.problem}`);
+    const sha256 = checked.sha256;
     const same = tokens.find((t) => t.id === token.id || t.sha256 === sha256);
     if (same !== undefined) {
       fail(`auth.tokens[${i}] repeats the ${same.id === token.id ? `id '${token.id}'` : 'sha256 of another token'}: each token needs its own id and hash`);

@@ -1,9 +1,5 @@
 export * from './service';
 export * from './gateway';
 export * from './manifest';
-export * from './manifest-document';
-export * from './manifest-reader';
-export * from './gateway-image';
-export * from './gateway-network';
-export * from './gateway-image-context';
-export * from '../src/contract/uploaded-config';
+export { ManifestError, type ManifestLocation } from './manifest-document';
+export { DEFAULT_BASE_IMAGE } from './gateway-image';

@@ -1,7 +1,13 @@
 import { isMap, isScalar, isSeq, LineCounter, Node, parseDocument, Scalar, YAMLMap } from 'yaml';
-import { BackendMethod, ValidationErrorsChannel } from '../src/contract';
+import {
+  BACKEND_METHODS,
+  BackendMethod,
+  normalizeTokenSha256,
+  VALIDATION_CHANNELS,
+  ValidationErrorsChannel,
+} from '../src/contract';
 import { InputSpec, ParamSpec } from '../src/schema';
-import { NAME_PATTERN, NAME_RULE } from './docker-names';
+
 import type { GatewayAuth } from './gateway';
 import {
   ManifestDocument,
@@ -10,11 +16,9 @@ import {
   ManifestLocation,
   ManifestService,
 } from './manifest-document';
-import { BACKEND_METHODS } from '../src/contract';
 import { ServiceContainer } from './service';
 
 const PARAM_TYPES = ['string', 'integer', 'number', 'boolean', 'array', 'object'];
-const CHANNELS: readonly ValidationErrorsChannel[] = ['protocol', 'tool_result', 'auto'];
 
 type Kind = 'string' | 'boolean' | 'integer' | 'number' | 'any' | 'strings' | 'scalars' | 'param' | 'params';
 
@@ -89,7 +93,6 @@ class Reader {
 
   private service(name: string, node: Node | null, key: Node): ManifestService | undefined {
     const path = `services.${name}`;
-    if (!NAME_PATTERN.test(name)) this.error(key, path, `invalid tool name: use ${NAME_RULE}`);
     if (!this.expectMap(node, path)) return undefined;
     const map = node as YAMLMap;
     this.checkKeys(map, path, SERVICE_KEYS);
@@ -142,7 +145,6 @@ class Reader {
 
   private gateway(name: string, node: Node | null, key: Node, known: readonly string[]): ManifestGateway | undefined {
     const path = `gateways.${name}`;
-    if (!NAME_PATTERN.test(name)) this.error(key, path, `invalid gateway name: use ${NAME_RULE}`);
     if (!this.expectMap(node, path)) return undefined;
     const map = node as YAMLMap;
     this.checkKeys(map, path, GATEWAY_KEYS);
@@ -180,7 +182,7 @@ class Reader {
       name,
       services,
       validateInput: this.optional(map, path, 'validate_input', 'boolean') as boolean | undefined,
-      validationErrors: this.oneOf(this.child(map, 'validation_errors'), `${path}.validation_errors`, CHANNELS) as
+      validationErrors: this.oneOf(this.child(map, 'validation_errors'), `${path}.validation_errors`, VALIDATION_CHANNELS) as
         | ValidationErrorsChannel
         | undefined,
       auth,
@@ -212,10 +214,10 @@ class Reader {
       const id = this.value(this.required(t, tpath, 'id'), `${tpath}.id`, 'string') as string | undefined;
       const shaNode = this.required(t, tpath, 'sha256');
       const sha256 = this.value(shaNode, `${tpath}.sha256`, 'string') as string | undefined;
-      if (sha256 !== undefined && !/^[0-9a-fA-F]{64}$/.test(sha256)) {
-        // never echo the value: it may be a token pasted by mistake
-        this.error(shaNode!, `${tpath}.sha256`, 'expected 64 hex characters, the SHA-256 of the token (never the token)');
-      } else if (id !== undefined && sha256 !== undefined) tokens.push({ id, sha256 });
+      // the Gateway construct's rule, checked here to report it at the value rather than at the gateway
+      const checked = sha256 === undefined ? undefined : normalizeTokenSha256(sha256);
+      if (checked !== undefined && 'problem' in checked) this.error(shaNode!, `${tpath}.sha256`, checked.problem);
+      else if (id !== undefined && sha256 !== undefined) tokens.push({ id, sha256 });
     });
     return { tokens };
   }

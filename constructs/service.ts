@@ -2,12 +2,22 @@ import { Annotations, TerraformStack } from 'cdktf';
 import { Construct, IConstruct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
 import { Image } from '@cdktf/provider-docker/lib/image';
-import { BACKEND_METHODS, BackendMethod, ToolConfig } from '../src/contract';
+import {
+  BACKEND_METHODS,
+  BackendMethod,
+  DEFAULT_SERVICE_TIMEOUT_MS,
+  hasPlaceholderBeforePath,
+  isHttpUrl,
+  MAX_SERVICE_TIMEOUT_MS,
+  NAME_RULE,
+  placeholderFields,
+  TOOL_NAME_RE,
+  ToolConfig,
+  withStandIns,
+} from '../src/contract';
 import { aliasesOf, forwardAsOf, generateInputSchema, InputSpec, toolDescription } from '../src/schema';
-import { DEFAULT_SERVICE_TIMEOUT_MS } from '../src/gateway/upstream/request-plan';
-import { hasPlaceholderBeforePath, isHttpUrl, placeholderFields, withStandIns } from '../src/contract/url-template';
 import { compileToolSchema } from '../src/validation';
-import { dockerName, NAME_PATTERN, NAME_RULE, quote } from './docker-names';
+import { dockerName, quote } from './docker-names';
 import { GatewayNetwork } from './gateway-network';
 
 /** The label that marks a service's backend container. */
@@ -74,8 +84,6 @@ export interface ServiceProps {
   readonly container?: ServiceContainer;
 }
 
-const MAX_TIMEOUT_MS = 600_000;
-
 /**
  * An HTTP backend exposed as one MCP tool. Add it to one or more `Gateway`s.
  *
@@ -116,7 +124,7 @@ export class Service extends Construct {
     Object.defineProperty(this, SERVICE_SYMBOL, { value: true });
 
     this.name = props.name ?? id;
-    if (typeof this.name !== 'string' || !NAME_PATTERN.test(this.name)) {
+    if (typeof this.name !== 'string' || !TOOL_NAME_RE.test(this.name)) {
       const origin = props.name === undefined ? ' (the construct id)' : '';
       throw new Error(
         `Invalid service name ${quote(this.name)}${origin}: a tool name is ${NAME_RULE}; set 'name' to a valid tool name`,
@@ -128,8 +136,8 @@ export class Service extends Construct {
 
     this.endpoint = checkEndpoint(props.endpoint, fail);
     this.timeoutMs = props.timeoutMs ?? DEFAULT_SERVICE_TIMEOUT_MS;
-    if (!Number.isInteger(this.timeoutMs) || this.timeoutMs < 1 || this.timeoutMs > MAX_TIMEOUT_MS) {
-      fail(`timeoutMs (${quote(props.timeoutMs)}) must be an integer between 1 and ${MAX_TIMEOUT_MS} (milliseconds)`);
+    if (!Number.isInteger(this.timeoutMs) || this.timeoutMs < 1 || this.timeoutMs > MAX_SERVICE_TIMEOUT_MS) {
+      fail(`timeoutMs (${quote(props.timeoutMs)}) must be an integer between 1 and ${MAX_SERVICE_TIMEOUT_MS} (milliseconds)`);
     }
 
     if (props.input !== undefined && props.inputSchema !== undefined) {

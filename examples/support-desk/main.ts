@@ -117,7 +117,14 @@ export class SupportDesk extends Construct {
       description: 'Create a follow-up task for the support team.',
       endpoint: { url: `${API}/tasks`, method: 'POST' },
       input: {
-        title: { type: 'string', required: true },
+        // `${…}` and `%{…}` reach the agents literally: synthesis escapes them for Terraform, and every reader of
+        // the uploaded config (the container, `dev`) undoes the escape
+        title: {
+          type: 'string',
+          required: true,
+          description: 'Task title; the backend fills ${customer} and ${ticket}; write a literal % as %%',
+          pattern: '^(?:[^%]|%{2})*$',
+        },
         // older agents send `description`; the backend calls the field `description` too
         prompt: { type: 'string', required: true, aliases: ['description'], forwardAs: 'description' },
         due: { type: 'string', format: 'date' },

@@ -1,7 +1,4 @@
-import { BACKEND_METHODS } from './gateway-config';
-
-/** A tool name (SPEC §5); the constructs check tool and gateway names against the same pattern. */
-export const TOOL_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
+import { BACKEND_METHODS, MAX_SERVICE_TIMEOUT_MS, TOKEN_SHA256_PATTERN, TOOL_NAME_PATTERN, VALIDATION_CHANNELS } from './rules';
 
 const positiveInteger = (what: string) => ({
   type: 'integer',
@@ -16,7 +13,7 @@ const nameMap = {
 };
 
 /**
- * The JSON Schema of the gateway config document (`src/config/gateway-config.ts` is the TypeScript twin).
+ * The JSON Schema of the gateway config document (`gateway-config.ts` is the TypeScript twin).
  * `x-message` is this module's own annotation: the one-line reason reported for a failure at that node,
  * so a refusal reads `gateway.port: must be an integer 1-65535` rather than an ajv keyword dump.
  */
@@ -38,8 +35,8 @@ export const GATEWAY_CONFIG_SCHEMA = {
         port: { type: 'integer', minimum: 1, maximum: 65535, 'x-message': 'must be an integer 1-65535' },
         validate_input: { type: 'boolean', 'x-message': 'must be true or false' },
         validation_errors: {
-          enum: ['protocol', 'tool_result', 'auto'],
-          'x-message': 'must be one of "protocol", "tool_result", "auto"',
+          enum: [...VALIDATION_CHANNELS],
+          'x-message': `must be one of ${VALIDATION_CHANNELS.map((c) => JSON.stringify(c)).join(', ')}`,
         },
         auth: {
           if: { type: 'string' },
@@ -63,7 +60,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
                     id: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
                     sha256: {
                       type: 'string',
-                      pattern: '^[0-9a-f]{64}$',
+                      pattern: TOKEN_SHA256_PATTERN,
                       'x-message': 'must be 64 lowercase hex characters (the SHA-256 of the token)',
                     },
                   },
@@ -126,9 +123,14 @@ export const GATEWAY_CONFIG_SCHEMA = {
               url: { type: 'string', pattern: '^https?://', 'x-message': 'must be an http(s) URL' },
               method: {
                 enum: [...BACKEND_METHODS],
-                'x-message': 'must be one of GET, POST, PUT, PATCH, DELETE',
+                'x-message': `must be one of ${BACKEND_METHODS.join(', ')}`,
               },
-              timeout_ms: positiveInteger('milliseconds'),
+              timeout_ms: {
+                type: 'integer',
+                minimum: 1,
+                maximum: MAX_SERVICE_TIMEOUT_MS,
+                'x-message': `must be an integer 1-${MAX_SERVICE_TIMEOUT_MS} (milliseconds)`,
+              },
             },
           },
         },

@@ -1,31 +1,25 @@
 /**
  * The gateway config document: what synthesis uploads to `/etc/cdktf-mcp-gateway/gateway.json` and what
  * `cdktf-mcp-gateway serve --config FILE` reads. Keys are snake_case, like the manifest.
- * The runtime validates a loaded document against its own schema (see the gateway runtime) and exits
- * with one line naming the bad field.
+ * `config-schema.ts` is its JSON Schema twin (a test holds the two equal); `parse-config.ts` checks a document
+ * against it, and `defaults.ts` holds the value of every field left out.
  */
+import type { BackendMethod, ValidationErrorsChannel } from './rules';
+
 export const GATEWAY_CONFIG_VERSION = 1;
 
-/** How validation refusals reach the agent (SPEC §3). */
-export type ValidationErrorsChannel = 'protocol' | 'tool_result' | 'auto';
-
-/** HTTP methods a backend may be called with. */
-export const BACKEND_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-
-/** An HTTP method a backend may be called with. */
-export type BackendMethod = (typeof BACKEND_METHODS)[number];
 
 /** A bearer token, known to the gateway only by the SHA-256 hash (lowercase hex) of the token. */
 export interface TokenConfig {
   /** Names the caller in the audit log (`principal`). */
   readonly id: string;
-  /** Lowercase hex SHA-256 of the token. */
+  /** Lowercase hex SHA-256 of the token (`TOKEN_SHA256_PATTERN`). */
   readonly sha256: string;
 }
 
 /** One tool: an HTTP service exposed over MCP. */
 export interface ToolConfig {
-  /** The tool name, `^[A-Za-z0-9_.-]{1,64}$`. */
+  /** The tool name (`TOOL_NAME_PATTERN`). */
   readonly name: string;
   readonly description: string;
   /** The advertised input schema (JSON Schema 2020-12), generated or raw. */
@@ -38,7 +32,7 @@ export interface ToolConfig {
     /** May hold `{field}` placeholders naming forwarded fields. */
     readonly url: string;
     readonly method: BackendMethod;
-    /** @default 10000 */
+    /** 1 to `MAX_SERVICE_TIMEOUT_MS`. @default - `DEFAULT_SERVICE_TIMEOUT_MS` */
     readonly timeout_ms?: number;
   };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type * as Yaml from 'yaml';
 import type { GatewayConfig } from './gateway-config';
-import { ConfigError } from '../gateway/http/http-error';
+import { ConfigError } from './config-error';
 import { parseGatewayConfig } from './parse-config';
 
 /**

@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import type { GatewayConfig } from './gateway-config';
 import { GATEWAY_CONFIG_SCHEMA } from './config-schema';
-import { ConfigError } from '../gateway/http/http-error';
+import { ConfigError } from './config-error';
 import { hasPlaceholderBeforePath, isHttpUrl } from './url-template';
 
 // The config schema is this package's own and fixed, so it is checked against the JSON Schema meta-schema by a

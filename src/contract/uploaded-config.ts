@@ -1,4 +1,4 @@
-import { GatewayConfig } from '.';
+import type { GatewayConfig } from './gateway-config';
 
 /**
  * The gateway config document as deterministic JSON text (2-space indented, trailing newline).
@@ -20,4 +20,20 @@ export function renderGatewayConfig(config: GatewayConfig): string {
 export function terraformLiteral(text: string): string {
   // a replacer function, because `$$` in a replacement string means a single `$`
   return text.replace(/\$\{/g, () => '$${').replace(/%\{/g, () => '%%{');
+}
+
+/** Undoes {@link terraformLiteral}: the text Terraform itself would hand to the container. */
+export function fromTerraformLiteral(text: string): string {
+  return text.replace(/\$\$\{/g, () => '${').replace(/%%\{/g, () => '%{');
+}
+
+/**
+ * Reads the config document as synthesis uploads it (a `docker_container` upload's `content`): Terraform's
+ * escapes undone, then parsed. `dev`, the image test and the synth tests read it through here, so all of them
+ * see the text the deployed container gets.
+ *
+ * @throws SyntaxError when the content is not JSON
+ */
+export function readUploadedConfig(content: string): unknown {
+  return JSON.parse(fromTerraformLiteral(content));
 }

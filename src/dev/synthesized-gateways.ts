@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL, type GatewayConfig } from '../contract';
+import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL, readUploadedConfig, type GatewayConfig } from '../contract';
 
 /** A gateway found in a synthesized stack. */
 export interface SynthesizedGateway {
@@ -14,7 +14,7 @@ export interface SynthesizedGateway {
   readonly stack: string;
   /** `docker_container.<id>` in the stack. */
   readonly resource: string;
-  /** The config document as uploaded (not yet validated). */
+  /** The config document as the container gets it (Terraform escapes undone; not yet validated). */
   readonly config: unknown;
   /** The host port published for the container's 8080. */
   readonly hostPort: number;
@@ -74,7 +74,7 @@ export function gatewaysInStack(stack: string, doc: Json): SynthesizedGateway[] 
     }
     let config: unknown;
     try {
-      config = JSON.parse(upload.content);
+      config = readUploadedConfig(upload.content);
     } catch (err) {
       throw new SynthOutputError(`${where}: the content of ${GATEWAY_CONFIG_FILE} is not JSON (${(err as Error).message})`);
     }

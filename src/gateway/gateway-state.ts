@@ -1,17 +1,17 @@
-import type { GatewayConfig, ValidationErrorsChannel } from '../contract/gateway-config';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONCURRENT_CALLS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_SESSION_TTL_MS,
+  DEFAULT_VALIDATE_INPUT,
+  DEFAULT_VALIDATION_ERRORS,
+  type GatewayConfig,
+  type ValidationErrorsChannel,
+} from '../contract';
 import { createAuthenticator, type Authenticator } from './auth/bearer-tokens';
 import type { Logger } from './logger';
 import { createOriginGuard, type OriginGuard } from './http/origin-guard';
 import { buildToolSet, type ToolSet } from './tools/tool-set';
-
-/** The largest request body accepted when `gateway.max_body_bytes` is unset (1 MiB). */
-export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
-/** The largest service response accepted when `gateway.max_response_bytes` is unset (4 MiB). */
-export const DEFAULT_MAX_RESPONSE_BYTES = 4_194_304;
-/** The most calls waiting on services at once when `gateway.max_concurrent_calls` is unset. */
-export const DEFAULT_MAX_CONCURRENT_CALLS = 256;
-/** How long an idle session lives when `gateway.session_ttl_ms` is unset (1 hour). */
-export const DEFAULT_SESSION_TTL_MS = 3_600_000;
 
 /**
  * Everything a request needs from the config, derived once. A reload builds a new state (compiling every schema)
@@ -40,8 +40,8 @@ export function buildGatewayState(config: GatewayConfig, listenHost: string, log
     toolSet: buildToolSet(config.tools, log),
     auth: createAuthenticator(g.auth),
     guard: createOriginGuard({ listenHost, allowedHosts: g.allowed_hosts, allowedOrigins: g.allowed_origins }),
-    validateInput: g.validate_input ?? true,
-    channel: g.validation_errors ?? 'protocol',
+    validateInput: g.validate_input ?? DEFAULT_VALIDATE_INPUT,
+    channel: g.validation_errors ?? DEFAULT_VALIDATION_ERRORS,
     maxBodyBytes: g.max_body_bytes ?? DEFAULT_MAX_BODY_BYTES,
     maxResponseBytes: g.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     maxConcurrentCalls: g.max_concurrent_calls ?? DEFAULT_MAX_CONCURRENT_CALLS,

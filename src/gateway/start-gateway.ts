@@ -1,17 +1,20 @@
-import { watch as watchFile, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { GatewayConfig } from '../contract/gateway-config';
-import { DEFAULT_AUDIT_LOG_PATH, noAudit, openAuditLog, type AuditSink } from './audit/audit-log';
-import { ServiceClient } from './upstream/service-client';
+import {
+  DEFAULT_AUDIT_LOG_PATH,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  loadGatewayConfig,
+  parseGatewayConfig,
+  type GatewayConfig,
+} from '../contract';
+import { noAudit, openAuditLog, type AuditSink } from './audit';
+import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, type GatewayState } from './gateway-state';
-import { createRequestListener, type HttpServerContext } from './http/request-listener';
-import { loadGatewayConfig } from '../contract/load-config';
+import { createRequestListener, type HttpContext } from './http';
 import { jsonLogger, type Logger } from './logger';
-import { broadcast, broadcastComment } from './mcp/post-endpoint';
-import { SessionStore } from './mcp/session-store';
-import { parseGatewayConfig } from '../contract/parse-config';
+import { broadcast, broadcastComment, SessionStore } from './mcp';
+import { ServiceClient } from './upstream';
 
 /** Options of `startGateway`. */
 export interface StartGatewayOptions {
@@ -62,95 +65,113 @@ export interface RunningGateway {
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
   const log = options.logger ?? jsonLogger();
   const config = parseGatewayConfig(options.config);
-  const host = options.host ?? config.gateway.host ?? '0.0.0.0';
-  const port = options.port ?? config.gateway.port ?? 8080;
-  let state: GatewayState = buildGatewayState(config, host, log);
-  const audit = openAudit(config, options.auditLogPath);
-  const sessions = new SessionStore(state.sessionTtlMs);
-  const services = new ServiceClient(state.maxResponseBytes);
-  let shuttingDown = false;
-  const inFlight: HttpServerContext['inFlight'] = { count: 0 };
-  const ctx: HttpServerContext = {
-    state: () => state,
-    shuttingDown: () => shuttingDown,
-    inFlight,
-    sessions,
-    log,
-    services,
-    audit,
-    concurrency: { active: 0 },
-  };
+  const host = options.host ?? config.gateway.host ?? DEFAULT_HOST;
+  const gateway = new Gateway(config, host, openAudit(config, options.auditLogPath), options, log);
+  try {
+    await gateway.listen(options.port ?? config.gateway.port ?? DEFAULT_PORT);
+  } catch (err) {
+    await gateway.close();
+    throw err;
+  }
+  return gateway;
+}
 
-  const reload = async (next?: GatewayConfig): Promise<void> => {
-    if (shuttingDown) throw new Error('the gateway is shutting down');
-    if (next === undefined && options.configPath === undefined) {
+/** One running gateway: its state (swapped on reload), its long-lived parts, and its HTTP server. */
+class Gateway implements RunningGateway {
+  url = '';
+  port = 0;
+  private state: GatewayState;
+  private shuttingDown = false;
+  private closing: Promise<void> | undefined;
+  private readonly sessions: SessionStore;
+  private readonly services: ServiceClient;
+  private readonly http: HttpContext;
+  private readonly server: Server;
+  private readonly keepAlive: NodeJS.Timeout;
+  private readonly reloadTrigger: ReloadTrigger | undefined;
+
+  constructor(
+    config: GatewayConfig,
+    private readonly host: string,
+    private readonly audit: AuditSink,
+    private readonly options: StartGatewayOptions,
+    private readonly log: Logger,
+  ) {
+    this.state = buildGatewayState(config, host, log);
+    this.sessions = new SessionStore(this.state.sessionTtlMs);
+    this.services = new ServiceClient(this.state.maxResponseBytes);
+    const calls = { services: this.services, audit, concurrency: { active: 0 }, log };
+    this.http = {
+      mcp: { sessions: this.sessions, calls },
+      log,
+      state: () => this.state,
+      shuttingDown: () => this.shuttingDown,
+      inFlight: { count: 0 },
+    };
+    this.server = createServer(createRequestListener(this.http));
+    // Comment frames keep idle notification streams open through proxies that drop silent connections.
+    this.keepAlive = setInterval(() => broadcastComment(this.sessions), 25_000);
+    this.keepAlive.unref();
+    if (options.configPath !== undefined) {
+      this.reloadTrigger = watchForReload(options.configPath, options.watch === true, () => {
+        this.reload().catch(() => undefined);
+      });
+    }
+  }
+
+  async listen(port: number): Promise<void> {
+    await listen(this.server, port, this.host);
+    this.port = (this.server.address() as AddressInfo).port;
+    this.url = `http://${urlHost(this.host)}:${this.port}/mcp`;
+    this.log('info', 'listening', { gateway: this.state.name, url: this.url, tools: this.state.toolSet.tools.size });
+  }
+
+  async reload(next?: GatewayConfig): Promise<void> {
+    if (this.shuttingDown) throw new Error('the gateway is shutting down');
+    const file = this.options.configPath;
+    if (next === undefined && file === undefined) {
       throw new Error('reload() needs a config: the gateway was not started from a file');
     }
     try {
-      const parsed = next === undefined ? loadGatewayConfig(options.configPath!) : parseGatewayConfig(next);
-      const replacement = buildGatewayState(parsed, host, log);
-      warnUnchangeable(state.config, parsed, log);
-      state = replacement;
-      sessions.setTtlMs(replacement.sessionTtlMs);
-      services.setMaxResponseBytes(replacement.maxResponseBytes);
+      const parsed = next === undefined ? loadGatewayConfig(file!) : parseGatewayConfig(next);
+      const replacement = buildGatewayState(parsed, this.host, this.log);
+      warnUnchangeable(this.state.config, parsed, this.log);
+      this.state = replacement;
+      this.sessions.setTtlMs(replacement.sessionTtlMs);
+      this.services.setMaxResponseBytes(replacement.maxResponseBytes);
     } catch (err) {
-      log('error', 'reload refused; keeping the running config', { error: (err as Error).message });
+      this.log('error', 'reload refused; keeping the running config', { error: (err as Error).message });
       throw err;
     }
-    const notified = broadcast(sessions, 'notifications/tools/list_changed');
-    log('info', 'config reloaded', { gateway: state.name, tools: state.toolSet.tools.size, notified_streams: notified });
-  };
-
-  const onSighup = (): void => {
-    reload().catch(() => undefined);
-  };
-  let watcher: FSWatcher | undefined;
-  if (options.configPath !== undefined) {
-    process.on('SIGHUP', onSighup);
-    if (options.watch === true) watcher = watchConfig(options.configPath, onSighup);
+    const notified = broadcast(this.sessions, 'notifications/tools/list_changed');
+    const { name, toolSet } = this.state;
+    this.log('info', 'config reloaded', { gateway: name, tools: toolSet.tools.size, notified_streams: notified });
   }
 
-  const server = createServer(createRequestListener(ctx));
-  // Comment frames keep idle notification streams open through proxies that drop silent connections.
-  const keepAlive = setInterval(() => broadcastComment(sessions), 25_000);
-  keepAlive.unref();
-  try {
-    await listen(server, port, host);
-  } catch (err) {
-    process.off('SIGHUP', onSighup);
-    clearInterval(keepAlive);
-    watcher?.close();
-    sessions.close();
-    await audit.close();
-    await services.close();
-    throw err;
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
   }
-  const actualPort = (server.address() as AddressInfo).port;
-  const url = `http://${urlHost(host)}:${actualPort}/mcp`;
-  log('info', 'listening', { gateway: state.name, url, tools: state.toolSet.tools.size });
 
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      shuttingDown = true;
-      process.off('SIGHUP', onSighup);
-      clearInterval(keepAlive);
-      watcher?.close();
-      log('info', 'shutting down', { in_flight: inFlight.count });
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      sessions.close();
-      server.closeIdleConnections();
-      await drain(inFlight, options.drainTimeoutMs ?? 10_000);
-      server.closeAllConnections();
-      await closed;
-      await audit.close();
-      await services.close();
-      log('info', 'stopped', { gateway: state.name });
-    })();
-    return closing;
-  };
-
-  return { url, port: actualPort, reload, close };
+  /** Stops accepting, drains in-flight calls (bounded), then closes connections, the audit log and the pools. */
+  private async shutDown(): Promise<void> {
+    this.shuttingDown = true;
+    this.reloadTrigger?.close();
+    clearInterval(this.keepAlive);
+    const { name } = this.state;
+    this.log('info', 'shutting down', { gateway: name, in_flight: this.http.inFlight.count });
+    const closed = this.server.listening
+      ? new Promise<void>((resolve) => this.server.close(() => resolve()))
+      : Promise.resolve();
+    this.sessions.close();
+    this.server.closeIdleConnections();
+    await drain(this.http.inFlight, this.options.drainTimeoutMs ?? 10_000);
+    this.server.closeAllConnections();
+    await closed;
+    await this.audit.close();
+    await this.services.close();
+    this.log('info', 'stopped', { gateway: name });
+  }
 }
 
 function openAudit(config: GatewayConfig, override: string | undefined): AuditSink {
@@ -175,7 +196,7 @@ function urlHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
-function drain(inFlight: HttpServerContext['inFlight'], timeoutMs: number): Promise<void> {
+function drain(inFlight: HttpContext['inFlight'], timeoutMs: number): Promise<void> {
   if (inFlight.count === 0) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, timeoutMs);
@@ -186,24 +207,6 @@ function drain(inFlight: HttpServerContext['inFlight'], timeoutMs: number): Prom
     }
     inFlight.onIdle = done;
   });
-}
-
-/**
- * Watches the config file. The directory is watched, not the file: editors and `kubectl`-style updates replace
- * the file (a new inode), which a watch on the file itself would miss. Changes come in bursts, so they are debounced.
- */
-function watchConfig(path: string, onChange: () => void): FSWatcher {
-  const name = basename(path);
-  let timer: NodeJS.Timeout | undefined;
-  const watcher = watchFile(dirname(path), (_event, filename) => {
-    if (filename !== null && filename.toString() !== name) return;
-    clearTimeout(timer);
-    timer = setTimeout(onChange, 200);
-    timer.unref();
-  });
-  watcher.on('error', () => undefined);
-  watcher.unref();
-  return watcher;
 }
 
 function warnUnchangeable(current: GatewayConfig, next: GatewayConfig, log: Logger): void {

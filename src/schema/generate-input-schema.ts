@@ -1,5 +1,4 @@
-import { hasOwn, isJsonObject } from '../validation/json-object';
-import { keyPath } from '../validation/path';
+import { hasOwn, isJsonObject, keyPath } from '../validation';
 import { InputSpecError } from './input-spec-error';
 import { InputSpec, ParamSpec, ParamType, StringFormat } from './input-spec';
 

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../validation/json-object';
+import { isJsonObject } from '../validation';
 import { InputSpec } from './input-spec';
 
 /**

@@ -232,7 +232,7 @@ describe('Gateway', () => {
       assert.equal(
         message,
         "Gateway 'support': auth.tokens[0].sha256 (token 'bot') must be 64 hex characters, the SHA-256 of the token " +
-          '(printf %s "$TOKEN" | sha256sum), never the token itself',
+          '(this value has 15 characters; make it with printf %s "$TOKEN" | sha256sum), never the token itself',
       );
     });
 

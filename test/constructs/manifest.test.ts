@@ -138,8 +138,8 @@ describe('Manifest', () => {
       const text = GOOD.replace(SHA, 'my-secret-token');
       assert.equal(
         errorOf(text),
-        'support-desk.yaml:15:49: gateways.support.auth.tokens[0].sha256: expected 64 hex characters, the SHA-256 ' +
-          'of the token (never the token)',
+        'support-desk.yaml:15:49: gateways.support.auth.tokens[0].sha256: must be 64 hex characters, the SHA-256 ' +
+          'of the token (this value has 15 characters; make it with printf %s "$TOKEN" | sha256sum), never the token itself',
       );
     });
 

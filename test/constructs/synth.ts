@@ -2,7 +2,7 @@
 import { Testing, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
-import { GatewayConfig } from '../../src/contract';
+import { fromTerraformLiteral, GatewayConfig } from '../../src/contract';
 
 // Synthesized JSON is loosely typed by nature; tests read it by key.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -37,7 +37,7 @@ export function gatewayContainer(json: Json, name: string): Json {
 /** The config text uploaded into a gateway container (Terraform escapes undone). */
 export function configText(json: Json, name: string): string {
   const upload = gatewayContainer(json, name).upload.find((u: Json) => u.file === '/etc/cdktf-mcp-gateway/gateway.json');
-  return (upload.content as string).replace(/\$\$\{/g, '${').replace(/%%\{/g, '%{');
+  return fromTerraformLiteral(upload.content as string);
 }
 
 /** The config uploaded into a gateway container, parsed. */

@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 import { Gateway, Service } from '../../constructs';
-import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL } from '../../src/contract';
+import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL, parseGatewayConfig } from '../../src/contract';
+import { startInProcessGateway } from '../helpers/in-process-gateway';
+import { openSession } from '../helpers/mcp';
 import { findSynthesizedGateways, gatewaysInStack } from '../../src/dev/synthesized-gateways';
 
 const config = { version: 1, gateway: { name: 'agents', auth: 'none' }, tools: [] };
@@ -88,6 +90,35 @@ describe('the contract dev reads from synthesized stacks', () => {
       assert.deepEqual(found.config, gateway.config());
     } finally {
       fs.rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves ${ and %{ in a description and a pattern as declared, as the deployed container does', async () => {
+    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'dev-contract-'));
+    const app = new App({ outdir });
+    const stack = new TerraformStack(app, 'desk');
+    new DockerProvider(stack, 'docker', {});
+    const description = 'Prices in ${currency} and %{percent}';
+    const pattern = '^(?:[^%]|%{2})*$';
+    const quote = new Service(stack, 'quote', {
+      description,
+      endpoint: { url: 'http://api:8080/quote', method: 'POST' },
+      input: { note: { type: 'string', description, pattern } },
+    });
+    new Gateway(stack, 'agents', { services: [quote], auth: 'none', port: 9124 });
+    app.synth();
+    const [found] = findSynthesizedGateways(outdir);
+    fs.rmSync(outdir, { recursive: true, force: true });
+    // what `dev` serves: the config it found, through a real gateway
+    const gw = await startInProcessGateway(parseGatewayConfig(found.config));
+    try {
+      const session = await openSession(gw.url);
+      const [tool] = (await session.request('tools/list')).message?.result?.tools;
+      assert.equal(tool.description, description);
+      assert.equal(tool.inputSchema.properties.note.description, description);
+      assert.equal(tool.inputSchema.properties.note.pattern, pattern);
+    } finally {
+      await gw.close();
     }
   });
 });

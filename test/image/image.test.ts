@@ -237,6 +237,14 @@ describe('gateway image (Docker)', function () {
     assert.equal(status, 'healthy');
   });
 
+  it('advertises ${ and %{ in a description and a pattern exactly as the example declares them (escapes undone)', async () => {
+    const res = await session.request('tools/list');
+    const tool = res.message?.result?.tools.find((t: { name: string }) => t.name === 'create_task');
+    const title = tool?.inputSchema.properties.title;
+    assert.equal(title?.description, 'Task title; the backend fills ${customer} and ${ticket}; write a literal % as %%');
+    assert.equal(title?.pattern, '^(?:[^%]|%{2})*$');
+  });
+
   it('refuses an invalid tools/call with JSON-RPC -32602 and the exact SPEC message, without calling the backend', async () => {
     const before = backend.requests;
     const res: McpHttpResponse = await session.callTool('get_customer', { customer_id: 42 });

@@ -1,9 +1,6 @@
 import { appendFileSync, closeSync, createWriteStream, existsSync, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError } from '../http/http-error';
-
-/** Where `audit_log: true` writes when no path is given. */
-export const DEFAULT_AUDIT_LOG_PATH = '/var/log/cdktf-mcp-gateway/audit.jsonl';
+import { ConfigError } from '../../contract';
 
 /** How a `tools/call` ended: answered by the service, failed at the service, or refused by the gateway. */
 export type AuditOutcome = 'ok' | 'error' | 'refused';

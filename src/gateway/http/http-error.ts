@@ -1,19 +1,5 @@
 /**
- * Typed errors of the gateway. A bad config is a `ConfigError` (one line naming the field); a request that
- * must be refused before it reaches a JSON-RPC method is an `HttpError`, turned into a response in one place
- * (`http-server.ts`).
- */
-
-/** A gateway config document that cannot be used; the message is one line naming the field. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
-/**
- * A refusal at the HTTP level: its status, the JSON-RPC code and message of the error body, extra headers, and
+ * A refusal at the HTTP level, turned into a response in one place (`request-listener.ts`): its status, the JSON-RPC code and message of the error body, extra headers, and
  * the id of the refused request when it could be read (the error body echoes it; `null` otherwise).
  */
 export class HttpError extends Error {

@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from './http-error';
 import type { GatewayState } from '../gateway-state';
-import { errorResponseJson, RpcCode } from '../mcp/jsonrpc';
-import { handleMcpPost, openNotificationStream, type McpEndpointContext } from '../mcp/post-endpoint';
-import { requireSession } from '../mcp/require-session';
+import type { Logger } from '../logger';
+import { readBody } from './read-body';
+import { errorResponseJson, handleMcpPost, openNotificationStream, requireSession, RpcCode, type McpContext } from '../mcp';
 
 /** What the request handler reads from the running gateway. */
-export interface HttpServerContext extends McpEndpointContext {
+export interface HttpContext {
+  readonly mcp: McpContext;
+  readonly log: Logger;
   /** The current state; read once per request. */
   state(): GatewayState;
   shuttingDown(): boolean;
@@ -21,7 +23,7 @@ const SHUTTING_DOWN = new HttpError(503, RpcCode.SERVER_ERROR, 'Service Unavaila
 const METHOD_NOT_ALLOWED = new HttpError(405, RpcCode.SERVER_ERROR, 'Method Not Allowed', { allow: 'GET, POST, DELETE' });
 
 /** Builds the node:http request listener: `/mcp`, `/healthz`, `/readyz`. */
-export function createRequestListener(ctx: HttpServerContext): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     req.on('error', ignore);
     res.on('error', ignore);
@@ -45,7 +47,7 @@ export function createRequestListener(ctx: HttpServerContext): (req: IncomingMes
 function ignore(): void {}
 
 /** One `/mcp` request, counted in flight until answered; never rejects (errors become responses here). */
-async function serveMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpServerContext): Promise<void> {
+async function serveMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpContext): Promise<void> {
   ctx.inFlight.count++;
   try {
     await handleMcp(req, res, ctx);
@@ -57,22 +59,21 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpServ
 }
 
 /** `/mcp` in SPEC §4's order: Origin/Host → bearer token → (POST) body size → JSON parse → the endpoint. */
-async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpServerContext): Promise<void> {
+async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpContext): Promise<void> {
   const state = ctx.state();
   state.guard(req.headers.host, req.headers.origin);
   const principal = state.auth.authenticate(req.headers.authorization);
   if (ctx.shuttingDown()) throw SHUTTING_DOWN;
   switch (req.method) {
     case 'POST': {
-      const text = await readBody(req, res, state.maxBodyBytes);
-      if (text === undefined) return;
+      const text = await readBody(req, state.maxBodyBytes);
       let message: unknown;
       try {
         message = JSON.parse(text);
       } catch {
         throw new HttpError(400, RpcCode.PARSE_ERROR, 'Parse error: the body is not valid JSON');
       }
-      const reply = await handleMcpPost(state, principal, req.headers, message, ctx);
+      const reply = await handleMcpPost(state, principal, req.headers, message, ctx.mcp);
       if (reply.body === undefined) {
         res.writeHead(reply.status).end();
         return;
@@ -89,13 +90,13 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpSer
       if (!(req.headers.accept ?? '').includes('text/event-stream')) {
         throw new HttpError(406, RpcCode.SERVER_ERROR, 'Not Acceptable: the GET stream needs Accept: text/event-stream');
       }
-      openNotificationStream(requireSession(principal, req.headers, ctx.sessions), res);
+      openNotificationStream(requireSession(principal, req.headers, ctx.mcp.sessions), res);
       return;
     }
     case 'DELETE': {
-      const session = requireSession(principal, req.headers, ctx.sessions);
-      ctx.sessions.delete(session);
-      ctx.log('info', 'session closed', { session: session.id, principal });
+      const session = requireSession(principal, req.headers, ctx.mcp.sessions);
+      ctx.mcp.sessions.delete(session);
+      ctx.log('info', 'session closed', { session: session.sessionId, principal });
       res.writeHead(200).end();
       return;
     }
@@ -104,56 +105,8 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpSer
   }
 }
 
-/**
- * Reads the body up to `limit` bytes. Over the limit (declared or actual) it answers 413 itself, stops keeping
- * what arrives, and returns `undefined`.
- */
-function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<string | undefined> {
-  const tooLarge = (): undefined => {
-    sendError(res, new HttpError(413, RpcCode.SERVER_ERROR, `Payload Too Large: the body exceeds ${limit} bytes`, {
-      connection: 'close',
-    }));
-    discardRest(req);
-    return undefined;
-  };
-  if (Number(req.headers['content-length']) > limit) return Promise.resolve(tooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData).off('end', onEnd);
-        resolve(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => resolve(Buffer.concat(chunks, size).toString('utf8'));
-    req.on('data', onData).on('end', onEnd).on('error', reject);
-  });
-}
-
-/**
- * Drops the rest of a refused body without keeping it, so the client gets to read the 413 instead of a reset;
- * the connection is destroyed if the rest is slow or large.
- */
-function discardRest(req: IncomingMessage): void {
-  if (req.complete) return;
-  let discarded = 0;
-  const timer = setTimeout(() => req.destroy(), 2000);
-  timer.unref();
-  req.on('data', (chunk: Buffer) => {
-    discarded += chunk.length;
-    if (discarded > 16 * 1_048_576) req.destroy();
-  });
-  req.on('end', () => clearTimeout(timer));
-  req.on('close', () => clearTimeout(timer));
-  req.resume();
-}
-
 /** The one place a thrown error becomes an HTTP response. */
-function sendError(res: ServerResponse, err: unknown, ctx?: HttpServerContext): void {
+function sendError(res: ServerResponse, err: unknown, ctx?: HttpContext): void {
   if (res.headersSent) {
     res.end();
     return;

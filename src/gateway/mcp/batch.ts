@@ -3,7 +3,7 @@ import type { Principal } from '../auth/bearer-tokens';
 import { HttpError } from '../http/http-error';
 import type { GatewayState } from '../gateway-state';
 import { errorResponseJson, RpcCode } from './jsonrpc';
-import type { McpEndpointContext, McpReply } from './post-endpoint';
+import { ACCEPTED, type McpContext, type McpReply } from './reply';
 import { answerRequest, checkShape, invalidRequest, methodNotFoundJson, noteNotification, REQUEST_METHODS } from './message';
 import type { McpSession } from './session-store';
 import { requireSession } from './require-session';
@@ -13,8 +13,6 @@ export const BATCH_PROTOCOL_VERSION = '2025-03-26';
 
 /** The most messages one batch may hold; each may be a service call, so a batch must not be a flood. */
 export const MAX_BATCH_MESSAGES = 100;
-
-const ACCEPTED: McpReply = { status: 202 };
 
 /**
  * Handles a JSON-RPC batch (a POSTed array) on a session that negotiated {@link BATCH_PROTOCOL_VERSION}: each
@@ -30,7 +28,7 @@ export async function handleBatch(
   principal: Principal,
   headers: IncomingHttpHeaders,
   batch: readonly unknown[],
-  ctx: McpEndpointContext,
+  ctx: McpContext,
 ): Promise<McpReply> {
   if (batch.length === 0) throw invalidRequest('empty batch');
   // Without a session there is no protocol version that has batches (and `initialize` cannot be batched).
@@ -55,7 +53,7 @@ async function answerInBatch(
   state: GatewayState,
   session: McpSession,
   message: unknown,
-  ctx: McpEndpointContext,
+  ctx: McpContext,
 ): Promise<string | undefined> {
   let shape;
   try {
@@ -73,5 +71,5 @@ async function answerInBatch(
   if (method === 'initialize') {
     return errorResponseJson(id, RpcCode.INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch');
   }
-  return answerRequest(state, session, id, method, params, ctx);
+  return answerRequest(state, session, id, method, params, ctx.calls);
 }

@@ -1,3 +1,4 @@
+import { cutName } from '../../validation';
 import { HttpError } from '../http/http-error';
 import type { GatewayState } from '../gateway-state';
 import { errorResponseJson, resultResponseJson, RpcCode, type RequestId } from './jsonrpc';
@@ -53,7 +54,7 @@ export function invalidRequest(why: string, id?: RequestId): HttpError {
 
 /** The -32601 answer to a request for a method this server does not have. */
 export function methodNotFoundJson(id: RequestId, method: string): string {
-  return errorResponseJson(id, RpcCode.METHOD_NOT_FOUND, `Method not found: ${cut(method)}`);
+  return errorResponseJson(id, RpcCode.METHOD_NOT_FOUND, `Method not found: ${cutName(method)}`);
 }
 
 /** Takes note of a notification on a session (only `notifications/initialized` changes anything). */
@@ -84,6 +85,3 @@ export async function answerRequest(
   }
 }
 
-function cut(name: string): string {
-  return name.length > 64 ? `${name.slice(0, 64)}…` : name;
-}

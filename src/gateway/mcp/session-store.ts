@@ -1,19 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { Principal } from '../auth/bearer-tokens';
+import type { Principal } from '../auth';
+import type { Caller } from '../tools/call-pipeline';
 
 /** What the client said about itself in `initialize` (audit `client`). */
-export interface ClientInfo {
-  readonly name: string | null;
-  readonly version: string | null;
-}
+export type ClientInfo = Caller['client'];
 
 /** One MCP session: issued at `initialize`, bound to the principal whose token opened it. */
-export interface McpSession {
-  readonly id: string;
-  readonly principal: Principal;
-  readonly protocolVersion: string;
-  readonly client: ClientInfo;
+export interface McpSession extends Caller {
+  readonly sessionId: string;
   lastSeenMs: number;
   initialized: boolean;
   /** Open GET (SSE) streams that carry server → client notifications. */
@@ -38,7 +33,7 @@ export class SessionStore {
   /** Opens a session with a random (128-bit) id. */
   create(principal: Principal, protocolVersion: string, client: ClientInfo): McpSession {
     const session: McpSession = {
-      id: randomBytes(16).toString('hex'),
+      sessionId: randomBytes(16).toString('hex'),
       principal,
       protocolVersion,
       client,
@@ -46,7 +41,7 @@ export class SessionStore {
       initialized: false,
       streams: new Set(),
     };
-    this.sessions.set(session.id, session);
+    this.sessions.set(session.sessionId, session);
     return session;
   }
 
@@ -68,7 +63,7 @@ export class SessionStore {
 
   /** Ends a session and its streams. */
   delete(session: McpSession): void {
-    this.sessions.delete(session.id);
+    this.sessions.delete(session.sessionId);
     for (const stream of session.streams) stream.end();
     session.streams.clear();
   }

@@ -1,8 +1,6 @@
-import type { ToolConfig } from '../../contract/gateway-config';
-import { placeholderProblem, planPlaceholders, type PlaceholderProblem, type PlaceholderSlot } from '../tools/placeholders';
+import { DEFAULT_SERVICE_TIMEOUT_MS, type ToolConfig } from '../../contract';
+import { placeholderProblem, planPlaceholders, type PlaceholderProblem, type PlaceholderSlot } from './placeholders';
 
-/** How long a call waits for its service when the tool sets no `backend.timeout_ms` (the `Service` default too). */
-export const DEFAULT_SERVICE_TIMEOUT_MS = 10_000;
 
 /** How one tool reaches its service, prepared once per config (not per call). */
 export interface ServicePlan {

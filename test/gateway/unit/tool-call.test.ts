@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import type { AuditRecord } from '../../../src/gateway';
 import type { ServiceClient } from '../../../src/gateway/upstream/service-client';
 import { buildGatewayState } from '../../../src/gateway/gateway-state';
-import type { McpSession } from '../../../src/gateway/mcp/session-store';
-import { callTool, type CallServices } from '../../../src/gateway/tools/call-pipeline';
+import { callTool, type Caller, type CallServices } from '../../../src/gateway/tools/call-pipeline';
 import { silentLogger } from '../../../src/gateway';
 import { config, tool } from './support';
 
@@ -13,10 +12,9 @@ describe('callTool on an unexpected fault', () => {
     '127.0.0.1',
     silentLogger,
   );
-  const session = {
-    id: 's-1', principal: 'bot', protocolVersion: '2025-06-18', client: { name: 'c', version: '1' },
-    lastSeenMs: 0, initialized: true, streams: new Set(),
-  } as McpSession;
+  const session: Caller = {
+    sessionId: 's-1', principal: 'bot', protocolVersion: '2025-06-18', client: { name: 'c', version: '1' },
+  };
 
   function services(call: () => never, records: AuditRecord[], logs: unknown[][]): CallServices {
     return {

@@ -1,6 +1,4 @@
-import type { Violation } from '../../validation';
-import { keyPath } from '../../validation/path';
-import { invalidValue, joinMessages, missingRequired } from '../../validation/violation-messages';
+import { invalidValue, joinMessages, keyPath, missingRequired, type Violation } from '../../validation';
 
 /**
  * One `{field}` placeholder of a backend URL, prepared once per config: which parameter fills it and, for one in

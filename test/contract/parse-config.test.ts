@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../../src/gateway';
-import { GATEWAY_CONFIG_SCHEMA } from '../../../src/contract/config-schema';
+import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../src/contract';
+import { GATEWAY_CONFIG_SCHEMA } from '../../src/contract';
 
 const HASH = 'a'.repeat(64);
 
@@ -134,7 +134,7 @@ describe('parseGatewayConfig', () => {
   });
 
   it('refuses a zero timeout', () => {
-    assert.equal(refusal(doc({ tools: [validTool('a', { timeout_ms: 0 })] })), 'tools[0].backend.timeout_ms: must be a positive integer (milliseconds)');
+    assert.equal(refusal(doc({ tools: [validTool('a', { timeout_ms: 0 })] })), 'tools[0].backend.timeout_ms: must be an integer 1-600000 (milliseconds)');
   });
 
   it('refuses a document that is not an object', () => {

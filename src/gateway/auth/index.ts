@@ -1,0 +1,1 @@
+export { createAuthenticator, type Authenticator, type Principal } from './bearer-tokens';

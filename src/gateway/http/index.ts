@@ -1,0 +1,3 @@
+export { createRequestListener, type HttpContext } from './request-listener';
+export { HttpError } from './http-error';
+export { createOriginGuard, isLoopback, type OriginGuard, type OriginGuardOptions } from './origin-guard';

@@ -1,0 +1,73 @@
+/**
+ * The gateway config has two descriptions, the TypeScript type (`gateway-config.ts`) that the constructs build and
+ * the JSON Schema (`config-schema.ts`) that `serve` checks. These tests hold them equal: the same fields at every
+ * level, the same required ones, the same enumerations. The type-level half fails `npm run typecheck`.
+ */
+import assert from 'node:assert/strict';
+import {
+  BACKEND_METHODS,
+  GATEWAY_CONFIG_SCHEMA,
+  VALIDATION_CHANNELS,
+  type GatewayConfig,
+  type GatewaySettings,
+  type TokenConfig,
+  type ToolConfig,
+} from '../../src/contract';
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Expect<T extends true> = T;
+type RequiredKeys<T> = { [K in keyof T]-?: undefined extends T[K] ? never : K }[keyof T];
+
+const S = GATEWAY_CONFIG_SCHEMA;
+const gatewaySchema = S.properties.gateway;
+const tokenSchema = gatewaySchema.properties.auth.else.properties.tokens.items;
+const toolSchema = S.properties.tools.items;
+const backendSchema = toolSchema.properties.backend;
+
+type Keys<T extends { properties: object }> = keyof T['properties'];
+type Req<T extends { required: readonly string[] }> = T['required'][number];
+
+// Field names: the schema's `properties` and the type's keys, level by level.
+export type FieldChecks = [
+  Expect<Equal<Keys<typeof S>, keyof GatewayConfig>>,
+  Expect<Equal<Keys<typeof gatewaySchema>, keyof GatewaySettings>>,
+  Expect<Equal<Keys<typeof tokenSchema>, keyof TokenConfig>>,
+  Expect<Equal<Keys<typeof toolSchema>, keyof ToolConfig>>,
+  Expect<Equal<Keys<typeof backendSchema>, keyof ToolConfig['backend']>>,
+];
+
+// Required fields: the schema's `required` and the type's non-optional keys.
+export type RequiredChecks = [
+  Expect<Equal<Req<typeof S>, RequiredKeys<GatewayConfig>>>,
+  Expect<Equal<Req<typeof gatewaySchema>, RequiredKeys<GatewaySettings>>>,
+  Expect<Equal<Req<typeof tokenSchema>, RequiredKeys<TokenConfig>>>,
+  Expect<Equal<Req<typeof toolSchema>, RequiredKeys<ToolConfig>>>,
+  Expect<Equal<Req<typeof backendSchema>, RequiredKeys<ToolConfig['backend']>>>,
+];
+
+describe('the config type and the config schema', () => {
+  it('name the same fields at every level (also checked by the compiler)', () => {
+    const keys = (o: { properties: object }): string[] => Object.keys(o.properties).sort();
+    const sample: GatewayConfig = {
+      version: 1,
+      gateway: {
+        name: 'g', host: 'h', port: 1, validate_input: true, validation_errors: 'auto', auth: 'none', audit_log: true,
+        allowed_hosts: [], allowed_origins: [], max_body_bytes: 1, max_response_bytes: 1, max_concurrent_calls: 1,
+        session_ttl_ms: 1,
+      },
+      tools: [{
+        name: 't', description: '', input_schema: {}, aliases: {}, forward_as: {},
+        backend: { url: 'http://x', method: 'GET', timeout_ms: 1 },
+      }],
+    };
+    assert.deepEqual(keys(S), Object.keys(sample).sort());
+    assert.deepEqual(keys(gatewaySchema), Object.keys(sample.gateway).sort());
+    assert.deepEqual(keys(toolSchema), Object.keys(sample.tools[0]).sort());
+    assert.deepEqual(keys(backendSchema), Object.keys(sample.tools[0].backend).sort());
+  });
+
+  it('enumerate the channels and methods of the shared rules', () => {
+    assert.deepEqual(gatewaySchema.properties.validation_errors.enum, [...VALIDATION_CHANNELS]);
+    assert.deepEqual(backendSchema.properties.method.enum, [...BACKEND_METHODS]);
+  });
+});
