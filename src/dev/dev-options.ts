@@ -2,6 +2,7 @@
  * The options of `cdktf-mcp-gateway dev [DIR]` and their parsing.
  */
 import * as path from 'node:path';
+import { parseArgs } from 'node:util';
 import { DEFAULT_SYNTH_TIMEOUT_MS } from './synthesize-app';
 
 /** Where `dev` serves one gateway. */
@@ -22,6 +23,8 @@ export interface DevOptions {
   readonly portOffset: number;
   /** Backend `HOST:PORT` → local `HOST:PORT` rewrites (`--map`), applied over those of `dev.json`. */
   readonly maps: Readonly<Record<string, string>>;
+  /** Only the gateways of these stacks (`--stack NAME`, repeatable). @default - every stack */
+  readonly stacks: readonly string[];
   /** Whether to start the backends listed in `DIR/dev.json` (`--no-backends` turns it off). @default true */
   readonly startBackends: boolean;
   /** Directory of the audit logs (`--audit-dir`). @default - `DIR/.dev` */
@@ -46,6 +49,7 @@ Options:
   --map HOST:PORT=HOST:PORT
                         send calls for a backend host to another address (repeatable),
                         e.g. --map support-desk-api:8080=127.0.0.1:3000
+  --stack NAME          serve only the gateways of stack NAME (repeatable; default: every stack)
   --no-backends         do not start the backends of DIR/dev.json
   --audit-dir DIR       where the audit logs go (default: DIR/.dev)
   --synth-timeout-ms N  longest wait for synthesis (default 120000)
@@ -53,95 +57,99 @@ Options:
 
 const HOST_PORT = /^[A-Za-z0-9._-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/;
 
-function parsePort(raw: string, flag: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new DevUsageError(`${flag}: must be an integer 0-65535, got '${raw}'`);
-  return Number(raw);
-}
+const FLAGS = {
+  help: { type: 'boolean', short: 'h' },
+  port: { type: 'string', multiple: true },
+  'port-offset': { type: 'string' },
+  map: { type: 'string', multiple: true },
+  stack: { type: 'string', multiple: true },
+  'no-backends': { type: 'boolean' },
+  'audit-dir': { type: 'string' },
+  'synth-timeout-ms': { type: 'string' },
+} as const;
 
 /**
  * Parses the arguments after `dev`. Returns `'help'` for `-h`/`--help`.
  * @param cwd resolves a relative DIR and audit dir @default process.cwd()
  */
 export function parseDevArgs(argv: readonly string[], cwd: string = process.cwd()): DevOptions | 'help' {
-  let dir: string | undefined;
-  let defaultPort: number | undefined;
-  let portOffset = 0;
-  let startBackends = true;
-  let auditDir: string | undefined;
-  let synthTimeoutMs = DEFAULT_SYNTH_TIMEOUT_MS;
-  const ports: Record<string, number> = {};
-  const maps: Record<string, string> = {};
-
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    const takeValue = (): string => {
-      if (eq > 0) return arg.slice(eq + 1);
-      const v = argv[++i];
-      if (v === undefined || v.startsWith('--')) throw new DevUsageError(`${name}: missing value`);
-      return v;
-    };
-    switch (name) {
-      case '-h':
-      case '--help':
-        return 'help';
-      case '--port': {
-        const v = takeValue();
-        const sep = v.lastIndexOf('=');
-        if (sep < 0) {
-          defaultPort = parsePort(v, '--port');
-        } else {
-          const gateway = v.slice(0, sep);
-          if (gateway === '') throw new DevUsageError(`--port: expected NAME=PORT, got '${v}'`);
-          ports[gateway] = parsePort(v.slice(sep + 1), `--port ${gateway}`);
-        }
-        break;
-      }
-      case '--port-offset': {
-        const v = takeValue();
-        if (!/^-?\d+$/.test(v)) throw new DevUsageError(`--port-offset: must be an integer, got '${v}'`);
-        portOffset = Number(v);
-        break;
-      }
-      case '--map': {
-        const v = takeValue();
-        const [from, to, extra] = v.split('=');
-        if (extra !== undefined || !HOST_PORT.test(from ?? '') || !HOST_PORT.test(to ?? '')) {
-          throw new DevUsageError(`--map: expected HOST:PORT=HOST:PORT, got '${v}'`);
-        }
-        maps[from] = to;
-        break;
-      }
-      case '--no-backends':
-        startBackends = false;
-        break;
-      case '--audit-dir':
-        auditDir = path.resolve(cwd, takeValue());
-        break;
-      case '--synth-timeout-ms': {
-        const v = takeValue();
-        if (!/^\d+$/.test(v) || Number(v) < 1) throw new DevUsageError(`--synth-timeout-ms: must be a positive integer, got '${v}'`);
-        synthTimeoutMs = Number(v);
-        break;
-      }
-      default:
-        if (arg.startsWith('-')) throw new DevUsageError(`unknown option '${arg}'`);
-        if (dir !== undefined) throw new DevUsageError(`unexpected argument '${arg}' (DIR is already '${dir}')`);
-        dir = arg;
-    }
+  const { values, positionals } = readFlags(argv);
+  if (values.help === true) return 'help';
+  if (positionals.length > 1) {
+    throw new DevUsageError(`unexpected argument '${positionals[1]}' (DIR is already '${positionals[0]}')`);
   }
-  const resolvedDir = path.resolve(cwd, dir ?? '.');
+  const dir = path.resolve(cwd, positionals[0] ?? '.');
+  const { ports, defaultPort } = parsePorts(values.port ?? []);
   return {
-    dir: resolvedDir,
+    dir,
     ports,
     ...(defaultPort !== undefined ? { defaultPort } : {}),
-    portOffset,
-    maps,
-    startBackends,
-    auditDir: auditDir ?? path.join(resolvedDir, '.dev'),
-    synthTimeoutMs,
+    portOffset: parseInteger(values['port-offset'], '--port-offset', /^-?\d+$/, 'an integer') ?? 0,
+    maps: parseMaps(values.map ?? []),
+    stacks: values.stack ?? [],
+    startBackends: values['no-backends'] !== true,
+    auditDir: values['audit-dir'] === undefined ? path.join(dir, '.dev') : path.resolve(cwd, values['audit-dir']),
+    synthTimeoutMs:
+      parseInteger(values['synth-timeout-ms'], '--synth-timeout-ms', /^[1-9]\d*$/, 'a positive integer') ??
+      DEFAULT_SYNTH_TIMEOUT_MS,
   };
+}
+
+/** `node:util` parseArgs, its errors turned into the one line `dev` prints. */
+function readFlags(argv: readonly string[]) {
+  // A flag's value is never another flag: `--port --map x` misses the port's value.
+  argv.forEach((arg, i) => {
+    const flag = FLAGS[arg.slice(2) as keyof typeof FLAGS] as { type: string } | undefined;
+    if (arg.startsWith('--') && flag?.type === 'string' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--'))) {
+      throw new DevUsageError(`${arg}: missing value`);
+    }
+  });
+  try {
+    return parseArgs({ args: [...argv], options: FLAGS, allowPositionals: true, strict: true });
+  } catch (err) {
+    const unknown = /Unknown option '([^']+)'/.exec((err as Error).message);
+    throw new DevUsageError(unknown ? `unknown option '${unknown[1]}'` : (err as Error).message.split('\n')[0]);
+  }
+}
+
+function parsePort(raw: string, flag: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new DevUsageError(`${flag}: must be an integer 0-65535, got '${raw}'`);
+  return Number(raw);
+}
+
+/** `--port NAME=PORT` (per gateway) and `--port PORT` (every other gateway). */
+function parsePorts(values: readonly string[]): { ports: Record<string, number>; defaultPort?: number } {
+  const ports: Record<string, number> = {};
+  let defaultPort: number | undefined;
+  for (const v of values) {
+    const sep = v.lastIndexOf('=');
+    if (sep < 0) {
+      defaultPort = parsePort(v, '--port');
+      continue;
+    }
+    const gateway = v.slice(0, sep);
+    if (gateway === '') throw new DevUsageError(`--port: expected NAME=PORT, got '${v}'`);
+    ports[gateway] = parsePort(v.slice(sep + 1), `--port ${gateway}`);
+  }
+  return { ports, defaultPort };
+}
+
+function parseMaps(values: readonly string[]): Record<string, string> {
+  const maps: Record<string, string> = {};
+  for (const v of values) {
+    const [from, to, extra] = v.split('=');
+    if (extra !== undefined || !HOST_PORT.test(from ?? '') || !HOST_PORT.test(to ?? '')) {
+      throw new DevUsageError(`--map: expected HOST:PORT=HOST:PORT, got '${v}'`);
+    }
+    maps[from] = to;
+  }
+  return maps;
+}
+
+function parseInteger(raw: string | undefined, flag: string, shape: RegExp, what: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!shape.test(raw)) throw new DevUsageError(`${flag}: must be ${what}, got '${raw}'`);
+  return Number(raw);
 }
 
 /** The port `dev` listens on for a gateway, or a usage error (e.g. `--port 9000` with two gateways). */

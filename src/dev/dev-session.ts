@@ -8,9 +8,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseGatewayConfig, startGateway, type Logger, type RunningGateway } from '../gateway';
+import { parseGatewayConfig, startGateway, type GatewayConfig, type Logger, type RunningGateway } from '../gateway';
 import { RunningBackend, startBackend } from './backend-process';
-import { readDevFile } from './dev-file';
+import { readDevFile, type DevFile } from './dev-file';
 import { DevOptions, DevUsageError, resolveGatewayPort } from './dev-options';
 import { backendAuthority, generateDevToken, localGatewayConfig } from './local-gateway-config';
 import { findSynthesizedGateways, SynthesizedGateway, SynthOutputError } from './synthesized-gateways';
@@ -64,55 +64,100 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
   };
 
   try {
-    const cdktf = readCdktfJson(options.dir);
     const devFile = readDevFile(options.dir);
-    log(`Synthesizing ${options.dir} (${cdktf.app}) ...`);
-    const synth = await synthesizeApp({ dir: options.dir, cdktf, timeoutMs: options.synthTimeoutMs });
-    let found: SynthesizedGateway[];
-    try {
-      found = findSynthesizedGateways(synth.outdir);
-    } finally {
-      fs.rmSync(synth.outdir, { recursive: true, force: true });
-    }
-    if (found.length === 0) throw new SynthOutputError(`the app in ${options.dir} synthesizes no gateway (no docker_container labelled cdktf-mcp-gateway.gateway)`);
-    const configs = found.map((g) => ({ ...g, parsed: parseGatewayConfig(g.config, `stack ${g.stack}, ${g.resource}`) }));
-    const ports = configs.map((g) => resolveGatewayPort(options, g.name, g.hostPort, configs.length));
-    log(`Synthesized ${configs.length} gateway${configs.length === 1 ? '' : 's'} in ${synth.durationMs} ms`);
-
+    const { found, synthDurationMs } = await synthesizeGateways(options, log);
+    const ports = found.map((g) => resolveGatewayPort(options, g.name, g.hostPort, found.length));
     const maps: Record<string, string> = {};
-    if (options.startBackends) {
-      for (const spec of devFile.backends) {
-        log(`Starting backend ${spec.name ?? spec.hosts[0]}: ${spec.command}`);
-        const backend = await startBackend(spec, options.dir, (line) => log(`[${spec.name ?? spec.hosts[0]}] ${line}`));
-        backends.push(backend);
-        for (const host of spec.hosts) maps[host] = backend.address;
-      }
-    }
+    if (options.startBackends) Object.assign(maps, await startBackends(devFile.backends, options.dir, log, backends));
     Object.assign(maps, options.maps);
-
     fs.mkdirSync(options.auditDir, { recursive: true });
-    for (const [i, g] of configs.entries()) {
-      const token = g.parsed.gateway.auth === 'none' ? undefined : generateDevToken();
-      const auditLogPath = path.join(options.auditDir, `audit-${g.name.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`);
-      const config = localGatewayConfig(g.parsed, { ...(token !== undefined ? { token } : {}), auditLogPath, maps });
-      const gateway = await startGateway({
-        config, port: ports[i], host: '127.0.0.1', auditLogPath, ...(hooks.gatewayLogger !== undefined ? { logger: hooks.gatewayLogger } : {}),
-      }).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'EADDRINUSE') throw err;
-        throw new DevUsageError(`gateway ${g.name}: port ${ports[i]} on 127.0.0.1 is in use; choose another with --port ${g.name}=PORT, --port-offset N or --port 0`);
-      });
-      const unmappedHosts = [...new Set(config.tools.map((t) => backendAuthority(t.backend.url)).filter(
-        (a): a is string => a !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):/.test(a),
-      ))];
-      gateways.push({
-        name: g.name, stack: g.stack, url: gateway.url, port: gateway.port, ...(token !== undefined ? { token } : {}),
-        auditLogPath, toolNames: config.tools.map((t) => t.name), unmappedHosts, gateway,
-      });
-    }
-    return { gateways, backends, synthDurationMs: synth.durationMs, close };
+    for (const [i, g] of found.entries()) gateways.push(await serveGateway(g, ports[i], maps, options, hooks));
+    return { gateways, backends, synthDurationMs, close };
   } catch (err) {
     await close();
     throw err;
   }
 }
 
+type FoundGateway = SynthesizedGateway & { readonly parsed: GatewayConfig };
+
+/** Synthesizes the app and reads its gateways (of `--stack` only, when given), their configs checked. */
+async function synthesizeGateways(options: DevOptions, log: (line: string) => void) {
+  const cdktf = readCdktfJson(options.dir);
+  log(`Synthesizing ${options.dir} (${cdktf.app}) ...`);
+  const synth = await synthesizeApp({ dir: options.dir, cdktf, timeoutMs: options.synthTimeoutMs });
+  let synthesized: SynthesizedGateway[];
+  try {
+    synthesized = findSynthesizedGateways(synth.outdir, options.stacks);
+  } finally {
+    fs.rmSync(synth.outdir, { recursive: true, force: true });
+  }
+  if (synthesized.length === 0) {
+    const where = options.stacks.length === 0 ? '' : ` (stacks ${options.stacks.join(', ')})`;
+    throw new SynthOutputError(
+      `the app in ${options.dir}${where} synthesizes no gateway (no docker_container labelled cdktf-mcp-gateway.gateway)`,
+    );
+  }
+  const found: FoundGateway[] = synthesized.map((g) => ({
+    ...g,
+    parsed: parseGatewayConfig(g.config, `stack ${g.stack}, ${g.resource}`),
+  }));
+  log(`Synthesized ${found.length} gateway${found.length === 1 ? '' : 's'} in ${synth.durationMs} ms`);
+  return { found, synthDurationMs: synth.durationMs };
+}
+
+/** Starts the backends of `dev.json`; returns the backend host → local address map. */
+async function startBackends(
+  specs: DevFile['backends'],
+  dir: string,
+  log: (line: string) => void,
+  started: RunningBackend[],
+): Promise<Record<string, string>> {
+  const maps: Record<string, string> = {};
+  for (const spec of specs) {
+    const label = spec.name ?? spec.hosts[0];
+    log(`Starting backend ${label}: ${spec.command}`);
+    const backend = await startBackend(spec, dir, (line) => log(`[${label}] ${line}`));
+    started.push(backend);
+    for (const host of spec.hosts) maps[host] = backend.address;
+  }
+  return maps;
+}
+
+/** Serves one gateway on loopback with a fresh token, its backends mapped to local addresses. */
+async function serveGateway(
+  g: FoundGateway,
+  port: number,
+  maps: Readonly<Record<string, string>>,
+  options: DevOptions,
+  hooks: DevSessionHooks,
+): Promise<DevGateway> {
+  const token = g.parsed.gateway.auth === 'none' ? undefined : generateDevToken();
+  const auditLogPath = path.join(options.auditDir, `audit-${g.name.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`);
+  const config = localGatewayConfig(g.parsed, { ...(token !== undefined ? { token } : {}), auditLogPath, maps });
+  const logger = hooks.gatewayLogger !== undefined ? { logger: hooks.gatewayLogger } : {};
+  const gateway = await startGateway({ config, port, host: '127.0.0.1', auditLogPath, ...logger }).catch(
+    (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EADDRINUSE') throw err;
+      throw new DevUsageError(
+        `gateway ${g.name}: port ${port} on 127.0.0.1 is in use; choose another with --port ${g.name}=PORT, ` +
+          '--port-offset N or --port 0',
+      );
+    },
+  );
+  const authorities = config.tools.map((t) => backendAuthority(t.backend.url));
+  const unmappedHosts = [
+    ...new Set(authorities.filter((a): a is string => a !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):/.test(a))),
+  ];
+  return {
+    name: g.name,
+    stack: g.stack,
+    url: gateway.url,
+    port: gateway.port,
+    ...(token !== undefined ? { token } : {}),
+    auditLogPath,
+    toolNames: config.tools.map((t) => t.name),
+    unmappedHosts,
+    gateway,
+  };
+}

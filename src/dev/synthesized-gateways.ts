@@ -89,16 +89,22 @@ export function gatewaysInStack(stack: string, doc: Json): SynthesizedGateway[] 
   return found;
 }
 
-/** Every gateway of every stack in a cdktf output directory. */
-export function findSynthesizedGateways(outdir: string): SynthesizedGateway[] {
-  const gateways = readSynthesizedStacks(outdir).flatMap(({ stack, doc }) => gatewaysInStack(stack, doc));
-  const seen = new Map<string, SynthesizedGateway>();
-  for (const g of gateways) {
-    const other = seen.get(g.name);
-    if (other !== undefined) {
-      throw new SynthOutputError(`gateway '${g.name}' is defined twice (stack ${other.stack} and stack ${g.stack}); dev needs unique gateway names`);
-    }
-    seen.set(g.name, g);
+/**
+ * Every gateway of the stacks in a cdktf output directory (of `stacks` only, when given), each with the name `dev`
+ * shows: its own, or `STACK/NAME` where two stacks reuse a gateway name (the constructs allow it).
+ *
+ * @throws SynthOutputError naming a stack in `stacks` that the output does not hold
+ */
+export function findSynthesizedGateways(outdir: string, stacks: readonly string[] = []): SynthesizedGateway[] {
+  const all = readSynthesizedStacks(outdir);
+  const missing = stacks.filter((name) => !all.some((s) => s.stack === name));
+  if (missing.length > 0) {
+    const known = all.map((s) => s.stack).join(', ') || 'none';
+    throw new SynthOutputError(`no stack named ${missing.join(', ')} in the synthesized app (stacks: ${known})`);
   }
-  return gateways;
+  const chosen = stacks.length === 0 ? all : all.filter((s) => stacks.includes(s.stack));
+  const gateways = chosen.flatMap(({ stack, doc }) => gatewaysInStack(stack, doc));
+  const count = new Map<string, number>();
+  for (const g of gateways) count.set(g.name, (count.get(g.name) ?? 0) + 1);
+  return gateways.map((g) => (count.get(g.name)! > 1 ? { ...g, name: `${g.stack}/${g.name}` } : g));
 }

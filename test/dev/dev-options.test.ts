@@ -11,7 +11,7 @@ const parse = (argv: string[]): DevOptions => {
 describe('dev options', () => {
   it('defaults to the current directory, stack ports, dev.json backends and DIR/.dev audit logs', () => {
     assert.deepEqual(parse([]), {
-      dir: '/work', ports: {}, portOffset: 0, maps: {}, startBackends: true, auditDir: path.join('/work', '.dev'), synthTimeoutMs: 120000,
+      dir: '/work', ports: {}, portOffset: 0, maps: {}, stacks: [], startBackends: true, auditDir: path.join('/work', '.dev'), synthTimeoutMs: 120000,
     });
   });
 
@@ -25,6 +25,10 @@ describe('dev options', () => {
     assert.deepEqual(o.maps, { 'api:8080': '127.0.0.1:3000' });
     assert.equal(o.startBackends, false);
     assert.equal(o.auditDir, '/work/logs');
+  });
+
+  it('reads --stack, repeatable', () => {
+    assert.deepEqual(parse(['--stack', 'desk', '--stack=ops']).stacks, ['desk', 'ops']);
   });
 
   it('returns help for --help', () => {

@@ -51,7 +51,7 @@ describe('synthesized gateways', () => {
     });
   });
 
-  it('reads every stack of an output directory and refuses a gateway name used twice', () => {
+  it('reads every stack of an output directory, qualifies a gateway name two stacks use, and keeps only --stack ones', () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'dev-synth-test-'));
     try {
       for (const stack of ['b', 'a']) {
@@ -62,8 +62,11 @@ describe('synthesized gateways', () => {
       assert.deepEqual(findSynthesizedGateways(out).map((g) => `${g.stack}/${g.name}`), ['a/agents', 'b/legacy']);
       fs.writeFileSync(path.join(out, 'stacks', 'b', 'cdk.tf.json'),
         JSON.stringify({ resource: { docker_container: { gw: container('agents', 9000) } } }));
-      assert.throws(() => findSynthesizedGateways(out), {
-        message: "gateway 'agents' is defined twice (stack a and stack b); dev needs unique gateway names",
+      // two stacks reuse a gateway name, as the constructs allow: dev names them by stack
+      assert.deepEqual(findSynthesizedGateways(out).map((g) => g.name), ['a/agents', 'b/agents']);
+      assert.deepEqual(findSynthesizedGateways(out, ['b']).map((g) => g.name), ['agents']);
+      assert.throws(() => findSynthesizedGateways(out, ['c']), {
+        message: 'no stack named c in the synthesized app (stacks: a, b)',
       });
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
