@@ -1,8 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-
-/** The package name whose root holds `dist/image-context`. */
-const PACKAGE_NAME = 'cdktf-mcp-gateway';
+import { packageRoot } from '../src/package-info';
 
 /** Where `npm run build` assembles the image build context, relative to the package root. */
 export const IMAGE_CONTEXT_DIR = path.join('dist', 'image-context');
@@ -34,24 +32,4 @@ export function gatewayImageContextPath(): string {
     );
   }
   return context;
-}
-
-function packageRoot(start: string): string {
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    const manifest = path.join(dir, 'package.json');
-    if (fs.existsSync(manifest) && readName(manifest) === PACKAGE_NAME) return dir;
-    if (path.dirname(dir) === dir) {
-      throw new Error(`Cannot locate the ${PACKAGE_NAME} package root above ${start}: reinstall the package`);
-    }
-  }
-}
-
-function readName(manifest: string): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(manifest, 'utf8'));
-    return typeof parsed === 'object' && parsed !== null ? (parsed as { name?: string }).name : undefined;
-  } catch {
-    // an unreadable package.json on the way up belongs to someone else; keep walking
-    return undefined;
-  }
 }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { Construct } from 'constructs';
 import { generateInputSchema } from '../src/schema';
 import { Gateway } from './gateway';
-import { manifestErrorAt, ManifestError, ManifestLocation } from './manifest-document';
+import { manifestErrorAt, ManifestDocument, ManifestError, ManifestLocation } from './manifest-document';
 import { readManifest } from './manifest-reader';
 import { Service } from './service';
 
@@ -32,68 +32,87 @@ export class Manifest extends Construct {
   public constructor(scope: Construct, id: string, props: ManifestProps) {
     super(scope, id);
     const file = props.path;
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new ManifestError(
-        `${file}: cannot read the manifest (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); ` +
-          'the path is relative to the directory the app runs in',
-        file,
-        0,
-        0,
-      );
-    }
-    const doc = readManifest(file, text);
-
-    // two scopes, so that a service and a gateway may share a name without their construct ids colliding
-    const servicesScope = new Construct(this, 'services');
-    const gatewaysScope = new Construct(this, 'gateways');
+    const doc = readManifest(file, readManifestFile(file));
     // clashes between entries would otherwise surface only at synthesis, without a line and column
     const clashes: ManifestError[] = [];
-    const services = new Map<string, Service>();
-    const hosts = new Map<string, string>();
-    for (const { at, inputAt, ...props } of doc.services) {
-      if (props.input !== undefined) {
-        // report a bad declared input where it is written, not at the service
-        attempt(file, inputAt ?? at, () => generateInputSchema(props.input));
-      }
-      const service = attempt(file, at, () => new Service(servicesScope, props.name, props));
-      services.set(props.name, service);
-      const host = service.containerHost;
-      if (host === undefined) continue;
-      const first = hosts.get(host);
-      if (first === undefined) hosts.set(host, props.name);
-      else {
-        const reason =
-          `a second \`container\` for host \`${host}\` (services.${first} deploys one already): one network alias ` +
-          'names one container; keep `container` on one service only (services may share a backend)';
-        clashes.push(manifestErrorAt(file, at, reason));
-      }
-    }
-    const gateways = new Map<string, Gateway>();
-    const ports = new Map<number, string>();
-    for (const { at, services: names, ...props } of doc.gateways) {
-      const gateway = attempt(file, at, () => new Gateway(gatewaysScope, props.name, {
-        ...props,
-        services: names.map((name) => services.get(name)!),
-      }));
-      gateways.set(props.name, gateway);
-      const first = ports.get(gateway.port);
-      if (first === undefined) ports.set(gateway.port, props.name);
-      else {
-        const port = props.port === undefined ? `${gateway.port} (the default)` : `${gateway.port}`;
-        const reason = `host port ${port} is already published by gateways.${first}: give each gateway its own \`port\``;
-        clashes.push(manifestErrorAt(file, at, reason));
-      }
-    }
+    // two scopes, so that a service and a gateway may share a name without their construct ids colliding
+    this.services = createServices(new Construct(this, 'services'), file, doc.services, clashes);
+    this.gateways = createGateways(new Construct(this, 'gateways'), file, doc.gateways, this.services, clashes);
     if (clashes.length > 0) {
       const [{ line, column }] = clashes;
       throw new ManifestError(clashes.map((e) => e.message).join('\n'), file, line, column);
     }
-    this.services = services;
-    this.gateways = gateways;
   }
+}
+
+function readManifestFile(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ManifestError(
+      `${file}: cannot read the manifest (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); ` +
+        'the path is relative to the directory the app runs in',
+      file,
+      0,
+      0,
+    );
+  }
+}
+
+/** The manifest's services, in file order; a second `container` for one host is a clash. */
+function createServices(
+  scope: Construct,
+  file: string,
+  entries: ManifestDocument['services'],
+  clashes: ManifestError[],
+): Map<string, Service> {
+  const services = new Map<string, Service>();
+  const hosts = new Map<string, string>();
+  for (const { at, inputAt, ...props } of entries) {
+    if (props.input !== undefined) {
+      // report a bad declared input where it is written, not at the service
+      attempt(file, inputAt ?? at, () => generateInputSchema(props.input));
+    }
+    const service = attempt(file, at, () => new Service(scope, props.name, props));
+    services.set(props.name, service);
+    const host = service.containerHost;
+    if (host === undefined) continue;
+    const first = hosts.get(host);
+    if (first === undefined) hosts.set(host, props.name);
+    else {
+      const reason =
+        `a second \`container\` for host \`${host}\` (services.${first} deploys one already): one network alias ` +
+        'names one container; keep `container` on one service only (services may share a backend)';
+      clashes.push(manifestErrorAt(file, at, reason));
+    }
+  }
+  return services;
+}
+
+/** The manifest's gateways, in file order; a host port published twice is a clash. */
+function createGateways(
+  scope: Construct,
+  file: string,
+  entries: ManifestDocument['gateways'],
+  services: ReadonlyMap<string, Service>,
+  clashes: ManifestError[],
+): Map<string, Gateway> {
+  const gateways = new Map<string, Gateway>();
+  const ports = new Map<number, string>();
+  for (const { at, services: names, ...props } of entries) {
+    const gateway = attempt(file, at, () =>
+      new Gateway(scope, props.name, { ...props, services: names.map((name) => services.get(name)!) }),
+    );
+    gateways.set(props.name, gateway);
+    const first = ports.get(gateway.port);
+    if (first === undefined) ports.set(gateway.port, props.name);
+    else {
+      const port = props.port === undefined ? `${gateway.port} (the default)` : `${gateway.port}`;
+      const reason = `host port ${port} is already published by gateways.${first}: give each gateway its own \`port\``;
+      clashes.push(manifestErrorAt(file, at, reason));
+    }
+  }
+  return gateways;
 }
 
 /** Run a construct's own checks and, when one fails, say where in the manifest the entry is. */

@@ -140,40 +140,16 @@ export class Service extends Construct {
       fail(`timeoutMs (${quote(props.timeoutMs)}) must be an integer between 1 and ${MAX_SERVICE_TIMEOUT_MS} (milliseconds)`);
     }
 
-    if (props.input !== undefined && props.inputSchema !== undefined) {
-      fail("set either 'input' (declared parameters) or 'inputSchema' (a raw JSON Schema), not both");
-    }
-    if (props.inputSchema !== undefined) {
-      this.inputSchema = checkRawSchema(props.inputSchema, fail);
-      this.description = props.description ?? '';
-      this.aliases = {};
-      this.forwardAs = {};
-    } else {
-      try {
-        this.inputSchema = generateInputSchema(props.input);
-        this.description = toolDescription(props.description ?? '', props.input);
-        this.aliases = aliasesOf(props.input);
-        this.forwardAs = forwardAsOf(props.input);
-      } catch (err) {
-        // InputSpecError names the parameter path; say which service it belongs to
-        throw new Error(`Service '${this.name}': invalid 'input': ${(err as Error).message}`);
-      }
-      const compiled = compileToolSchema(this.inputSchema);
-      if (!compiled.ok) fail(`the schema generated from 'input' does not compile: ${compiled.error}`);
-    }
+    const input = resolveInput(props, this.name, fail);
+    this.inputSchema = input.inputSchema;
+    this.description = input.description;
+    this.aliases = input.aliases;
+    this.forwardAs = input.forwardAs;
     checkPlaceholders(this.endpoint.url, this.forwardedFields(), fail);
     this.checkPlaceholdersRequired(props.inputSchema !== undefined, fail);
 
     if (props.container !== undefined) {
-      const host = new URL(withStandIns(this.endpoint.url)).hostname;
-      checkContainer(props.container, fail);
-      if (host === 'localhost' || /^[0-9.]+$/.test(host) || host.startsWith('[')) {
-        fail(
-          `endpoint.url host '${host}' cannot name the backend container: the gateway reaches it by a network ` +
-            `alias; use a hostname such as http://${this.name.replace(/[^A-Za-z0-9-]/g, '-')}:${props.container.port}/`,
-        );
-      }
-      this.containerHost = host;
+      this.containerHost = containerHostOf(this.endpoint.url, props.container, this.name, fail);
       const urlPort = portOf(this.endpoint.url);
       if (urlPort !== props.container.port) {
         Annotations.of(this).addWarning(
@@ -181,7 +157,7 @@ export class Service extends Construct {
             'the gateway calls the URL, so make them agree',
         );
       }
-      this.container = this.createContainer(props.container, host);
+      this.container = this.createContainer(props.container, this.containerHost);
       this.node.addValidation({ validate: () => this.checkUniqueHost() });
     }
   }
@@ -319,4 +295,46 @@ function checkContainer(container: ServiceContainer, fail: (m: string) => never)
       fail(`container.env.${key} must be a string under a variable name matching ^[A-Za-z_][A-Za-z0-9_]*$`);
     }
   }
+}
+
+/** The advertised schema, description and name maps, from `input` (generated) or `inputSchema` (raw). */
+function resolveInput(
+  props: ServiceProps,
+  name: string,
+  fail: (message: string) => never,
+): { inputSchema: Record<string, unknown>; description: string; aliases: Record<string, string>; forwardAs: Record<string, string> } {
+  if (props.input !== undefined && props.inputSchema !== undefined) {
+    fail("set either 'input' (declared parameters) or 'inputSchema' (a raw JSON Schema), not both");
+  }
+  if (props.inputSchema !== undefined) {
+    return { inputSchema: checkRawSchema(props.inputSchema, fail), description: props.description ?? '', aliases: {}, forwardAs: {} };
+  }
+  let resolved;
+  try {
+    resolved = {
+      inputSchema: generateInputSchema(props.input),
+      description: toolDescription(props.description ?? '', props.input),
+      aliases: aliasesOf(props.input),
+      forwardAs: forwardAsOf(props.input),
+    };
+  } catch (err) {
+    // InputSpecError names the parameter path; say which service it belongs to
+    throw new Error(`Service '${name}': invalid 'input': ${(err as Error).message}`);
+  }
+  const compiled = compileToolSchema(resolved.inputSchema);
+  if (!compiled.ok) fail(`the schema generated from 'input' does not compile: ${compiled.error}`);
+  return resolved;
+}
+
+/** The endpoint URL's host, which becomes the backend container's network alias; it must be a hostname. */
+function containerHostOf(url: string, container: ServiceContainer, name: string, fail: (message: string) => never): string {
+  const host = new URL(withStandIns(url)).hostname;
+  checkContainer(container, fail);
+  if (host === 'localhost' || /^[0-9.]+$/.test(host) || host.startsWith('[')) {
+    fail(
+      `endpoint.url host '${host}' cannot name the backend container: the gateway reaches it by a network ` +
+        `alias; use a hostname such as http://${name.replace(/[^A-Za-z0-9-]/g, '-')}:${container.port}/`,
+    );
+  }
+  return host;
 }

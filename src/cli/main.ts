@@ -14,6 +14,7 @@ interface Command {
 /** Loads a subcommand only when it runs, so `serve` never pays for `dev`'s imports (and the reverse). */
 function loadCommand(path: string): Command {
   // require, not import(): under "module": "node16" a dynamic import stays an ESM import and needs extensions.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy loading, see above
   return require(path) as Command;
 }
 

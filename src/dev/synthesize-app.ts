@@ -10,7 +10,7 @@ import { onLines, spawnManaged } from './child-processes';
 
 /** A synthesis that failed; the message is one line, details in `output`. */
 export class SynthError extends Error {
-  constructor(message: string, readonly output: string = '') {
+  constructor(message: string, readonly output = '') {
     super(message);
   }
 }

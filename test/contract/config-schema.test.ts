@@ -20,7 +20,7 @@ type RequiredKeys<T> = { [K in keyof T]-?: undefined extends T[K] ? never : K }[
 
 const S = GATEWAY_CONFIG_SCHEMA;
 const gatewaySchema = S.properties.gateway;
-const tokenSchema = gatewaySchema.properties.auth.else.properties.tokens.items;
+type TokenSchema = typeof gatewaySchema.properties.auth.else.properties.tokens.items;
 const toolSchema = S.properties.tools.items;
 const backendSchema = toolSchema.properties.backend;
 
@@ -31,7 +31,7 @@ type Req<T extends { required: readonly string[] }> = T['required'][number];
 export type FieldChecks = [
   Expect<Equal<Keys<typeof S>, keyof GatewayConfig>>,
   Expect<Equal<Keys<typeof gatewaySchema>, keyof GatewaySettings>>,
-  Expect<Equal<Keys<typeof tokenSchema>, keyof TokenConfig>>,
+  Expect<Equal<Keys<TokenSchema>, keyof TokenConfig>>,
   Expect<Equal<Keys<typeof toolSchema>, keyof ToolConfig>>,
   Expect<Equal<Keys<typeof backendSchema>, keyof ToolConfig['backend']>>,
 ];
@@ -40,7 +40,7 @@ export type FieldChecks = [
 export type RequiredChecks = [
   Expect<Equal<Req<typeof S>, RequiredKeys<GatewayConfig>>>,
   Expect<Equal<Req<typeof gatewaySchema>, RequiredKeys<GatewaySettings>>>,
-  Expect<Equal<Req<typeof tokenSchema>, RequiredKeys<TokenConfig>>>,
+  Expect<Equal<Req<TokenSchema>, RequiredKeys<TokenConfig>>>,
   Expect<Equal<Req<typeof toolSchema>, RequiredKeys<ToolConfig>>>,
   Expect<Equal<Req<typeof backendSchema>, RequiredKeys<ToolConfig['backend']>>>,
 ];

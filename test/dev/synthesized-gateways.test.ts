@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 import { Gateway, Service } from '../../constructs';
-import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL, parseGatewayConfig } from '../../src/contract';
+import { parseGatewayConfig } from '../../src/contract';
 import { startInProcessGateway } from '../helpers/in-process-gateway';
 import { openSession } from '../helpers/mcp';
 import { findSynthesizedGateways, gatewaysInStack } from '../../src/dev/synthesized-gateways';
@@ -116,7 +116,7 @@ describe('the contract dev reads from synthesized stacks', () => {
     const gw = await startInProcessGateway(parseGatewayConfig(found.config));
     try {
       const session = await openSession(gw.url);
-      const [tool] = (await session.request('tools/list')).message?.result?.tools;
+      const [tool] = (await session.request('tools/list')).message!.result.tools;
       assert.equal(tool.description, description);
       assert.equal(tool.inputSchema.properties.note.description, description);
       assert.equal(tool.inputSchema.properties.note.pattern, pattern);

@@ -44,7 +44,9 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
 }
 
 /** Stream errors (a client that went away) end that request only; the response is already moot. */
-function ignore(): void {}
+function ignore(): void {
+  // nothing to do
+}
 
 /** One `/mcp` request, counted in flight until answered; never rejects (errors become responses here). */
 async function serveMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpContext): Promise<void> {

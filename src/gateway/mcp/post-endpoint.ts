@@ -4,7 +4,7 @@ import type { GatewayState } from '../gateway-state';
 import { resultResponseJson, type RequestId } from './jsonrpc';
 import { handleBatch } from './batch';
 import { answerRequest, checkShape, methodNotFoundJson, noteNotification, REQUEST_METHODS } from './message';
-import { PACKAGE_VERSION } from '../package-version';
+import { PACKAGE_VERSION } from '../../package-info';
 import { negotiateProtocolVersion } from './protocol-version';
 import { requireSession } from './require-session';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';

@@ -117,13 +117,12 @@ export function placeholderProblemOf(plan: ServicePlan, args: Readonly<Record<st
 /** The arguments under the names the backend receives (`forwardAs` applied); the same object without renames. */
 function forwardedFields(plan: ServicePlan, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
   if (plan.forwardAs.length === 0) return args;
-  const fields: Record<string, unknown> = { ...args };
+  // A null-prototype copy: a field named `__proto__` is an own field like any other, never the prototype.
+  const fields: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const renamed = new Set(plan.forwardAs.map(([param]) => param));
+  for (const key of Object.keys(args)) if (!renamed.has(key)) fields[key] = args[key];
   for (const [param, field] of plan.forwardAs) {
-    if (param in fields) {
-      const value = fields[param];
-      delete fields[param];
-      fields[field] = value;
-    }
+    if (Object.hasOwn(args, param)) fields[field] = args[param];
   }
   return fields;
 }
