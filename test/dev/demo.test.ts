@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { eventually, isAlive, killGroup, processTree, spawnGroup, Spawned } from './process-helpers';
+import { isAlive, killGroup, processTree, spawnGroup, Spawned } from './process-helpers';
+import { eventually } from '../helpers/eventually';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -32,6 +33,6 @@ describe('npm run demo (the demo script, as npm runs it after its build)', funct
     assert.match(out, /^ok       create_ticket by dev in [\d.]+ ms$/m);
     assert.match(out, /=== Done: the agent succeeded after 1 retry =+\n+$/);
     assert.ok(seen.size >= 3, `the demo, dev and the backend ran: ${[...seen]}`);
-    assert.ok(await eventually(() => [...seen].every((p) => !isAlive(p)), 10_000), `still running: ${[...seen].filter(isAlive)}`);
+    await eventually(() => assert.deepEqual([...seen].filter(isAlive), [], 'still running'), { timeoutMs: 10_000, intervalMs: 100 });
   });
 });

@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { eventually, isAlive, killGroup, portIsOpen, processTree, spawnGroup, Spawned } from './process-helpers';
+import { isAlive, killGroup, portIsOpen, processTree, spawnGroup, Spawned } from './process-helpers';
+import { eventually } from '../helpers/eventually';
 
 const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'dist/src/cli/main.js');
@@ -61,7 +62,7 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
     assert.ok(pids.length >= 2, `dev and its backend run: ${pids}`);
     process.kill(dev.child.pid!, 'SIGTERM');
     assert.equal(await dev.exited, 0);
-    assert.ok(await eventually(() => pids.every((p) => !isAlive(p)), 5000), `survivors: ${pids.filter(isAlive)}`);
+    await eventually(() => assert.deepEqual(pids.filter(isAlive), [], 'survivors'), { timeoutMs: 5000, intervalMs: 100 });
     assert.equal(await portIsOpen(Number(port)), false);
 
     const audit = fs.readFileSync(path.join(auditDir, 'audit-alpha.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));

@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { eventually, isAlive, killGroup, portIsOpen, processTree, spawnGroup, Spawned } from './process-helpers';
+import { isAlive, killGroup, portIsOpen, processTree, spawnGroup, Spawned } from './process-helpers';
+import { eventually } from '../helpers/eventually';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -51,7 +52,7 @@ describe('npm start (as a user runs it)', function () {
     // npm re-raises a SIGINT it received once its script has exited; dev itself prints Stopped. and exits 0.
     assert.ok([0, 130, 'SIGINT'].includes(await start.exited), `npm ended with ${await start.exited}`);
     assert.match(start.output(), /\nStopped\.\n$/);
-    assert.ok(await eventually(() => pids.every((p) => !isAlive(p)), 10_000), `still running: ${pids.filter(isAlive)}`);
+    await eventually(() => assert.deepEqual(pids.filter(isAlive), [], 'still running'), { timeoutMs: 10_000, intervalMs: 100 });
     for (const port of ports) assert.equal(await portIsOpen(port), false, `port ${port} is still open`);
   });
 });

@@ -87,16 +87,6 @@ export function portIsOpen(port: number): Promise<boolean> {
   });
 }
 
-/** Polls until `predicate` holds or `timeoutMs` passes; returns its last value. */
-export async function eventually(predicate: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    if (await predicate()) return true;
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Kills a whole process group, ignoring a group that is gone (test cleanup). */
 export function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;

@@ -2,6 +2,7 @@
  * Reading the gateway's audit log (JSON lines, SPEC §4) from tests.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { eventually } from './eventually';
 
 /** The keys an audit record may have (SPEC §4): never argument values. */
 export const AUDIT_RECORD_KEYS: readonly string[] = [
@@ -42,20 +43,30 @@ export function readAuditLog(file: string): AuditRecord[] {
   });
 }
 
+export interface WaitForAuditOptions {
+  /** @default 5000 */
+  readonly timeoutMs?: number;
+  /** Counts only the records it accepts (e.g. one session's), and returns only those. @default - every record */
+  readonly where?: (record: AuditRecord) => boolean;
+}
+
 /**
- * Polls until the audit log holds at least `count` records (bounded), then returns them all.
- * Rejects with the count seen when it times out.
+ * Polls until the audit log holds at least `count` records (those `where` accepts), then returns them all.
+ * Rejects with the count seen when it times out. Records land after the answer (the log is written off the hot
+ * path), so a test waits for its own records, selected by session or content, rather than counting lines.
+ * @example
+ * const mine = await waitForAuditRecords(gw.auditLogPath, 1, { where: (r) => r.session === session.sessionId });
  */
-export async function waitForAuditRecords(file: string, count: number, timeoutMs = 5_000): Promise<AuditRecord[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const records = readAuditLog(file);
-    if (records.length >= count) return records;
-    if (Date.now() > deadline) {
-      throw new Error(`audit log ${file} has ${records.length} records, expected at least ${count} within ${timeoutMs} ms`);
+export function waitForAuditRecords(file: string, count: number, options: WaitForAuditOptions = {}): Promise<AuditRecord[]> {
+  const { timeoutMs = 5_000, where } = options;
+  return eventually(() => {
+    const all = readAuditLog(file);
+    const records = where === undefined ? all : all.filter(where);
+    if (records.length < count) {
+      throw new Error(`audit log ${file} has ${records.length} matching records, expected at least ${count} within ${timeoutMs} ms`);
     }
-    await new Promise((r) => setTimeout(r, 25));
-  }
+    return records;
+  }, { timeoutMs, intervalMs: 25 });
 }
 
 /** The keys of `record` that SPEC §4 does not allow in an audit record. */

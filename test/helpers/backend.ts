@@ -215,3 +215,33 @@ export async function downBackendUrl(): Promise<string> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
 }
+
+/** A backend whose answer a test may replace between calls, keeping every request it received. */
+export interface FakeService {
+  /** `http://127.0.0.1:PORT` (no trailing slash). */
+  readonly url: string;
+  /** Every request received, oldest first. */
+  readonly received: readonly ReceivedRequest[];
+  /** Answers every request. @default - echoes `{ method, url, body }` as JSON */
+  respond: (request: ReceivedRequest) => BackendAnswer;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a {@link FakeService} on 127.0.0.1, port 0 (a {@link startBackend} with a replaceable `respond`).
+ * @example
+ * const service = await startFakeService();
+ * service.respond = () => ({ status: 503 });
+ */
+export async function startFakeService(): Promise<FakeService> {
+  let respond: FakeService['respond'] = (req) => ({ body: JSON.stringify({ method: req.method, url: req.url, body: req.body }) });
+  // Keeps every request: tests compare `received.length` before and after a call.
+  const backend = await startBackend({ keepReceived: Infinity, respond: (req) => respond(req) });
+  return {
+    url: backend.url,
+    get received() { return backend.received; },
+    get respond() { return respond; },
+    set respond(fn) { respond = fn; },
+    close: () => backend.close(),
+  };
+}

@@ -7,7 +7,7 @@ import type {
   GatewaySettings,
   ToolConfig,
 } from '../../src/contract';
-import { type TestToken, tokenEntry } from './tokens';
+import { BOT, OTHER, type TestToken, tokenEntry } from './tokens';
 
 /** Everything of the gateway settings except `name` and `auth`, which {@link gatewayConfig} fills. */
 export type SettingsOverrides = Partial<Omit<GatewaySettings, 'name' | 'auth'>>;
@@ -40,6 +40,19 @@ export function gatewayConfig(options: GatewayConfigOptions): GatewayConfig {
     },
     tools: options.tools,
   };
+}
+
+/** Gateway settings {@link botConfig} takes: any, plus `name` and `auth: 'none'`. */
+export type BotSettings = SettingsOverrides & { readonly name?: string; readonly auth?: 'none' };
+
+/**
+ * A config named `test` that accepts {@link BOT} and {@link OTHER}, without an audit log unless `settings` sets one.
+ * @example
+ * const gateway = await startSilentGateway(botConfig([tool('lookup', `${service.url}/lookup`)], { max_body_bytes: 1000 }));
+ */
+export function botConfig(tools: readonly ToolConfig[], settings: BotSettings = {}): GatewayConfig {
+  const { name = 'test', auth, ...rest } = settings;
+  return gatewayConfig({ name, tokens: auth === 'none' ? 'none' : [BOT, OTHER], tools, settings: { audit_log: false, ...rest } });
 }
 
 /** A closed object schema (root form of a generated schema, SPEC §2). */

@@ -19,6 +19,16 @@ export interface RawResponse {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;
   readonly text: string;
+  /** The body parsed as JSON; `undefined` when it is empty or not JSON. */
+  readonly json: any;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -34,7 +44,10 @@ export function rawRequest(options: RawRequestOptions): Promise<RawResponse> {
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: parseJson(text) });
+        });
         res.on('error', reject);
       },
     );

@@ -1,12 +1,13 @@
 /**
  * `startGateway` in the test process, for tests that need a real listening gateway but not a separate process
- * (no signals, no CLI). Audit records go to a temp file, log records to an array.
+ * (no signals, no CLI): {@link startInProcessGateway} audits to a temp file and keeps the log records;
+ * {@link startSilentGateway} is `startGateway` itself, with test defaults, for tests of its options.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { GatewayConfig } from '../../src/contract/gateway-config';
-import { type RunningGateway, startGateway } from '../../src/gateway';
+import { type RunningGateway, silentLogger, startGateway, type StartGatewayOptions } from '../../src/gateway';
 
 /** A running in-process gateway and its audit file. */
 export interface InProcessGateway {
@@ -53,4 +54,15 @@ export async function startInProcessGateway(config: GatewayConfig): Promise<InPr
       }
     },
   };
+}
+
+/**
+ * `startGateway` on 127.0.0.1, port 0, with a silent logger; `options` may set any other option (audit file,
+ * config path, watch, …).
+ * @example
+ * const gateway = await startSilentGateway(botConfig(tools), { auditLogPath: file });
+ * after(() => gateway.close());
+ */
+export function startSilentGateway(config: GatewayConfig, options: Partial<StartGatewayOptions> = {}): Promise<RunningGateway> {
+  return startGateway({ config, port: 0, host: '127.0.0.1', logger: silentLogger, ...options });
 }

@@ -4,6 +4,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { BOT } from './tokens';
 
 /** The protocol versions the gateway speaks (SPEC §4), newest first. */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
@@ -127,6 +128,41 @@ export function toolsCallRequest(name: string, args?: unknown) {
   };
 }
 
+/** What {@link postJson} answered: the whole body parsed as JSON (`undefined` when empty). */
+export interface JsonHttpResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly json: any;
+}
+
+/**
+ * A raw JSON-RPC POST as {@link BOT} (unless `headers` sets another `authorization`), answered with the whole body
+ * parsed, not one message as {@link postMcp} gives: batch tests read the array, and an SSE answer fails here.
+ * @example
+ * const res = await postJson(gateway.url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }], { 'mcp-session-id': session });
+ */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonHttpResponse> {
+  const res = await postMcp(url, body, { token: BOT.token, headers });
+  return { status: res.status, headers: res.headers, json: res.text === '' ? undefined : JSON.parse(res.text) };
+}
+
+/**
+ * Sends `initialize` (as client `raw` 0.1, as {@link BOT} unless `token` says otherwise) and returns the session
+ * id. It does not send `notifications/initialized`, unlike {@link openSession}: for tests that need only the id.
+ */
+export async function initializeSession(url: string, protocolVersion = '2025-06-18', token = BOT.token): Promise<string> {
+  const res = await postJson(url, initializeRequest(protocolVersion, { name: 'raw', version: '0.1' }), { authorization: `Bearer ${token}` });
+  const id = res.headers.get('mcp-session-id');
+  if (id === null) throw new Error(`initialize failed: HTTP ${res.status} ${JSON.stringify(res.json)}`);
+  return id;
+}
+
+/** `tools/call` (always id 1, so tests compare whole responses) in `session` as {@link BOT}; the parsed response. */
+export async function rawCall(url: string, session: string, name: string, args?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const res = await postJson(url, { ...toolsCallRequest(name, args), id: 1 }, { 'mcp-session-id': session, ...headers });
+  return res.json;
+}
+
 /** An initialized MCP session driven with raw requests. */
 export class McpSession {
   constructor(
@@ -217,4 +253,9 @@ export async function connectSdkClient(
       try { await client.close(); } catch { /* already closed */ }
     },
   };
+}
+
+/** The official SDK client connected as client `unit-test` 1.2.3 (audit tests read it), as {@link BOT} by default. */
+export async function connectClient(url: string, token = BOT.token): Promise<Client> {
+  return (await connectSdkClient(url, token, { name: 'unit-test', version: '1.2.3' })).client;
 }

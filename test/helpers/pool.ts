@@ -30,34 +30,3 @@ export async function runPool<T>(
   await Promise.all(Array.from({ length: Math.min(concurrency, total) }, () => worker()));
   return results;
 }
-
-/** Resolves after `ms`. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * Runs `check` every 20 ms until it stops throwing; after `timeoutMs` rethrows its last error, so a failed
- * assertion reports itself (for what happens on another connection or in a file written in the background).
- * @example
- * await eventually(() => assert.equal(readAuditLog(file).length, 3));
- */
-export async function eventually(check: () => Promise<void> | void, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await sleep(20);
-    }
-  }
-}
-
-/** Polls `predicate` every 20 ms until it is true; rejects with `what` after `timeoutMs`. */
-export function waitUntil(predicate: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  return eventually(() => {
-    if (!predicate()) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-  }, timeoutMs);
-}

@@ -33,3 +33,8 @@ export function makeToken(id: string = 'test-bot', token: string = `tok_${random
 export function tokenEntry(t: TestToken): { id: string; sha256: string } {
   return { id: t.id, sha256: t.sha256 };
 }
+
+/** The principal `bot` of the in-process gateway tests; its token is fixed so a test can also write it inline. */
+export const BOT: TestToken = makeToken('bot', 'test-token-1');
+/** The principal `other`, for what one principal must not see of another. */
+export const OTHER: TestToken = makeToken('other', 'test-token-2');

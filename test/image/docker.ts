@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { eventually, GiveUp } from '../helpers/eventually';
 
 /** What a finished command left behind. */
 export interface CommandResult {
@@ -119,14 +120,15 @@ export async function ensureDockerDaemon(log: (line: string) => void): Promise<S
       fs.rmSync(path.dirname(logFile), { recursive: true, force: true });
     },
   };
-  const deadline = Date.now() + 60_000;
-  while (!dockerDaemonAnswers()) {
-    if (exited || Date.now() > deadline) {
-      const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join(' | ') : '';
-      await started.stop();
-      throw new Error(`dockerd did not come up within 60 s: ${tail}`);
-    }
-    await new Promise((r) => setTimeout(r, 500));
+  try {
+    await eventually(() => {
+      if (exited) throw new GiveUp('dockerd exited');
+      return dockerDaemonAnswers();
+    }, { timeoutMs: 60_000, intervalMs: 500, what: 'dockerd to answer' });
+  } catch {
+    const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join(' | ') : '';
+    await started.stop();
+    throw new Error(`dockerd did not come up within 60 s: ${tail}`);
   }
   return started;
 }

@@ -10,6 +10,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { eventually, GiveUp } from '../helpers/eventually';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { openSession, type McpHttpResponse, type McpSession } from '../helpers/mcp';
 import { makeToken, tokenEntry } from '../helpers/tokens';
@@ -35,27 +36,6 @@ const daemonUp = requirement === undefined && dockerDaemonAnswers();
 
 function log(line: string): void {
   process.stdout.write(`      [image] ${line}\n`);
-}
-
-/** Thrown by a probe to stop waiting at once (e.g. the container exited). */
-class GiveUp extends Error {}
-
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      if (err instanceof GiveUp) throw err;
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 /**
@@ -164,12 +144,12 @@ describe('gateway image (Docker)', function () {
       tag, 'serve', '--config', GATEWAY_CONFIG_FILE, '--port', String(port), '--host', '127.0.0.1',
     ]);
     containerStarted = true;
-    await waitFor('/healthz to answer', 30_000, async () => {
+    await eventually(async () => {
       const state = await docker(['inspect', '--format', '{{.State.Status}}', containerName]);
       if (state !== 'running') throw new GiveUp(`the gateway container is ${state}`);
       const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      return res.status === 200 ? true : undefined;
-    }).catch(async (err: Error) => {
+      return res.status === 200;
+    }, { timeoutMs: 30_000, intervalMs: 250, what: '/healthz to answer' }).catch(async (err: Error) => {
       throw new Error(`${err.message}\n--- container log ---\n${await containerLogs()}`);
     });
     session = await openSession(url, { token: bot.token, protocolVersion: '2025-06-18' });
@@ -229,11 +209,11 @@ describe('gateway image (Docker)', function () {
 
   it('turns healthy through its own HEALTHCHECK, which follows --port', async function () {
     this.timeout(60_000);
-    const status = await waitFor('health status healthy', 45_000, async () => {
+    const status = await eventually(async () => {
       const s = await docker(['inspect', '--format', '{{if .State.Health}}{{.State.Health.Status}}{{end}}', containerName]);
       if (s === 'unhealthy') throw new GiveUp(`unhealthy: ${await docker(['inspect', '--format', '{{json .State.Health.Log}}', containerName])}`);
-      return s === 'healthy' ? s : undefined;
-    });
+      return s === 'healthy' && s;
+    }, { timeoutMs: 45_000, intervalMs: 250, what: 'health status healthy' });
     assert.equal(status, 'healthy');
   });
 
@@ -264,10 +244,10 @@ describe('gateway image (Docker)', function () {
   });
 
   it('writes the audit log into its volume, without argument values', async () => {
-    const records = await waitFor('2 audit records', 10_000, async () => {
+    const records = await eventually(async () => {
       const r = await auditRecords();
-      return r.length >= 2 ? r : undefined;
-    });
+      return r.length >= 2 && r;
+    }, { timeoutMs: 10_000, intervalMs: 250, what: '2 audit records' });
     assert.deepEqual(records.map((r) => [r.gateway, r.tool, r.outcome, r.principal]), [
       [GATEWAY, 'get_customer', 'refused', bot.id],
       [GATEWAY, 'get_customer', 'ok', bot.id],
@@ -280,7 +260,7 @@ describe('gateway image (Docker)', function () {
     backend.setDelay(1_500);
     const before = backend.requests;
     const calls = Array.from({ length: IN_FLIGHT_CALLS }, (_, i) => session.callTool('get_customer', { customer_id: `C-100${i}` }));
-    await waitFor('calls to reach the backend', 10_000, async () => (backend.requests - before >= IN_FLIGHT_CALLS ? true : undefined));
+    await eventually(() => backend.requests - before >= IN_FLIGHT_CALLS, { timeoutMs: 10_000, intervalMs: 250, what: 'calls to reach the backend' });
     const started = Date.now();
     await docker(['stop', '--time', '10', containerName], 30_000);
     const stopMs = Date.now() - started;

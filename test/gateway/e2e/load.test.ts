@@ -10,7 +10,8 @@ import { startBackend, type TestBackend } from '../../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../../helpers/config';
 import { type GatewayProcess, killAllGatewayProcesses, startGatewayProcess } from '../../helpers/gateway-process';
 import { type McpSession, openSession } from '../../helpers/mcp';
-import { runPool, sleep } from '../../helpers/pool';
+import { sleep } from '../../helpers/eventually';
+import { runPool } from '../../helpers/pool';
 import { makeToken } from '../../helpers/tokens';
 
 const CALLS = 5_000;
@@ -70,7 +71,7 @@ describe('gateway e2e: load', function () {
     assert.equal(ok, CALLS - invalidCount);
     assert.equal(backend.requests - backendBefore, CALLS - invalidCount, 'a refused call reached the backend');
 
-    await waitForAuditRecords(gw.auditLogPath, CALLS, 15_000);
+    await waitForAuditRecords(gw.auditLogPath, CALLS, { timeoutMs: 15_000 });
     await sleep(200); // a late extra record would show up here
     const settled = await waitForAuditRecords(gw.auditLogPath, CALLS);
     assert.equal(settled.length, CALLS, 'audit lines != calls');

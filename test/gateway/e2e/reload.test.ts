@@ -10,7 +10,7 @@ import { gatewayConfig, objectSchema, tool } from '../../helpers/config';
 import { type GatewayProcess, killAllGatewayProcesses, startGatewayProcess } from '../../helpers/gateway-process';
 import { startInProcessGateway } from '../../helpers/in-process-gateway';
 import { type McpSession, openSession } from '../../helpers/mcp';
-import { sleep } from '../../helpers/pool';
+import { eventually, sleep } from '../../helpers/eventually';
 import { makeToken } from '../../helpers/tokens';
 
 type Which = 'A' | 'B';
@@ -47,12 +47,8 @@ async function callAndClassify(session: McpSession, sent: Which): Promise<Which 
   return `sent ${sent}: HTTP ${res.status} ${res.text.slice(0, 200)}`;
 }
 
-async function waitForConfig(session: McpSession, which: Which, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await callAndClassify(session, 'A')) !== which) {
-    if (Date.now() > deadline) throw new Error(`config ${which} not in effect after ${timeoutMs} ms`);
-    await sleep(25);
-  }
+async function waitForConfig(session: McpSession, which: Which): Promise<void> {
+  await eventually(async () => (await callAndClassify(session, 'A')) === which, { intervalMs: 25, what: `config ${which} to be in effect` });
 }
 
 describe('gateway e2e: reload', function () {

@@ -8,7 +8,7 @@ import { startBackend, type TestBackend } from '../../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../../helpers/config';
 import { killAllGatewayProcesses, startGatewayProcess } from '../../helpers/gateway-process';
 import { connectSdkClient, openSession, type SdkConnection } from '../../helpers/mcp';
-import { waitUntil } from '../../helpers/pool';
+import { eventually } from '../../helpers/eventually';
 import { makeToken } from '../../helpers/tokens';
 
 const BACKEND_DELAY_MS = 400;
@@ -42,7 +42,7 @@ describe('gateway e2e: graceful shutdown', function () {
         sessions[i % 2].callTool('get_customer', { customer_id: `C-${String(i).padStart(4, '0')}` }, { timeoutMs: 20_000 })
           .then((res) => ({ res }), (error: unknown) => ({ error })));
       // Every call has reached the backend, which holds it for BACKEND_DELAY_MS: all are in flight at the gateway.
-      await waitUntil(() => backend.requests - backendBefore >= IN_FLIGHT, `${IN_FLIGHT} calls at the backend`, 10_000);
+      await eventually(() => backend.requests - backendBefore >= IN_FLIGHT, { timeoutMs: 10_000, what: `${IN_FLIGHT} calls at the backend` });
       gw.signal(signal);
       const outcomes = await Promise.all(calls);
       const status = await gw.waitForExit(15_000);

@@ -106,7 +106,7 @@ describe('reload', () => {
     try {
       writeFileSync(file, JSON.stringify(v2));
       const session = await initialize(gateway.url);
-      await eventually(async () => assert.deepEqual(await rawCallList(gateway.url, session), ['lookup', 'health']), 3000);
+      await eventually(async () => assert.deepEqual(await rawCallList(gateway.url, session), ['lookup', 'health']), { timeoutMs: 3000 });
     } finally {
       await gateway.close();
     }

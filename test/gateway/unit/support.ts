@@ -13,7 +13,7 @@ import { rawRequest } from '../../helpers/http';
 import { connectSdkClient, initializeRequest, postMcp, toolsCallRequest } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
 
-export { eventually } from '../../helpers/pool';
+export { eventually } from '../../helpers/eventually';
 
 /** The principal `bot`; its token is fixed so a test can also write it inline. */
 export const BOT = makeToken('bot', 'test-token-1');
