@@ -79,7 +79,8 @@ describe('parseGatewayConfig', () => {
     assert.equal(refusal(doc({ tools: [validTool('a', { url: 'http://' })] })), 'tools[0].backend.url: must be an http(s) URL');
   });
 
-  for (const url of ['http://{host}/customers', 'http://crm:{port}/x', 'http://{user}@crm/x']) {
+  // A caller-chosen authority is a server-side request forgery (169.254.169.254, 127.0.0.1:2375, …).
+  for (const url of ['http://{host}/customers', 'http://{host}:8080/customers', 'http://crm:{port}/x', 'http://{user}@crm/x']) {
     it(`refuses a placeholder before the path (${url}), naming the field`, () => {
       assert.equal(
         refusal(doc({ tools: [validTool('a'), validTool('b', { url })] })),
