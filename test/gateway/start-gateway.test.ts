@@ -10,7 +10,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import type { GatewayConfig } from '../../src/contract';
 import { startFakeService, type FakeService } from '../helpers/backend';
 import { botConfig, objectSchema, tool } from '../helpers/config';
-import { eventually } from '../helpers/eventually';
+import { eventually, sleep } from '../helpers/eventually';
 import { rawRequest } from '../helpers/http';
 import { startSilentGateway } from '../helpers/in-process-gateway';
 import { connectClient, initializeSession, postJson, rawCall } from '../helpers/mcp';
@@ -54,7 +54,7 @@ describe('reload()', () => {
       // The SDK opens its GET stream in the background after connect(); reload until it has been notified.
       await eventually(async () => {
         await gateway.reload(v2);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await sleep(50);
         assert.ok(notifications > 0, 'no notifications/tools/list_changed received');
       });
       const { tools } = await client.listTools();

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { freePort } from './free-port';
+import { eventually, GiveUp } from './eventually';
 
 export interface PrometheusTarget {
   /** `127.0.0.1:PORT` */
@@ -48,14 +49,12 @@ export async function startPrometheus(binary: string, target: PrometheusTarget):
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString('utf8')).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`prometheus exited (${child.exitCode}): ${stderr}`);
-    const ready = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error(`prometheus not ready after 30 s: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await eventually(async () => {
+    if (child.exitCode !== null) throw new GiveUp(`prometheus exited (${child.exitCode}): ${stderr}`);
+    return fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+  }, { timeoutMs: 30_000, intervalMs: 200, what: 'prometheus to be ready' }).catch((err: Error) => {
+    throw err instanceof GiveUp ? err : new Error(`prometheus not ready after 30 s: ${stderr}`);
+  });
   return {
     url,
     async query(promql) {

@@ -9,6 +9,7 @@ import type { GatewayConfig } from '../../../src/contract/gateway-config';
 import type { RunningGateway } from '../../../src/gateway';
 import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
 import { botConfig, gatewayConfig, objectSchema, supportDeskTools, tool } from '../../helpers/config';
+import { sleep, within } from '../../helpers/eventually';
 import { type GatewayProcess, killAllGatewayProcesses, startGatewayProcess } from '../../helpers/gateway-process';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { connectClient, connectSdkClient, initializeRequest, openSession, postMcp, PROTOCOL_VERSIONS, type SdkConnection } from '../../helpers/mcp';
@@ -151,12 +152,9 @@ describe('gateway e2e: official SDK client', function () {
       });
       gw.writeConfig(next);
       // Give the client's GET stream a moment to be open before the signal (it opens right after initialize).
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
       gw.signal('SIGHUP');
-      await Promise.race([
-        changed,
-        new Promise((_, reject) => setTimeout(() => reject(new Error('no notifications/tools/list_changed within 5 s')), 5_000)),
-      ]);
+      await within(changed, 5_000, 'notifications/tools/list_changed');
 
       const { tools } = await client.listTools();
       assert.ok(tools.some((t) => t.name === 'list_regions'), JSON.stringify(tools.map((t) => t.name)));

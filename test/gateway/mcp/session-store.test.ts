@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { RunningGateway } from '../../../src/gateway';
 import { startFakeService, type FakeService } from '../../helpers/backend';
 import { botConfig, supportDeskTools } from '../../helpers/config';
-import { within } from '../../helpers/eventually';
+import { sleep, within } from '../../helpers/eventually';
 import { openStream, rawRequest, type OpenStream } from '../../helpers/http';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, openSession } from '../../helpers/mcp';
@@ -64,7 +64,7 @@ describe('sessions: issued by initialize, bound to their token, ended by DELETE,
       const idle = await openSession(short.url, { token: BOT.token });
       const busy = await openSession(short.url, { token: BOT.token });
       for (let i = 0; i < 5; i++) {
-        await new Promise((r) => setTimeout(r, 120));
+        await sleep(120);
         assert.equal((await busy.request('ping')).status, 200, `busy session, ping ${i}`);
       }
       const res = await idle.request('ping');
