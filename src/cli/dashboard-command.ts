@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../gateway';
+import { ConfigError } from '../dashboard';
 import {
   checkTokenHash, DEFAULT_DASHBOARD_HOST, DEFAULT_DASHBOARD_PORT, DEFAULT_FLAG_RULE, loadDashboardConfig,
   startDashboard, type DashboardSettings, type RunningDashboard,

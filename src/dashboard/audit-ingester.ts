@@ -1,8 +1,9 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../gateway';
-import { parseAuditLine, type DashboardRecord } from './audit-line';
+import type { Logger } from './gateway-shared';
+import { parseAuditText, type DashboardRecord } from './audit-line';
+import { NEEDS_JSON_PARSE } from './gateway-line-scanner';
 import type { AuditStore } from './audit-store';
 import { FileFollower } from './file-follower';
 
@@ -105,7 +106,7 @@ export class AuditIngester {
         seen.add(path);
         let follower = this.followers.get(path);
         if (follower === undefined) {
-          follower = new FileFollower(path, (lines) => this.ingest(lines));
+          follower = new FileFollower(path, (text) => this.ingest(text));
           this.followers.set(path, follower);
         }
         try {
@@ -129,13 +130,20 @@ export class AuditIngester {
     this.options.store.prune();
   }
 
-  private ingest(lines: string[]): void {
+  /** Reads the lines of a decoded chunk without cutting them out of it first (see `gateway-line-scanner.ts`). */
+  private ingest(text: string): void {
     const records: DashboardRecord[] = [];
-    for (const line of lines) {
-      if (line.length === 0 || line === '\r') continue;
-      const record = parseAuditLine(line);
-      if (record === undefined) this.stats.malformed++;
-      else records.push(record);
+    const plain = !NEEDS_JSON_PARSE.test(text);
+    let start = 0;
+    while (start <= text.length) {
+      let stop = text.indexOf('\n', start);
+      if (stop < 0) stop = text.length;
+      if (stop > start && !(stop === start + 1 && text.charCodeAt(start) === 0x0d)) {
+        const record = parseAuditText(text, start, stop, plain);
+        if (record === undefined) this.stats.malformed++;
+        else records.push(record);
+      }
+      start = stop + 1;
     }
     this.options.store.addAll(records);
   }

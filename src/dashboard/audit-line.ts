@@ -1,4 +1,5 @@
-import type { AuditOutcome } from '../gateway';
+import type { AuditOutcome } from './gateway-shared';
+import { NEEDS_JSON_PARSE, scanGatewayLine } from './gateway-line-scanner';
 
 /** Longest gateway, principal, client or tool name kept; longer ones are cut (the file is not trusted). */
 export const MAX_NAME_CHARS = 128;
@@ -25,6 +26,35 @@ export interface DashboardRecord {
  * time — so the caller can skip and count it.
  */
 export function parseAuditLine(line: string): DashboardRecord | undefined {
+  return parseAuditText(line, 0, line.length, !NEEDS_JSON_PARSE.test(line));
+}
+
+/**
+ * Reads the line `text[start, stop)` of a decoded chunk. `plain` says the chunk holds no backslash and no control
+ * character besides newlines (one regex test per chunk), so the gateway's own lines take the fast scanner.
+ */
+export function parseAuditText(text: string, start: number, stop: number, plain: boolean): DashboardRecord | undefined {
+  if (plain) {
+    const scanned = scanGatewayLine(text, start, stop);
+    if (scanned !== undefined) {
+      if (scanned.outcome !== 'ok' && scanned.message === null) return undefined;
+      return {
+        tsMs: scanned.ts,
+        gateway: cut(scanned.gateway, MAX_NAME_CHARS),
+        principal: scanned.principal === null ? null : cut(scanned.principal, MAX_NAME_CHARS),
+        clientName: scanned.clientName === null ? null : cut(scanned.clientName, MAX_NAME_CHARS),
+        clientVersion: scanned.clientVersion === null ? null : cut(scanned.clientVersion, MAX_NAME_CHARS),
+        tool: cut(scanned.tool, MAX_NAME_CHARS),
+        outcome: scanned.outcome,
+        message: scanned.outcome === 'ok' || scanned.message === null ? null : cut(scanned.message, MAX_MESSAGE_CHARS),
+      };
+    }
+  }
+  return parseAuditJson(start === 0 && stop === text.length ? text : text.slice(start, stop));
+}
+
+/** Reads one line with `JSON.parse` and checks every field (the slow path, and the reference for the fast one). */
+export function parseAuditJson(line: string): DashboardRecord | undefined {
   let doc: unknown;
   try {
     doc = JSON.parse(line);
@@ -32,8 +62,11 @@ export function parseAuditLine(line: string): DashboardRecord | undefined {
     return undefined;
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return undefined;
-  const r = doc as Record<string, unknown>;
-  const { ts, gateway, principal, client, tool, outcome, error, duration_ms: durationMs } = r;
+  return checkFields(doc as Record<string, unknown>);
+}
+
+function checkFields(fields: Record<string, unknown>): DashboardRecord | undefined {
+  const { ts, gateway, principal, client, tool, outcome, error, duration_ms: durationMs } = fields;
   if (typeof durationMs !== 'number' || !Number.isFinite(durationMs)) return undefined;
   if (typeof ts !== 'string' || typeof gateway !== 'string' || typeof tool !== 'string') return undefined;
   if (principal !== null && typeof principal !== 'string') return undefined;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { ConfigError } from '../gateway';
+import { ConfigError } from './gateway-shared';
 import { DEFAULT_RETENTION_MS } from './audit-store';
 import { DEFAULT_FLAG_RULE, type FlagRule } from './flag-rule';
 

@@ -8,3 +8,4 @@ export * from './summary';
 export * from './windows';
 export * from './start-dashboard';
 export { ANONYMOUS_SEGMENT } from './request-listener';
+export { ConfigError } from './gateway-shared';

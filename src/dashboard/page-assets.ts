@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../gateway';
+import { ConfigError } from './gateway-shared';
 
 /** A file the page needs, held in memory. */
 export interface PageAsset {

@@ -1,3 +1,5 @@
+import { Interner } from './detached-string';
+
 /** One refused call as the page lists it: no argument values exist in the audit, so none can appear here. */
 export interface RefusalEntry {
   readonly tsMs: number;
@@ -14,6 +16,7 @@ export interface RefusalEntry {
  */
 export class RecentRefusals {
   private readonly byAgent = new Map<string | null, RefusalEntry[]>();
+  private readonly strings = new Interner();
   /** Refusals of agents beyond `maxAgents`, not kept. */
   untracked = 0;
 
@@ -30,13 +33,17 @@ export class RecentRefusals {
         return;
       }
       list = [];
-      this.byAgent.set(principal, list);
+      this.byAgent.set(this.strings.internNullable(principal), list);
     }
     // Sorted oldest first; most records arrive in time order, so this is usually a push.
     if (list.length >= this.perAgent && entry.tsMs <= list[0].tsMs) return;
     let at = list.length;
     while (at > 0 && list[at - 1].tsMs > entry.tsMs) at--;
-    list.splice(at, 0, entry);
+    const s = this.strings;
+    list.splice(at, 0, {
+      tsMs: entry.tsMs, gateway: s.intern(entry.gateway), tool: s.intern(entry.tool), message: s.intern(entry.message),
+      clientName: s.internNullable(entry.clientName), clientVersion: s.internNullable(entry.clientVersion),
+    });
     if (list.length > this.perAgent) list.shift();
   }
 

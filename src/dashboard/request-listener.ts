@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../gateway';
+import type { Logger } from './gateway-shared';
 import type { AuditIngester } from './audit-ingester';
 import type { AuditStore } from './audit-store';
 import type { DashboardAuth } from './dashboard-auth';

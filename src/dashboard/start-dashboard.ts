@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jsonLogger, type Logger } from '../gateway';
+import { jsonLogger, type Logger } from './gateway-shared';
 import { AuditIngester } from './audit-ingester';
 import { AuditStore, type AuditStoreOptions } from './audit-store';
 import { DashboardAuth } from './dashboard-auth';

@@ -86,7 +86,7 @@ export function summarize(store: AuditStore, window: WindowName, rule: FlagRule)
     row.refusals += cell.refusals;
     row.errors += cell.errors;
     if (cell.lastMs > row.lastMs) row.lastMs = cell.lastMs;
-    for (const [message, count] of cell.messages) row.messages.set(message, (row.messages.get(message) ?? 0) + count);
+    if (cell.messages !== undefined) for (const [message, count] of cell.messages) row.messages.set(message, (row.messages.get(message) ?? 0) + count);
     row.otherMessages += cell.otherMessages;
   });
 

@@ -115,14 +115,14 @@
         if (tool.other_messages > 0) {
           messages.appendChild(el('li', { className: 'muted', text: `+ ${tool.other_messages} other` }));
         }
-        const lastSeen = el('td', { dataset: { label: 'Last seen', col: 'last-seen' }, title: tool.last_seen, text: ago(tool.last_seen) });
+        const lastSeen = el('td', { className: 'nowrap', dataset: { label: 'Last seen', col: 'last-seen' }, title: tool.last_seen, text: ago(tool.last_seen) });
         rows.push(el('tr', {
           className: agent.flagged ? 'flagged' : '',
           dataset: { agent: agentName(agent), tool: tool.tool, gateway: tool.gateway, flagged: String(agent.flagged) },
         }, [
           agentCell,
           el('td', { className: 'mono', dataset: { label: 'Gateway', col: 'gateway' }, text: tool.gateway }),
-          el('td', { className: 'mono', dataset: { label: 'Tool', col: 'tool' }, text: tool.tool }),
+          el('td', { className: 'mono nowrap', dataset: { label: 'Tool', col: 'tool' }, text: tool.tool }),
           el('td', { className: 'num', dataset: { label: 'Calls', col: 'calls' }, text: String(tool.calls) }),
           el('td', {
             className: `num${tool.refusals > 0 ? ' refused-count' : ''}`,
