@@ -200,7 +200,7 @@
     try {
       const q = `window=${encodeURIComponent(window)}`;
       const requests = [getJson(`/api/summary?${q}`), getJson(`/api/timeseries?${q}`)];
-      if (state.agent !== undefined) requests.push(getJson(`/api/agents/${agentSegment(state.agent)}/refusals?${q}`));
+      if (state.agent !== undefined) requests.push(getJson(`/api/agents/${agentSegment(state.agent)}/refusals?${q}&limit=15`));
       const [summary, series, refusals] = await Promise.all(requests);
       if (window !== state.window) return; // switched meanwhile: the next refresh renders the new window
       renderTotals(summary);
