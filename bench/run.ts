@@ -1,13 +1,15 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and prints their tables.
- * Each suite prints its own table; run one with `node dist/bench/run.js validation|gateway`.
+ * Each suite prints its own table; run one with `node dist/bench/run.js validation|gateway|dashboard`.
  */
 import { runValidationBench } from './validation';
 import { runGatewayBench } from './gateway';
+import { runDashboardBench } from './dashboard';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
   gateway: runGatewayBench,
+  dashboard: runDashboardBench,
 };
 
 async function main(): Promise<void> {
