@@ -79,14 +79,13 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardSettings |
       throw new UsageError(`--retention-days: must be an integer 1-90, got ${JSON.stringify(text)}`);
     }
   }
-  const hashes = values['token-sha256'] ?? [];
-  for (const hash of hashes) {
+  const hashes = (values['token-sha256'] ?? []).map((hash) => {
     try {
-      checkTokenHash(hash, '--token-sha256');
+      return checkTokenHash(hash, '--token-sha256');
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-  }
+  });
   return {
     auditDirs: dirs,
     port,

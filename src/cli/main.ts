@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
       return command === undefined ? 2 : 0;
     default:
       // One line, like every other refusal of the CLI: scripts read it.
-      process.stderr.write(`cdktf-mcp-gateway: unknown command '${command}' (expected serve or dev; see --help)\n`);
+      process.stderr.write(`cdktf-mcp-gateway: unknown command '${command}' (expected serve, dev or dashboard; see --help)\n`);
       return 2;
   }
 }

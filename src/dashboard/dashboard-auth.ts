@@ -1,6 +1,7 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { DashboardError } from './dashboard-error';
+import { matchTokenHash, tokenHashes } from './gateway-shared';
 import type { DashboardSettings } from './dashboard-settings';
 
 /** The session cookie a browser gets for `/?token=…`. */
@@ -21,11 +22,11 @@ const UNAUTHORIZED = new DashboardError(
  * process, so no session table grows and a restart ends every session.
  */
 export class DashboardAuth {
-  private readonly hashes: Buffer[];
+  private readonly hashes: ReturnType<typeof tokenHashes>;
   private readonly key = randomBytes(32);
 
   constructor(auth: DashboardSettings['auth'], private readonly now: () => number = Date.now) {
-    this.hashes = auth === undefined || auth === 'none' ? [] : auth.tokens.map((t) => Buffer.from(t.sha256, 'hex'));
+    this.hashes = auth === undefined || auth === 'none' ? [] : tokenHashes(auth.tokens);
   }
 
   /** Whether requests must authenticate (some token is configured). */
@@ -35,10 +36,7 @@ export class DashboardAuth {
 
   /** Whether `token` is one of the configured tokens. */
   isValidToken(token: string): boolean {
-    const presented = createHash('sha256').update(token, 'utf8').digest();
-    let match = false;
-    for (const hash of this.hashes) if (timingSafeEqual(presented, hash)) match = true;
-    return match;
+    return matchTokenHash(token, this.hashes) !== undefined;
   }
 
   /**

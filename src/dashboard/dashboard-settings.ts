@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { normalizeTokenSha256 } from '../contract/rules';
 import { ConfigError } from './gateway-shared';
 import { DEFAULT_RETENTION_MS } from './audit-store';
 import { DEFAULT_FLAG_RULE, type FlagRule } from './flag-rule';
@@ -32,7 +33,6 @@ export interface DashboardSettings {
 export const DEFAULT_DASHBOARD_PORT = 8090;
 export const DEFAULT_DASHBOARD_HOST = '127.0.0.1';
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** Whether `host` only accepts connections from this machine. */
 export function isLoopbackHost(host: string): boolean {
@@ -56,11 +56,15 @@ export function checkExposure(settings: DashboardSettings): void {
   }
 }
 
-/** Checks a `--token-sha256` / `auth.tokens[].sha256` value. @throws ConfigError naming `where` */
-export function checkTokenHash(value: string, where: string): void {
-  if (!SHA256_HEX.test(value)) {
-    throw new ConfigError(`${where}: must be 64 lowercase hex characters (the SHA-256 of the token), got ${short(value)}`);
-  }
+/**
+ * Checks a `--token-sha256` / `auth.tokens[].sha256` value by the gateway's rule, and returns it lowercased.
+ * The reason never quotes the value: a token pasted by mistake must not reach a log.
+ * @throws ConfigError naming `where`
+ */
+export function checkTokenHash(value: string, where: string): string {
+  const checked = normalizeTokenSha256(value);
+  if ('problem' in checked) throw new ConfigError(`${where} ${checked.problem}`);
+  return checked.sha256;
 }
 
 /**
@@ -113,8 +117,7 @@ export function parseDashboardConfig(doc: unknown, file: string): DashboardSetti
         if (!isObject(t) || typeof t.id !== 'string' || t.id === '' || typeof t.sha256 !== 'string') {
           return fail(`auth.tokens[${i}]`, 'must be an object { id, sha256 } with a non-empty id');
         }
-        checkTokenHash(t.sha256, `${file}: auth.tokens[${i}].sha256`);
-        return { id: t.id, sha256: t.sha256 };
+        return { id: t.id, sha256: checkTokenHash(t.sha256, `${file}: auth.tokens[${i}].sha256`) };
       }),
     };
   }

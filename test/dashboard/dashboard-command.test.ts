@@ -37,7 +37,7 @@ describe('cdktf-mcp-gateway dashboard (flags and config file)', () => {
   for (const [args, message] of [
     [[], '--audit-dir DIR is required (or --config FILE)'],
     [['--audit-dir', 'a', '--port', '70000'], '--port: must be an integer 0-65535, got "70000"'],
-    [['--audit-dir', 'a', '--token-sha256', 'ABC'], '--token-sha256: must be 64 lowercase hex characters (the SHA-256 of the token), got "ABC"'],
+    [['--audit-dir', 'a', '--token-sha256', 'ABC'], '--token-sha256 must be 64 hex characters, the SHA-256 of the token (this value has 3 characters; make it with printf %s "$TOKEN" | sha256sum), never the token itself'],
     [['--audit-dir', 'a', '--retention-days', '0'], '--retention-days: must be an integer 1-90, got "0"'],
     [['--config', 'x.json', '--port', '1'], '--config FILE cannot be combined with --port (put it in the file)'],
   ] as const) {
@@ -61,7 +61,7 @@ describe('cdktf-mcp-gateway dashboard (flags and config file)', () => {
   for (const [doc, message] of [
     [{}, 'audit_dirs: must be a non-empty array of directory paths'],
     [{ audit_dirs: ['a'], auth: { tokens: [] } }, 'auth: must be "none" or { tokens: [{ id, sha256 }, ...] } with at least one token'],
-    [{ audit_dirs: ['a'], auth: { tokens: [{ id: 'x', sha256: 'nope' }] } }, 'auth.tokens[0].sha256: must be 64 lowercase hex characters (the SHA-256 of the token), got "nope"'],
+    [{ audit_dirs: ['a'], auth: { tokens: [{ id: 'x', sha256: 'nope' }] } }, 'auth.tokens[0].sha256 must be 64 hex characters, the SHA-256 of the token (this value has 4 characters; make it with printf %s "$TOKEN" | sha256sum), never the token itself'],
     [{ audit_dirs: ['a'], flag: { min_rate: 2 } }, 'flag.min_rate: must be a number from 0 to 1, got 2'],
     [{ audit_dirs: ['a'], prot: 1 }, 'prot: unknown setting (expected one of audit_dirs, port, host, auth, retention_ms, flag)'],
   ] as const) {
