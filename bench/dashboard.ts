@@ -40,10 +40,15 @@ export function writeAuditFiles(dir: string): number {
       tool,
       outcome,
       error: outcome === 'ok' ? null : {
-        code: outcome === 'refused' ? 'invalid_arguments' : 'upstream_status',
+        // the gateway's own codes and messages (SPEC §3), so the scanner sees realistic lines
+        code: outcome === 'refused' ? 'INVALID_ARGS' : 'SERVICE_HTTP_STATUS',
         message: outcome === 'refused'
-          ? `Invalid arguments for tool ${tool}: '${['priority', 'customer_id', 'limit', 'email'][n % 4]}' ${['is required', 'must be one of low, normal, high', 'must be at most 100'][n % 3]}`
-          : 'Service returned HTTP 503',
+          ? [
+              `Missing required parameter: \`${['priority', 'customer_id', 'limit', 'email'][n % 4]}\``,
+              'Invalid value for `priority`: expected one of "low", "normal", "high"',
+              'Invalid value for `limit`: expected <= 100',
+            ][n % 3]
+          : 'Service error: HTTP 503',
       },
       duration_ms: (n % 50) + 1,
     };

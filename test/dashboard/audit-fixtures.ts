@@ -24,7 +24,7 @@ export function auditRecord(overrides: Partial<AuditRecord> & { tsMs?: number } 
 export function refusal(
   message: string, overrides: Partial<AuditRecord> & { tsMs?: number } = {},
 ): AuditRecord {
-  return auditRecord({ outcome: 'refused', error: { code: 'invalid_arguments', message }, ...overrides });
+  return auditRecord({ outcome: 'refused', error: { code: 'INVALID_ARGS', message }, ...overrides });
 }
 
 /** Records as JSON lines, each ending with a newline. */

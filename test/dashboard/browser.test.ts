@@ -28,7 +28,8 @@ const SCREENSHOT = path.resolve(__dirname, '../../docs/images/dashboard.png');
 const ci = process.env.CI;
 const required = ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
 const MINUTE = 60_000;
-const FAILING_MESSAGE = "Invalid arguments for tool create_ticket: 'priority' must be one of low, normal, high";
+// messages exactly as the gateway writes them (SPEC §3), so the screenshot shows what operators will see
+const FAILING_MESSAGE = 'Invalid value for `priority`: expected one of "low", "normal", "high"';
 const HOSTILE_MESSAGE = 'Unknown tool: <img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>';
 
 /** Polls `probe` every 100 ms until it returns a value, for at most `timeoutMs`. */
@@ -69,7 +70,7 @@ describe('dashboard page (headless chromium)', function () {
     for (let i = 0; i < 30; i++) {
       history.push(i % 6 === 0
         ? auditRecord({ tsMs: now - i * 2 * MINUTE, principal: 'triage-bot', tool: 'list_orders', outcome: 'error',
-          error: { code: 'upstream_status', message: 'Service returned HTTP 503' }, client: { name: 'triage', version: '0.9.1' } })
+          error: { code: 'SERVICE_HTTP_STATUS', message: 'Service error: HTTP 503' }, client: { name: 'triage', version: '0.9.1' } })
         : auditRecord({ tsMs: now - i * 2 * MINUTE, principal: 'triage-bot', tool: 'list_orders', client: { name: 'triage', version: '0.9.1' } }));
     }
     for (let i = 0; i < 200; i++) history.push(auditRecord({ tsMs: now - 2 * 3_600_000 - i * 5 * MINUTE, principal: 'support-bot' }));
@@ -116,7 +117,7 @@ describe('dashboard page (headless chromium)', function () {
     const now = Date.now();
     appendFileSync(file(), lines([
       ...Array.from({ length: 14 }, (_, i) => refusal(FAILING_MESSAGE, { tsMs: now - (14 - i) * 20_000, principal: 'billing-bot', tool: 'create_ticket', client: { name: 'billing-agent', version: '2.3.0' } })),
-      ...Array.from({ length: 4 }, (_, i) => refusal("Invalid arguments for tool get_customer: missing required argument 'customer_id'", { tsMs: now - i * 40_000, principal: 'billing-bot', tool: 'get_customer', client: { name: 'billing-agent', version: '2.3.0' } })),
+      ...Array.from({ length: 4 }, (_, i) => refusal('Missing required parameter: `customer_id`', { tsMs: now - i * 40_000, principal: 'billing-bot', tool: 'get_customer', client: { name: 'billing-agent', version: '2.3.0' } })),
       auditRecord({ tsMs: now, principal: 'billing-bot', tool: 'get_customer', client: { name: 'billing-agent', version: '2.3.0' } }),
     ]));
     await waitFor('billing-bot flagged', 10_000, async () => page.evaluate(() => {
@@ -124,7 +125,7 @@ describe('dashboard page (headless chromium)', function () {
       return row?.dataset.flagged === 'true' && row.classList.contains('flagged') ? true : undefined;
     }));
     assert.equal(await rowCell('billing-bot', 'create_ticket', 'refusals'), '14');
-    assert.match(await rowCell('billing-bot', 'create_ticket', 'messages') ?? '', /14.*'priority' must be one of low, normal, high/);
+    assert.match(await rowCell('billing-bot', 'create_ticket', 'messages') ?? '', /14.*Invalid value for `priority`: expected one of "low", "normal", "high"/);
     assert.match(await text('#flagged-items') ?? '', /billing-bot: 18 of 19 calls refused/);
     assert.equal(await text('#total-flagged'), '1');
   });
