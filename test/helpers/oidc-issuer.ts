@@ -30,6 +30,10 @@ export interface OidcIssuerOptions {
   readonly resources: readonly string[];
   /** Access token lifetime. @default 300 */
   readonly accessTokenTtlSeconds?: number;
+  /** The port to listen on (a fixed one for running it by hand, see docs/auth.md). @default 0 (ephemeral) */
+  readonly port?: number;
+  /** The client's secret. @default - random */
+  readonly clientSecret?: string;
 }
 
 /** A token request to the issuer's token endpoint. */
@@ -103,7 +107,7 @@ export function makeIssuerKey(): IssuerKey {
 export async function startOidcIssuer(options: OidcIssuerOptions): Promise<OidcIssuer> {
   // Its import warns that Node 20 is not its preferred runtime; it runs fine there for what the tests use.
   const { default: Provider, errors } = await quietly(() => import('oidc-provider'));
-  const clientSecret = randomBytes(24).toString('base64url');
+  const clientSecret = options.clientSecret ?? randomBytes(24).toString('base64url');
   const counts = new Map<string, number>();
   const overrides = new Map<string, { status: number; body: string }>();
   const sockets = new Set<Socket>();
@@ -124,7 +128,7 @@ export async function startOidcIssuer(options: OidcIssuerOptions): Promise<OidcI
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await listen(server, 0);
+  await listen(server, options.port ?? 0);
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
 

@@ -84,6 +84,14 @@ export class JwksCache {
     }
   }
 
+  /**
+   * Resolves once a usable key set is held (loading it if needed).
+   * @throws IssuerUnavailableError when none can be had now
+   */
+  async ready(): Promise<void> {
+    await this.current();
+  }
+
   /** Loads the key set now unless a load is allowed only later; never throws (the failure goes to `onLoad`). */
   async warm(): Promise<void> {
     await this.current().catch(() => undefined);

@@ -140,13 +140,13 @@ export function createOAuthVerifier(config: OAuthConfig, options: OAuthVerifierO
     }
     checkType(header, config.allow_plain_jwt === true);
     // Before any key lookup: an algorithm outside the allowlist never reaches the key set or a refetch.
-    const allowed = algorithms();
-    if (typeof header.alg !== 'string' || !(allowed as readonly string[]).includes(header.alg)) {
-      const named = typeof header.alg === 'string' && KNOWN_ALGORITHM_NAMES.has(header.alg) ? ` ${header.alg}` : '';
-      throw new OAuthTokenError(`the token's signing algorithm${named} is not accepted`);
-    }
+    checkAlgorithm(header, algorithms());
     let result: JWTVerifyResult;
     try {
+      // Loading the keys discovers the issuer, and with it the algorithms it advertises.
+      await keys.ready();
+      const allowed = algorithms();
+      checkAlgorithm(header, allowed);
       const key = await keys.keyFor(header);
       result = await jose.jwtVerify(token, key, {
         issuer: config.issuer,
@@ -173,6 +173,12 @@ export function createOAuthVerifier(config: OAuthConfig, options: OAuthVerifierO
     verify,
     warm: () => keys.warm(),
   };
+}
+
+function checkAlgorithm(header: ProtectedHeaderParameters, allowed: readonly string[]): void {
+  if (typeof header.alg === 'string' && allowed.includes(header.alg)) return;
+  const named = typeof header.alg === 'string' && KNOWN_ALGORITHM_NAMES.has(header.alg) ? ` ${header.alg}` : '';
+  throw new OAuthTokenError(`the token's signing algorithm${named} is not accepted`);
 }
 
 /** RFC 9068 §4: `typ` must be `at+jwt` (`application/at+jwt`); plain JWTs only when the config allows them. */

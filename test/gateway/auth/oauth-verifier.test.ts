@@ -142,6 +142,13 @@ describe('OAuth verifier against a real authorization server', () => {
       assert.equal(await refusal(await idp.getToken(), v), 'the token\'s signing algorithm RS256 is not accepted');
     });
 
+    it('an algorithm the issuer does not advertise, by default (it advertises RS256 only)', async () => {
+      const v = verifierFor(idp);
+      const token = `${b64json({ alg: 'ES256', typ: 'at+jwt', kid: idp.currentKey.kid })}.${b64json(claims())}.c2ln`;
+      assert.equal(await refusal(token, v), 'the token\'s signing algorithm ES256 is not accepted');
+      assert.equal(await refusal(token, v), 'the token\'s signing algorithm ES256 is not accepted');
+    });
+
     it('an HS256 forgery even when a misconfigured allowlist names HS256 (the key set never yields a secret)', async () => {
       const v = verifierFor(idp, { algorithms: ['HS256'] as unknown as OAuthConfig['algorithms'] });
       const token = hs256(claims(), idp.currentKey.publicPem, idp.currentKey.kid);
