@@ -4,8 +4,7 @@
  * `nbf` (60 s skew), then reads who is calling and with which scopes.
  */
 import type { JWTPayload, JWTVerifyResult, ProtectedHeaderParameters } from 'jose' with { 'resolution-mode': 'import' };
-import type { Logger } from '../logger';
-import { silentLogger } from '../logger';
+import { type Logger, silentLogger } from '../logger';
 import { ASYMMETRIC_ALGORITHMS, DEFAULT_PRINCIPAL_CLAIM, type OAuthAlgorithm, type OAuthConfig } from './oauth-config';
 import { discoverIssuer, type IssuerMetadata } from './oauth-discovery';
 import { type FetchFunction, IssuerUnavailableError } from './oauth-fetch';
@@ -88,8 +87,9 @@ const UNAVAILABLE = 'the authorization server is unavailable, so the token canno
  * const caller = await verifier.verify(token); // { principal, client, scopes }
  */
 export function createOAuthVerifier(config: OAuthConfig, options: OAuthVerifierOptions): OAuthVerifier {
-  const resourceUrl = new URL(options.resourceUrl).href;
-  const audience = config.audience ?? resourceUrl;
+  // Compared as given: `new URL()` would add a `/` to a bare origin, and `aud` is matched character for character.
+  if (!URL.canParse(options.resourceUrl)) throw new TypeError(`resourceUrl ${JSON.stringify(options.resourceUrl)} is not a URL`);
+  const audience = config.audience ?? options.resourceUrl;
   const fetchFn = options.fetch ?? globalThis.fetch;
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? Date.now;

@@ -80,6 +80,12 @@ describe('OAuth verifier against a real authorization server', () => {
       assert.equal(await refusal(await idp.sign(claims()), v), 'the token is meant for another resource (aud)');
     });
 
+    it('a resource URL compared as given (a bare origin gains no trailing slash)', async () => {
+      const v = verifierFor(idp, {}, { resourceUrl: 'http://127.0.0.1:18080' });
+      await v.verify(await idp.sign(claims({ aud: 'http://127.0.0.1:18080' })));
+      assert.equal(await refusal(await idp.sign(claims({ aud: 'http://127.0.0.1:18080/' })), v), 'the token is meant for another resource (aud)');
+    });
+
     it('a plain JWT (typ JWT or none) only when allow_plain_jwt is set', async () => {
       const plain = await idp.sign(claims(), { header: { typ: 'JWT' } });
       const untyped = await idp.sign(claims(), { header: { typ: undefined } });
