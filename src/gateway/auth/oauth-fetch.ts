@@ -3,6 +3,8 @@
  * limit, so a slow or hostile endpoint can neither hold a request nor fill the gateway's memory.
  */
 
+import { SECURE_URL_PATTERN } from './oauth-config';
+
 /** The `fetch` the OAuth code uses; tests pass one that counts or fails. */
 export type FetchFunction = typeof fetch;
 
@@ -15,6 +17,9 @@ export interface IssuerFetchOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 5_000;
+const MAX_REDIRECTS = 3;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const secureUrl = new RegExp(SECURE_URL_PATTERN);
 const DEFAULT_MAX_BYTES = 256 * 1024;
 
 /**
@@ -48,21 +53,38 @@ export class IssuerHttpStatusError extends IssuerUnavailableError {
 export async function fetchIssuerJson(url: string, fetchFn: FetchFunction, options: IssuerFetchOptions = {}): Promise<unknown> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const signal = AbortSignal.timeout(timeoutMs);
+  let location = url;
   let response: Response;
-  try {
-    response = await fetchFn(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (err) {
-    throw new IssuerUnavailableError(`${url}: ${reason(err)}`);
+  // Redirects are followed by hand, so each hop is held to the same rule as the configured URLs: a redirect to a
+  // plain-http host would let a network attacker answer with their own keys.
+  for (let hop = 0; ; hop++) {
+    try {
+      response = await fetchFn(location, { headers: { accept: 'application/json' }, signal, redirect: 'manual' });
+    } catch (err) {
+      throw new IssuerUnavailableError(`${location}: ${reason(err)}`);
+    }
+    if (!REDIRECT_STATUSES.has(response.status)) break;
+    await response.body?.cancel().catch(() => undefined);
+    const target = response.headers.get('location');
+    const next = target === null || !URL.canParse(target, location) ? undefined : new URL(target, location).href;
+    if (next === undefined || hop === MAX_REDIRECTS) {
+      throw new IssuerUnavailableError(`${url}: HTTP ${response.status} without a usable redirect`);
+    }
+    if (!secureUrl.test(next)) {
+      throw new IssuerUnavailableError(`${url}: redirected to ${next.slice(0, 200)}, which is not an https URL`);
+    }
+    location = next;
   }
   if (response.status < 200 || response.status > 299) {
     await response.body?.cancel().catch(() => undefined);
-    throw new IssuerHttpStatusError(url, response.status);
+    throw new IssuerHttpStatusError(location, response.status);
   }
-  const text = await readCapped(response, url, maxBytes);
+  const text = await readCapped(response, location, maxBytes);
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new IssuerUnavailableError(`${url}: the body is not JSON`);
+    throw new IssuerUnavailableError(`${location}: the body is not JSON`);
   }
 }
 

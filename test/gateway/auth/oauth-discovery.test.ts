@@ -96,6 +96,27 @@ describe('discoverIssuer and fetchIssuerJson', () => {
     assert.equal(((await rejection(fetchIssuerJson(`${backend.url}/j`, fetch))) as Error).message, `${backend.url}/j: the body is not JSON`);
   });
 
+  it('follows a redirect to another loopback or https URL', async () => {
+    answer = (p) => (p === '/moved' ? { status: 301, headers: { location: '/keys' } } : json({ keys: [] }));
+    assert.deepEqual(await fetchIssuerJson(`${backend.url}/moved`, fetch), { keys: [] });
+  });
+
+  it('refuses a redirect to a plain-http host, without connecting to it', async () => {
+    answer = () => ({ status: 302, headers: { location: 'http://keys.example.com/jwks' } });
+    const before = backend.requests;
+    const err = await rejection(fetchIssuerJson(`${backend.url}/moved`, fetch));
+    assert.equal((err as Error).message, `${backend.url}/moved: redirected to http://keys.example.com/jwks, which is not an https URL`);
+    assert.equal(backend.requests, before + 1);
+  });
+
+  it('stops after three redirects', async () => {
+    answer = (p) => ({ status: 307, headers: { location: `${p}x` } });
+    const before = backend.requests;
+    const err = await rejection(fetchIssuerJson(`${backend.url}/r`, fetch));
+    assert.equal((err as Error).message, `${backend.url}/r: HTTP 307 without a usable redirect`);
+    assert.equal(backend.requests, before + 4);
+  });
+
   it('names the refused connection on one line', async () => {
     const down = await downBackendUrl();
     const err = await rejection(fetchIssuerJson(`${down}/k`, fetch));
