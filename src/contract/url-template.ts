@@ -57,15 +57,15 @@ export function fixedQueryNames(url: string): string[] {
   if (start === -1) return [];
   const hash = url.indexOf('#', start);
   const query = url.slice(start + 1, hash === -1 ? undefined : hash);
-  const names: string[] = [];
+  const names = new Set<string>();
   for (const pair of query.split('&')) {
     const equals = pair.indexOf('=');
     const name = equals === -1 ? pair : pair.slice(0, equals);
     if (name === '' || name.includes('{')) continue;
     const decoded = new URLSearchParams(`${name}=`).keys().next().value as string;
-    if (!names.includes(decoded)) names.push(decoded);
+    names.add(decoded);
   }
-  return names;
+  return [...names];
 }
 
 /** A parameter that a query-sending backend would receive under a name its URL template already fixes. */
@@ -91,14 +91,14 @@ export function fixedQueryClash(
   forwardAs: Readonly<Record<string, string>> = {},
 ): FixedQueryClash | undefined {
   if (method !== 'GET' && method !== 'DELETE') return undefined;
-  const fixed = fixedQueryNames(url);
-  if (fixed.length === 0) return undefined;
+  const fixed = new Set(fixedQueryNames(url));
+  if (fixed.size === 0) return undefined;
   const properties = inputSchema.properties;
   if (typeof properties !== 'object' || properties === null) return undefined;
   const placeholders = placeholderFields(url);
   for (const param of Object.keys(properties)) {
     const field = Object.hasOwn(forwardAs, param) ? forwardAs[param] : param;
-    if (fixed.includes(field) && !placeholders.includes(field)) return { param, field };
+    if (fixed.has(field) && !placeholders.includes(field)) return { param, field };
   }
   return undefined;
 }
