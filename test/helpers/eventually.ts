@@ -57,3 +57,17 @@ export async function eventually<T>(probe: () => T | Promise<T>, options: Eventu
     await sleep(intervalMs);
   }
 }
+
+/**
+ * `promise`, or a rejection "<what> within <ms> ms" if it has not settled by then (for a promise that must settle
+ * by itself, such as a stream the server ends).
+ * @example
+ * await within(stream.ended, 2_000, 'the stream ended after DELETE');
+ */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,8 +1,9 @@
 /**
- * A raw node:http request for what `fetch` cannot send, such as a foreign `Host` header (fetch always sets its
- * own). Every request has a timeout.
+ * Raw node:http requests for what `fetch` cannot send, such as a foreign `Host` header (fetch always sets its
+ * own), and a GET (SSE) stream read as it arrives. Every request has a timeout.
  */
 import * as http from 'node:http';
+import { eventually } from './eventually';
 
 export interface RawRequestOptions {
   readonly url: string;
@@ -54,5 +55,44 @@ export function rawRequest(options: RawRequestOptions): Promise<RawResponse> {
     req.on('timeout', () => req.destroy(new Error(`request to ${options.url} timed out`)));
     req.on('error', reject);
     req.end(options.body);
+  });
+}
+
+/** An open GET (SSE) stream: what arrived so far, and a promise that settles when the server ends it. */
+export interface OpenStream {
+  readonly status: number;
+  readonly contentType: string | undefined;
+  text(): string;
+  readonly ended: Promise<void>;
+  /** Waits until the text received so far matches `pattern`. @default timeoutMs 3000 */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  destroy(): void;
+}
+
+/**
+ * Sends a GET with `headers` and resolves once the response headers arrived, leaving the body streaming in.
+ * @example
+ * const s = await openStream(gw.url, { accept: 'text/event-stream', authorization: `Bearer ${token}`, 'mcp-session-id': id });
+ */
+export function openStream(url: string, headers: Record<string, string>): Promise<OpenStream> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'GET', headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { text += c; });
+      const ended = new Promise<void>((done) => { res.on('end', done); res.on('close', done); });
+      resolve({
+        status: res.statusCode ?? 0,
+        contentType: res.headers['content-type'],
+        text: () => text,
+        ended,
+        waitFor: (pattern, timeoutMs = 3_000) =>
+          eventually(() => pattern.test(text), { timeoutMs, what: `the stream to show ${pattern}` })
+            .then(() => undefined),
+        destroy: () => req.destroy(),
+      });
+    });
+    req.on('error', reject);
+    req.end();
   });
 }

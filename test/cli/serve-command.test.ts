@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseServeArgs } from '../../../src/cli/serve-command';
+import { parseServeArgs } from '../../src/cli/serve-command';
 
 describe('serve arguments', () => {
   it('parses every flag', () => {

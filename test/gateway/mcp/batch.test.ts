@@ -3,7 +3,11 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningGateway } from '../../../src/gateway';
-import { config, eventually, initialize, post, start, startFakeService, tool, type FakeService } from './support';
+import { startFakeService, type FakeService } from '../../helpers/backend';
+import { botConfig, tool } from '../../helpers/config';
+import { eventually } from '../../helpers/eventually';
+import { startSilentGateway } from '../../helpers/in-process-gateway';
+import { initializeSession, postJson } from '../../helpers/mcp';
 
 const SCHEMA = { type: 'object', properties: { customer_id: { type: 'string' } }, required: ['customer_id'], additionalProperties: false };
 const call = (id: number | string, args: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_customer', arguments: args } });
@@ -17,8 +21,8 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
   before(async () => {
     service = await startFakeService();
     auditPath = join(mkdtempSync(join(tmpdir(), 'batches-')), 'audit.jsonl');
-    gateway = await start(config([tool(service.origin, 'get_customer', '/customers/{customer_id}', SCHEMA)], { audit_log: { path: auditPath } }));
-    legacy = await initialize(gateway.url, '2025-03-26');
+    gateway = await startSilentGateway(botConfig([tool('get_customer', `${service.url}/customers/{customer_id}`, { inputSchema: SCHEMA })], { audit_log: { path: auditPath } }));
+    legacy = await initializeSession(gateway.url, '2025-03-26');
   });
   after(async () => {
     await gateway.close();
@@ -30,7 +34,7 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
 
   it('answers each request of a batch in order, through the same steps as a single message', async () => {
     const before = service.received.length;
-    const res = await post(gateway.url, [
+    const res = await postJson(gateway.url, [
       { jsonrpc: '2.0', id: 1, method: 'ping' },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       call('c-ok', { customer_id: 'C-1' }),
@@ -74,7 +78,7 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
   });
 
   it('answers a batch of only notifications and responses with 202 and no body', async () => {
-    const res = await post(gateway.url, [
+    const res = await postJson(gateway.url, [
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 1, result: {} },
     ], { 'mcp-session-id': legacy });
@@ -83,7 +87,7 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
   });
 
   it('refuses an empty batch with -32600', async () => {
-    const res = await post(gateway.url, [], { 'mcp-session-id': legacy });
+    const res = await postJson(gateway.url, [], { 'mcp-session-id': legacy });
     assert.equal(res.status, 400);
     assert.deepEqual(res.json, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: empty batch' } });
   });
@@ -91,7 +95,7 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
   it('refuses a batch of more than 100 messages with -32600, calling nothing', async () => {
     const before = service.received.length;
     const batch = Array.from({ length: 101 }, (_, i) => call(i, { customer_id: `C-${i}` }));
-    const res = await post(gateway.url, batch, { 'mcp-session-id': legacy });
+    const res = await postJson(gateway.url, batch, { 'mcp-session-id': legacy });
     assert.equal(res.status, 400);
     assert.deepEqual(res.json.error, { code: -32600, message: 'Invalid Request: a batch holds at most 100 messages (this one holds 101)' });
     assert.equal(service.received.length, before);
@@ -99,16 +103,16 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
 
   it('accepts a batch of exactly 100 messages', async () => {
     const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
-    const res = await post(gateway.url, batch, { 'mcp-session-id': legacy });
+    const res = await postJson(gateway.url, batch, { 'mcp-session-id': legacy });
     assert.equal(res.status, 200);
     assert.deepEqual(res.json.map((m: { id: number }) => m.id), batch.map((m) => m.id));
   });
 
   for (const version of ['2025-06-18', '2025-11-25']) {
     it(`refuses a batch on a session of protocol ${version} with -32600, calling nothing`, async () => {
-      const session = await initialize(gateway.url, version);
+      const session = await initializeSession(gateway.url, version);
       const before = service.received.length;
-      const res = await post(gateway.url, [call(1, { customer_id: 'C-1' })], { 'mcp-session-id': session });
+      const res = await postJson(gateway.url, [call(1, { customer_id: 'C-1' })], { 'mcp-session-id': session });
       assert.equal(res.status, 400);
       assert.deepEqual(res.json, {
         jsonrpc: '2.0', id: null,
@@ -119,10 +123,10 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
   }
 
   it('refuses a batch without a session with -32600, and one with an unknown session with 404', async () => {
-    const none = await post(gateway.url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    const none = await postJson(gateway.url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     assert.equal(none.status, 400);
     assert.deepEqual(none.json.error, { code: -32600, message: 'Invalid Request: batch requests are not supported' });
-    const unknown = await post(gateway.url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }], { 'mcp-session-id': 'f'.repeat(32) });
+    const unknown = await postJson(gateway.url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }], { 'mcp-session-id': 'f'.repeat(32) });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.json.error.message, 'Session not found');
   });

@@ -1,21 +1,196 @@
-/**
- * SPEC §3 "Error channel": the exact shapes of refusals on `protocol`, `tool_result` and `auto` (per negotiated
- * protocol version), what `validate_input: false` still refuses and what it forwards unchecked, and fail-closed
- * tools whose schema cannot compile. In-process gateways (`startGateway`) over real sockets.
- */
 import * as assert from 'node:assert/strict';
-import type { ToolConfig } from '../../../src/contract/gateway-config';
-import { type AuditRecord, readAuditLog, readAuditText } from '../../helpers/audit-log';
-import { startBackend, type TestBackend } from '../../helpers/backend';
-import { gatewayConfig, objectSchema, type SettingsOverrides, supportDeskTools, tool } from '../../helpers/config';
-import { type InProcessGateway, startInProcessGateway } from '../../helpers/in-process-gateway';
-import { type McpSession, openSession } from '../../helpers/mcp';
+import type { ToolConfig, ValidationErrorsChannel } from '../../../src/contract';
+import type { AuditRecord, RunningGateway } from '../../../src/gateway';
+import { buildGatewayState } from '../../../src/gateway/gateway-state';
+import { silentLogger } from '../../../src/gateway';
+import { callTool, type Caller, type CallServices } from '../../../src/gateway/tools/call-pipeline';
+import type { ServiceClient } from '../../../src/gateway/upstream';
+import { readAuditText, waitForAuditRecords } from '../../helpers/audit-log';
+import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
+import { botConfig, gatewayConfig, objectSchema, type SettingsOverrides, supportDeskTools, tool } from '../../helpers/config';
+import { type InProcessGateway, startInProcessGateway, startSilentGateway } from '../../helpers/in-process-gateway';
+import { connectClient, initializeSession, type McpSession, openSession, rawCall } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
+
+describe('callTool on an unexpected fault', () => {
+  const state = buildGatewayState(
+    botConfig([tool('get_customer', 'http://127.0.0.1:9/customers/{customer_id}', { inputSchema: { type: 'object', properties: { customer_id: { type: 'string' } }, required: ['customer_id'] } })]),
+    '127.0.0.1',
+    silentLogger,
+  );
+  const session: Caller = {
+    sessionId: 's-1', principal: 'bot', protocolVersion: '2025-06-18', client: { name: 'c', version: '1' },
+  };
+
+  function services(call: () => never, records: AuditRecord[], logs: unknown[][]): CallServices {
+    return {
+      services: { call } as unknown as ServiceClient,
+      audit: { write: (r) => records.push(r), close: async () => undefined },
+      concurrency: { active: 0 },
+      log: (...args) => logs.push(args),
+    };
+  }
+
+  it('answers -32603 "Internal error", audits the call as error and logs the kind of fault without its text', async () => {
+    const records: AuditRecord[] = [];
+    const logs: unknown[][] = [];
+    const ctx = services(() => {
+      throw new URIError('URI malformed: C-secret');
+    }, records, logs);
+    const reply = await callTool(state, session, { name: 'get_customer', arguments: { customer_id: 'C-secret' } }, ctx);
+    assert.deepEqual(reply, { error: { code: -32603, message: 'Internal error' } });
+    assert.deepEqual(records.map((r) => [r.tool, r.outcome, r.error]), [['get_customer', 'error', { code: 'INTERNAL_ERROR', message: 'Internal error' }]]);
+    assert.deepEqual(logs, [['error', 'internal error in tools/call', { tool: 'get_customer', error: 'URIError' }]]);
+    assert.equal(ctx.concurrency.active, 0, 'the concurrency slot was not given back');
+  });
+
+  it('still answers when the audit sink itself throws', async () => {
+    const logs: unknown[][] = [];
+    const ctx: CallServices = {
+      ...services(() => {
+        throw new TypeError('boom');
+      }, [], logs),
+      audit: { write: () => { throw new RangeError('disk'); }, close: async () => undefined },
+    };
+    const reply = await callTool(state, session, { name: 'get_customer', arguments: { customer_id: 'C-1' } }, ctx);
+    assert.deepEqual(reply, { error: { code: -32603, message: 'Internal error' } });
+    assert.deepEqual(logs.map((l) => l[1]), ['internal error in tools/call', 'audit record not written']);
+  });
+});
+
+const SCHEMA = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1 } },
+  required: [],
+  additionalProperties: false,
+};
+const MESSAGE = 'Invalid type for `limit`: expected integer';
+const VIOLATIONS = [{ path: 'limit', rule: 'type', message: MESSAGE }];
+const PROTOCOL_ERROR = { code: -32602, message: MESSAGE, data: { code: 'INVALID_ARGS', violations: VIOLATIONS } };
+const TOOL_RESULT = { isError: true, content: [{ type: 'text', text: MESSAGE }], structuredContent: { violations: VIOLATIONS } };
+
+describe('the refusal channel of validation errors (validation_errors)', () => {
+  let service: FakeService;
+  const gateways: RunningGateway[] = [];
+  const open = async (channel: ValidationErrorsChannel): Promise<RunningGateway> => {
+    const gateway = await startSilentGateway(botConfig([tool('search_tickets', `${service.url}/tickets`, { inputSchema: SCHEMA })], { validation_errors: channel }));
+    gateways.push(gateway);
+    return gateway;
+  };
+
+  before(async () => {
+    service = await startFakeService();
+  });
+  after(async () => {
+    await Promise.all(gateways.map((g) => g.close()));
+    await service.close();
+  });
+
+  it('protocol: a JSON-RPC -32602 error with the violations', async () => {
+    const gateway = await open('protocol');
+    const session = await initializeSession(gateway.url, '2025-11-25');
+    const res = await rawCall(gateway.url, session, 'search_tickets', { limit: 'ten' });
+    assert.deepEqual(res, { jsonrpc: '2.0', id: 1, error: PROTOCOL_ERROR });
+  });
+
+  it('tool_result: a result with isError and structuredContent violations', async () => {
+    const gateway = await open('tool_result');
+    const session = await initializeSession(gateway.url, '2025-03-26');
+    const res = await rawCall(gateway.url, session, 'search_tickets', { limit: 'ten' });
+    assert.deepEqual(res, { jsonrpc: '2.0', id: 1, result: TOOL_RESULT });
+  });
+
+  it('auto: a tool result for a session that negotiated 2025-11-25', async () => {
+    const gateway = await open('auto');
+    const session = await initializeSession(gateway.url, '2025-11-25');
+    assert.deepEqual((await rawCall(gateway.url, session, 'search_tickets', { limit: 'ten' })).result, TOOL_RESULT);
+  });
+
+  it('auto: a protocol error for a session that negotiated 2025-06-18', async () => {
+    const gateway = await open('auto');
+    const session = await initializeSession(gateway.url, '2025-06-18');
+    assert.deepEqual((await rawCall(gateway.url, session, 'search_tickets', { limit: 'ten' })).error, PROTOCOL_ERROR);
+  });
+
+  it('auto: the SDK client (latest protocol) sees the refusal as an isError result', async () => {
+    const gateway = await open('auto');
+    const client = await connectClient(gateway.url);
+    try {
+      assert.deepEqual(await client.callTool({ name: 'search_tickets', arguments: { limit: 'ten' } }), TOOL_RESULT);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an unknown tool is a JSON-RPC -32602 error whatever the channel', async () => {
+    const gateway = await open('tool_result');
+    const session = await initializeSession(gateway.url);
+    const res = await rawCall(gateway.url, session, 'search_ticket', {});
+    assert.deepEqual(res.error, { code: -32602, message: 'Unknown tool: `search_ticket`' });
+  });
+
+  it('non-object arguments are refused through the channel', async () => {
+    const gateway = await open('protocol');
+    const session = await initializeSession(gateway.url);
+    const res = await rawCall(gateway.url, session, 'search_tickets', [1]);
+    const message = 'Invalid arguments: expected an object';
+    assert.deepEqual(res.error, { code: -32602, message, data: { code: 'INVALID_ARGS', violations: [{ path: '', rule: 'type', message }] } });
+  });
+
+  it('omitted arguments count as {}', async () => {
+    const gateway = await open('protocol');
+    const session = await initializeSession(gateway.url);
+    const res = await rawCall(gateway.url, session, 'search_tickets');
+    assert.equal(res.result.isError, undefined);
+    assert.equal(service.received.at(-1)!.url, '/tickets');
+  });
+});
+
+describe('the call pipeline: validate_input off and max_concurrent_calls', () => {
+  let service: FakeService;
+  before(async () => {
+    service = await startFakeService();
+  });
+  after(() => service.close());
+
+  it('with validate_input off forwards invalid arguments but still refuses alias conflicts and unknown tools', async () => {
+    const schema = { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'], additionalProperties: false };
+    const gateway = await startSilentGateway(botConfig([
+      tool('create_task', `${service.url}/tasks`, { inputSchema: schema, aliases: { description: 'prompt' } }),
+    ], { validate_input: false }));
+    try {
+      const session = await initializeSession(gateway.url);
+      const ok = await rawCall(gateway.url, session, 'create_task', { description: 42, extra: true });
+      assert.equal(ok.result.isError, undefined);
+      assert.equal(service.received.at(-1)!.url, '/tasks?prompt=42&extra=true');
+      const conflict = await rawCall(gateway.url, session, 'create_task', { prompt: 'a', description: 'b' });
+      assert.equal(conflict.error.message, 'Conflicting parameters: `prompt` and `description`');
+      assert.equal((await rawCall(gateway.url, session, 'nope', {})).error.message, 'Unknown tool: `nope`');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('refuses calls over max_concurrent_calls with -32000', async () => {
+    const gateway = await startSilentGateway(botConfig([tool('slow', `${service.url}/slow`, { inputSchema: { type: 'object' } })], { max_concurrent_calls: 1 }));
+    service.respond = () => ({ delayMs: 300, body: '{}' });
+    try {
+      const session = await initializeSession(gateway.url);
+      const first = rawCall(gateway.url, session, 'slow', {});
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const second = await rawCall(gateway.url, session, 'slow', {});
+      assert.deepEqual(second.error, { code: -32000, message: 'Gateway busy: too many concurrent calls' });
+      assert.equal((await first).result.isError, undefined);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
 
 const MISSING_CUSTOMER_ID = 'Missing required parameter: `customer_id`';
 const MISSING_CUSTOMER_ID_VIOLATIONS = [{ path: 'customer_id', rule: 'required', message: MISSING_CUSTOMER_ID }];
 
-describe('gateway e2e: error channels', function () {
+describe('the call pipeline over /mcp: refusals on each channel, aliases, validate_input: false', function () {
   this.timeout(20_000);
   const bot = makeToken('support-bot');
   let backend: TestBackend;
@@ -150,15 +325,9 @@ describe('gateway e2e: error channels', function () {
       await session.callTool('get_customer', { customer_id: 'C-0001', query: canary, limit: 1000 });
       // Wait for this record itself: counting lines could be satisfied by an earlier test's record landing late
       // (records are flushed in batches after the answer).
-      const isIt = (r: AuditRecord) => r.outcome === 'refused' && r.error?.message === 'Invalid value for `limit`: expected <= 100';
-      const deadline = Date.now() + 5_000;
-      let records = readAuditLog(gw.auditLogPath);
-      while (!records.some(isIt) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 25));
-        records = readAuditLog(gw.auditLogPath);
-      }
-      const refusal = records.find(isIt);
-      assert.ok(refusal, JSON.stringify(records));
+      const [refusal] = await waitForAuditRecords(gw.auditLogPath, 1, {
+        where: (r) => r.outcome === 'refused' && r.error?.message === 'Invalid value for `limit`: expected <= 100',
+      });
       assert.equal(refusal.tool, 'get_customer');
       assert.equal(refusal.gateway, 'test-gateway');
       assert.equal(refusal.principal, 'support-bot');
@@ -275,34 +444,6 @@ describe('gateway e2e: error channels', function () {
     it('still applies aliases and forwardAs', async () => {
       const res = await session.callTool('rename', { old_name: 'Al' });
       assert.deepEqual(res.message?.result?.structuredContent?.body, { full_name: 'Al' }, res.text);
-    });
-  });
-
-  describe('a tool whose schema cannot compile', () => {
-    let session: McpSession;
-    before(async () => {
-      const broken = tool('broken', `${backend.url}/broken`, {
-        inputSchema: { type: 'object', properties: { x: { type: 'no-such-type' } }, additionalProperties: false },
-      });
-      const gw = await start({}, [broken]);
-      session = await openSession(gw.url, { token: bot.token });
-    });
-
-    it('fails closed with -32603 "Tool unavailable: `broken`" and never calls the backend', async () => {
-      const backendBefore = backend.requests;
-      const res = await session.callTool('broken', { x: 1 });
-      assert.equal(res.message?.error?.code, -32603, res.text);
-      assert.equal(res.message?.error?.message, 'Tool unavailable: `broken`');
-      assert.equal(backend.requests, backendBefore);
-    });
-
-    it('logs the defect naming the tool', () => {
-      assert.ok(gateways[gateways.length - 1].logs.some((l) => l.level === 'error' && l.tool === 'broken'), JSON.stringify(gateways[gateways.length - 1].logs));
-    });
-
-    it('keeps the other tools working', async () => {
-      const res = await session.callTool('get_customer', { customer_id: 'C-0007' });
-      assert.equal(res.message?.result?.structuredContent?.path, '/customers/C-0007', res.text);
     });
   });
 });
