@@ -2,7 +2,8 @@
  * The stateless MCP revision 2026-07-28 (SPEC §4a): its names, codes and versions, how a request is told apart
  * from a 2025 one, and the typed refusals of the modern era. Pure: no I/O, nothing from the endpoint.
  */
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol-version';
+import { cutName } from '../../validation';
+import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version';
 
 /** Modern (stateless) revisions this gateway speaks, newest first. */
 export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
@@ -85,7 +86,7 @@ export function isModernRequest(input: EraInput): boolean {
 
 /** 404 + -32601 for a method the modern era does not have (`ping`, `logging/setLevel`, `initialize`, unknown). */
 export function methodNotFound(method: string): ModernRefusal {
-  return { status: 404, code: -32601, message: `Method not found: ${cutForMessage(method)}` };
+  return { status: 404, code: -32601, message: `Method not found: ${cutName(method)}` };
 }
 
 /** 400 + -32020. */
@@ -120,9 +121,4 @@ export function own(object: Record<string, unknown>, key: string): unknown {
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Caller-controlled text in a message: cut to 64 characters, as the 2025 method-not-found message does. */
-export function cutForMessage(text: string): string {
-  return text.length > 64 ? `${text.slice(0, 64)}…` : text;
 }

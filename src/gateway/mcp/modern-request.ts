@@ -26,6 +26,7 @@ import {
   single,
   unsupportedProtocolVersion,
 } from './modern-protocol';
+import { clientInfoOf, type ClientInfo } from './client-info';
 
 /** The standard headers of one request, as node gives them (names are case-insensitive there already). */
 export interface ModernHeaders {
@@ -42,7 +43,7 @@ export interface ModernRequestMeta {
    * `io.modelcontextprotocol/clientInfo` for the audit, each field cut to 128 characters; `null` fields when it
    * is absent or malformed (it is self-reported and optional: a bad one is not a reason to refuse the call).
    */
-  readonly client: { readonly name: string | null; readonly version: string | null };
+  readonly client: ClientInfo;
 }
 
 export type ModernCheck = { readonly ok: true; readonly meta: ModernRequestMeta } | { readonly ok: false; readonly refusal: ModernRefusal };
@@ -80,7 +81,7 @@ export function checkModernRequest(headers: ModernHeaders, method: string, param
     if (decoded !== bodyName) return refuse(headerMismatch(`Mcp-Name header does not match the body params.${field}`));
   }
 
-  return { ok: true, meta: { protocolVersion: version, clientCapabilities: capabilities, client: clientOf(own(meta, MetaKey.CLIENT_INFO)) } };
+  return { ok: true, meta: { protocolVersion: version, clientCapabilities: capabilities, client: clientInfoOf(own(meta, MetaKey.CLIENT_INFO)) } };
 }
 
 /**
@@ -108,12 +109,6 @@ export function decodeSentinel(value: string): string | undefined {
   const text = bytes.toString('utf8');
   // Invalid UTF-8 decodes to U+FFFD: refuse rather than compare a substitute.
   return Buffer.from(text, 'utf8').equals(bytes) ? text : undefined;
-}
-
-function clientOf(info: unknown): ModernRequestMeta['client'] {
-  if (!isObject(info)) return { name: null, version: null };
-  const short = (v: unknown): string | null => (typeof v === 'string' ? v.slice(0, 128) : null);
-  return { name: short(own(info, 'name')), version: short(own(info, 'version')) };
 }
 
 function refuse(refusal: ModernRefusal): ModernCheck {

@@ -13,13 +13,10 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../auth';
-import type { ClientInfo } from '../mcp-session';
+import { cutClientField, type ClientInfo } from './client-info';
 
 /** Longest id `verify` looks at; longer ones are refused before any decoding or hashing. */
 export const MAX_SESSION_ID_LENGTH = 2048;
-
-/** Client name and version are cut to this many UTF-16 code units before they go into a token (as in the audit). */
-export const MAX_CLIENT_FIELD_LENGTH = 128;
 
 /** How far in the future an issue time may be (clock skew between replicas) before the id is refused. */
 export const MAX_CLOCK_SKEW_MS = 60_000;
@@ -135,8 +132,8 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
         FORMAT_VERSION,
         claims.principal,
         claims.protocolVersion,
-        cut(claims.clientInfo.name),
-        cut(claims.clientInfo.version),
+        cutClientField(claims.clientInfo.name),
+        cutClientField(claims.clientInfo.version),
         now(),
         randomBytes(16).toString('base64url'),
       ];
@@ -209,15 +206,6 @@ function parsePayload(payload: string): Omit<SessionData, 'expiresAtMs'> | undef
 
 function isNullableString(value: unknown): value is string | null {
   return value === null || typeof value === 'string';
-}
-
-/** Cuts to `MAX_CLIENT_FIELD_LENGTH` code units without splitting a surrogate pair. */
-function cut(value: string | null): string | null {
-  if (value === null || value.length <= MAX_CLIENT_FIELD_LENGTH) return value;
-  let end = MAX_CLIENT_FIELD_LENGTH;
-  const last = value.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return value.slice(0, end);
 }
 
 function checkTtl(ttlMs: number): void {

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import {
   createSessionSigner,
-  MAX_CLIENT_FIELD_LENGTH,
   MAX_CLOCK_SKEW_MS,
   MAX_SESSION_ID_LENGTH,
   type SessionClaims,
   type SessionSigner,
 } from '../../../src/gateway/mcp/session-token';
+import { MAX_CLIENT_FIELD_LENGTH } from '../../../src/gateway/mcp/client-info';
 
 const KEY = Buffer.alloc(32, 7);
 const TTL = 60_000;
