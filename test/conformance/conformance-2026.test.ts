@@ -3,10 +3,9 @@
  * the built gateway (`serve`, a real process on 127.0.0.1) in front of a real backend, for the scenarios of
  * issue 12. Every check must be SUCCESS except the not-applicable ones listed with their reason in
  * `scenarios-2026.ts`.
- *
- * WIP: named `.wip.ts` so `npm test` (`test/**\/*.test.ts`) does not run it until the gateway speaks the
- * revision; rename to `conformance-2026.test.ts` to enable. Run alone:
- *   npm run build && node scripts/install-conformance-node.js && npx mocha test/conformance/conformance-2026.wip.ts
+ * Runs in `npm test` beside the 0.1.16 run (`conformance.test.ts`), on the same Node 22 binary, installed from npm
+ * by `scripts/install-conformance-node.js`, so a plain clone runs it. Alone:
+ *   npm run build && node scripts/install-conformance-node.js && npx mocha test/conformance/conformance-2026.test.ts
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
