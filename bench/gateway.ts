@@ -3,9 +3,12 @@
  * process — the echo backend, the minimal proxy, the gateway (the built CLI) — and the load generator
  * (autocannon, in this process) never shares an event loop with them.
  *
- * Rows: `tools/call` through the gateway with validate_input on, with it off, the minimal Node proxy (the
- * practical limit), and a direct call to the backend; then start-up time to `/readyz` and resident memory with
- * a config of 1,000 generated tools. Targets are reported, not asserted.
+ * Rows: `tools/call` through the gateway with validate_input on (a 2025 call in a signed session), with it off,
+ * a 2026-07-28 call (no session, `_meta` and the mirrored headers) on the same gateway, optionally the same 2025
+ * call on a baseline build (`BENCH_BASELINE_CLI=/path/to/dist/src/cli/main.js`, e.g. a build of the commit before
+ * signed sessions, whose sessions are an in-memory map), the minimal Node proxy (the practical limit), and a
+ * direct call to the backend; then start-up time to `/readyz` and resident memory with a config of 1,000 generated
+ * tools. Targets are reported, not asserted.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -50,9 +53,12 @@ const autocannon = require('autocannon') as Autocannon;
 const ROOT = path.resolve(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
 
-/** Node arguments for `cdktf-mcp-gateway serve …` from the build. */
-function serveArgs(args: string[]): string[] {
-  return [CLI, 'serve', ...args];
+/** A second build to compare with (its `dist/src/cli/main.js`), or none. */
+const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
+
+/** Node arguments for `cdktf-mcp-gateway serve …` from the build (or from `cli`). */
+function serveArgs(args: string[], cli = CLI): string[] {
+  return [cli, 'serve', ...args];
 }
 
 const children = new Set<ChildProcess>();
@@ -156,10 +162,10 @@ function gatewayConfig(tools: ToolConfig[], validateInput: boolean, sha256: stri
   };
 }
 
-async function startGatewayProcess(dir: string, config: GatewayConfig, label: string): Promise<{ child: ChildProcess; url: string }> {
+async function startGatewayProcess(dir: string, config: GatewayConfig, label: string, cli = CLI): Promise<{ child: ChildProcess; url: string }> {
   const file = path.join(dir, `${label}.json`);
   writeFileSync(file, JSON.stringify(config));
-  const { child, value } = await spawnAndRead(serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, `${label}.audit.jsonl`)]), urlOf);
+  const { child, value } = await spawnAndRead(serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, `${label}.audit.jsonl`)], cli), urlOf);
   return { child, url: value };
 }
 
@@ -184,6 +190,39 @@ async function mcpHeaders(url: string, token: string): Promise<Record<string, st
   const probe = await fetch(url, { method: 'POST', headers, body: callBody(1) });
   const text = await probe.text();
   if (!text.includes('"structuredContent"') || text.includes('"isError":true')) throw new Error(`probe call failed: ${text.slice(0, 300)}`);
+  return headers;
+}
+
+const MODERN_VERSION = '2026-07-28';
+const modernCallBody = (id: number) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: {
+      name: 'get_customer',
+      arguments: CALL_ARGS,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+      },
+    },
+  });
+
+/** The headers of a 2026-07-28 call (no session), after one checked call. */
+async function modernHeaders(url: string, token: string): Promise<Record<string, string>> {
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${token}`,
+    'mcp-protocol-version': MODERN_VERSION,
+    'mcp-method': 'tools/call',
+    'mcp-name': 'get_customer',
+  };
+  const probe = await fetch(url, { method: 'POST', headers, body: modernCallBody(1) });
+  const text = await probe.text();
+  if (!text.includes('"resultType":"complete"') || text.includes('"isError":true')) throw new Error(`modern probe call failed: ${text.slice(0, 300)}`);
   return headers;
 }
 
@@ -259,11 +298,24 @@ export async function runGatewayBench(): Promise<void> {
 
     const targets: Target[] = [];
     const gateways: ChildProcess[] = [];
+    let modernRow = -1;
+    let baselineRow = -1;
     for (const validate of [true, false]) {
       const gw = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], validate, sha256), validate ? 'on' : 'off');
       gateways.push(gw.child);
       const headers = await mcpHeaders(gw.url, token);
-      targets.push({ name: `gateway, validate_input ${validate ? 'on' : 'off'}`, url: gw.url, options: { method: 'POST', headers, body: callBody(2) } });
+      targets.push({ name: `gateway, validate_input ${validate ? 'on' : 'off'} (2025, signed session)`, url: gw.url, options: { method: 'POST', headers, body: callBody(2) } });
+      if (validate) {
+        const modern = await modernHeaders(gw.url, token);
+        modernRow = targets.length;
+        targets.push({ name: 'gateway, validate_input on (2026-07-28, no session)', url: gw.url, options: { method: 'POST', headers: modern, body: modernCallBody(2) } });
+      }
+    }
+    if (BASELINE_CLI !== undefined) {
+      const gw = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], true, sha256), 'baseline', BASELINE_CLI);
+      gateways.push(gw.child);
+      baselineRow = targets.length;
+      targets.push({ name: 'baseline build, validate_input on (2025 session)', url: gw.url, options: { method: 'POST', headers: await mcpHeaders(gw.url, token), body: callBody(2) } });
     }
     targets.push({
       name: 'minimal Node proxy (limit)',
@@ -278,9 +330,16 @@ export async function runGatewayBench(): Promise<void> {
     console.log('| row | req/s | p50 ms | p99 ms | failed |');
     console.log('|---|---:|---:|---:|---:|');
     for (const r of rows) console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.failures} |`);
-    const [on, off, proxy] = rows;
+    const [on, , off] = rows;
+    const proxy = rows.find((r) => r.name.startsWith('minimal'))!;
     console.log(`\n| ratio | value | target |`);
     console.log('|---|---:|---|');
+    console.log(`| 2026-07-28 call / 2025 signed-session call | ${fmt(rows[modernRow].rps / on.rps, 2)} | >= 0.95 |`);
+    if (baselineRow >= 0) {
+      const base = rows[baselineRow];
+      console.log(`| 2025 signed session / baseline 2025 session | ${fmt(on.rps / base.rps, 2)} | >= 0.95 |`);
+      console.log(`| 2026-07-28 call / baseline 2025 session | ${fmt(rows[modernRow].rps / base.rps, 2)} | >= 0.95 |`);
+    }
     console.log(`| validate on / off | ${fmt(on.rps / off.rps, 2)} | >= 0.95 |`);
     console.log(`| gateway (on) / proxy | ${fmt(on.rps / proxy.rps, 2)} | >= 0.75 |`);
     console.log(`| gateway (off) / proxy | ${fmt(off.rps / proxy.rps, 2)} | - |`);

@@ -4,10 +4,12 @@
  */
 import { runValidationBench } from './validation';
 import { runGatewayBench } from './gateway';
+import { runSessionTokenBench } from './session-token';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
   gateway: runGatewayBench,
+  'session-token': runSessionTokenBench,
 };
 
 async function main(): Promise<void> {

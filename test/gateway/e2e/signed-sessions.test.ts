@@ -175,7 +175,7 @@ describe('signed sessions across serve processes', function () {
         if (res.status !== 200 || res.message?.result?.isError !== undefined || res.message?.error !== undefined) {
           throw new Error(`call ${i}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
         }
-        return res.message.result.structuredContent.url as string;
+        return res.message!.result.structuredContent.url as string;
       });
       const failures = results.filter((r) => 'error' in r);
       assert.deepEqual(failures.slice(0, 3), [], `${failures.length} failures`);
