@@ -128,24 +128,7 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
   }
 
   return {
-    issue(claims: SessionClaims): string {
-      const body: unknown[] = [
-        FORMAT_VERSION,
-        claims.principal,
-        claims.protocolVersion,
-        cutClientField(claims.clientInfo.name),
-        cutClientField(claims.clientInfo.version),
-        now(),
-        randomBytes(16).toString('base64url'),
-      ];
-      const payload = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
-      const id = `${payload}.${macOf(payload)}`;
-      if (id.length > MAX_SESSION_ID_LENGTH) {
-        // Only a principal id or protocol version thousands of characters long gets here: a config/caller bug.
-        throw new Error(`session id would be ${id.length} characters, over ${MAX_SESSION_ID_LENGTH}: the principal id is too long`);
-      }
-      return id;
-    },
+    issue: (claims: SessionClaims): string => issueToken(claims, now(), macOf),
 
     verify,
 
@@ -166,6 +149,26 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
       return revoked.size;
     },
   };
+}
+
+/** A new id: the claims, the issue time and a nonce, signed with `macOf`. */
+function issueToken(claims: SessionClaims, issuedAtMs: number, macOf: (payload: string) => string): string {
+  const body: unknown[] = [
+    FORMAT_VERSION,
+    claims.principal,
+    claims.protocolVersion,
+    cutClientField(claims.clientInfo.name),
+    cutClientField(claims.clientInfo.version),
+    issuedAtMs,
+    randomBytes(16).toString('base64url'),
+  ];
+  const payload = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+  const id = `${payload}.${macOf(payload)}`;
+  if (id.length > MAX_SESSION_ID_LENGTH) {
+    // Only a principal id or protocol version thousands of characters long gets here: a config/caller bug.
+    throw new Error(`session id would be ${id.length} characters, over ${MAX_SESSION_ID_LENGTH}: the principal id is too long`);
+  }
+  return id;
 }
 
 /**
