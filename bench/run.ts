@@ -5,11 +5,13 @@
 import { runValidationBench } from './validation';
 import { runGatewayBench } from './gateway';
 import { runDashboardBench } from './dashboard';
+import { runSessionTokenBench } from './session-token';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
   gateway: runGatewayBench,
   dashboard: runDashboardBench,
+  'session-token': runSessionTokenBench,
 };
 
 async function main(): Promise<void> {
