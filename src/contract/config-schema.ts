@@ -1,3 +1,4 @@
+import { OAUTH_CONFIG_SCHEMA, SCOPES_SCHEMA, SECURE_URL_PATTERN } from './oauth-config';
 import { BACKEND_METHODS, MAX_SERVICE_TIMEOUT_MS, TOKEN_SHA256_PATTERN, TOOL_NAME_PATTERN, VALIDATION_CHANNELS } from './rules';
 
 const positiveInteger = (what: string) => ({
@@ -40,12 +41,12 @@ export const GATEWAY_CONFIG_SCHEMA = {
         },
         auth: {
           if: { type: 'string' },
-          then: { const: 'none', 'x-message': 'must be "none" or { tokens: [...] }' },
+          then: { const: 'none', 'x-message': 'must be "none" or { tokens?, oauth? }' },
           else: {
             type: 'object',
-            required: ['tokens'],
+            minProperties: 1,
             additionalProperties: false,
-            'x-message': 'must be "none" or { tokens: [...] }',
+            'x-message': 'must be "none" or { tokens?, oauth? } with at least one of them',
             properties: {
               tokens: {
                 type: 'array',
@@ -55,7 +56,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
                   type: 'object',
                   required: ['id', 'sha256'],
                   additionalProperties: false,
-                  'x-message': 'must be an object { id, sha256 }',
+                  'x-message': 'must be an object { id, sha256, scopes? }',
                   properties: {
                     id: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
                     sha256: {
@@ -63,11 +64,18 @@ export const GATEWAY_CONFIG_SCHEMA = {
                       pattern: TOKEN_SHA256_PATTERN,
                       'x-message': 'must be 64 lowercase hex characters (the SHA-256 of the token)',
                     },
+                    scopes: SCOPES_SCHEMA,
                   },
                 },
               },
+              oauth: OAUTH_CONFIG_SCHEMA,
             },
           },
+        },
+        resource_url: {
+          type: 'string',
+          pattern: SECURE_URL_PATTERN,
+          'x-message': 'must be the https:// URL agents reach the MCP endpoint at (http:// only on localhost), e.g. https://gw.example.com/mcp',
         },
         audit_log: {
           if: { type: 'object' },
@@ -117,6 +125,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
           input_schema: { type: 'object', 'x-message': 'must be a JSON Schema object' },
           aliases: nameMap,
           forward_as: nameMap,
+          required_scopes: SCOPES_SCHEMA,
           backend: {
             type: 'object',
             required: ['url', 'method'],

@@ -4,6 +4,7 @@
  * `config-schema.ts` is its JSON Schema twin (a test holds the two equal); `parse-config.ts` checks a document
  * against it, and `defaults.ts` holds the value of every field left out.
  */
+import type { OAuthConfig } from './oauth-config';
 import type { BackendMethod, ValidationErrorsChannel } from './rules';
 
 export const GATEWAY_CONFIG_VERSION = 1;
@@ -15,6 +16,20 @@ export interface TokenConfig {
   readonly id: string;
   /** Lowercase hex SHA-256 of the token (`TOKEN_SHA256_PATTERN`). */
   readonly sha256: string;
+  /**
+   * The scopes the token grants, checked like an OAuth token's against the tools' `required_scopes` and
+   * `auth.oauth.scopes`.
+   * @default - unrestricted: the token may list and call every tool (the behaviour before scopes existed)
+   */
+  readonly scopes?: readonly string[];
+}
+
+/** How a gateway authenticates callers: static tokens, OAuth access tokens, or both (at least one is set). */
+export interface AuthConfig {
+  /** Static bearer tokens, checked first. @default - none */
+  readonly tokens?: readonly TokenConfig[];
+  /** OAuth 2.1 access tokens from this authorization server (SPEC §4d). @default - none */
+  readonly oauth?: OAuthConfig;
 }
 
 /** One tool: an HTTP service exposed over MCP. */
@@ -28,6 +43,11 @@ export interface ToolConfig {
   readonly aliases?: Record<string, string>;
   /** Top-level parameter name → the field name the backend receives (never advertised). */
   readonly forward_as?: Record<string, string>;
+  /**
+   * Scopes a caller needs to see and call this tool (besides `auth.oauth.scopes`); callers whose credential carries
+   * no scopes (a static token without `scopes`, `auth: 'none'`) are not restricted. @default []
+   */
+  readonly required_scopes?: readonly string[];
   readonly backend: {
     /** May hold `{field}` placeholders naming forwarded fields. */
     readonly url: string;
@@ -49,7 +69,13 @@ export interface GatewaySettings {
   /** @default 'protocol' */
   readonly validation_errors?: ValidationErrorsChannel;
   /** `'none'` turns authentication off. */
-  readonly auth: { readonly tokens: readonly TokenConfig[] } | 'none';
+  readonly auth: AuthConfig | 'none';
+  /**
+   * The URL agents reach the gateway's MCP endpoint at (e.g. `https://gw.example.com/mcp`): the `resource` of the
+   * protected-resource metadata and the default `aud` of OAuth tokens. Required when `auth.oauth` is set.
+   * @default - none
+   */
+  readonly resource_url?: string;
   /** `true` writes to the default path, `{ path }` to that file, `false` turns it off. @default true */
   readonly audit_log?: boolean | { readonly path: string };
   /** Host header values accepted (DNS-rebinding protection). @default - localhost names when bound to loopback, any otherwise */

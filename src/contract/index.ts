@@ -8,3 +8,4 @@ export * from './parse-config';
 export * from './load-config';
 export * from './url-template';
 export * from './uploaded-config';
+export * from './oauth-config';

@@ -62,15 +62,22 @@ function semanticProblem(config: GatewayConfig): string | undefined {
     const problem = reservedNameProblem(tool) ?? fixedQueryProblem(tool);
     if (problem !== undefined) return `tools[${i}].${problem}`;
   }
-  if (config.gateway.auth !== 'none') {
-    const seenIds = new Map<string, number>();
-    for (const [i, token] of config.gateway.auth.tokens.entries()) {
-      const first = seenIds.get(token.id);
-      if (first !== undefined) {
-        return `gateway.auth.tokens[${i}].id: duplicate token id ${JSON.stringify(token.id)} (also tokens[${first}])`;
-      }
-      seenIds.set(token.id, i);
+  return authProblem(config.gateway);
+}
+
+/** Token ids are unique; OAuth needs the resource URL (the metadata's `resource` and the default audience). */
+function authProblem(gateway: GatewayConfig['gateway']): string | undefined {
+  if (gateway.auth === 'none') return undefined;
+  const seenIds = new Map<string, number>();
+  for (const [i, token] of (gateway.auth.tokens ?? []).entries()) {
+    const first = seenIds.get(token.id);
+    if (first !== undefined) {
+      return `gateway.auth.tokens[${i}].id: duplicate token id ${JSON.stringify(token.id)} (also tokens[${first}])`;
     }
+    seenIds.set(token.id, i);
+  }
+  if (gateway.auth.oauth !== undefined && gateway.resource_url === undefined) {
+    return 'gateway.resource_url: is required when gateway.auth.oauth is set (the URL agents reach the MCP endpoint at, e.g. https://gw.example.com/mcp)';
   }
   return undefined;
 }

@@ -11,12 +11,13 @@ import {
   type ValidationErrorsChannel,
 } from '../contract';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info';
-import { createAuthenticator, type Authenticator, type Principal } from './auth/bearer-tokens';
+import { createAuthenticator, type Authenticator } from './auth/authenticator';
+import type { Principal } from './auth/bearer-tokens';
 import { MetaKey } from './mcp/modern-protocol';
 import { discoverResult, toolsListResult, type ServerInfo } from './mcp/modern-results';
 import type { Logger } from './logger';
 import { createOriginGuard, type OriginGuard } from './http/origin-guard';
-import { buildToolSet, type ToolSet } from './tools/tool-set';
+import { buildToolSet, scopedLists, type ToolSet } from './tools/tool-set';
 
 /**
  * Everything a request needs from the config, derived once. A reload builds a new state (compiling every schema)
@@ -36,10 +37,10 @@ export interface GatewayState {
   readonly sessionTtlMs: number;
   readonly maxStreamsPerPrincipal: number;
   /**
-   * Each principal the config admits, with what identifies its credential (the token hashes): a reload closes the
-   * streams of a principal that is gone or whose token changed.
+   * What identifies the credential of a principal (its token hashes; the issuer for OAuth subjects), `undefined`
+   * when the config admits no such principal: a reload closes the streams of a principal whose credential changed.
    */
-  readonly principals: ReadonlyMap<Principal, string>;
+  credentialOf(principal: Principal): string | undefined;
   /** The answers of the 2026-07-28 era that depend only on the config, serialized once. */
   readonly modern: ModernAnswers;
 }
@@ -50,18 +51,23 @@ export interface ModernAnswers {
   /** `{"io.modelcontextprotocol/serverInfo":…}`: the `_meta` of a `tools/call` result. */
   readonly serverInfoMetaJson: string;
   readonly discoverJson: string;
-  readonly toolsListJson: string;
+  /** The `tools/list` result for a caller with these scopes (`undefined`: unrestricted). */
+  toolsListJsonFor(scopes: ReadonlySet<string> | undefined): string;
 }
 
 /** Derives the state of a (parsed, valid) config for a server listening on `listenHost`. */
 export function buildGatewayState(config: GatewayConfig, listenHost: string, log: Logger): GatewayState {
   const g = config.gateway;
-  const toolSet = buildToolSet(config.tools, log);
+  const oauth = g.auth === 'none' ? undefined : g.auth.oauth;
+  const toolSet = buildToolSet(config.tools, log, oauth?.scopes);
+  const allScopes = [...(oauth?.scopes ?? []), ...config.tools.flatMap((t) => t.required_scopes ?? [])];
+  const principals = principalsOf(g.auth);
+  const oauthCredential = oauth === undefined ? undefined : `oauth ${oauth.issuer}`;
   return {
     config,
     name: g.name,
     toolSet,
-    auth: createAuthenticator(g.auth),
+    auth: createAuthenticator(g.auth, { resourceUrl: g.resource_url, scopes: allScopes, logger: log }),
     guard: createOriginGuard({ listenHost, allowedHosts: g.allowed_hosts, allowedOrigins: g.allowed_origins }),
     validateInput: g.validate_input ?? DEFAULT_VALIDATE_INPUT,
     channel: g.validation_errors ?? DEFAULT_VALIDATION_ERRORS,
@@ -70,7 +76,7 @@ export function buildGatewayState(config: GatewayConfig, listenHost: string, log
     maxConcurrentCalls: g.max_concurrent_calls ?? DEFAULT_MAX_CONCURRENT_CALLS,
     sessionTtlMs: g.session_ttl_ms ?? DEFAULT_SESSION_TTL_MS,
     maxStreamsPerPrincipal: g.max_streams_per_principal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
-    principals: principalsOf(g.auth),
+    credentialOf: (principal) => principals.get(principal) ?? (principal === null ? undefined : oauthCredential),
     modern: modernAnswers(config, toolSet),
   };
 }
@@ -78,7 +84,7 @@ export function buildGatewayState(config: GatewayConfig, listenHost: string, log
 function principalsOf(auth: GatewayConfig['gateway']['auth']): ReadonlyMap<Principal, string> {
   if (auth === 'none') return new Map([[null, 'none']]);
   const principals = new Map<Principal, string>();
-  for (const token of auth.tokens) principals.set(token.id, `${principals.get(token.id) ?? ''}${token.sha256};`);
+  for (const token of auth.tokens ?? []) principals.set(token.id, `${principals.get(token.id) ?? ''}${token.sha256};`);
   return principals;
 }
 
@@ -90,11 +96,13 @@ function modernAnswers(config: GatewayConfig, toolSet: ToolSet): ModernAnswers {
   const g = config.gateway;
   const serverInfo: ServerInfo = { name: PACKAGE_NAME, title: g.name, version: PACKAGE_VERSION };
   const cache = { ttlMs: g.tools_list_ttl_ms ?? DEFAULT_TOOLS_LIST_TTL_MS, cacheScope: g.auth === 'none' ? 'public' : 'private' } as const;
-  const { tools } = JSON.parse(toolSet.listResultJson) as { tools: unknown[] };
+  const lists = scopedLists(toolSet.tools, (visible) =>
+    JSON.stringify(toolsListResult(toolSet.listing.filter((t) => visible(t.name)), serverInfo, cache)),
+  );
   return {
     serverInfo,
     serverInfoMetaJson: JSON.stringify({ [MetaKey.SERVER_INFO]: serverInfo }),
     discoverJson: JSON.stringify(discoverResult(serverInfo, cache)),
-    toolsListJson: JSON.stringify(toolsListResult(tools, serverInfo, cache)),
+    toolsListJsonFor: (scopes) => lists.for(scopes),
   };
 }

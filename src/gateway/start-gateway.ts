@@ -143,6 +143,8 @@ class Gateway implements RunningGateway {
   async listen(port: number): Promise<void> {
     await listen(this.server, port, this.host);
     this.port = (this.server.address() as AddressInfo).port;
+    // The issuer's keys are loaded now rather than at the first token; a failure is logged, never thrown.
+    void this.state.auth.warm();
     this.url = `http://${urlHost(this.host)}:${this.port}/mcp`;
     const { name, toolSet } = this.state;
     this.log('info', 'listening', { gateway: name, url: this.url, tools: toolSet.tools.size, session_key: this.key.source });
@@ -160,9 +162,10 @@ class Gateway implements RunningGateway {
       warnUnchangeable(this.state.config, parsed, this.log);
       const previous = this.state;
       this.state = replacement;
+      void replacement.auth.warm();
       this.sessions.setTtlMs(replacement.sessionTtlMs);
       this.streams.setLimit(replacement.maxStreamsPerPrincipal);
-      const closed = this.streams.closePrincipals((p) => replacement.principals.get(p) === previous.principals.get(p));
+      const closed = this.streams.closePrincipals((p) => replacement.credentialOf(p) === previous.credentialOf(p));
       if (closed > 0) this.log('info', 'streams of removed tokens closed', { streams: closed });
       this.services.setMaxResponseBytes(replacement.maxResponseBytes);
     } catch (err) {

@@ -9,7 +9,10 @@ import {
   GATEWAY_CONFIG_SCHEMA,
   VALIDATION_CHANNELS,
   type GatewayConfig,
+  type AuthConfig,
   type GatewaySettings,
+  type OAuthConfig,
+  OAUTH_CONFIG_SCHEMA,
   type TokenConfig,
   type ToolConfig,
 } from '../../src/contract';
@@ -20,7 +23,8 @@ type RequiredKeys<T> = { [K in keyof T]-?: undefined extends T[K] ? never : K }[
 
 const S = GATEWAY_CONFIG_SCHEMA;
 const gatewaySchema = S.properties.gateway;
-type TokenSchema = typeof gatewaySchema.properties.auth.else.properties.tokens.items;
+const authSchema = gatewaySchema.properties.auth.else;
+type TokenSchema = typeof authSchema.properties.tokens.items;
 const toolSchema = S.properties.tools.items;
 const backendSchema = toolSchema.properties.backend;
 
@@ -31,7 +35,9 @@ type Req<T extends { required: readonly string[] }> = T['required'][number];
 export type FieldChecks = [
   Expect<Equal<Keys<typeof S>, keyof GatewayConfig>>,
   Expect<Equal<Keys<typeof gatewaySchema>, keyof GatewaySettings>>,
+  Expect<Equal<Keys<typeof authSchema>, keyof AuthConfig>>,
   Expect<Equal<Keys<TokenSchema>, keyof TokenConfig>>,
+  Expect<Equal<Keys<typeof OAUTH_CONFIG_SCHEMA>, keyof OAuthConfig>>,
   Expect<Equal<Keys<typeof toolSchema>, keyof ToolConfig>>,
   Expect<Equal<Keys<typeof backendSchema>, keyof ToolConfig['backend']>>,
 ];
@@ -41,6 +47,8 @@ export type RequiredChecks = [
   Expect<Equal<Req<typeof S>, RequiredKeys<GatewayConfig>>>,
   Expect<Equal<Req<typeof gatewaySchema>, RequiredKeys<GatewaySettings>>>,
   Expect<Equal<Req<TokenSchema>, RequiredKeys<TokenConfig>>>,
+  Expect<Equal<Req<typeof OAUTH_CONFIG_SCHEMA>, RequiredKeys<OAuthConfig>>>,
+  Expect<Equal<RequiredKeys<AuthConfig>, never>>,
   Expect<Equal<Req<typeof toolSchema>, RequiredKeys<ToolConfig>>>,
   Expect<Equal<Req<typeof backendSchema>, RequiredKeys<ToolConfig['backend']>>>,
 ];
@@ -54,9 +62,10 @@ describe('the config type and the config schema', () => {
         name: 'g', host: 'h', port: 1, validate_input: true, validation_errors: 'auto', auth: 'none', audit_log: true,
         allowed_hosts: [], allowed_origins: [], max_body_bytes: 1, max_response_bytes: 1, max_concurrent_calls: 1,
         session_ttl_ms: 1, session_key_file: 'k', max_streams_per_principal: 1, tools_list_ttl_ms: 0,
+        resource_url: 'https://gw.example.com/mcp',
       },
       tools: [{
-        name: 't', description: '', input_schema: {}, aliases: {}, forward_as: {},
+        name: 't', description: '', input_schema: {}, aliases: {}, forward_as: {}, required_scopes: [],
         backend: { url: 'http://x', method: 'GET', timeout_ms: 1 },
       }],
     };

@@ -116,7 +116,7 @@ describe('parseGatewayConfig', () => {
   });
 
   it('refuses an auth string other than "none"', () => {
-    assert.equal(refusal(doc({ gateway: { auth: 'off' } })), 'gateway.auth: must be "none" or { tokens: [...] }');
+    assert.equal(refusal(doc({ gateway: { auth: 'off' } })), 'gateway.auth: must be "none" or { tokens?, oauth? }');
   });
 
   it('refuses duplicate token ids', () => {

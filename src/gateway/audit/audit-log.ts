@@ -11,9 +11,12 @@ export interface AuditRecord {
   readonly ts: string;
   readonly gateway: string;
   readonly session: string | null;
-  /** The token id, or `null` with `auth: 'none'`. */
+  /** The token id, the OAuth principal claim (default `sub`), or `null` with `auth: 'none'`. */
   readonly principal: string | null;
+  /** What the agent says it is (`clientInfo`). */
   readonly client: { readonly name: string | null; readonly version: string | null };
+  /** The OAuth client the token was issued to (`client_id`, else `azp`); only for OAuth callers. */
+  readonly client_id?: string;
   readonly tool: string;
   readonly outcome: AuditOutcome;
   readonly error: { readonly code: string; readonly message: string } | null;

@@ -1,33 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { GatewaySettings } from '../../contract/gateway-config';
-import { HttpError } from '../http/http-error';
-import { RpcCode } from '../mcp/jsonrpc';
 
-/** Who made a request: the token id, or `null` when authentication is off. */
+/** Who made a request: the token id, the OAuth principal claim, or `null` when authentication is off. */
 export type Principal = string | null;
-
-/** Resolves the bearer token of a request to its principal, or refuses with HTTP 401. */
-export interface Authenticator {
-  authenticate(authorization: string | undefined): Principal;
-}
-
-const UNAUTHORIZED = new HttpError(401, RpcCode.UNAUTHORIZED, 'Unauthorized: a valid bearer token is required', {
-  'WWW-Authenticate': 'Bearer',
-});
-
-/** Builds the authenticator for a gateway's `auth` setting: tokens known only by their SHA-256. */
-export function createAuthenticator(auth: GatewaySettings['auth']): Authenticator {
-  if (auth === 'none') return { authenticate: () => null };
-  const known = tokenHashes(auth.tokens);
-  return {
-    authenticate(authorization) {
-      const token = bearerToken(authorization);
-      const principal = token === undefined ? undefined : matchTokenHash(token, known);
-      if (principal === undefined) throw UNAUTHORIZED;
-      return principal;
-    },
-  };
-}
 
 /** Configured tokens as the hashes {@link matchTokenHash} compares. */
 export function tokenHashes(tokens: readonly { readonly id: string; readonly sha256: string }[]): TokenHash[] {
@@ -54,7 +28,8 @@ export function matchTokenHash(token: string, known: readonly TokenHash[]): stri
   return id;
 }
 
-function bearerToken(authorization: string | undefined): string | undefined {
+/** The token of an `Authorization: Bearer …` header, or `undefined` when there is none. */
+export function bearerToken(authorization: string | undefined): string | undefined {
   if (authorization === undefined || authorization.length < 8) return undefined;
   if (authorization.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
   const token = authorization.slice(7).trim();

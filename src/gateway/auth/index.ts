@@ -1,13 +1,13 @@
 export {
   createAuthenticator,
-  matchTokenHash,
-  tokenHashes,
   type Authenticator,
-  type Principal,
-  type TokenHash,
-} from './bearer-tokens';
+  type AuthenticatorOptions,
+  type Identity,
+  type ProtectedResource,
+} from './authenticator';
+export { bearerToken, matchTokenHash, tokenHashes, type Principal, type TokenHash } from './bearer-tokens';
 export * from './oauth-challenge';
-export * from './oauth-config';
+export * from '../../contract/oauth-config';
 export * from './oauth-discovery';
 export * from './oauth-fetch';
 export * from './oauth-jwks-cache';

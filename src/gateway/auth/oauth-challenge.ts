@@ -12,8 +12,8 @@ export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficien
 
 /** The parameters of a `Bearer` challenge. */
 export interface BearerChallenge {
-  /** The RFC 9728 metadata URL (see `protectedResourceMetadataUrl`). */
-  readonly resourceMetadataUrl: string;
+  /** The RFC 9728 metadata URL (see `protectedResourceMetadataUrl`). @default - none (a gateway without OAuth) */
+  readonly resourceMetadataUrl?: string;
   /** @default - none (no token was sent) */
   readonly error?: BearerErrorCode;
   /** @default - none */
@@ -30,7 +30,8 @@ export interface BearerChallenge {
  * wwwAuthenticate({ resourceMetadataUrl: 'https://gw/.well-known/oauth-protected-resource/mcp', error: 'invalid_token', description: 'the token has expired' });
  */
 export function wwwAuthenticate(challenge: BearerChallenge): string {
-  const params = [`resource_metadata=${quoted(challenge.resourceMetadataUrl)}`];
+  const params: string[] = [];
+  if (challenge.resourceMetadataUrl !== undefined) params.push(`resource_metadata=${quoted(challenge.resourceMetadataUrl)}`);
   if (challenge.error !== undefined) params.push(`error=${quoted(challenge.error)}`);
   if (challenge.description !== undefined) params.push(`error_description=${quoted(challenge.description)}`);
   if (challenge.scope !== undefined) {
@@ -66,13 +67,14 @@ export function unauthorizedError(resourceMetadataUrl: string, tokenError?: OAut
 /**
  * The 403 for a caller whose token lacks a scope a call needs. `missing` are the scopes it lacks (named in the
  * message), `required` all the scopes the call needs (the challenge's `scope`, so the agent can ask for them
- * in one go).
+ * in one go). Without OAuth (static tokens with scopes) `resourceMetadataUrl` is `undefined` and the challenge
+ * has no `resource_metadata`.
  * @example
  * const missing = missingScopes(required, caller.scopes);
  * if (missing.length > 0) throw insufficientScopeError(metadataUrl, missing, required);
  */
 export function insufficientScopeError(
-  resourceMetadataUrl: string,
+  resourceMetadataUrl: string | undefined,
   missing: readonly string[],
   required: readonly string[] = missing,
   id: string | number | null = null,

@@ -5,7 +5,7 @@
  */
 import type { JWTPayload, JWTVerifyResult, ProtectedHeaderParameters } from 'jose' with { 'resolution-mode': 'import' };
 import { type Logger, silentLogger } from '../logger';
-import { ASYMMETRIC_ALGORITHMS, DEFAULT_PRINCIPAL_CLAIM, type OAuthAlgorithm, type OAuthConfig } from './oauth-config';
+import { ASYMMETRIC_ALGORITHMS, DEFAULT_PRINCIPAL_CLAIM, type OAuthAlgorithm, type OAuthConfig } from '../../contract/oauth-config';
 import { discoverIssuer, type IssuerMetadata } from './oauth-discovery';
 import { type FetchFunction, IssuerUnavailableError } from './oauth-fetch';
 import { JwksCache, NoMatchingKeyError } from './oauth-jwks-cache';

@@ -22,7 +22,10 @@ const SHUTTING_DOWN = new HttpError(503, RpcCode.SERVER_ERROR, 'Service Unavaila
 });
 const METHOD_NOT_ALLOWED = new HttpError(405, RpcCode.SERVER_ERROR, 'Method Not Allowed', { allow: 'GET, POST, DELETE' });
 
-/** Builds the node:http request listener: `/mcp`, `/healthz`, `/readyz`. */
+/**
+ * Builds the node:http request listener: `/mcp`, `/healthz`, `/readyz`, and with OAuth the protected-resource
+ * metadata (RFC 9728), which answers without authentication.
+ */
 export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     req.on('error', ignore);
@@ -37,6 +40,12 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
     if ((path === '/healthz' || path === '/readyz') && (req.method === 'GET' || req.method === 'HEAD')) {
       const ready = path === '/healthz' || !ctx.shuttingDown();
       sendJson(res, ready ? 200 : 503, ready ? '{"status":"ok"}' : '{"status":"shutting_down"}');
+      return;
+    }
+    const resource = ctx.state().auth.resource;
+    if (resource !== undefined && resource.metadataPaths.includes(path)) {
+      if (req.method === 'GET' || req.method === 'HEAD') sendJson(res, 200, resource.metadataJson);
+      else sendError(res, new HttpError(405, RpcCode.SERVER_ERROR, 'Method Not Allowed', { allow: 'GET, HEAD' }));
       return;
     }
     sendJson(res, 404, '{"error":"Not Found"}');
@@ -67,7 +76,8 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCont
 async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpContext): Promise<void> {
   const state = ctx.state();
   state.guard(req.headers.host, req.headers.origin);
-  const principal = state.auth.authenticate(req.headers.authorization);
+  const identity = await state.auth.authenticate(req.headers.authorization);
+  const { principal } = identity;
   if (ctx.shuttingDown()) throw SHUTTING_DOWN;
   switch (req.method) {
     case 'POST': {
@@ -78,7 +88,7 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
       } catch {
         throw new HttpError(400, RpcCode.PARSE_ERROR, 'Parse error: the body is not valid JSON');
       }
-      const reply = await handleMcpPost(state, principal, req.headers, message, ctx.mcp);
+      const reply = await handleMcpPost(state, identity, req.headers, message, ctx.mcp);
       if (reply.listen !== undefined) {
         ctx.mcp.streams.open(res, reply.listen, reply.listen.subscriptionId);
         return;
@@ -99,13 +109,13 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
       if (!(req.headers.accept ?? '').includes('text/event-stream')) {
         throw new HttpError(406, RpcCode.SERVER_ERROR, 'Not Acceptable: the GET stream needs Accept: text/event-stream');
       }
-      const session = requireSession(principal, req.headers, ctx.mcp.sessions);
+      const session = requireSession(identity, req.headers, ctx.mcp.sessions);
       ctx.mcp.streams.open(res, { kind: 'session', principal, sessionId: session.sessionId, expiresAtMs: session.expiresAtMs });
       return;
     }
     case 'DELETE': {
       // Revoked in this process until it would expire; another process holding the key may still honour it.
-      const session = requireSession(principal, req.headers, ctx.mcp.sessions);
+      const session = requireSession(identity, req.headers, ctx.mcp.sessions);
       ctx.mcp.sessions.revoke(session.sessionId, principal);
       ctx.mcp.streams.closeSession(principal, session.sessionId);
       ctx.log('info', 'session closed', { session: session.sessionId, principal });

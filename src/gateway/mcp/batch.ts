@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Principal } from '../auth/bearer-tokens';
+import type { Identity } from '../auth/authenticator';
 import { HttpError } from '../http/http-error';
 import type { GatewayState } from '../gateway-state';
 import { errorResponseJson, RpcCode } from './jsonrpc';
@@ -24,7 +24,7 @@ export const MAX_BATCH_MESSAGES = 100;
  */
 export async function handleBatch(
   state: GatewayState,
-  principal: Principal,
+  identity: Identity,
   headers: IncomingHttpHeaders,
   batch: readonly unknown[],
   ctx: McpContext,
@@ -32,7 +32,7 @@ export async function handleBatch(
   if (batch.length === 0) throw invalidRequest('empty batch');
   // Without a session there is no protocol version that has batches (and `initialize` cannot be batched).
   if (headers['mcp-session-id'] === undefined) throw invalidRequest('batch requests are not supported');
-  const session = requireSession(principal, headers, ctx.sessions);
+  const session = requireSession(identity, headers, ctx.sessions);
   if (session.protocolVersion !== BATCH_PROTOCOL_VERSION) {
     throw invalidRequest(
       `batch requests are not supported in protocol version ${session.protocolVersion} (only in ${BATCH_PROTOCOL_VERSION})`,

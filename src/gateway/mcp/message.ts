@@ -70,9 +70,9 @@ export async function answerRequest(
     case 'ping':
       return resultResponseJson(id, '{}');
     case 'tools/list':
-      return resultResponseJson(id, state.toolSet.listResultJson);
+      return resultResponseJson(id, state.toolSet.listResultJsonFor(session.scopes));
     default: {
-      const reply = await callTool(state, session, params, ctx);
+      const reply = await callTool(state, session, params, ctx, id);
       return 'result' in reply
         ? resultResponseJson(id, reply.result)
         : errorResponseJson(id, reply.error.code, reply.error.message, reply.error.data);

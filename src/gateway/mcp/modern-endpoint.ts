@@ -4,7 +4,7 @@
  * session: the caller is the request itself (`sessionId` null, client from `_meta` clientInfo).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Principal } from '../auth';
+import type { Identity } from '../auth/authenticator';
 import type { GatewayState } from '../gateway-state';
 import { callTool, type CallReply } from '../tools/call-pipeline';
 import { errorResponseJson, resultResponseJson, type RequestId } from './jsonrpc';
@@ -23,7 +23,7 @@ const MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0];
  */
 export async function handleModernMessage(
   state: GatewayState,
-  principal: Principal,
+  identity: Identity,
   headers: IncomingHttpHeaders,
   { id, method, params }: MessageShape,
   ctx: McpContext,
@@ -41,15 +41,22 @@ export async function handleModernMessage(
     case 'server/discover':
       return ok(id, state.modern.discoverJson);
     case 'tools/list':
-      return ok(id, state.modern.toolsListJson);
+      return ok(id, state.modern.toolsListJsonFor(identity.scopes));
     case 'subscriptions/listen': {
       const filter = listenFilter(params);
       if (!filter.ok) return refusal(id, filter.refusal);
-      return { status: 200, listen: { kind: 'listen', principal, subscriptionId: id, filter: filter.filter } };
+      return { status: 200, listen: { kind: 'listen', principal: identity.principal, subscriptionId: id, filter: filter.filter } };
     }
     default: {
-      const caller = { sessionId: null, principal, client: check.meta.client, protocolVersion: MODERN_VERSION };
-      return { status: 200, body: callReplyJson(id, await callTool(state, caller, params, ctx.calls), state) };
+      const caller = {
+        sessionId: null,
+        principal: identity.principal,
+        client: check.meta.client,
+        protocolVersion: MODERN_VERSION,
+        scopes: identity.scopes,
+        clientId: identity.clientId,
+      };
+      return { status: 200, body: callReplyJson(id, await callTool(state, caller, params, ctx.calls, id), state) };
     }
   }
 }

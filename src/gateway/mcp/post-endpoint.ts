@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Principal } from '../auth/bearer-tokens';
+import type { Identity } from '../auth/authenticator';
 import type { GatewayState } from '../gateway-state';
 import { resultResponseJson, type RequestId } from './jsonrpc';
 import { handleBatch } from './batch';
@@ -20,23 +20,23 @@ import { ACCEPTED, type McpContext, type McpReply } from './reply';
  */
 export async function handleMcpPost(
   state: GatewayState,
-  principal: Principal,
+  identity: Identity,
   headers: IncomingHttpHeaders,
   message: unknown,
   ctx: McpContext,
 ): Promise<McpReply> {
-  if (Array.isArray(message)) return handleBatch(state, principal, headers, message, ctx);
+  if (Array.isArray(message)) return handleBatch(state, identity, headers, message, ctx);
   const shape = checkShape(message);
   const { id, method, params } = shape;
   const era = { sessionId: headers['mcp-session-id'], protocolVersionHeader: headers['mcp-protocol-version'], params };
-  if (isModernRequest(era)) return handleModernMessage(state, principal, headers, shape, ctx);
+  if (isModernRequest(era)) return handleModernMessage(state, identity, headers, shape, ctx);
 
   if (method !== undefined && id !== undefined && !REQUEST_METHODS.has(method)) {
     return { status: 200, body: methodNotFoundJson(id, method) };
   }
-  if (method === 'initialize' && id !== undefined) return initialize(state, principal, id, params, ctx);
+  if (method === 'initialize' && id !== undefined) return initialize(state, identity.principal, id, params, ctx);
 
-  const session = requireSession(principal, headers, ctx.sessions);
+  const session = requireSession(identity, headers, ctx.sessions);
   // A notification, or the client's response to a server request: nothing to answer.
   if (id === undefined || method === undefined) return ACCEPTED;
   return { status: 200, body: await answerRequest(state, session, id, method, params, ctx.calls) };
@@ -44,7 +44,7 @@ export async function handleMcpPost(
 
 function initialize(
   state: GatewayState,
-  principal: Principal,
+  principal: Identity['principal'],
   id: RequestId,
   params: Record<string, unknown> | undefined,
   ctx: McpContext,

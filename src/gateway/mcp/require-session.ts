@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Principal } from '../auth/bearer-tokens';
+import type { Identity } from '../auth/authenticator';
 import { HttpError } from '../http/http-error';
 import type { Caller } from '../tools/call-pipeline';
 import { RpcCode } from './jsonrpc';
@@ -17,11 +17,11 @@ const SESSION_NOT_FOUND = new HttpError(404, RpcCode.UNAUTHORIZED, 'Session not 
 
 /**
  * The session of a request after `initialize`: a missing `Mcp-Session-Id` is HTTP 400; an id that does not verify
- * (unknown, tampered with, signed with another key, expired, revoked here, or opened with another token) is HTTP
+ * (unknown, tampered with, signed with another key, expired, revoked here, or opened by another principal) is HTTP
  * 404 (the client must initialize again). An unsupported `MCP-Protocol-Version` header is HTTP 400.
  */
 export function requireSession(
-  principal: Principal,
+  identity: Identity,
   headers: IncomingHttpHeaders,
   sessions: SessionSigner,
 ): McpSession {
@@ -29,6 +29,7 @@ export function requireSession(
   if (typeof id !== 'string' || id === '') {
     throw new HttpError(400, RpcCode.SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required');
   }
+  const { principal } = identity;
   const data = sessions.verify(id, principal);
   if (data === undefined) throw SESSION_NOT_FOUND;
   const version = headers['mcp-protocol-version'];
@@ -45,5 +46,8 @@ export function requireSession(
     protocolVersion: data.protocolVersion,
     client: data.client,
     expiresAtMs: data.expiresAtMs,
+    // Scopes and OAuth client come from this request's token, not from the one that opened the session.
+    scopes: identity.scopes,
+    clientId: identity.clientId,
   };
 }

@@ -1,10 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { cutName, isJsonObject, messages, normalizeAliases, type Violation } from '../../validation';
 import type { AuditOutcome, AuditSink } from '../audit';
-import type { Principal } from '../auth';
+import type { Principal } from '../auth/bearer-tokens';
+import { insufficientScopeError } from '../auth/oauth-challenge';
+import { missingScopes } from '../auth/oauth-scopes';
 import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
-import { RpcCode } from '../mcp/jsonrpc';
+import { RpcCode, type RequestId } from '../mcp/jsonrpc';
 import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
 import type { Tool } from './tool-set';
 
@@ -29,6 +31,10 @@ export interface Caller {
   readonly client: { readonly name: string | null; readonly version: string | null };
   /** The protocol version the caller speaks (decides the refusal channel under `auto`). */
   readonly protocolVersion: string;
+  /** The scopes the caller's credential grants; `undefined` (or absent): unrestricted, every tool. */
+  readonly scopes?: ReadonlySet<string>;
+  /** The OAuth client the token was issued to (`client_id`/`azp`); absent or `null` for static tokens. */
+  readonly clientId?: string | null;
 }
 
 /** The first protocol version whose callers get validation refusals as tool results under `auto`. */
@@ -46,17 +52,25 @@ interface Call {
 
 /**
  * Runs one `tools/call` through the rest of SPEC §4's order (the request is authenticated and its caller
- * checked): tool lookup → `arguments` an object → alias normalization → validation → what the URL cannot carry →
- * the service call → audit. Each failing step stops everything after it; every outcome, refusals included, is
- * audited. Never rejects: an unexpected fault is answered -32603 `Internal error`, logged and audited as `error`.
+ * checked): tool lookup → the caller's scopes → `arguments` an object → alias normalization → validation → what
+ * the URL cannot carry → the service call → audit. Each failing step stops everything after it; every outcome,
+ * refusals included, is audited. An unexpected fault is answered -32603 `Internal error`, logged and audited as
+ * `error`.
+ *
+ * @param id the request's id, echoed by the 403
+ * @throws HttpError 403 `insufficient_scope` naming the scope, when the caller's scopes do not allow the tool
+ * (audited as refused, `INSUFFICIENT_SCOPE`); nothing else
  */
 export async function callTool(
   state: GatewayState,
   caller: Caller,
   params: Record<string, unknown> | undefined,
   ctx: CallServices,
+  id: RequestId | null = null,
 ): Promise<CallReply> {
   const call: Call = { state, caller, ctx, started: performance.now(), tool: '' };
+  const named = typeof params?.name === 'string' ? state.toolSet.tools.get(params.name) : undefined;
+  if (named !== undefined && caller.scopes !== undefined) checkScopes(call, named, caller.scopes, id);
   // One try around the whole call (no wrapper function): free on the path that does not throw.
   try {
     const name = params?.name;
@@ -78,6 +92,20 @@ export async function callTool(
   } catch (err) {
     return internalError(call, params, err);
   }
+}
+
+/**
+ * The caller's scopes against the tool's: a caller that may not use the tool is refused with HTTP 403 naming the
+ * scopes it lacks, audited as refused (`INSUFFICIENT_SCOPE`). An unknown tool is answered as unknown whatever the
+ * scopes (its name reveals nothing the caller did not send).
+ */
+function checkScopes(call: Call, tool: Tool, granted: ReadonlySet<string>, id: RequestId | null): void {
+  const missing = missingScopes(tool.requiredScopes, granted);
+  if (missing.length === 0) return;
+  const refusal = insufficientScopeError(call.state.auth.resource?.metadataUrl, missing, tool.requiredScopes, id);
+  call.tool = tool.name;
+  audit(call, 'refused', { code: 'INSUFFICIENT_SCOPE', message: refusal.message });
+  throw refusal;
 }
 
 /**
@@ -154,6 +182,7 @@ function audit(call: Call, outcome: AuditOutcome, error: { code: string; message
     session: caller.sessionId,
     principal: caller.principal,
     client: caller.client,
+    ...(caller.clientId != null ? { client_id: caller.clientId } : {}),
     tool: call.tool,
     outcome,
     error,

@@ -1,7 +1,9 @@
 import type { ToolConfig } from '../../contract/gateway-config';
 import { compileToolSchema, type ToolValidator } from '../../validation';
+import { requiredScopes } from '../auth/oauth-scopes';
 import { planServiceCall, type ServicePlan } from '../upstream/request-plan';
 import type { Logger } from '../logger';
+import { ScopedLists } from './scoped-lists';
 
 /** One tool, ready to call: its validator, alias map and service plan are prepared once per config. */
 export interface Tool {
@@ -11,6 +13,8 @@ export interface Tool {
   /** Alias → parameter; `undefined` when the tool has none (the common case skips normalization). */
   readonly aliases: Readonly<Record<string, string>> | undefined;
   readonly plan: ServicePlan;
+  /** The scopes a caller with restricted scopes needs: `auth.oauth.scopes`, then the tool's `required_scopes`. */
+  readonly requiredScopes: readonly string[];
 }
 
 /**
@@ -19,12 +23,26 @@ export interface Tool {
  */
 export interface ToolSet {
   readonly tools: ReadonlyMap<string, Tool>;
-  /** The `tools/list` result as JSON text, serialized once. */
+  /** The `tools/list` result (every tool) as JSON text, serialized once. */
   readonly listResultJson: string;
+  /** The `tools/list` result for a caller with these scopes (`undefined`: unrestricted). */
+  listResultJsonFor(scopes: ReadonlySet<string> | undefined): string;
+  /** The advertised entries of the tools (`name`, `description`, `inputSchema`), in config order. */
+  readonly listing: readonly ToolListing[];
 }
 
-/** Compiles every tool of a config. A schema that does not compile makes its tool unavailable and is logged. */
-export function buildToolSet(tools: readonly ToolConfig[], log: Logger): ToolSet {
+/** A tool as `tools/list` shows it. */
+export interface ToolListing {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+}
+
+/**
+ * Compiles every tool of a config. A schema that does not compile makes its tool unavailable and is logged.
+ * `gatewayScopes` (`auth.oauth.scopes`) are needed for every tool by callers whose scopes are restricted.
+ */
+export function buildToolSet(tools: readonly ToolConfig[], log: Logger, gatewayScopes: readonly string[] = []): ToolSet {
   const map = new Map<string, Tool>();
   for (const config of tools) {
     const compiled = compileToolSchema(config.input_schema);
@@ -37,8 +55,20 @@ export function buildToolSet(tools: readonly ToolConfig[], log: Logger): ToolSet
       validator: compiled.ok ? compiled.validator : undefined,
       aliases,
       plan: planServiceCall(config),
+      requiredScopes: requiredScopes(gatewayScopes, config.required_scopes),
     });
   }
-  const list = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema }));
-  return { tools: map, listResultJson: JSON.stringify({ tools: list }) };
+  const listing = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema }));
+  const lists = scopedLists(map, (visible) => JSON.stringify({ tools: listing.filter((t) => visible(t.name)) }));
+  return {
+    tools: map,
+    listResultJson: lists.for(undefined),
+    listResultJsonFor: (scopes) => lists.for(scopes),
+    listing,
+  };
+}
+
+/** A {@link ScopedLists} over the tools' required scopes. */
+export function scopedLists(tools: ReadonlyMap<string, Tool>, build: (visible: (name: string) => boolean) => string): ScopedLists {
+  return new ScopedLists(new Map([...tools].map(([name, tool]) => [name, tool.requiredScopes])), build);
 }

@@ -3,7 +3,7 @@
  * running test issuer.
  */
 import type { Logger } from '../../../src/gateway/logger';
-import type { OAuthConfig } from '../../../src/gateway/auth/oauth-config';
+import type { OAuthConfig } from '../../../src/contract/oauth-config';
 import { createOAuthVerifier, type OAuthVerifier, type OAuthVerifierOptions } from '../../../src/gateway/auth/oauth-verifier';
 import type { OidcIssuer } from '../../helpers/oidc-issuer';
 

@@ -2,8 +2,8 @@
  * The `gateway.auth.oauth` part of the gateway config document (SPEC §4d): which authorization server issues the
  * access tokens a gateway accepts, and how they are checked. Keys are snake_case like the rest of the document;
  * the constructs' camelCase twin is `auth.oauth: { issuer, audience?, jwksUri?, scopes?, principalClaim?,
- * algorithms? }`. This file holds both the TypeScript type and its JSON Schema fragment, so the two can move
- * together into `src/config/gateway-config.ts` and `config-schema.ts`.
+ * algorithms? }`. This file holds both the TypeScript type and its JSON Schema fragment; `gateway-config.ts` and
+ * `config-schema.ts` place them at `gateway.auth.oauth` (the type-level test holds the two equal).
  */
 
 /**
