@@ -6,7 +6,7 @@ import { eventually } from './eventually';
 
 /** The keys an audit record may have (SPEC §4): never argument values. */
 export const AUDIT_RECORD_KEYS: readonly string[] = [
-  'ts', 'gateway', 'session', 'principal', 'client', 'tool', 'outcome', 'error', 'duration_ms',
+  'ts', 'gateway', 'session', 'principal', 'client', 'client_id', 'tool', 'outcome', 'error', 'duration_ms',
 ];
 
 /** One audit record as written by the gateway. */

@@ -182,7 +182,7 @@ function audit(call: Call, outcome: AuditOutcome, error: { code: string; message
     session: caller.sessionId,
     principal: caller.principal,
     client: caller.client,
-    ...(caller.clientId != null ? { client_id: caller.clientId } : {}),
+    ...(caller.clientId !== undefined && caller.clientId !== null ? { client_id: caller.clientId } : {}),
     tool: call.tool,
     outcome,
     error,
