@@ -97,6 +97,17 @@ export const GATEWAY_CONFIG_SCHEMA = {
         session_key_file: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string (a file path)' },
         max_streams_per_principal: positiveInteger('streams'),
         tools_list_ttl_ms: { type: 'integer', minimum: 0, 'x-message': 'must be a non-negative integer (milliseconds)' },
+        metrics: {
+          if: { type: 'object' },
+          then: {
+            type: 'object',
+            required: ['port'],
+            additionalProperties: false,
+            'x-message': 'must be true, false or { port }',
+            properties: { port: { type: 'integer', minimum: 1, maximum: 65535, 'x-message': 'must be an integer 1-65535' } },
+          },
+          else: { type: 'boolean', 'x-message': 'must be true, false or { port }' },
+        },
       },
     },
     tools: {

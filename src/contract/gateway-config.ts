@@ -74,6 +74,12 @@ export interface GatewaySettings {
   readonly max_streams_per_principal?: number;
   /** `ttlMs` of the 2026-07-28 `tools/list` and `server/discover` results (0: immediately stale). @default 0 */
   readonly tools_list_ttl_ms?: number;
+  /**
+   * Prometheus metrics at `GET /metrics` (SPEC §4c): `true` serves them on the gateway's port behind its
+   * authentication, `{ port }` on a port of their own without authentication, `false` not at all.
+   * @default false
+   */
+  readonly metrics?: boolean | { readonly port: number };
 }
 
 /** The whole document. */

@@ -4,6 +4,7 @@ import type { AuditOutcome, AuditSink } from '../audit';
 import type { Principal } from '../auth';
 import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
+import type { GatewayMetrics } from '../metrics';
 import { RpcCode } from '../mcp/jsonrpc';
 import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
 import type { Tool } from './tool-set';
@@ -17,6 +18,8 @@ export type CallReply =
 export interface CallServices {
   readonly services: ServiceClient;
   readonly audit: AuditSink;
+  /** Counts every answered call for `/metrics`, when metrics are on. */
+  readonly metrics?: GatewayMetrics;
   /** Calls currently waiting on a service (the `max_concurrent_calls` limit). */
   readonly concurrency: { active: number };
   readonly log: Logger;
@@ -146,8 +149,11 @@ function errorKind(err: unknown): string {
   return err instanceof Error ? err.name : typeof err;
 }
 
+/** The audit record of an answered call, and its count in the metrics: every outcome passes through here. */
 function audit(call: Call, outcome: AuditOutcome, error: { code: string; message: string } | null): void {
   const { caller } = call;
+  const seconds = (performance.now() - call.started) / 1000;
+  call.ctx.metrics?.recordCall(call.tool, caller.principal, outcome, error?.code ?? 'none', seconds);
   call.ctx.audit.write({
     ts: new Date().toISOString(),
     gateway: call.state.name,
@@ -157,7 +163,7 @@ function audit(call: Call, outcome: AuditOutcome, error: { code: string; message
     tool: call.tool,
     outcome,
     error,
-    duration_ms: Math.round((performance.now() - call.started) * 1000) / 1000,
+    duration_ms: Math.round(seconds * 1_000_000) / 1000,
   });
 }
 
