@@ -6,6 +6,7 @@
 import type { ErrorObject } from 'ajv';
 import { hasOwn } from './json-object';
 import { indexPath, keyPath } from './path';
+import { SAFE_INTEGER_KEYWORD } from './safe-integer';
 import { MAX_VIOLATIONS } from './schema-walker';
 import { Violation } from './violation';
 import * as v from './violation-messages';
@@ -76,6 +77,7 @@ function mapOne(e: ErrorObject, path: string): Violation | undefined {
         : v.invalidValue(path, 'oneOf', 'expected to match one of the allowed schemas');
     case 'not': return v.invalidValue(path, 'not', 'expected not to match the disallowed schema');
     case 'false schema': return v.noValue(path);
+    case SAFE_INTEGER_KEYWORD: return v.unsafeInteger(path);
     case 'if': return v.invalidValue(path, 'if', `expected to match the "${p.failingKeyword === 'else' ? 'else' : 'then'}" schema`);
     default: return v.schemaMismatch(path, /^[A-Za-z$][A-Za-z0-9_$-]{0,63}$/.test(e.keyword) ? e.keyword : 'schema');
   }

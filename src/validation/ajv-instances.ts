@@ -7,6 +7,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { strictFormats } from './formats';
+import { markSafeIntegers, safeIntegerKeyword } from './safe-integer';
 
 // Warnings ajv emits while compiling (e.g. an unknown format), collected per compile so that they can fail it:
 // a format the gateway cannot check must not be silently ignored.
@@ -43,12 +44,15 @@ function createAjv(role: AjvRole): Ajv2020 {
     validateSchema: role.validateSchema,
     // Unknown keywords (`x-…`, `examples`, …) are annotations in JSON Schema; strict mode would refuse them.
     strict: false,
+    // `1e400` parses to Infinity, which is no JSON number: `type: number` and `integer` refuse it (SPEC §3).
+    strictNumbers: true,
     // `required` and `properties` must not see inherited keys such as `toString` or `constructor`.
     ownProperties: true,
     logger,
     code: { optimize: role.optimize },
   });
   addFormats(ajv);
+  ajv.addKeyword(safeIntegerKeyword);
   for (const [name, validate] of Object.entries(strictFormats)) ajv.addFormat(name, { type: 'string', validate });
   return ajv;
 }
@@ -92,9 +96,11 @@ export class SchemaCompiler {
     }
     this.compiles++;
     const ajv = this.ajv;
+    // Integers beyond ±(2^53−1) are refused where the schema asks for an integer (see safe-integer.ts).
+    const marked = markSafeIntegers(schema) as AnySchemaObject;
     compileWarnings = [];
     try {
-      const fn = ajv.compile(schema);
+      const fn = ajv.compile(marked);
       const unknownFormat = compileWarnings.find((w) => w.startsWith('unknown format'));
       if (unknownFormat !== undefined) throw new Error(unknownFormat.replace(' ignored in schema', ' in schema'));
       return fn;
@@ -102,7 +108,7 @@ export class SchemaCompiler {
       compileWarnings = undefined;
       try {
         // ajv's schema cache would otherwise keep the schema (and its $id registered) until the instance is dropped.
-        ajv.removeSchema(schema);
+        ajv.removeSchema(marked);
       } catch {
         // Nothing to remove when compilation failed early.
       }

@@ -11,6 +11,7 @@
 import { formatAccepts } from './ajv-instances';
 import { hasOwn } from './json-object';
 import { indexPath, keyPath } from './path';
+import { isUnsafeInteger, typeIsInteger } from './safe-integer';
 import { Violation } from './violation';
 import * as v from './violation-messages';
 
@@ -156,6 +157,10 @@ function walk(schema: unknown, x: unknown, path: string, out: Violation[]): void
   if (schema.type !== undefined && !typeMatches(schema.type, x)) {
     // A wrong type says it all: the value's other constraints are about a value of the declared type.
     push(out, v.invalidType(path, schema.type));
+    return;
+  }
+  if (typeIsInteger(schema.type) && isUnsafeInteger(x)) {
+    push(out, v.unsafeInteger(path));
     return;
   }
   if (hasOwn(schema, 'const') && !jsonEqual(x, schema.const)) push(out, v.constValue(path, schema.const));

@@ -1,7 +1,7 @@
 /**
  * A fast compiler for the JSON Schema subset that `generateInputSchema` emits: one straight-line JavaScript function
- * per schema, with exactly ajv's accept/reject verdict (for the options in ajv-instances.ts: `strict: false`, so
- * `strictNumbers` is off; `ownProperties`; unicode regular expressions; the same formats). ajv's code generation costs
+ * per schema, with exactly ajv's accept/reject verdict (for the instances in ajv-instances.ts: `strictNumbers`,
+ * `ownProperties`, the safe-integer keyword, the same pattern engine and formats). ajv's code generation costs
  * about 1 ms per schema, which dominated loading a config of 1,000 tools; this compiler costs a small fraction.
  *
  * Anything outside the subset (another keyword, a type array, a boolean subschema, an unknown format, …) gives
@@ -32,6 +32,7 @@ const KEYWORDS: Readonly<Record<NodeType, readonly string[]>> = {
   array: ['minItems', 'maxItems', 'uniqueItems', 'items'],
   object: ['properties', 'required', 'additionalProperties'],
 };
+const SAFE = Number.MAX_SAFE_INTEGER;
 // Past these sizes a constant Set beats a chain of comparisons.
 const MAX_CHAINED = 8;
 // Past this length uniqueItems on scalars uses a Set rather than comparing every pair.
@@ -128,8 +129,9 @@ class Emitter {
     if (schema.examples !== undefined && !Array.isArray(schema.examples)) outside();
     switch (type as NodeType) {
       case 'string': return this.string(schema, v);
-      case 'integer': return this.number(schema, v, `!(typeof ${v}==="number"&&!(${v}%1)&&${v}===${v})`);
-      case 'number': return this.number(schema, v, `typeof ${v}!=="number"`);
+      // Finite numbers only (ajv's strictNumbers), integers within ±(2^53−1) (SPEC §3; NaN fails every comparison).
+      case 'integer': return this.number(schema, v, `!(typeof ${v}==="number"&&${v}<=${SAFE}&&${v}>=${-SAFE}&&!(${v}%1))`);
+      case 'number': return this.number(schema, v, `typeof ${v}!=="number"||${v}-${v}!==0`);
       case 'boolean':
         this.line(`if(typeof ${v}!=="boolean")return false;`);
         return this.enumeration(schema.enum, v);

@@ -165,3 +165,26 @@ describe('validate: raw inputSchema is validated exactly as written', () => {
     }
   });
 });
+
+describe('compileToolSchema: numbers in raw schemas (ajv path)', () => {
+  const v = raw(obj({
+    n: { type: 'integer' }, x: { type: 'number' }, either: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
+    list: { type: ['integer', 'null'] }, wide: { type: ['integer', 'number'] },
+  }, { additionalProperties: false, dependentRequired: { n: ['x'] } }));
+  it('refuses 1e400 as an integer and as a number (strictNumbers)', () => {
+    assert.equal(messageOf(v.validate(JSON.parse('{"x": 1e400}'))), 'Invalid type for `x`: expected number');
+    assert.equal(messageOf(v.validate(JSON.parse('{"n": -1e400, "x": 1}'))), 'Invalid type for `n`: expected integer');
+    assert.equal(messageOf(v.validate(JSON.parse('{"either": 1e400}'))), 'Invalid value for `either`: expected to match one of the allowed schemas');
+  });
+  it('refuses an integer beyond ±(2^53−1) where the type asks for an integer, not where it admits any number', () => {
+    const expected = (p: string) => `Invalid value for \`${p}\`: expected an integer between -9007199254740991 and 9007199254740991`;
+    assert.equal(messageOf(v.validate({ n: 2 ** 53, x: 1 })), expected('n'));
+    assert.equal(messageOf(v.validate({ list: -(2 ** 60) })), expected('list'));
+    assert.equal(messageOf(v.validate({ either: 2 ** 53 })), 'Invalid value for `either`: expected to match one of the allowed schemas');
+    assert.deepEqual(v.validate({ wide: 2 ** 60, x: 1e300, either: 2 ** 53 - 1 }), { valid: true });
+  });
+  it('explains the bound through the ajv error mapper too (a schema the walker cannot explain)', () => {
+    const mapped = raw(obj({ n: { $ref: '#/$defs/big' } }, { $defs: { big: { type: 'integer' } } }));
+    assert.equal(messageOf(mapped.validate({ n: 1e20 })), 'Invalid value for `n`: expected an integer between -9007199254740991 and 9007199254740991');
+  });
+});
