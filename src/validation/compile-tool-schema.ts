@@ -19,9 +19,45 @@ const NOT_AN_OBJECT = refusal([Object.freeze({ path: '', rule: 'type', message: 
 const CANNOT_VALIDATE = refusal([Object.freeze({ path: '', rule: 'internal', message: 'Invalid arguments: could not be validated' })]);
 const EMPTY_ARGS = Object.freeze({});
 
+/**
+ * The most (schema nodes × data values) for which a refusal the walker cannot explain is explained with ajv's
+ * all-errors mode; past it, with ajv's first error only. At most a few ms of ajv's work.
+ */
+const ALL_ERRORS_BUDGET = 20_000;
+
+/** Whether `data` holds at most `limit` values (objects, arrays and scalars); stops counting past the limit. */
+function withinBudget(data: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [data];
+  while (stack.length > 0) {
+    if (++count > limit) return false;
+    const x = stack.pop();
+    if (typeof x !== 'object' || x === null) continue;
+    if (Array.isArray(x)) {
+      for (const item of x) stack.push(item);
+    } else {
+      for (const key of Object.keys(x)) stack.push((x as Record<string, unknown>)[key]);
+    }
+    if (stack.length > limit) return false;
+  }
+  return true;
+}
+
+/** The number of objects and arrays in a schema (JSON): a measure of ajv's work per data value. */
+function countNodes(schema: unknown): number {
+  if (typeof schema !== 'object' || schema === null) return 1;
+  let n = 1;
+  for (const value of Array.isArray(schema) ? schema : Object.values(schema)) {
+    if (typeof value === 'object' && value !== null) n += countNodes(value);
+  }
+  return n;
+}
+
 /** What was compiled for one schema, shared by every validator of an equal schema. */
 interface CompiledSchema {
   readonly schema: AnySchemaObject;
+  /** {@link countNodes} of the schema. */
+  readonly schemaNodes: number;
   /** The verdict every call runs: the subset compiler's function, or ajv's for schemas outside its subset. */
   readonly fast: (data: unknown) => boolean;
   /** ajv's compiled function (stops at the first error); compiled on demand when `fast` is the subset compiler's. */
@@ -63,11 +99,19 @@ class CompiledToolValidator implements ToolValidator {
   private explain(data: Record<string, unknown>): readonly Violation[] {
     const walked = collectViolations(this.schema, data);
     if (walked.length > 0) return walked;
-    // The schema uses keywords the walker does not follow: ask ajv for every error, then map them.
+    // The schema uses keywords the walker does not follow: ask ajv for its errors, then map them. ajv's all-errors
+    // mode reports every error before any cap applies (about schema size × data size of them: seconds of work on a
+    // hostile 1 MiB payload), so beyond a budget only the first error, which the verdict's own run finds, is reported.
     const compiled = this.compiled;
-    compiled.allErrors ??= allErrorsCompiler.compile(compiled.schema);
-    compiled.allErrors(data);
-    const mapped = mapAjvErrors(compiled.allErrors.errors, data);
+    let fn: ValidateFunction;
+    if (withinBudget(data, ALL_ERRORS_BUDGET / compiled.schemaNodes)) {
+      compiled.allErrors ??= allErrorsCompiler.compile(compiled.schema);
+      fn = compiled.allErrors;
+    } else {
+      fn = this.ajvFunction();
+    }
+    fn(data);
+    const mapped = mapAjvErrors(fn.errors, data);
     return mapped.length > 0 ? mapped : [schemaMismatch('')];
   }
 }
@@ -109,9 +153,10 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
     checkSchema(own);
     // ajv's code generation costs about 1 ms per schema; the subset compiler covers generated schemas far cheaper.
     const subset = compileSubset(own);
-    if (subset !== undefined) return { schema: own, fast: subset };
+    const schemaNodes = countNodes(own);
+    if (subset !== undefined) return { schema: own, schemaNodes, fast: subset };
     const fast = fastCompiler.compile(own);
-    return { schema: own, fast, ajv: fast };
+    return { schema: own, schemaNodes, fast, ajv: fast };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return `input schema: ${reason.split('\n')[0]}`;

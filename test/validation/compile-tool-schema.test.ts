@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { compileToolSchema, ToolValidator, ValidationResult } from '../../src/validation';
+import { runBounded } from './bounded';
 
 function raw(schema: Record<string, unknown>): ToolValidator {
   const compiled = compileToolSchema(schema);
@@ -186,5 +187,36 @@ describe('compileToolSchema: numbers in raw schemas (ajv path)', () => {
   it('explains the bound through the ajv error mapper too (a schema the walker cannot explain)', () => {
     const mapped = raw(obj({ n: { $ref: '#/$defs/big' } }, { $defs: { big: { type: 'integer' } } }));
     assert.equal(messageOf(mapped.validate({ n: 1e20 })), 'Invalid value for `n`: expected an integer between -9007199254740991 and 9007199254740991');
+  });
+});
+
+describe('compileToolSchema: refusals the walker cannot explain stay bounded', () => {
+  // Regressions: ajv's all-errors mode reported every error (schema size × data size of them) and the mapper then
+  // compared each with every summary (10 s for 444 KiB). A worker stopped after a generous limit (bounded.ts)
+  // turns a return of that into a failure rather than a hang.
+  it('refuses an allOf of 10 anyOf over a 1 MiB array with the first error', async function () {
+    this.timeout(30_000);
+    const result = await runBounded(`
+      const { compileToolSchema } = require('./src/validation');
+      const variants = Array.from({ length: 10 }, (_, k) => ({ anyOf: [{ type: 'string', minLength: k + 1 }, { type: 'number' }] }));
+      const compiled = compileToolSchema({ type: 'object', properties: { items: { type: 'array', items: { allOf: variants } } } });
+      return compiled.validator.validate({ items: Array.from({ length: ${(1 << 20) / 5} }, () => true) });`) as ValidationResult;
+    assert.equal(messageOf(result), 'Invalid value for `items[0]`: expected to match one of the allowed schemas');
+  });
+  it('refuses a map of 20,000 long keys sharing a prefix whose values match no anyOf branch', async function () {
+    this.timeout(30_000);
+    const result = await runBounded(`
+      const { compileToolSchema } = require('./src/validation');
+      const compiled = compileToolSchema({ type: 'object', properties: { labels: { type: 'object',
+        additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }] } } } });
+      const labels = {};
+      for (let i = 0; i < 20000; i++) labels['label_' + 'x'.repeat(40) + '_' + i] = true;
+      return compiled.validator.validate({ labels });`) as ValidationResult;
+    assert.match(messageOf(result), /^Invalid value for `labels\.label_x+_0`: expected to match one of the allowed schemas/);
+  });
+  it('still reports every error (up to 20) of a small refusal', () => {
+    const v = raw(obj({ a: { anyOf: [{ type: 'string' }, { type: 'number' }] }, b: { anyOf: [{ type: 'string' }, { type: 'number' }] } }));
+    assert.equal(messageOf(v.validate({ a: true, b: false })),
+      'Invalid value for `a`: expected to match one of the allowed schemas; Invalid value for `b`: expected to match one of the allowed schemas');
   });
 });
