@@ -123,11 +123,7 @@ function paramSchema(spec: ParamSpec, place: Place): Record<string, unknown> {
   if (spec.maxItems !== undefined) schema.maxItems = spec.maxItems;
   if (spec.uniqueItems !== undefined) {
     if (typeof spec.uniqueItems !== 'boolean') throw new InputSpecError(path, 'uniqueItems must be true or false');
-    // ajv compares non-scalar elements pairwise: without a length bound, a 1 MiB array would take minutes.
-    const scalarItems = spec.items !== undefined && ['string', 'integer', 'number', 'boolean'].includes(spec.items.type);
-    if (spec.uniqueItems && !scalarItems && spec.maxItems === undefined) {
-      throw new InputSpecError(path, 'uniqueItems on an array of objects, arrays or undeclared items needs maxItems (uniqueness is checked pairwise); add maxItems');
-    }
+    // No maxItems needed: uniqueness is checked in linear time, whatever the elements (validation/unique-items.ts).
     if (spec.uniqueItems) schema.uniqueItems = true;
   }
   if (spec.items !== undefined) schema.items = paramSchema(spec.items, { path: `${path}[]`, topLevel: false, items: true });

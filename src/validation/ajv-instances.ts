@@ -8,6 +8,7 @@ import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { strictFormats } from './formats';
 import { markSafeIntegers, safeIntegerKeyword } from './safe-integer';
+import { uniqueItemsKeyword } from './unique-items';
 
 // Warnings ajv emits while compiling (e.g. an unknown format), collected per compile so that they can fail it:
 // a format the gateway cannot check must not be silently ignored.
@@ -53,6 +54,9 @@ function createAjv(role: AjvRole): Ajv2020 {
   });
   addFormats(ajv);
   ajv.addKeyword(safeIntegerKeyword);
+  // ajv's own compares elements pairwise: quadratic on a long array. This one hashes (see unique-items.ts).
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword(uniqueItemsKeyword);
   for (const [name, validate] of Object.entries(strictFormats)) ajv.addFormat(name, { type: 'string', validate });
   return ajv;
 }

@@ -12,6 +12,7 @@ import { formatAccepts } from './ajv-instances';
 import { hasOwn } from './json-object';
 import { indexPath, keyPath } from './path';
 import { isUnsafeInteger, typeIsInteger } from './safe-integer';
+import { hasDuplicates } from './unique-items';
 import { Violation } from './violation';
 import * as v from './violation-messages';
 
@@ -104,39 +105,15 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-// A canonical text per JSON value (sorted keys) so that uniqueness is checked in linear time.
-function canonical(x: unknown): string {
-  if (typeof x === 'string') return JSON.stringify(x);
-  if (typeof x !== 'object' || x === null) return `${typeof x}:${String(x)}`;
-  let text: string;
-  if (Array.isArray(x)) {
-    text = '[';
-    for (let i = 0; i < x.length; i++) text += `${canonical(x[i])},`;
-    return `${text}]`;
-  }
-  const keys = Object.keys(x);
-  if (keys.length > 1) keys.sort();
-  text = '{';
-  for (const key of keys) text += `${JSON.stringify(key)}:${canonical((x as Schema)[key])},`;
-  return `${text}}`;
-}
-
 /**
  * Like ajv: when the items declare only scalar types, elements of another type are left out (they are refused
- * by their type anyway), which keeps the check linear and cheap on adversarial arrays.
+ * by their type anyway), so that the refusal names those elements rather than their duplication.
  */
-function hasDuplicates(items: readonly unknown[], itemSchema: unknown): boolean {
+function hasDuplicateItems(items: readonly unknown[], itemSchema: unknown): boolean {
   const declared = isSchemaObject(itemSchema) ? itemSchema.type : undefined;
   const types = typeof declared === 'string' ? [declared] : Array.isArray(declared) ? declared : [];
   const scalarOnly = types.length > 0 && !types.some((t) => t === 'object' || t === 'array');
-  const seen = new Set<string>();
-  for (const item of items) {
-    if (scalarOnly && !typeMatches(declared, item)) continue;
-    const key = canonical(item);
-    if (seen.has(key)) return true;
-    seen.add(key);
-  }
-  return false;
+  return hasDuplicates(items, scalarOnly ? (item) => !typeMatches(declared, item) : undefined);
 }
 
 function full(out: Violation[]): boolean {
@@ -202,7 +179,7 @@ function walkArray(schema: Schema, x: readonly unknown[], path: string, out: Vio
   if (isNumber(schema.maxItems) && x.length > schema.maxItems) push(out, v.itemCount(path, 'maxItems', schema.maxItems));
   // Uniqueness of an array that is too long anyway is left for later: the check costs time on large payloads.
   const tooLong = isNumber(schema.maxItems) && x.length > schema.maxItems;
-  if (schema.uniqueItems === true && !tooLong && hasDuplicates(x, schema.items)) push(out, v.uniqueItems(path));
+  if (schema.uniqueItems === true && !tooLong && hasDuplicateItems(x, schema.items)) push(out, v.uniqueItems(path));
   const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];
   for (let i = 0; i < prefix.length && i < x.length && !full(out); i++) walk(prefix[i], x[i], indexPath(path, i), out);
   if (schema.items === false) {

@@ -11,11 +11,11 @@
  * Nothing from a schema is spliced into the code raw: property names and enum strings are JSON string literals,
  * numbers are checked finite numbers, and patterns, formats and sets are constants passed in.
  */
-import equal from 'ajv/dist/runtime/equal';
 import ucs2length from 'ajv/dist/runtime/ucs2length';
 import addFormats from 'ajv-formats';
 import { strictFormats } from './formats';
 import { isJsonObject } from './json-object';
+import { hasDuplicates } from './unique-items';
 
 /** A compiled schema: `true` when ajv's compiled function would accept `data`. */
 export type SubsetValidator = (data: unknown) => boolean;
@@ -111,7 +111,7 @@ class Emitter {
     const body = `"use strict";${bindings.length > 0 ? `const ${bindings.join(',')};` : ''}`
       + `return function validate(data){${this.code.join('\n')}\nreturn true;};`;
     // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the point: code from a closed, escaped subset
-    return new Function('h', 'u', 'eq', 'k', body)(Object.prototype.hasOwnProperty, ucs2length, equal, this.constants) as SubsetValidator;
+    return new Function('h', 'u', 'k', body)(Object.prototype.hasOwnProperty, ucs2length, this.constants) as SubsetValidator;
   }
 
   /** Emits the checks of `schema` on the value in variable `v`. */
@@ -210,20 +210,17 @@ class Emitter {
 
   /** uniqueItems; the items (if declared) have already passed their checks. */
   private unique(v: string, itemType: unknown): void {
-    const [i, j, a, s] = [this.fresh('i'), this.fresh('j'), this.fresh('a'), this.fresh('s')];
     if (itemType === 'object' || itemType === 'array' || itemType === undefined) {
-      // As ajv: every pair, by deep equality, in ajv's order (its equality throws on some objects, so order shows).
-      this.line(`for(let ${i}=${v}.length;${i}--;)for(let ${j}=${i};${j}--;)if(eq(${v}[${i}],${v}[${j}]))return false;`);
+      // Canonical texts in a Set, as the ajv keyword that replaces ajv's own (see unique-items.ts): linear.
+      this.line(`if(${this.constant(hasDuplicates)}(${v}))return false;`);
       return;
     }
-    // ajv finds duplicate scalars by using them as keys of a plain object, so two strings "__proto__" are never
-    // duplicates (the key cannot be set); kept so that the verdict stays ajv's. Number items may be NaN (not JSON,
-    // but ajv's "NaN" keys match), hence SameValueZero.
-    const skip = itemType === 'string' ? `if(${a}==="__proto__")continue;` : '';
+    // Scalars of one type: equal exactly when ===, except NaN (not JSON; SameValueZero in the Set agrees).
+    const [i, j, a, s] = [this.fresh('i'), this.fresh('j'), this.fresh('a'), this.fresh('s')];
     const same = itemType === 'number' ? `(${v}[${j}]===${a}||(${a}!==${a}&&${v}[${j}]!==${v}[${j}]))` : `${v}[${j}]===${a}`;
     this.line(`if(${v}.length>1){if(${v}.length<=${MAX_PAIRWISE}){`
-      + `for(let ${i}=1;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];${skip}for(let ${j}=0;${j}<${i};${j}++)if(${same})return false;}`
-      + `}else{const ${s}=new Set();for(let ${i}=0;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];${skip}if(${s}.has(${a}))return false;${s}.add(${a});}}}`);
+      + `for(let ${i}=1;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];for(let ${j}=0;${j}<${i};${j}++)if(${same})return false;}`
+      + `}else{const ${s}=new Set();for(let ${i}=0;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];if(${s}.has(${a}))return false;${s}.add(${a});}}}`);
   }
 
   private object(schema: Record<string, unknown>, v: string, depth: number): void {

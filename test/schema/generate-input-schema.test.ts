@@ -74,6 +74,10 @@ describe('generateInputSchema', () => {
       + '"items":{"type":"string","minLength":1,"maxLength":32,"pattern":"^[a-z]+$"}},"n":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":10}}');
   });
 
+  it('accepts uniqueItems on objects without maxItems: uniqueness is checked in linear time', () => {
+    assert.deepEqual(generateInputSchema({ xs: { type: 'array', uniqueItems: true, items: { type: 'object' } } }).properties,
+      { xs: { type: 'array', uniqueItems: true, items: { type: 'object' } } });
+  });
   it('does not emit uniqueItems: false', () => {
     assert.deepEqual(generateInputSchema({ t: { type: 'array', uniqueItems: false } }).properties, { t: { type: 'array' } });
   });
@@ -119,8 +123,6 @@ describe('generateInputSchema: refuses an invalid spec with the path and a fix',
     ['a closed object without properties', { m: { type: 'object', additionalProperties: false } },
       'Invalid input spec at `m`: additionalProperties: false without properties would accept only {}; declare properties'],
     ['a default of the wrong type', { n: { type: 'integer', default: 'ten' } }, 'Invalid input spec at `n`: default must be of type integer, like the parameter (it is advertised, never applied)'],
-    ['uniqueItems on objects without maxItems', { xs: { type: 'array', uniqueItems: true, items: { type: 'object' } } },
-      'Invalid input spec at `xs`: uniqueItems on an array of objects, arrays or undeclared items needs maxItems (uniqueness is checked pairwise); add maxItems'],
     ['an empty parameter name', { '': { type: 'string' } }, 'Invalid input spec: a parameter name is empty; give every parameter a name'],
     ['an alias equal to another parameter', { prompt: { type: 'string', aliases: ['title'] }, title: { type: 'string' } },
       'Invalid input spec at `prompt`: alias "title" clashes with the parameter `title`; choose another alias'],

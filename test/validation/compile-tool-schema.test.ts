@@ -219,4 +219,27 @@ describe('compileToolSchema: refusals the walker cannot explain stay bounded', (
     assert.equal(messageOf(v.validate({ a: true, b: false })),
       'Invalid value for `a`: expected to match one of the allowed schemas; Invalid value for `b`: expected to match one of the allowed schemas');
   });
+  it('checks raw uniqueItems without maxItems in linear time, on the subset compiler\'s path and on ajv\'s', async function () {
+    this.timeout(30_000);
+    const messages = await runBounded(`
+      const { compileToolSchema } = require('./src/validation');
+      const distinct = Array.from({ length: ${(1 << 20) / 24} }, (_, i) => ({ n: i, s: 'abcdef' }));
+      const out = [];
+      for (const tags of [{ type: 'array', uniqueItems: true }, { type: 'array', uniqueItems: true, items: { anyOf: [{ type: 'object' }, { type: 'string' }] } }]) {
+        const compiled = compileToolSchema({ type: 'object', properties: { tags }, additionalProperties: false });
+        out.push(compiled.validator.validate({ tags: distinct }).valid);
+        // The equal pair first: ajv's pairwise loop, running from the end, compared every other pair before it.
+        out.push(compiled.validator.validate({ tags: [{ s: 'abcdef', n: 0 }, ...distinct] }).message);
+      }
+      return out;`) as (string | boolean)[];
+    assert.deepEqual(messages, [true, 'Invalid value for `tags`: expected unique items', true, 'Invalid value for `tags`: expected unique items']);
+  });
+  it('finds two equal strings "__proto__" duplicates, as JSON Schema says (ajv\'s own keyword did not)', () => {
+    for (const items of [{ type: 'string' }, { anyOf: [{ type: 'string' }] }]) {
+      const v = raw(obj({ tags: { type: 'array', uniqueItems: true, items } }));
+      assert.equal(messageOf(v.validate({ tags: ['__proto__', '__proto__'] })), 'Invalid value for `tags`: expected unique items');
+      assert.deepEqual(v.validate({ tags: ['__proto__', 'constructor'] }), { valid: true });
+    }
+  });
 });
+
