@@ -7,6 +7,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { strictFormats } from './formats';
+import { ajvRegExp } from './linear-regexp';
 import { markSafeIntegers, safeIntegerKeyword } from './safe-integer';
 import { uniqueItemsKeyword } from './unique-items';
 
@@ -50,7 +51,9 @@ function createAjv(role: AjvRole): Ajv2020 {
     // `required` and `properties` must not see inherited keys such as `toString` or `constructor`.
     ownProperties: true,
     logger,
-    code: { optimize: role.optimize },
+    // `pattern` and `patternProperties` run on the linear-time engine (linear-regexp.ts); a pattern it cannot run
+    // fails the compile, so the tool fails closed.
+    code: { optimize: role.optimize, regExp: ajvRegExp },
   });
   addFormats(ajv);
   ajv.addKeyword(safeIntegerKeyword);

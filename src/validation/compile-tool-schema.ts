@@ -2,9 +2,11 @@ import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import { allErrorsCompiler, checkSchema, fastCompiler } from './ajv-instances';
 import { mapAjvErrors } from './ajv-error-mapper';
 import { isJsonObject } from './json-object';
+import { patternProblem } from './linear-regexp';
 import { messages } from './messages';
 import { collectViolations } from './schema-walker';
 import { compileSubset } from './subset-compiler';
+import { findInSubschemas } from './subschemas';
 import { CompileResult, ToolValidator, ValidationResult, Violation } from './violation';
 import { joinMessages, schemaMismatch } from './violation-messages';
 
@@ -142,6 +144,30 @@ function rootAdmitsObjects(schema: Record<string, unknown>): boolean {
   return t === 'object' || (Array.isArray(t) && t.includes('object'));
 }
 
+/**
+ * The refusal for the first `pattern` or `patternProperties` key the linear-time engine cannot run, naming where it
+ * is and the construct; `undefined` when every pattern can run. (ajv would refuse it too, without saying where.)
+ */
+function findPatternProblem(schema: AnySchemaObject): string | undefined {
+  const problemOf = (source: string, at: string): string | undefined => {
+    const problem = patternProblem(source);
+    return problem === undefined ? undefined : `input schema: pattern ${JSON.stringify(source)} at ${at} ${problem}`;
+  };
+  return findInSubschemas(schema, (s, at) => {
+    if (typeof s.pattern === 'string') {
+      const found = problemOf(s.pattern, `${at}/pattern`);
+      if (found !== undefined) return found;
+    }
+    if (isJsonObject(s.patternProperties)) {
+      for (const source of Object.keys(s.patternProperties)) {
+        const found = problemOf(source, `${at}/patternProperties`);
+        if (found !== undefined) return found;
+      }
+    }
+    return undefined;
+  });
+}
+
 /** @param own a private copy of the schema, which ajv and the walker may keep (neither changes it) */
 function compileUncached(own: AnySchemaObject): CompiledSchema | string {
   if (!rootAdmitsObjects(own)) return 'input schema: the root must accept objects (use "type": "object")';
@@ -151,6 +177,8 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
   }
   try {
     checkSchema(own);
+    const patternProblem = findPatternProblem(own);
+    if (patternProblem !== undefined) return patternProblem;
     // ajv's code generation costs about 1 ms per schema; the subset compiler covers generated schemas far cheaper.
     const subset = compileSubset(own);
     const schemaNodes = countNodes(own);

@@ -6,6 +6,7 @@
  */
 import type { KeywordDefinition } from 'ajv';
 import { isJsonObject } from './json-object';
+import { SCHEMA_ARRAYS, SCHEMA_MAPS, SCHEMA_VALUED } from './subschemas';
 
 /** The private keyword; never part of an advertised schema, only of the copy ajv compiles. */
 export const SAFE_INTEGER_KEYWORD = 'x-cdktf-mcp-gateway-safe-integer';
@@ -29,12 +30,6 @@ export const safeIntegerKeyword: KeywordDefinition = {
   errors: false,
   validate: (on: boolean, data: number) => !on || !isUnsafeInteger(data),
 };
-
-// Keywords whose value is a schema, an array of schemas, or a map of schemas (JSON Schema 2020-12 applicators).
-const SCHEMA_VALUED = ['additionalProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames',
-  'unevaluatedItems', 'unevaluatedProperties', 'additionalItems'];
-const SCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const SCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
 
 /**
  * A copy of `schema` (JSON) with {@link SAFE_INTEGER_KEYWORD} on every subschema reached through an applicator

@@ -10,6 +10,7 @@
  */
 import { formatAccepts } from './ajv-instances';
 import { hasOwn } from './json-object';
+import { compileLinearPattern, LinearRegExp } from './linear-regexp';
 import { indexPath, keyPath } from './path';
 import { isUnsafeInteger, typeIsInteger } from './safe-integer';
 import { hasDuplicates } from './unique-items';
@@ -70,14 +71,14 @@ function codePointLength(s: string): number {
   return n;
 }
 
-const regexCache = new Map<string, RegExp | null>();
+const regexCache = new Map<string, LinearRegExp | null>();
 
-/** The pattern as ajv compiles it (unicode mode); `null` when it does not compile (ajv refused the schema then). */
-export function patternRegExp(source: string): RegExp | null {
+/** The pattern as ajv runs it (linear-time engine); `null` when it does not compile (ajv refused the schema then). */
+export function patternRegExp(source: string): LinearRegExp | null {
   let re = regexCache.get(source);
   if (re === undefined) {
     try {
-      re = new RegExp(source, 'u');
+      re = compileLinearPattern(source);
     } catch {
       re = null;
     }
@@ -204,7 +205,7 @@ function walkObject(schema: Schema, x: Schema, path: string, out: Violation[]): 
       if (present(key)) walk(properties[key], x[key], keyPath(path, key), out);
     }
   }
-  const patterns: [RegExp, unknown][] = [];
+  const patterns: [LinearRegExp, unknown][] = [];
   if (isSchemaObject(schema.patternProperties)) {
     for (const [source, sub] of Object.entries(schema.patternProperties)) {
       const re = patternRegExp(source);
