@@ -1,5 +1,6 @@
 import { hasOwn, isJsonObject } from '../validation/json-object';
 import { patternProblem } from '../validation/linear-regexp';
+import { isReservedName, reservedNameReason } from '../validation/reserved-names';
 import { keyPath } from '../validation/path';
 import { InputSpecError } from './input-spec-error';
 import { InputSpec, ParamSpec, ParamType, StringFormat } from './input-spec';
@@ -256,13 +257,15 @@ function checkTopLevelNames(input: InputSpec): void {
   for (const name of Object.keys(input)) owner.set(name, name);
   const backend = new Map<string, string>();
   for (const name of Object.keys(input)) {
+    const path = keyPath('', name);
+    if (isReservedName(name)) throw new InputSpecError(path, `the name ${reservedNameReason(name)}; choose another name`);
     const spec = input[name];
     if (!isJsonObject(spec)) continue; // reported with its path while generating
     const aliases: unknown = spec.aliases;
     if (Array.isArray(aliases)) {
       for (const alias of aliases) {
         if (typeof alias !== 'string') continue;
-        const path = keyPath('', name);
+        if (isReservedName(alias)) throw new InputSpecError(path, `alias ${reservedNameReason(alias)}; choose another alias`);
         if (alias === name) throw new InputSpecError(path, `alias "${alias}" is the parameter's own name; remove it`);
         const taken = owner.get(alias);
         if (taken !== undefined) {
@@ -272,10 +275,13 @@ function checkTopLevelNames(input: InputSpec): void {
         owner.set(alias, name);
       }
     }
+    if (typeof spec.forwardAs === 'string' && isReservedName(spec.forwardAs)) {
+      throw new InputSpecError(path, `forwardAs ${reservedNameReason(spec.forwardAs)}; choose another backend field name`);
+    }
     const field = typeof spec.forwardAs === 'string' ? spec.forwardAs : name;
     const other = backend.get(field);
     if (other !== undefined) {
-      throw new InputSpecError(keyPath('', name), `forwardAs sends it to the backend field "${field}", which \`${keyPath('', other)}\` also uses; choose distinct backend fields`);
+      throw new InputSpecError(path, `forwardAs sends it to the backend field "${field}", which \`${keyPath('', other)}\` also uses; choose distinct backend fields`);
     }
     backend.set(field, name);
   }

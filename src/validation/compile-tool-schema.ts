@@ -168,6 +168,24 @@ function findPatternProblem(schema: AnySchemaObject): string | undefined {
   });
 }
 
+/**
+ * The refusal for a `required` (or `dependentRequired`) list naming the empty property `""`: ajv does not check
+ * that name, so the verdict would depend on which compiler ran; refused instead, like other uncompilable schemas.
+ */
+function findEmptyRequiredName(schema: AnySchemaObject): string | undefined {
+  const refusal = (at: string): string => `input schema: ${at} lists the empty property name "", which ajv does not check; rename that property`;
+  return findInSubschemas(schema, (s, at) => {
+    if (Array.isArray(s.required) && s.required.includes('')) return refusal(`${at}/required`);
+    if (isJsonObject(s.dependentRequired)) {
+      for (const name of Object.keys(s.dependentRequired)) {
+        const list = s.dependentRequired[name];
+        if (Array.isArray(list) && list.includes('')) return refusal(`${at}/dependentRequired`);
+      }
+    }
+    return undefined;
+  });
+}
+
 /** @param own a private copy of the schema, which ajv and the walker may keep (neither changes it) */
 function compileUncached(own: AnySchemaObject): CompiledSchema | string {
   if (!rootAdmitsObjects(own)) return 'input schema: the root must accept objects (use "type": "object")';
@@ -177,8 +195,8 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
   }
   try {
     checkSchema(own);
-    const patternProblem = findPatternProblem(own);
-    if (patternProblem !== undefined) return patternProblem;
+    const problem = findPatternProblem(own) ?? findEmptyRequiredName(own);
+    if (problem !== undefined) return problem;
     // ajv's code generation costs about 1 ms per schema; the subset compiler covers generated schemas far cheaper.
     const subset = compileSubset(own);
     const schemaNodes = countNodes(own);

@@ -4,3 +4,4 @@ export { normalizeAliases } from './normalize-aliases';
 export type { NormalizeAliasesResult } from './normalize-aliases';
 export { messages } from './messages';
 export { isJsonObject } from './json-object';
+export { RESERVED_NAMES, isReservedName, reservedNameReason } from './reserved-names';

@@ -82,8 +82,20 @@ describe('generateInputSchema', () => {
     assert.deepEqual(generateInputSchema({ t: { type: 'array', uniqueItems: false } }).properties, { t: { type: 'array' } });
   });
 
-  it('refuses a parameter named __proto__, which no validator could check', () => {
-    refusedWith(JSON.parse('{"__proto__": {"type": "string"}}'), 'Invalid input spec at `__proto__`: the name "__proto__" is not supported; choose another name');
+  it('refuses __proto__, constructor and prototype as parameter names, aliases and forwardAs targets', () => {
+    const reason = (n: string) => `"${n}" is reserved (JavaScript objects inherit or use it: __proto__, constructor, prototype)`;
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      refusedWith(JSON.parse(`{"${name}": {"type": "string"}}`), `Invalid input spec at \`${name}\`: the name ${reason(name)}; choose another name`);
+      refusedWith({ prompt: { type: 'string', aliases: [name] } }, `Invalid input spec at \`prompt\`: alias ${reason(name)}; choose another alias`);
+      refusedWith({ prompt: { type: 'string', forwardAs: name } },
+        `Invalid input spec at \`prompt\`: forwardAs ${reason(name)}; choose another backend field name`);
+    }
+  });
+  it('refuses __proto__ as a nested property name too, and allows constructor and toString there', () => {
+    refusedWith({ o: { type: 'object', properties: JSON.parse('{"__proto__": {"type": "string"}}') } },
+      'Invalid input spec at `o.__proto__`: the name "__proto__" is not supported; choose another name');
+    const schema = generateInputSchema({ o: { type: 'object', properties: { constructor: { type: 'string', required: true }, toString: { type: 'integer' } } } });
+    assert.deepEqual(Object.keys((schema.properties as Record<string, { properties: object }>).o.properties), ['constructor', 'toString']);
   });
 });
 

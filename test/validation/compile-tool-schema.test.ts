@@ -27,6 +27,12 @@ describe('compileToolSchema: schemas that cannot compile fail closed', () => {
     ['another dialect', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' },
       'input schema: $schema "http://json-schema.org/draft-07/schema#" is not supported; use "https://json-schema.org/draft/2020-12/schema" or leave it out'],
     ['a root that cannot be an object', { type: 'array' }, 'input schema: the root must accept objects (use "type": "object")'],
+    // ajv does not check a required empty name; the subset compiler did: refused rather than inconsistent.
+    ['a required empty name', { type: 'object', required: [''] }, 'input schema: #/required lists the empty property name "", which ajv does not check; rename that property'],
+    ['a nested required empty name', obj({ a: { anyOf: [{ required: ['x', ''] }] } }),
+      'input schema: #/properties/a/anyOf/0/required lists the empty property name "", which ajv does not check; rename that property'],
+    ['a dependentRequired empty name', { type: 'object', dependentRequired: { a: [''] } },
+      'input schema: #/dependentRequired lists the empty property name "", which ajv does not check; rename that property'],
   ];
   for (const [label, schema, error] of cases) {
     it(`returns { ok: false } for ${label}`, () => {

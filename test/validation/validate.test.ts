@@ -349,3 +349,25 @@ describe('validate: totality and bounded work', () => {
     assert.equal(Object.isFrozen(a), true);
   });
 });
+
+describe('validate: names are own properties only', () => {
+  const v = validatorFor({
+    toString: { type: 'string', required: true },
+    o: { type: 'object', properties: { constructor: { type: 'string', required: true }, valueOf: { type: 'integer' } } },
+    n: { type: 'integer', aliases: ['hasOwnProperty'] },
+  });
+  it('never takes an inherited toString, constructor or valueOf for a missing field', () => {
+    const r = refusal(v.validate({ o: {} }));
+    assert.deepEqual(r.violations.map((x) => x.message), ['Missing required parameter: `toString`', 'Missing required parameter: `o.constructor`']);
+    assert.deepEqual(v.validate({ toString: 'x', o: { constructor: 'y' } }), { valid: true });
+  });
+  it('treats __proto__, constructor and prototype sent by the caller as ordinary unknown keys', () => {
+    const args = JSON.parse('{"toString": "x", "o": {"constructor": "y", "__proto__": {"valueOf": "z"}}, "__proto__": {"n": 1}, "prototype": 1, "constructor": 2}') as Record<string, unknown>;
+    assert.deepEqual(refusal(v.validate(args)).violations.map((x) => x.message),
+      ['Unknown parameter: `o.__proto__`', 'Unknown parameter: `__proto__`', 'Unknown parameter: `prototype`', 'Unknown parameter: `constructor`']);
+  });
+  it('checks a declared name that Object.prototype also has by its own value', () => {
+    assert.equal(refusal(v.validate({ toString: 'x', o: { constructor: 1 } })).message, 'Invalid type for `o.constructor`: expected string');
+    assert.equal(refusal(v.validate({ toString: 'x', o: { constructor: 'y', valueOf: 'z' } })).message, 'Invalid type for `o.valueOf`: expected integer');
+  });
+});
