@@ -7,6 +7,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { strictFormats } from './formats';
+import { constKeyword, enumKeyword } from './json-equal';
 import { ajvRegExp } from './linear-regexp';
 import { markSafeIntegers, safeIntegerKeyword } from './safe-integer';
 import { uniqueItemsKeyword } from './unique-items';
@@ -60,6 +61,11 @@ function createAjv(role: AjvRole): Ajv2020 {
   // ajv's own compares elements pairwise: quadratic on a long array. This one hashes (see unique-items.ts).
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword(uniqueItemsKeyword);
+  // ajv's deep equality calls `valueOf`/`toString` found on the data, and throws when they are not functions.
+  for (const keyword of [enumKeyword, constKeyword]) {
+    ajv.removeKeyword(keyword.keyword as string);
+    ajv.addKeyword(keyword);
+  }
   for (const [name, validate] of Object.entries(strictFormats)) ajv.addFormat(name, { type: 'string', validate });
   return ajv;
 }

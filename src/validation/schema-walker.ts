@@ -9,6 +9,7 @@
  * schemas); anything else (`anyOf`, `$ref`, …) is left to the ajv error mapper.
  */
 import { formatAccepts } from './ajv-instances';
+import { jsonEqual } from './json-equal';
 import { hasOwn } from './json-object';
 import { compileLinearPattern, LinearRegExp } from './linear-regexp';
 import { indexPath, keyPath } from './path';
@@ -86,24 +87,6 @@ export function patternRegExp(source: string): LinearRegExp | null {
     regexCache.set(source, re);
   }
   return re;
-}
-
-/** JSON equality as JSON Schema defines it (`1` equals `1.0`, key order does not matter). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!hasOwn(b, k) || !jsonEqual((a as Schema)[k], (b as Schema)[k])) return false;
-  }
-  return true;
 }
 
 /**

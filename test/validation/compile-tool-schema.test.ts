@@ -249,3 +249,17 @@ describe('compileToolSchema: refusals the walker cannot explain stay bounded', (
   });
 });
 
+
+describe('compileToolSchema: enum and const on hostile keys (ajv path)', () => {
+  // Regression (found by the fuzzer): ajv's deep equality calls a `valueOf` or `toString` found on the data, so
+  // `{"valueOf": null}` threw inside ajv and the call was refused as "could not be validated".
+  const v = raw(obj({ e: { enum: [{ a: 1 }, [1, 2], 'x'] }, c: { const: { k: [1, { z: 2 }] } }, n: { anyOf: [{ const: { a: 1 } }, { type: 'string' }] } }));
+  it('refuses objects with valueOf, toString or __proto__ keys by their value', () => {
+    assert.equal(messageOf(v.validate(JSON.parse('{"c": {"valueOf": null}}'))), 'Invalid value for `c`: expected exactly {"k":[1,{"z":2}]}');
+    assert.equal(messageOf(v.validate(JSON.parse('{"e": {"toString": 1}}'))), 'Invalid value for `e`: expected one of {"a":1}, [1,2], "x"');
+    assert.equal(messageOf(v.validate(JSON.parse('{"n": {"__proto__": {"a": 1}}}'))), 'Invalid value for `n`: expected to match one of the allowed schemas');
+  });
+  it('accepts equal values whatever their key order', () => {
+    assert.deepEqual(v.validate(JSON.parse('{"e": {"a": 1.0}, "c": {"k": [1, {"z": 2}]}, "n": {"a": 1}}')), { valid: true });
+  });
+});
