@@ -94,7 +94,7 @@ describe('generateInputSchema', () => {
   it('refuses __proto__ as a nested property name too, and allows constructor and toString there', () => {
     refusedWith({ o: { type: 'object', properties: JSON.parse('{"__proto__": {"type": "string"}}') } },
       'Invalid input spec at `o.__proto__`: the name "__proto__" is not supported; choose another name');
-    const schema = generateInputSchema({ o: { type: 'object', properties: { constructor: { type: 'string', required: true }, toString: { type: 'integer' } } } });
+    const schema = generateInputSchema({ o: { type: 'object', properties: { constructor: { type: 'string' as const, required: true }, toString: { type: 'integer' as const } } } });
     assert.deepEqual(Object.keys((schema.properties as Record<string, { properties: object }>).o.properties), ['constructor', 'toString']);
   });
 });

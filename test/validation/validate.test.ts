@@ -352,8 +352,8 @@ describe('validate: totality and bounded work', () => {
 
 describe('validate: names are own properties only', () => {
   const v = validatorFor({
-    toString: { type: 'string', required: true },
-    o: { type: 'object', properties: { constructor: { type: 'string', required: true }, valueOf: { type: 'integer' } } },
+    toString: { type: 'string' as const, required: true },
+    o: { type: 'object', properties: { constructor: { type: 'string' as const, required: true }, valueOf: { type: 'integer' as const } } },
     n: { type: 'integer', aliases: ['hasOwnProperty'] },
   });
   it('never takes an inherited toString, constructor or valueOf for a missing field', () => {
