@@ -1,12 +1,14 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and prints their tables.
- * Each suite prints its own table; run one with `node dist/bench/run.js validation|gateway`.
+ * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway`.
  */
 import { runValidationBench } from './validation';
 import { runGatewayBench } from './gateway';
+import { runWorstCaseBench } from './worst-case';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
+  'worst-case': runWorstCaseBench,
   gateway: runGatewayBench,
 };
 

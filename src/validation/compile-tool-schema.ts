@@ -85,7 +85,9 @@ class CompiledToolValidator implements ToolValidator {
       if (!isJsonObject(data)) return NOT_AN_OBJECT;
       // The hot path: one call of the compiled function; everything below runs only for a refusal.
       if (this.fast(data)) return VALID;
-      return refusal(this.explain(data));
+      // When the verdict was ajv's, its error is already known: no second run needed if the walker cannot explain.
+      const first = this.fast === this.compiled.ajv ? this.compiled.ajv.errors : undefined;
+      return refusal(this.explain(data, first));
     } catch {
       return CANNOT_VALIDATE;
     }
@@ -98,22 +100,27 @@ class CompiledToolValidator implements ToolValidator {
     return compiled.ajv;
   }
 
-  private explain(data: Record<string, unknown>): readonly Violation[] {
+  /** @param first ajv's errors from the verdict's run, when the verdict was ajv's (it stops at the first error) */
+  private explain(data: Record<string, unknown>, first: ValidateFunction['errors']): readonly Violation[] {
     const walked = collectViolations(this.schema, data);
     if (walked.length > 0) return walked;
     // The schema uses keywords the walker does not follow: ask ajv for its errors, then map them. ajv's all-errors
     // mode reports every error before any cap applies (about schema size × data size of them: seconds of work on a
     // hostile 1 MiB payload), so beyond a budget only the first error, which the verdict's own run finds, is reported.
     const compiled = this.compiled;
-    let fn: ValidateFunction;
+    let errors: ValidateFunction['errors'];
     if (withinBudget(data, ALL_ERRORS_BUDGET / compiled.schemaNodes)) {
       compiled.allErrors ??= allErrorsCompiler.compile(compiled.schema);
-      fn = compiled.allErrors;
+      compiled.allErrors(data);
+      errors = compiled.allErrors.errors;
+    } else if (first !== undefined) {
+      errors = first;
     } else {
-      fn = this.ajvFunction();
+      const fn = this.ajvFunction();
+      fn(data);
+      errors = fn.errors;
     }
-    fn(data);
-    const mapped = mapAjvErrors(fn.errors, data);
+    const mapped = mapAjvErrors(errors, data);
     return mapped.length > 0 ? mapped : [schemaMismatch('')];
   }
 }

@@ -4,7 +4,7 @@
  * each property's own violation before those inside it), then its unknown properties (input order).
  *
  * Runs only after ajv has rejected the arguments, so it never decides validity; it stops as soon as it holds
- * {@link MAX_VIOLATIONS}, which bounds the work on adversarial payloads. It understands the keywords a generated
+ * {@link MAX_VIOLATIONS} or has taken {@link MAX_WALK_STEPS} steps, which bounds the work on adversarial payloads. It understands the keywords a generated
  * schema uses plus their close relatives (`const`, type lists, `patternProperties`, `prefixItems`, `allOf`, boolean
  * schemas); anything else (`anyOf`, `$ref`, …) is left to the ajv error mapper.
  */
@@ -23,9 +23,20 @@ export const MAX_VIOLATIONS = 20;
 
 type Schema = Record<string, unknown>;
 
-/** Collects up to {@link MAX_VIOLATIONS} violations of `value` against `schema`. */
-export function collectViolations(schema: unknown, value: unknown): Violation[] {
+/**
+ * The most schema-beside-value steps one explanation takes. A refusal whose violations are few and far apart, or
+ * hidden under keywords the walker does not follow (`anyOf`, `not`, …), could otherwise make it visit every value
+ * of a 1 MiB payload once per subschema; past the budget the caller explains with ajv's first error instead.
+ */
+export const MAX_WALK_STEPS = 100_000;
+
+// Steps left in the current walk (the walk is synchronous: one at a time).
+let stepsLeft = 0;
+
+/** Collects up to {@link MAX_VIOLATIONS} violations of `value` against `schema`, in at most `maxSteps` steps. */
+export function collectViolations(schema: unknown, value: unknown, maxSteps = MAX_WALK_STEPS): Violation[] {
   const out: Violation[] = [];
+  stepsLeft = maxSteps;
   walk(schema, value, '', out);
   return out;
 }
@@ -101,7 +112,7 @@ function hasDuplicateItems(items: readonly unknown[], itemSchema: unknown): bool
 }
 
 function full(out: Violation[]): boolean {
-  return out.length >= MAX_VIOLATIONS;
+  return out.length >= MAX_VIOLATIONS || stepsLeft <= 0;
 }
 
 function push(out: Violation[], violation: Violation): void {
@@ -109,6 +120,7 @@ function push(out: Violation[], violation: Violation): void {
 }
 
 function walk(schema: unknown, x: unknown, path: string, out: Violation[]): void {
+  stepsLeft--;
   if (full(out) || schema === true) return;
   if (schema === false) {
     push(out, v.noValue(path));

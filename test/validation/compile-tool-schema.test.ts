@@ -263,3 +263,12 @@ describe('compileToolSchema: enum and const on hostile keys (ajv path)', () => {
     assert.deepEqual(v.validate(JSON.parse('{"e": {"a": 1.0}, "c": {"k": [1, {"z": 2}]}, "n": {"a": 1}}')), { valid: true });
   });
 });
+
+describe('compileToolSchema: the walker\'s step budget', () => {
+  it('leaves a violation far beyond the budget to ajv\'s first error, still naming it', () => {
+    const v = raw(obj({ v: { type: 'array', items: { not: { type: 'string' } } } }));
+    const items: unknown[] = Array.from({ length: 300_000 }, () => 1);
+    items.push('x');
+    assert.equal(messageOf(v.validate({ v: items })), 'Invalid value for `v[300000]`: expected not to match the disallowed schema');
+  });
+});
