@@ -35,12 +35,15 @@ function withinBudget(data: unknown, limit: number): boolean {
     if (++count > limit) return false;
     const x = stack.pop();
     if (typeof x !== 'object' || x === null) continue;
+    // Checked before pushing: a 500,000-element array must not be copied to find it is over the limit.
     if (Array.isArray(x)) {
+      if (count + stack.length + x.length > limit) return false;
       for (const item of x) stack.push(item);
     } else {
-      for (const key of Object.keys(x)) stack.push((x as Record<string, unknown>)[key]);
+      const keys = Object.keys(x);
+      if (count + stack.length + keys.length > limit) return false;
+      for (const key of keys) stack.push((x as Record<string, unknown>)[key]);
     }
-    if (stack.length > limit) return false;
   }
   return true;
 }
