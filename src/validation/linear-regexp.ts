@@ -227,10 +227,19 @@ function characterClass(source: string, start: number): [string, number] {
 }
 
 class Re2Pattern implements LinearRegExp {
+  // The last input and its verdict: a refusal runs the pattern twice on the same string (the verdict, then the
+  // walker's explanation), and a long input costs RE2 tens of nanoseconds per character.
+  private lastInput: string | undefined;
+  private lastResult = false;
+
   constructor(public readonly source: string, private readonly re: RE2JS) {}
 
   public test(input: string): boolean {
-    return this.re.test(input);
+    if (input !== this.lastInput) {
+      this.lastResult = this.re.test(input);
+      this.lastInput = input;
+    }
+    return this.lastResult;
   }
 
   public toString(): string {
