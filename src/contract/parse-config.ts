@@ -2,7 +2,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import type { GatewayConfig, ToolConfig } from './gateway-config';
 import { GATEWAY_CONFIG_SCHEMA } from './config-schema';
 import { ConfigError } from './config-error';
-import { isReservedName, reservedNameReason } from './rules';
+import { isReservedName, reservedNameReason } from '../validation/reserved-names';
 import { fixedQueryClash, hasPlaceholderBeforePath, isHttpUrl } from './url-template';
 
 // The config schema is this package's own and fixed, so it is checked against the JSON Schema meta-schema by a
