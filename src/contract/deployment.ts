@@ -17,3 +17,9 @@ export const AUDIT_LOG_DIR = '/var/log/cdktf-mcp-gateway';
 
 /** The image's health probe (`image/healthcheck.js`): it follows the port the gateway was started with. */
 export const GATEWAY_HEALTHCHECK_SCRIPT = '/app/healthcheck.js';
+
+/** Where the gateway reads secrets (Docker secrets are mounted here), before the environment variable. */
+export const SECRETS_DIR = '/run/secrets';
+
+/** Overrides {@link SECRETS_DIR} for the gateway process (tests, hosts without Docker). */
+export const SECRETS_DIR_ENV = 'CDKTF_MCP_GATEWAY_SECRETS_DIR';

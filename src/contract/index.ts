@@ -1,6 +1,7 @@
 export * from './gateway-config';
 export * from './config-schema';
 export * from './rules';
+export * from './backend-rules';
 export * from './defaults';
 export * from './deployment';
 export * from './config-error';

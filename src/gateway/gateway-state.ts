@@ -12,6 +12,7 @@ import { createAuthenticator, type Authenticator } from './auth/bearer-tokens';
 import type { Logger } from './logger';
 import { createOriginGuard, type OriginGuard } from './http/origin-guard';
 import { buildToolSet, type ToolSet } from './tools/tool-set';
+import { readSecrets } from './upstream/secrets';
 
 /**
  * Everything a request needs from the config, derived once. A reload builds a new state (compiling every schema)
@@ -31,13 +32,17 @@ export interface GatewayState {
   readonly sessionTtlMs: number;
 }
 
-/** Derives the state of a (parsed, valid) config for a server listening on `listenHost`. */
+/**
+ * Derives the state of a (parsed, valid) config for a server listening on `listenHost`; reads the secrets it
+ * refers to (once per load).
+ * @throws ConfigError for a secret that is missing or a backend CA bundle that cannot be read
+ */
 export function buildGatewayState(config: GatewayConfig, listenHost: string, log: Logger): GatewayState {
   const g = config.gateway;
   return {
     config,
     name: g.name,
-    toolSet: buildToolSet(config.tools, log),
+    toolSet: buildToolSet(config.tools, log, readSecrets(config)),
     auth: createAuthenticator(g.auth),
     guard: createOriginGuard({ listenHost, allowedHosts: g.allowed_hosts, allowedOrigins: g.allowed_origins }),
     validateInput: g.validate_input ?? DEFAULT_VALIDATE_INPUT,
