@@ -3,6 +3,7 @@
  * `forwardIdentity`): one home for the config check (`parse-config.ts`), the constructs and the manifest, and the
  * runtime that reads secret values at start.
  */
+import { X509Certificate } from 'node:crypto';
 
 /** A header name as HTTP defines it (RFC 9110 `token`). */
 export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$";
@@ -71,4 +72,21 @@ export function secretNameProblem(name: string): string | undefined {
     return "is reserved: the gateway's own process reads this environment variable; choose another name";
   }
   return undefined;
+}
+
+/**
+ * The certificates of a PEM CA bundle, or why it cannot be one. The reason never quotes the text (it may come
+ * from a secret).
+ */
+export function parsePemBundle(text: string): { readonly certificates: string[] } | { readonly problem: string } {
+  const certificates = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (certificates.length === 0) return { problem: 'holds no PEM certificate (-----BEGIN CERTIFICATE-----)' };
+  for (const [n, certificate] of certificates.entries()) {
+    try {
+      new X509Certificate(certificate);
+    } catch {
+      return { problem: `certificate ${n + 1} of the bundle does not parse` };
+    }
+  }
+  return { certificates };
 }

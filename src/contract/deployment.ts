@@ -23,3 +23,6 @@ export const SECRETS_DIR = '/run/secrets';
 
 /** Overrides {@link SECRETS_DIR} for the gateway process (tests, hosts without Docker). */
 export const SECRETS_DIR_ENV = 'CDKTF_MCP_GATEWAY_SECRETS_DIR';
+
+/** Where a gateway container finds the CA bundles its services name (`endpoint.tls.caFile`), uploaded by synthesis. */
+export const GATEWAY_CA_DIR = '/etc/cdktf-mcp-gateway/ca';

@@ -1,13 +1,10 @@
-import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
-import { ConfigError, type ToolConfig } from '../../contract';
+import { ConfigError, parsePemBundle, type ToolConfig } from '../../contract';
 import type { SecretValues } from './secrets';
 
 /** The largest CA bundle read. */
 const MAX_CA_BYTES = 1_048_576;
-
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /**
  * The CA bundle (PEM text) a tool's `https://` backend must chain to, read once per config load from
@@ -30,16 +27,9 @@ export function readCaBundle(backend: ToolConfig['backend'], secrets: SecretValu
     if (value === undefined) throw new ConfigError(`${field}: secret ${tls.ca_secret} was not read`);
     pem = value;
   }
-  const certificates = pem.match(PEM_CERTIFICATE) ?? [];
-  if (certificates.length === 0) throw new ConfigError(`${field}: holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
-  certificates.forEach((certificate, n) => {
-    try {
-      new X509Certificate(certificate);
-    } catch {
-      throw new ConfigError(`${field}: certificate ${n + 1} of the bundle does not parse`);
-    }
-  });
-  return certificates.join('\n');
+  const bundle = parsePemBundle(pem);
+  if ('problem' in bundle) throw new ConfigError(`${field}: ${bundle.problem}`);
+  return bundle.certificates.join('\n');
 }
 
 function readCaFile(file: string, field: string): string {

@@ -40,7 +40,7 @@ describe('backend headers, identity and secret canaries (in-process gateway)', (
   });
 
   after(async () => {
-    delete process.env[SECRET];
+    Reflect.deleteProperty(process.env, SECRET);
     await gw?.close();
     await backend?.close();
   });

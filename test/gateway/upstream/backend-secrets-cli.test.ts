@@ -33,7 +33,7 @@ describe('serve with backend secrets (built CLI)', function () {
   });
 
   after(async () => {
-    delete process.env[SECRET];
+    Reflect.deleteProperty(process.env, SECRET);
     delete process.env.CDKTF_MCP_GATEWAY_SECRETS_DIR;
     await killAllGatewayProcesses();
     await backend?.close();
@@ -41,7 +41,7 @@ describe('serve with backend secrets (built CLI)', function () {
   });
 
   it('refuses to start without the secret: exit 1, one line naming the field and the secret', async () => {
-    delete process.env[SECRET];
+    Reflect.deleteProperty(process.env, SECRET);
     process.env.CDKTF_MCP_GATEWAY_SECRETS_DIR = secretsDir;
     const { configPath } = writeTempConfig(botConfig([crmTool(`${backend.url}/crm`)]));
     const result = await runCli(['serve', '--config', configPath, '--port', '0']);

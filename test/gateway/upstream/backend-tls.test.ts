@@ -69,7 +69,7 @@ describe('HTTPS backends with a custom CA', function () {
   });
 
   after(async () => {
-    delete process.env[SECRET];
+    Reflect.deleteProperty(process.env, SECRET);
     await gateway?.close();
     server?.closeAllConnections();
     await new Promise((resolve) => server?.close(resolve));
