@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AssetType, TerraformAsset } from 'cdktf';
+import { AssetType, TerraformAsset, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { Image } from '@cdktf/provider-docker/lib/image';
 import { dockerName, quote } from './docker-names';
@@ -47,22 +47,43 @@ export function checkBuild(build: ServiceContainerBuild, fail: (m: string) => ne
 }
 
 /**
- * A backend image built by the Docker provider from a build context (a `TerraformAsset`), rebuilt when the
- * context changes through a `triggers` entry on its hash, as the gateway image is.
- *
- * @param name a name for the image, e.g. the backend's host; the stack id is prefixed
+ * The backend images a stack builds, each a `docker_image` with a build block built by the Docker provider from a
+ * build context (a `TerraformAsset`), rebuilt when the context changes through a `triggers` entry on its hash, as
+ * the gateway image is. One per stack (id `McpBackendImages`), so that an image's resources do not depend on
+ * where in the construct tree its service is declared (TypeScript or a manifest synthesize the same).
  */
-export function buildBackendImage(scope: Construct, name: string, build: ServiceContainerBuild): Image {
-  const context = new TerraformAsset(scope, 'BuildContext', { path: build.context, type: AssetType.DIRECTORY });
-  const repository = dockerName(scope, name).toLowerCase().replace(/[^a-z0-9_.-]/g, '-');
-  return new Image(scope, 'Image', {
-    name: `${repository}:latest`,
-    buildAttribute: {
-      context: context.path,
-      dockerfile: build.dockerfile,
-      ...(build.args !== undefined && Object.keys(build.args).length > 0 ? { buildArgs: { ...build.args } } : {}),
-    },
-    triggers: { context_sha: context.assetHash },
-    keepLocally: true,
-  });
+export class BackendImages extends Construct {
+  /** The stack's backend images, created on first use. */
+  public static of(scope: Construct): BackendImages {
+    const stack = TerraformStack.of(scope);
+    const existing = stack.node.tryFindChild(BackendImages.ID);
+    return existing instanceof BackendImages ? existing : new BackendImages(stack, BackendImages.ID);
+  }
+
+  private static readonly ID = 'McpBackendImages';
+  private readonly images = new Map<string, Image>();
+
+  /**
+   * The image built from `build` under `name` (e.g. the backend's host; the stack id is prefixed).
+   * @param build checked by {@link checkBuild}
+   */
+  public imageFor(name: string, build: ServiceContainerBuild): Image {
+    const repository = dockerName(this, name).toLowerCase().replace(/[^a-z0-9_.-]/g, '-');
+    const existing = this.images.get(repository);
+    if (existing !== undefined) return existing;
+    const scope = new Construct(this, repository);
+    const context = new TerraformAsset(scope, 'Context', { path: build.context, type: AssetType.DIRECTORY });
+    const image = new Image(scope, 'Image', {
+      name: `${repository}:latest`,
+      buildAttribute: {
+        context: context.path,
+        dockerfile: build.dockerfile,
+        ...(build.args !== undefined && Object.keys(build.args).length > 0 ? { buildArgs: { ...build.args } } : {}),
+      },
+      triggers: { context_sha: context.assetHash },
+      keepLocally: true,
+    });
+    this.images.set(repository, image);
+    return image;
+  }
 }

@@ -23,7 +23,7 @@ import { dockerName, quote } from './docker-names';
 import { GatewayNetwork } from './gateway-network';
 import { Secret } from './secret';
 import { checkHeaders, checkTls, GatewayUpload, ServiceTls } from './service-endpoint';
-import { buildBackendImage, checkBuild, ServiceContainerBuild } from './service-image';
+import { BackendImages, checkBuild, ServiceContainerBuild } from './service-image';
 
 /** The label that marks a service's backend container. */
 export const SERVICE_LABEL = 'cdktf-mcp-gateway.service';
@@ -254,7 +254,7 @@ export class Service extends Construct {
   private createContainer(container: ServiceContainer, host: string): Container {
     const image =
       container.build !== undefined
-        ? buildBackendImage(this, host, container.build)
+        ? BackendImages.of(this).imageFor(host, container.build)
         : new Image(this, 'Image', { name: container.image!, keepLocally: true });
     return new Container(this, 'Resource', {
       name: dockerName(this, this.name),
