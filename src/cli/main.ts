@@ -3,9 +3,12 @@
  * The `cdktf-mcp-gateway` command: dispatches to a subcommand module, each exporting
  * `run(argv: string[]): Promise<number>` (the process exit code).
  */
+import { PACKAGE_VERSION } from '../package-info';
+
 const USAGE = `Usage:
   cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch]
-  cdktf-mcp-gateway dev [DIR] [options]   (see: cdktf-mcp-gateway dev --help)`;
+  cdktf-mcp-gateway dev [DIR] [options]   (see: cdktf-mcp-gateway dev --help)
+  cdktf-mcp-gateway --version             (or -v)`;
 
 interface Command {
   run(argv: string[]): Promise<number>;
@@ -25,6 +28,10 @@ async function main(argv: string[]): Promise<number> {
       return loadCommand('./serve-command').run(rest);
     case 'dev':
       return loadCommand('./dev-command').run(rest);
+    case '-v':
+    case '--version':
+      process.stdout.write(`${PACKAGE_VERSION}\n`);
+      return 0;
     case undefined:
     case '-h':
     case '--help':
