@@ -2,6 +2,7 @@ import { isMap, isScalar, isSeq, LineCounter, Node, parseDocument, Scalar, YAMLM
 import {
   BACKEND_METHODS,
   BackendMethod,
+  explainYamlErrors,
   normalizeTokenSha256,
   VALIDATION_CHANNELS,
   ValidationErrorsChannel,
@@ -59,9 +60,10 @@ class Reader {
 
   public read(): ManifestDocument {
     const doc = parseDocument(this.text, { lineCounter: this.lines, uniqueKeys: true, prettyErrors: true });
-    for (const error of doc.errors) {
-      const pos = error.linePos?.[0] ?? { line: 1, col: 1 };
-      this.push(pos.line, pos.col, `${error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`);
+    if (doc.errors.length > 0) {
+      // the first syntax error only: the ones after it are usually its echoes
+      const problem = explainYamlErrors(doc.errors, this.text, this.lines);
+      this.push(problem.line, problem.column, problem.message);
     }
     this.throwIfErrors();
 

@@ -9,3 +9,4 @@ export * from './parse-config';
 export * from './load-config';
 export * from './url-template';
 export * from './uploaded-config';
+export * from './yaml-errors';
