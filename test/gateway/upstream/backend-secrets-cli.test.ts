@@ -70,7 +70,11 @@ describe('serve with backend secrets (built CLI)', function () {
     const status = await gw.stop();
     assert.equal(status.code, 0);
     const printed = gw.stdout() + gw.stderr();
-    assert.match(printed, /"msg":"shutting down"/);
+    // the shutdown lines name the gateway (a host may run several)
+    const lines = gw.logLines() as { msg?: string; gateway?: string }[];
+    for (const msg of ['shutting down', 'stopped']) {
+      assert.equal(lines.find((l) => l.msg === msg)?.gateway, 'test', `${msg}: ${printed}`);
+    }
     assert.ok(!printed.includes(CANARY), 'serve logs');
     assert.ok(!readFileSync(gw.auditLogPath, 'utf8').includes(CANARY), 'audit log');
     assert.ok(!broken.text.includes(CANARY), 'the error of a failing backend call');
