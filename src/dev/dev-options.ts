@@ -104,8 +104,17 @@ function readFlags(argv: readonly string[]) {
       throw new DevUsageError(`${arg}: missing value`);
     }
   });
+  // `--port-offset -18080`: parseArgs takes a value starting with `-` for a flag ("ambiguous"); join it
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const flag = FLAGS[argv[i].slice(2) as keyof typeof FLAGS] as { type: string } | undefined;
+    if (argv[i].startsWith('--') && flag?.type === 'string' && /^-\d+$/.test(argv[i + 1] ?? '')) {
+      args.push(`${argv[i]}=${argv[i + 1]}`);
+      i++;
+    } else args.push(argv[i]);
+  }
   try {
-    return parseArgs({ args: [...argv], options: FLAGS, allowPositionals: true, strict: true });
+    return parseArgs({ args, options: FLAGS, allowPositionals: true, strict: true });
   } catch (err) {
     const unknown = /Unknown option '([^']+)'/.exec((err as Error).message);
     throw new DevUsageError(unknown ? `unknown option '${unknown[1]}'` : (err as Error).message.split('\n')[0]);
