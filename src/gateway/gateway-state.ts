@@ -17,6 +17,7 @@ import { discoverResult, toolsListResult, type ServerInfo } from './mcp/modern-r
 import type { Logger } from './logger';
 import { createOriginGuard, type OriginGuard } from './http/origin-guard';
 import { buildToolSet, type ToolSet } from './tools/tool-set';
+import { readSecrets } from './upstream/secrets';
 
 /**
  * Everything a request needs from the config, derived once. A reload builds a new state (compiling every schema)
@@ -53,10 +54,14 @@ export interface ModernAnswers {
   readonly toolsListJson: string;
 }
 
-/** Derives the state of a (parsed, valid) config for a server listening on `listenHost`. */
+/**
+ * Derives the state of a (parsed, valid) config for a server listening on `listenHost`; reads the secrets it
+ * refers to (once per load).
+ * @throws ConfigError for a secret that is missing or a backend CA bundle that cannot be read
+ */
 export function buildGatewayState(config: GatewayConfig, listenHost: string, log: Logger): GatewayState {
   const g = config.gateway;
-  const toolSet = buildToolSet(config.tools, log);
+  const toolSet = buildToolSet(config.tools, log, readSecrets(config));
   return {
     config,
     name: g.name,

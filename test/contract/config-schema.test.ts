@@ -57,7 +57,7 @@ describe('the config type and the config schema', () => {
       },
       tools: [{
         name: 't', description: '', input_schema: {}, aliases: {}, forward_as: {},
-        backend: { url: 'http://x', method: 'GET', timeout_ms: 1 },
+        backend: { url: 'https://x', method: 'GET', timeout_ms: 1, headers: {}, tls: { ca_file: 'ca.pem' }, forward_identity: true },
       }],
     };
     assert.deepEqual(keys(S), Object.keys(sample).sort());

@@ -119,7 +119,7 @@ async function forward(call: Call, tool: Tool, args: Record<string, unknown>): P
   ctx.concurrency.active++;
   let outcome: ServiceOutcome;
   try {
-    outcome = await ctx.services.call(tool.plan, args);
+    outcome = await ctx.services.call(tool.plan, args, call.caller);
   } finally {
     ctx.concurrency.active--;
   }

@@ -1,6 +1,7 @@
 import type { ToolConfig } from '../../contract/gateway-config';
 import { compileToolSchema, type ToolValidator } from '../../validation';
 import { planServiceCall, type ServicePlan } from '../upstream/request-plan';
+import type { SecretValues } from '../upstream/secrets';
 import type { Logger } from '../logger';
 
 /** One tool, ready to call: its validator, alias map and service plan are prepared once per config. */
@@ -23,10 +24,14 @@ export interface ToolSet {
   readonly listResultJson: string;
 }
 
-/** Compiles every tool of a config. A schema that does not compile makes its tool unavailable and is logged. */
-export function buildToolSet(tools: readonly ToolConfig[], log: Logger): ToolSet {
+/**
+ * Compiles every tool of a config. A schema that does not compile makes its tool unavailable and is logged.
+ * @param secrets the values of the secrets the tools' backends refer to
+ * @throws ConfigError for a backend header or CA bundle that cannot be used (one line naming the field)
+ */
+export function buildToolSet(tools: readonly ToolConfig[], log: Logger, secrets?: SecretValues): ToolSet {
   const map = new Map<string, Tool>();
-  for (const config of tools) {
+  for (const [i, config] of tools.entries()) {
     const compiled = compileToolSchema(config.input_schema);
     if (!compiled.ok) {
       log('error', 'tool schema does not compile; its calls are refused', { tool: config.name, error: compiled.error });
@@ -36,7 +41,7 @@ export function buildToolSet(tools: readonly ToolConfig[], log: Logger): ToolSet
       name: config.name,
       validator: compiled.ok ? compiled.validator : undefined,
       aliases,
-      plan: planServiceCall(config),
+      plan: planServiceCall(config, secrets, `tools[${i}]`),
     });
   }
   const list = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema }));
