@@ -1,14 +1,16 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and prints their tables.
- * Each suite prints its own table; run one with `node dist/bench/run.js validation|gateway|dashboard`.
+ * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|dashboard|session-token`.
  */
 import { runValidationBench } from './validation';
 import { runGatewayBench } from './gateway';
 import { runDashboardBench } from './dashboard';
 import { runSessionTokenBench } from './session-token';
+import { runWorstCaseBench } from './worst-case';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
+  'worst-case': runWorstCaseBench,
   gateway: runGatewayBench,
   dashboard: runDashboardBench,
   'session-token': runSessionTokenBench,

@@ -1,4 +1,5 @@
 import { Annotations, Lazy, TerraformOutput, TerraformStack } from 'cdktf';
+import { isIP } from 'node:net';
 import { Construct, IConstruct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
@@ -23,6 +24,7 @@ import {
 import { dockerName, quote } from './docker-names';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
 import { GatewayNetwork } from './gateway-network';
+import { GatewaySecrets } from './gateway-secrets';
 import { Service } from './service';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
@@ -80,6 +82,18 @@ export interface GatewayProps {
    */
   readonly baseImage?: string;
   /**
+   * The host address the port is published on (`ports.ip`), e.g. `'127.0.0.1'` to reach the gateway only from
+   * the Docker host itself, or the address of one interface. Also the host of the output URL.
+   * @default - every interface of the Docker host ('0.0.0.0'); the URL says localhost
+   */
+  readonly hostIp?: string;
+  /**
+   * Values of the secrets the services name with `Secret.env('NAME')`: `{ NAME: value }`, typically sensitive
+   * `TerraformVariable`s (`.stringValue`). They reach the gateway container's environment, never its config.
+   * @default - none (a service naming a secret then fails synthesis)
+   */
+  readonly secrets?: Readonly<Record<string, string>>;
+  /**
    * `Host` header values accepted (DNS-rebinding protection), e.g. `['mcp.example.com']`.
    * @default - any host (the gateway listens on all interfaces in its container)
    */
@@ -112,13 +126,16 @@ export class Gateway extends Construct {
   public readonly name: string;
   /** The published host port. */
   public readonly port: number;
-  /** The MCP endpoint on the Docker host, `http://localhost:PORT/mcp`. */
+  /** The MCP endpoint on the Docker host, `http://localhost:PORT/mcp` (or `http://HOST_IP:PORT/mcp`). */
   public readonly url: string;
+  /** The address the port is published on, when `hostIp` was given. */
+  public readonly hostIp?: string;
   /** The gateway's `docker_container`. */
   public readonly container: Container;
 
   private readonly services: Service[] = [];
   private readonly settings: GatewaySettings;
+  private readonly secrets: GatewaySecrets;
 
   public constructor(scope: Construct, id: string, props: GatewayProps) {
     super(scope, id);
@@ -151,6 +168,8 @@ export class Gateway extends Construct {
       );
     }
     const auditLog = checkAuditLog(props.auditLog ?? true, fail);
+    this.hostIp = checkHostIp(props.hostIp, fail);
+    this.secrets = new GatewaySecrets(this, props.secrets, fail);
     const baseImage = props.baseImage ?? DEFAULT_BASE_IMAGE;
     if (typeof baseImage !== 'string' || !/^[^\s]+$/.test(baseImage)) {
       fail(`baseImage ${quote(baseImage)} must be an image reference such as '${DEFAULT_BASE_IMAGE}'`);
@@ -171,7 +190,7 @@ export class Gateway extends Construct {
     };
     for (const service of props.services ?? []) this.addService(service);
 
-    this.url = `http://localhost:${this.port}/mcp`;
+    this.url = `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`;
     this.container = this.createContainer(baseImage, auditLog !== false);
     new TerraformOutput(this, 'Url', {
       value: this.url,
@@ -230,14 +249,10 @@ export class Gateway extends Construct {
       name: dockerName(this, this.name),
       image: image.imageId,
       restart: 'unless-stopped',
-      upload: [
-        {
-          file: GATEWAY_CONFIG_FILE,
-          // lazy: services added after construction belong in the config too
-          content: Lazy.stringValue({ produce: () => terraformLiteral(renderGatewayConfig(this.config())) }),
-        },
-      ],
-      ports: [{ internal: GATEWAY_CONTAINER_PORT, external: this.port }],
+      // lazy: services added after construction belong in the config (and their CA bundles in the container) too
+      upload: Lazy.anyValue({ produce: () => this.uploads() }),
+      env: this.secrets.entries().length > 0 ? this.secrets.containerEnv() : undefined,
+      ports: [{ internal: GATEWAY_CONTAINER_PORT, external: this.port, ...(this.hostIp !== undefined ? { ip: this.hostIp } : {}) }],
       healthcheck: {
         // the image's own probe rather than a second copy of it here
         test: ['CMD', 'node', GATEWAY_HEALTHCHECK_SCRIPT],
@@ -252,8 +267,17 @@ export class Gateway extends Construct {
     });
   }
 
+  /** The files uploaded into the container: the config, then each distinct CA bundle of the services. */
+  private uploads(): { file: string; content: string }[] {
+    const uploads = [{ file: GATEWAY_CONFIG_FILE, content: terraformLiteral(renderGatewayConfig(this.config())) }];
+    for (const upload of this.services.flatMap((s) => s.gatewayUploads)) {
+      if (!uploads.some((u) => u.file === upload.file)) uploads.push({ file: upload.file, content: terraformLiteral(upload.content) });
+    }
+    return uploads;
+  }
+
   private validateGateway(): string[] {
-    const errors: string[] = [];
+    const errors: string[] = [...this.secrets.check(this.name, this.services)];
     if (this.services.length === 0) {
       errors.push(
         `Gateway '${this.name}' has no services: pass 'services' or call addService() with at least one Service`,
@@ -342,6 +366,20 @@ function checkAuditLog(
     );
   }
   return { path: path as string };
+}
+
+function checkHostIp(hostIp: string | undefined, fail: (m: string) => never): string | undefined {
+  if (hostIp === undefined) return undefined;
+  if (typeof hostIp !== 'string' || isIP(hostIp) === 0) {
+    fail(`hostIp ${quote(hostIp)} must be an IP address of the Docker host, e.g. '127.0.0.1' (this host only) or '10.0.0.5'`);
+  }
+  return hostIp;
+}
+
+/** The host of the output URL: localhost for every interface, else the address (IPv6 in brackets). */
+function urlHostOf(hostIp: string | undefined): string {
+  if (hostIp === undefined || hostIp === '0.0.0.0' || hostIp === '::') return 'localhost';
+  return isIP(hostIp) === 6 ? `[${hostIp}]` : hostIp;
 }
 
 function checkList(prop: string, values: readonly string[], fail: (m: string) => never): string[] {

@@ -4,3 +4,6 @@ export * from './manifest';
 export * from './audit-dashboard';
 export { ManifestError, type ManifestLocation } from './manifest-document';
 export { DEFAULT_BASE_IMAGE } from './gateway-image';
+export { Secret } from './secret';
+export type { ServiceTls } from './service-endpoint';
+export type { ServiceContainerBuild } from './service-image';

@@ -2,6 +2,7 @@ import { isMap, isScalar, isSeq, LineCounter, Node, parseDocument, Scalar, YAMLM
 import {
   BACKEND_METHODS,
   BackendMethod,
+  explainYamlErrors,
   normalizeTokenSha256,
   VALIDATION_CHANNELS,
   ValidationErrorsChannel,
@@ -16,7 +17,10 @@ import {
   ManifestLocation,
   ManifestService,
 } from './manifest-document';
-import { ServiceContainer } from './service';
+import * as nodePath from 'node:path';
+import { Secret } from './secret';
+import { ServiceContainer, ServiceEndpoint } from './service';
+import { ServiceContainerBuild } from './service-image';
 
 const PARAM_TYPES = ['string', 'integer', 'number', 'boolean', 'array', 'object'];
 
@@ -34,10 +38,10 @@ const SNAKE_PARAM_KEYS = new Map(
   Object.keys(PARAM_KEYS).map((k) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), k] as const),
 );
 
-const SERVICE_KEYS = ['description', 'endpoint', 'input', 'input_schema', 'timeout_ms', 'container'];
+const SERVICE_KEYS = ['description', 'endpoint', 'input', 'input_schema', 'timeout_ms', 'container', 'forward_identity'];
 const GATEWAY_KEYS = [
   'services', 'validate_input', 'validation_errors', 'auth', 'audit_log', 'port', 'base_image',
-  'allowed_hosts', 'allowed_origins',
+  'allowed_hosts', 'allowed_origins', 'host_ip',
 ];
 
 /**
@@ -56,9 +60,10 @@ class Reader {
 
   public read(): ManifestDocument {
     const doc = parseDocument(this.text, { lineCounter: this.lines, uniqueKeys: true, prettyErrors: true });
-    for (const error of doc.errors) {
-      const pos = error.linePos?.[0] ?? { line: 1, col: 1 };
-      this.push(pos.line, pos.col, `${error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`);
+    if (doc.errors.length > 0) {
+      // the first syntax error only: the ones after it are usually its echoes
+      const problem = explainYamlErrors(doc.errors, this.text, this.lines);
+      this.push(problem.line, problem.column, problem.message);
     }
     this.throwIfErrors();
 
@@ -100,10 +105,14 @@ class Reader {
     let endpoint: ManifestService['endpoint'] | undefined;
     if (endpointNode !== undefined && this.expectMap(endpointNode, `${path}.endpoint`)) {
       const e = endpointNode as YAMLMap;
-      this.checkKeys(e, `${path}.endpoint`, ['url', 'method']);
+      this.checkKeys(e, `${path}.endpoint`, ['url', 'method', 'headers', 'tls']);
       const url = this.value(this.required(e, `${path}.endpoint`, 'url'), `${path}.endpoint.url`, 'string');
       const method = this.oneOf(this.required(e, `${path}.endpoint`, 'method'), `${path}.endpoint.method`, BACKEND_METHODS);
-      if (url !== undefined && method !== undefined) endpoint = { url: url as string, method: method as BackendMethod };
+      const headers = this.headers(this.child(e, 'headers'), `${path}.endpoint.headers`);
+      const tls = this.tls(this.child(e, 'tls'), `${path}.endpoint.tls`);
+      if (url !== undefined && method !== undefined) {
+        endpoint = { url: url as string, method: method as BackendMethod, ...(headers ? { headers } : {}), ...(tls ? { tls } : {}) };
+      }
     }
     const inputNode = this.child(map, 'input');
     let input: InputSpec | undefined;
@@ -118,17 +127,7 @@ class Reader {
     }
     const timeoutMs = this.optional(map, path, 'timeout_ms', 'integer') as number | undefined;
     const containerNode = this.child(map, 'container');
-    let container: ServiceContainer | undefined;
-    if (containerNode !== undefined && this.expectMap(containerNode, `${path}.container`)) {
-      const c = containerNode as YAMLMap;
-      const cpath = `${path}.container`;
-      this.checkKeys(c, cpath, ['image', 'port', 'env']);
-      const image = this.value(this.required(c, cpath, 'image'), `${cpath}.image`, 'string') as string | undefined;
-      const portNode = this.required(c, cpath, 'port');
-      const port = this.port(portNode, `${cpath}.port`);
-      const env = this.env(this.child(c, 'env'), `${cpath}.env`);
-      if (image !== undefined && port !== undefined) container = { image, port, ...(env ? { env } : {}) };
-    }
+    const container = containerNode === undefined ? undefined : this.container(containerNode, `${path}.container`);
     if (endpoint === undefined) return undefined;
     return {
       name,
@@ -138,6 +137,7 @@ class Reader {
       inputSchema,
       timeoutMs,
       container,
+      forwardIdentity: this.optional(map, path, 'forward_identity', 'boolean') as boolean | undefined,
       at: this.location(key, path),
       inputAt: inputNode === undefined ? undefined : this.location(inputNode, `${path}.input`),
     };
@@ -191,6 +191,7 @@ class Reader {
       baseImage: this.optional(map, path, 'base_image', 'string') as string | undefined,
       allowedHosts: this.optional(map, path, 'allowed_hosts', 'strings') as string[] | undefined,
       allowedOrigins: this.optional(map, path, 'allowed_origins', 'strings') as string[] | undefined,
+      hostIp: this.optional(map, path, 'host_ip', 'string') as string | undefined,
       at: this.location(key, path),
     };
   }
@@ -258,6 +259,83 @@ class Reader {
     }
     if (!(node as YAMLMap).has('type')) this.error(node, path, 'missing required key `type`');
     return spec as unknown as ParamSpec;
+  }
+
+  /** `container: { image | build, port, env? }`. */
+  private container(node: Node, cpath: string): ServiceContainer | undefined {
+    if (!this.expectMap(node, cpath)) return undefined;
+    const c = node as YAMLMap;
+    this.checkKeys(c, cpath, ['image', 'build', 'port', 'env']);
+    const imageNode = this.child(c, 'image');
+    const buildNode = this.child(c, 'build');
+    if ((imageNode === undefined) === (buildNode === undefined)) {
+      this.error(c, cpath, 'set exactly one of `image` and `build`');
+    }
+    const image = this.value(imageNode, `${cpath}.image`, 'string') as string | undefined;
+    const build = buildNode === undefined ? undefined : this.build(buildNode, `${cpath}.build`);
+    const port = this.port(this.required(c, cpath, 'port'), `${cpath}.port`);
+    const env = this.env(this.child(c, 'env'), `${cpath}.env`);
+    if ((image === undefined && build === undefined) || port === undefined) return undefined;
+    return { ...(image !== undefined ? { image } : { build }), port, ...(env ? { env } : {}) };
+  }
+
+  /** `headers:` a map of header name to a string or `{ secret: NAME }`. */
+  private headers(node: Node | undefined, path: string): Record<string, string | Secret> | undefined {
+    if (node === undefined || !this.expectMap(node, path)) return undefined;
+    const headers: Record<string, string | Secret> = {};
+    for (const [name, value] of this.entries(node as YAMLMap)) {
+      const vpath = `${path}.${name}`;
+      if (isMap(value)) {
+        this.checkKeys(value, vpath, ['secret']);
+        const secret = this.value(this.required(value, vpath, 'secret'), `${vpath}.secret`, 'string') as string | undefined;
+        if (secret === undefined) continue;
+        try {
+          headers[name] = Secret.env(secret);
+        } catch (err) {
+          this.error(value, `${vpath}.secret`, (err as Error).message.replace(/^Secret\.env\([^)]*\): /, ''));
+        }
+      } else {
+        const text = this.value(value, vpath, 'string', 'expected a string or { secret: NAME }') as string | undefined;
+        if (text !== undefined) headers[name] = text;
+      }
+    }
+    return headers;
+  }
+
+  /** `tls: { ca_file: PATH }` (relative to the manifest's directory) or `tls: { ca_secret: NAME }`. */
+  private tls(node: Node | undefined, path: string): ServiceEndpoint['tls'] | undefined {
+    if (node === undefined || !this.expectMap(node, path)) return undefined;
+    const map = node as YAMLMap;
+    this.checkKeys(map, path, ['ca_file', 'ca_secret']);
+    const caFile = this.optional(map, path, 'ca_file', 'string') as string | undefined;
+    const caSecret = this.optional(map, path, 'ca_secret', 'string') as string | undefined;
+    if ((caFile === undefined) === (caSecret === undefined)) {
+      this.error(map, path, 'set exactly one of `ca_file` and `ca_secret`');
+      return undefined;
+    }
+    if (caFile !== undefined) return { caFile: nodePath.resolve(nodePath.dirname(this.file), caFile) };
+    try {
+      return { ca: Secret.env(caSecret!) };
+    } catch (err) {
+      this.error(this.child(map, 'ca_secret')!, `${path}.ca_secret`, (err as Error).message.replace(/^Secret\.env\([^)]*\): /, ''));
+      return undefined;
+    }
+  }
+
+  /** `build: { context, dockerfile?, args? }`; the context is relative to the manifest's directory. */
+  private build(node: Node, path: string): ServiceContainerBuild | undefined {
+    if (!this.expectMap(node, path)) return undefined;
+    const map = node as YAMLMap;
+    this.checkKeys(map, path, ['context', 'dockerfile', 'args']);
+    const context = this.value(this.required(map, path, 'context'), `${path}.context`, 'string') as string | undefined;
+    const dockerfile = this.optional(map, path, 'dockerfile', 'string') as string | undefined;
+    const args = this.env(this.child(map, 'args'), `${path}.args`);
+    if (context === undefined) return undefined;
+    return {
+      context: nodePath.resolve(nodePath.dirname(this.file), context),
+      ...(dockerfile !== undefined ? { dockerfile } : {}),
+      ...(args !== undefined ? { args } : {}),
+    };
   }
 
   private env(node: Node | undefined, path: string): Record<string, string> | undefined {

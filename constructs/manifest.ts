@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { TerraformStack, TerraformVariable } from 'cdktf';
 import { Construct } from 'constructs';
 import { generateInputSchema } from '../src/schema';
 import { Gateway } from './gateway';
@@ -100,8 +101,9 @@ function createGateways(
   const gateways = new Map<string, Gateway>();
   const ports = new Map<number, string>();
   for (const { at, services: names, ...props } of entries) {
+    const serving = names.map((name) => services.get(name)!);
     const gateway = attempt(file, at, () =>
-      new Gateway(scope, props.name, { ...props, services: names.map((name) => services.get(name)!) }),
+      new Gateway(scope, props.name, { ...props, services: serving, secrets: secretVariables(scope, serving) }),
     );
     gateways.set(props.name, gateway);
     const first = ports.get(gateway.port);
@@ -113,6 +115,28 @@ function createGateways(
     }
   }
   return gateways;
+}
+
+/**
+ * The values of the secrets the services name: one sensitive `TerraformVariable` per secret name in the stack
+ * (shared by every gateway and manifest that names it), set at deploy with `TF_VAR_NAME`.
+ */
+function secretVariables(scope: Construct, services: readonly Service[]): Record<string, string> | undefined {
+  const names = [...new Set(services.flatMap((s) => s.secretNames))];
+  if (names.length === 0) return undefined;
+  const stack = TerraformStack.of(scope);
+  const values: Record<string, string> = {};
+  for (const name of names) {
+    const id = `secret-${name}`;
+    const existing = stack.node.tryFindChild(id);
+    const variable =
+      existing instanceof TerraformVariable
+        ? existing
+        : new TerraformVariable(stack, id, { type: 'string', sensitive: true, description: `Secret ${name} for the MCP gateways` });
+    variable.overrideLogicalId(name);
+    values[name] = variable.stringValue;
+  }
+  return values;
 }
 
 /** Run a construct's own checks and, when one fails, say where in the manifest the entry is. */

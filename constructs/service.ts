@@ -5,8 +5,10 @@ import { Image } from '@cdktf/provider-docker/lib/image';
 import {
   BACKEND_METHODS,
   BackendMethod,
+  BackendTlsConfig,
   DEFAULT_SERVICE_TIMEOUT_MS,
   fixedQueryClash,
+  HeaderValueConfig,
   hasPlaceholderBeforePath,
   isHttpUrl,
   MAX_SERVICE_TIMEOUT_MS,
@@ -20,6 +22,9 @@ import { aliasesOf, forwardAsOf, generateInputSchema, InputSpec, toolDescription
 import { compileToolSchema } from '../src/validation';
 import { dockerName, quote } from './docker-names';
 import { GatewayNetwork } from './gateway-network';
+import { Secret } from './secret';
+import { checkHeaders, checkTls, GatewayUpload, ServiceTls } from './service-endpoint';
+import { BackendImages, checkBuild, ServiceContainerBuild } from './service-image';
 
 /** The label that marks a service's backend container. */
 export const SERVICE_LABEL = 'cdktf-mcp-gateway.service';
@@ -33,12 +38,34 @@ export interface ServiceEndpoint {
   readonly url: string;
   /** `GET` and `DELETE` send the arguments as the query; the others as a JSON body. */
   readonly method: BackendMethod;
+  /**
+   * Headers sent to the backend on every call: literal values, or `Secret.env('NAME')` (the gateway config holds
+   * only the name; give the value in `Gateway.secrets`). `Authorization` is allowed; the connection's own headers
+   * (`Host`, `Content-Length`, `Connection`, `Transfer-Encoding`, `Proxy-*`, …), `Accept`, `Content-Type`,
+   * `User-Agent` and `X-MCP-*` are reserved. The caller's own headers are never forwarded.
+   * @default - none
+   */
+  readonly headers?: Readonly<Record<string, string | Secret>>;
+  /**
+   * The CA certificates an `https://` backend's certificate must chain to.
+   * @default - Node's bundled CA certificates
+   */
+  readonly tls?: ServiceTls;
 }
 
-/** A backend container to deploy next to the gateways (on the stack's Docker network). */
+/** A backend container to deploy next to the gateways (on the stack's Docker network). Set `image` or `build`. */
 export interface ServiceContainer {
-  /** The image to run, e.g. `acme/crm:1.4`; pulled by the Docker provider. */
-  readonly image: string;
+  /**
+   * The image to run, e.g. `acme/crm:1.4`; pulled by the Docker provider.
+   * @default - unless `build` is set: one of the two is required
+   */
+  readonly image?: string;
+  /**
+   * Build the image from a Docker build context at deploy (`docker_image` with a build block, rebuilt when the
+   * context changes).
+   * @default - unless `image` is set: one of the two is required
+   */
+  readonly build?: ServiceContainerBuild;
   /** The port the backend listens on inside its container (should match the endpoint URL's port). */
   readonly port: number;
   /**
@@ -83,6 +110,12 @@ export interface ServiceProps {
    * @default - the backend is deployed elsewhere
    */
   readonly container?: ServiceContainer;
+  /**
+   * Send the caller to the backend: `X-MCP-Principal` (the token id) and `X-MCP-Client` (the MCP client's name),
+   * each percent-encoded outside printable ASCII.
+   * @default false
+   */
+  readonly forwardIdentity?: boolean;
 }
 
 /**
@@ -116,6 +149,16 @@ export class Service extends Construct {
   public readonly container?: Container;
   /** The network alias of the backend container (the endpoint URL's host), when `container` was given. */
   public readonly containerHost?: string;
+  /** The secrets the gateway needs for this service (`Gateway.secrets` must give each). */
+  public readonly secretNames: readonly string[];
+  /** Files a gateway container serving this service needs (a CA bundle). */
+  public readonly gatewayUploads: readonly GatewayUpload[];
+
+  private readonly backendExtras: {
+    headers?: Record<string, HeaderValueConfig>;
+    tls?: BackendTlsConfig;
+    forward_identity?: true;
+  };
 
   private readonly aliases: Record<string, string>;
   private readonly forwardAs: Record<string, string>;
@@ -136,6 +179,10 @@ export class Service extends Construct {
     };
 
     this.endpoint = checkEndpoint(props.endpoint, fail);
+    const extras = checkBackendExtras(props, this.endpoint.url, fail);
+    this.backendExtras = extras.config;
+    this.secretNames = extras.secrets;
+    this.gatewayUploads = extras.uploads;
     this.timeoutMs = props.timeoutMs ?? DEFAULT_SERVICE_TIMEOUT_MS;
     if (!Number.isInteger(this.timeoutMs) || this.timeoutMs < 1 || this.timeoutMs > MAX_SERVICE_TIMEOUT_MS) {
       fail(`timeoutMs (${quote(props.timeoutMs)}) must be an integer between 1 and ${MAX_SERVICE_TIMEOUT_MS} (milliseconds)`);
@@ -156,7 +203,8 @@ export class Service extends Construct {
     this.checkPlaceholdersRequired(props.inputSchema !== undefined, fail);
 
     if (props.container !== undefined) {
-      this.containerHost = containerHostOf(this.endpoint.url, props.container, this.name, fail);
+      const container = checkContainer(props.container, fail);
+      this.containerHost = containerHostOf(this.endpoint.url, container, this.name, fail);
       const urlPort = portOf(this.endpoint.url);
       if (urlPort !== props.container.port) {
         Annotations.of(this).addWarning(
@@ -164,7 +212,7 @@ export class Service extends Construct {
             'the gateway calls the URL, so make them agree',
         );
       }
-      this.container = this.createContainer(props.container, this.containerHost);
+      this.container = this.createContainer(container, this.containerHost);
       this.node.addValidation({ validate: () => this.checkUniqueHost() });
     }
   }
@@ -179,7 +227,7 @@ export class Service extends Construct {
       input_schema: this.inputSchema,
       ...(hasAliases ? { aliases: { ...this.aliases } } : {}),
       ...(hasForwardAs ? { forward_as: { ...this.forwardAs } } : {}),
-      backend: { url: this.endpoint.url, method: this.endpoint.method, timeout_ms: this.timeoutMs },
+      backend: { url: this.endpoint.url, method: this.endpoint.method, timeout_ms: this.timeoutMs, ...this.backendExtras },
     };
   }
 
@@ -211,7 +259,10 @@ export class Service extends Construct {
   }
 
   private createContainer(container: ServiceContainer, host: string): Container {
-    const image = new Image(this, 'Image', { name: container.image, keepLocally: true });
+    const image =
+      container.build !== undefined
+        ? BackendImages.of(this).imageFor(host, container.build)
+        : new Image(this, 'Image', { name: container.image!, keepLocally: true });
     return new Container(this, 'Resource', {
       name: dockerName(this, this.name),
       image: image.imageId,
@@ -264,7 +315,27 @@ function checkEndpoint(endpoint: ServiceEndpoint | undefined, fail: (m: string) 
   if (!BACKEND_METHODS.includes(method)) {
     fail(`endpoint.method ${quote(method)} is not supported: expected one of ${BACKEND_METHODS.join(', ')}`);
   }
-  return { url, method };
+  return { url, method, ...(endpoint.headers !== undefined ? { headers: endpoint.headers } : {}), ...(endpoint.tls !== undefined ? { tls: endpoint.tls } : {}) };
+}
+
+/** The headers, TLS and identity settings of a service: as the config holds them, the secrets named, the uploads. */
+function checkBackendExtras(props: ServiceProps, url: string, fail: (m: string) => never) {
+  const headers = checkHeaders(props.endpoint.headers, fail);
+  const tls = checkTls(props.endpoint.tls, url, fail);
+  if (props.forwardIdentity !== undefined && typeof props.forwardIdentity !== 'boolean') {
+    fail(`forwardIdentity (${quote(props.forwardIdentity)}) must be true or false`);
+  }
+  const secrets = [...headers.secrets];
+  if (tls.secret !== undefined && !secrets.includes(tls.secret)) secrets.push(tls.secret);
+  return {
+    config: {
+      ...(headers.headers !== undefined ? { headers: headers.headers } : {}),
+      ...(tls.tls !== undefined ? { tls: tls.tls } : {}),
+      ...(props.forwardIdentity === true ? { forward_identity: true as const } : {}),
+    },
+    secrets,
+    uploads: tls.upload === undefined ? [] : [tls.upload],
+  };
 }
 
 function checkRawSchema(schema: Record<string, unknown>, fail: (m: string) => never): Record<string, unknown> {
@@ -290,8 +361,13 @@ function checkPlaceholders(url: string, fields: string[] | undefined, fail: (m: 
   }
 }
 
-function checkContainer(container: ServiceContainer, fail: (m: string) => never): void {
-  if (typeof container.image !== 'string' || container.image.trim() === '') {
+function checkContainer(container: ServiceContainer, fail: (m: string) => never): ServiceContainer {
+  if ((container.image === undefined) === (container.build === undefined)) {
+    fail("container needs exactly one of image (e.g. 'acme/crm:1.4') and build ({ context: 'backend' })");
+  }
+  if (container.build !== undefined) {
+    container = { ...container, build: checkBuild(container.build, fail) };
+  } else if (typeof container.image !== 'string' || container.image.trim() === '') {
     fail(`container.image ${quote(container.image)} must be a non-empty image reference such as 'acme/crm:1.4'`);
   }
   if (!Number.isInteger(container.port) || container.port < 1 || container.port > 65535) {
@@ -302,6 +378,7 @@ function checkContainer(container: ServiceContainer, fail: (m: string) => never)
       fail(`container.env.${key} must be a string under a variable name matching ^[A-Za-z_][A-Za-z0-9_]*$`);
     }
   }
+  return container;
 }
 
 /** The advertised schema, description and name maps, from `input` (generated) or `inputSchema` (raw). */
@@ -336,7 +413,6 @@ function resolveInput(
 /** The endpoint URL's host, which becomes the backend container's network alias; it must be a hostname. */
 function containerHostOf(url: string, container: ServiceContainer, name: string, fail: (message: string) => never): string {
   const host = new URL(withStandIns(url)).hostname;
-  checkContainer(container, fail);
   if (host === 'localhost' || /^[0-9.]+$/.test(host) || host.startsWith('[')) {
     fail(
       `endpoint.url host '${host}' cannot name the backend container: the gateway reaches it by a network ` +

@@ -8,6 +8,7 @@
  *
  * `support-desk.yaml` declares the same stack as a manifest.
  */
+import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
@@ -27,8 +28,8 @@ const API = 'http://support-desk-api:8080';
 const DEV_AGENTS_TOKEN_SHA256 = 'a5fef74197cae1572c39fd58adc2462814edafe5bc62cf43831891ed6d46e378';
 const DEV_LEGACY_TOKEN_SHA256 = 'f16ca4571acd2e5184b92b908fe6fb307a49d89f401c9b3288948686234c650b';
 
-/** The backend image (override with SUPPORT_DESK_API_IMAGE); build it from ./backend before deploying. */
-const DEFAULT_API_IMAGE = 'support-desk-api:latest';
+/** The backend's Docker build context: `cdktf deploy` builds the image from it (SUPPORT_DESK_API_IMAGE names a prebuilt one instead). */
+const API_BUILD_CONTEXT = path.join(__dirname, 'backend');
 
 /** The support-desk services and gateways (the app adds the Docker provider). */
 export class SupportDesk extends Construct {
@@ -42,7 +43,7 @@ export class SupportDesk extends Construct {
     // read when the stack is built (not at import), so the environment of each synthesis applies
     const agentsTokenSha256 = process.env.AGENTS_TOKEN_SHA256 ?? DEV_AGENTS_TOKEN_SHA256;
     const legacyTokenSha256 = process.env.LEGACY_TOKEN_SHA256 ?? DEV_LEGACY_TOKEN_SHA256;
-    const apiImage = process.env.SUPPORT_DESK_API_IMAGE ?? DEFAULT_API_IMAGE;
+    const apiImage = process.env.SUPPORT_DESK_API_IMAGE;
 
     const getCustomer = new Service(this, 'get_customer', {
       description: 'Look up a customer by CRM id (name, email, plan, open tickets).',
@@ -51,9 +52,13 @@ export class SupportDesk extends Construct {
         customer_id: { type: 'string', required: true, pattern: '^C-[0-9]{4}$', description: 'CRM id, e.g. C-0042' },
       },
       timeoutMs: 5000,
-      // deploy the backend too: it joins the stack's network under the alias support-desk-api and listens on
-      // PORT, which must match container.port and the endpoint URLs
-      container: { image: apiImage, port: 8080, env: { PORT: '8080' } },
+      // deploy the backend too, built from ./backend: it joins the stack's network under the alias
+      // support-desk-api and listens on PORT, which must match container.port and the endpoint URLs
+      container: {
+        ...(apiImage !== undefined ? { image: apiImage } : { build: { context: API_BUILD_CONTEXT } }),
+        port: 8080,
+        env: { PORT: '8080' },
+      },
     });
 
     const searchTickets = new Service(this, 'search_tickets', {

@@ -3,10 +3,13 @@
  * The `cdktf-mcp-gateway` command: dispatches to a subcommand module, each exporting
  * `run(argv: string[]): Promise<number>` (the process exit code).
  */
+import { PACKAGE_VERSION } from '../package-info';
+
 const USAGE = `Usage:
   cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch]
   cdktf-mcp-gateway dev [DIR] [options]   (see: cdktf-mcp-gateway dev --help)
-  cdktf-mcp-gateway dashboard --audit-dir DIR... [options]   (see: cdktf-mcp-gateway dashboard --help)`;
+  cdktf-mcp-gateway dashboard --audit-dir DIR... [options]   (see: cdktf-mcp-gateway dashboard --help)
+  cdktf-mcp-gateway --version             (or -v)`;
 
 interface Command {
   run(argv: string[]): Promise<number>;
@@ -28,6 +31,10 @@ async function main(argv: string[]): Promise<number> {
       return loadCommand('./dev-command').run(rest);
     case 'dashboard':
       return loadCommand('./dashboard-command').run(rest);
+    case '-v':
+    case '--version':
+      process.stdout.write(`${PACKAGE_VERSION}\n`);
+      return 0;
     case undefined:
     case '-h':
     case '--help':

@@ -1,3 +1,4 @@
+import { SECRET_NAME_PATTERN } from './backend-rules';
 import { OAUTH_CONFIG_SCHEMA, SCOPES_SCHEMA, SECURE_URL_PATTERN } from './oauth-config';
 import { BACKEND_METHODS, MAX_SERVICE_TIMEOUT_MS, TOKEN_SHA256_PATTERN, TOOL_NAME_PATTERN, VALIDATION_CHANNELS } from './rules';
 
@@ -6,6 +7,12 @@ const positiveInteger = (what: string) => ({
   minimum: 1,
   'x-message': `must be a positive integer (${what})`,
 });
+
+const secretName = {
+  type: 'string',
+  pattern: SECRET_NAME_PATTERN,
+  'x-message': `must be a secret name matching ${SECRET_NAME_PATTERN}`,
+};
 
 const nameMap = {
   type: 'object',
@@ -105,6 +112,17 @@ export const GATEWAY_CONFIG_SCHEMA = {
         session_key_file: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string (a file path)' },
         max_streams_per_principal: positiveInteger('streams'),
         tools_list_ttl_ms: { type: 'integer', minimum: 0, 'x-message': 'must be a non-negative integer (milliseconds)' },
+        metrics: {
+          if: { type: 'object' },
+          then: {
+            type: 'object',
+            required: ['port'],
+            additionalProperties: false,
+            'x-message': 'must be true, false or { port }',
+            properties: { port: { type: 'integer', minimum: 1, maximum: 65535, 'x-message': 'must be an integer 1-65535' } },
+          },
+          else: { type: 'boolean', 'x-message': 'must be true, false or { port }' },
+        },
       },
     },
     tools: {
@@ -130,7 +148,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
             type: 'object',
             required: ['url', 'method'],
             additionalProperties: false,
-            'x-message': 'must be an object { url, method, timeout_ms? }',
+            'x-message': 'must be an object { url, method, timeout_ms?, headers?, tls?, forward_identity? }',
             properties: {
               url: { type: 'string', pattern: '^https?://', 'x-message': 'must be an http(s) URL' },
               method: {
@@ -143,6 +161,33 @@ export const GATEWAY_CONFIG_SCHEMA = {
                 maximum: MAX_SERVICE_TIMEOUT_MS,
                 'x-message': `must be an integer 1-${MAX_SERVICE_TIMEOUT_MS} (milliseconds)`,
               },
+              headers: {
+                type: 'object',
+                'x-message': 'must be an object mapping header names to a value or { secret: NAME }',
+                additionalProperties: {
+                  if: { type: 'string' },
+                  then: { type: 'string' },
+                  else: {
+                    type: 'object',
+                    required: ['secret'],
+                    additionalProperties: false,
+                    'x-message': 'must be a string or { secret: NAME }',
+                    properties: { secret: secretName },
+                  },
+                },
+              },
+              tls: {
+                type: 'object',
+                additionalProperties: false,
+                minProperties: 1,
+                maxProperties: 1,
+                'x-message': 'must be { ca_file: PATH } or { ca_secret: NAME }',
+                properties: {
+                  ca_file: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
+                  ca_secret: secretName,
+                },
+              },
+              forward_identity: { type: 'boolean', 'x-message': 'must be true or false' },
             },
           },
         },

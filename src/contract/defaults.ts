@@ -28,3 +28,5 @@ export const DEFAULT_MAX_STREAMS_PER_PRINCIPAL = 16;
 export const DEFAULT_TOOLS_LIST_TTL_MS = 0;
 /** `tools[].backend.timeout_ms`: how long the gateway waits for a service. */
 export const DEFAULT_SERVICE_TIMEOUT_MS = 10_000;
+/** `gateway.metrics`: no `/metrics` unless asked for. */
+export const DEFAULT_METRICS = false;

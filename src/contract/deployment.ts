@@ -26,3 +26,12 @@ export const DASHBOARD_CONTAINER_PORT = 8090;
 
 /** The container label that marks an audit dashboard container; its value is the dashboard name. */
 export const DASHBOARD_LABEL = 'cdktf-mcp-gateway.dashboard';
+
+/** Where the gateway reads secrets (Docker secrets are mounted here), before the environment variable. */
+export const SECRETS_DIR = '/run/secrets';
+
+/** Overrides {@link SECRETS_DIR} for the gateway process (tests, hosts without Docker). */
+export const SECRETS_DIR_ENV = 'CDKTF_MCP_GATEWAY_SECRETS_DIR';
+
+/** Where a gateway container finds the CA bundles its services name (`endpoint.tls.caFile`), uploaded by synthesis. */
+export const GATEWAY_CA_DIR = '/etc/cdktf-mcp-gateway/ca';

@@ -54,7 +54,37 @@ export interface ToolConfig {
     readonly method: BackendMethod;
     /** 1 to `MAX_SERVICE_TIMEOUT_MS`. @default - `DEFAULT_SERVICE_TIMEOUT_MS` */
     readonly timeout_ms?: number;
+    /**
+     * Headers sent to the backend on every call (`backend-rules.ts` says which names are reserved): a literal
+     * value, or a reference to a secret the gateway reads at start (`/run/secrets/NAME`, else the environment
+     * variable `NAME`). The config never holds a secret's value. @default - none
+     */
+    readonly headers?: Readonly<Record<string, HeaderValueConfig>>;
+    /** How an `https://` backend's certificate is checked. @default - against Node's bundled CA certificates */
+    readonly tls?: BackendTlsConfig;
+    /** Adds `X-MCP-Principal` (the token id) and `X-MCP-Client` (the client's name) to every call. @default false */
+    readonly forward_identity?: boolean;
   };
+}
+
+/** A backend header value: literal text, or `{ secret: NAME }`, read by the gateway at start. */
+export type HeaderValueConfig = string | SecretRefConfig;
+
+/** A reference to a secret: the gateway reads `/run/secrets/NAME`, else the environment variable `NAME`. */
+export interface SecretRefConfig {
+  /** `SECRET_NAME_PATTERN`. */
+  readonly secret: string;
+}
+
+/**
+ * The CA certificates (PEM) an `https://` backend's certificate must chain to, instead of Node's bundled ones:
+ * a file in the gateway's container (`ca_file`) or a secret holding the PEM text (`ca_secret`); exactly one.
+ */
+export interface BackendTlsConfig {
+  /** Absolute path, or relative to the gateway's working directory. */
+  readonly ca_file?: string;
+  /** A secret name (`SECRET_NAME_PATTERN`) whose value is the PEM text. */
+  readonly ca_secret?: string;
 }
 
 export interface GatewaySettings {
@@ -100,6 +130,12 @@ export interface GatewaySettings {
   readonly max_streams_per_principal?: number;
   /** `ttlMs` of the 2026-07-28 `tools/list` and `server/discover` results (0: immediately stale). @default 0 */
   readonly tools_list_ttl_ms?: number;
+  /**
+   * Prometheus metrics at `GET /metrics` (SPEC §4c): `true` serves them on the gateway's port behind its
+   * authentication, `{ port }` on a port of their own without authentication, `false` not at all.
+   * @default false
+   */
+  readonly metrics?: boolean | { readonly port: number };
 }
 
 /** The whole document. */

@@ -1,6 +1,7 @@
 export * from './gateway-config';
 export * from './config-schema';
 export * from './rules';
+export * from './backend-rules';
 export * from './defaults';
 export * from './deployment';
 export * from './config-error';
@@ -8,4 +9,5 @@ export * from './parse-config';
 export * from './load-config';
 export * from './url-template';
 export * from './uploaded-config';
+export * from './yaml-errors';
 export * from './oauth-config';

@@ -3,6 +3,7 @@ import type * as Yaml from 'yaml';
 import type { GatewayConfig } from './gateway-config';
 import { ConfigError } from './config-error';
 import { parseGatewayConfig } from './parse-config';
+import { explainYamlErrors } from './yaml-errors';
 
 /**
  * Reads a gateway config file, JSON or YAML (told apart by content), and validates it.
@@ -36,10 +37,8 @@ function parseText(text: string, file: string): unknown {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: false, lineCounter });
   if (doc.errors.length > 0) {
-    const error = doc.errors[0];
-    const at = lineCounter.linePos(error.pos[0]);
-    const where = ` at line ${at.line}, column ${at.col}`;
-    throw new ConfigError(`invalid YAML in ${file}${where}: ${error.message.split('\n')[0]}`);
+    const problem = explainYamlErrors(doc.errors, text, lineCounter);
+    throw new ConfigError(`invalid YAML in ${file} at line ${problem.line}, column ${problem.column}: ${problem.message}`);
   }
   return doc.toJS();
 }

@@ -1,8 +1,9 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import type { GatewayConfig, ToolConfig } from './gateway-config';
 import { GATEWAY_CONFIG_SCHEMA } from './config-schema';
+import { headerNameProblem, headerValueProblem } from './backend-rules';
 import { ConfigError } from './config-error';
-import { isReservedName, reservedNameReason } from './rules';
+import { isReservedName, reservedNameReason } from '../validation/reserved-names';
 import { fixedQueryClash, hasPlaceholderBeforePath, isHttpUrl } from './url-template';
 
 // The config schema is this package's own and fixed, so it is checked against the JSON Schema meta-schema by a
@@ -37,10 +38,10 @@ function schemaProblem(doc: unknown): string | undefined {
 function describe(error: ErrorObject): string {
   const path = pointerToPath(error.instancePath);
   if (error.keyword === 'required') {
-    return `${join(path, (error.params as { missingProperty: string }).missingProperty)}: is required`;
+    return `${fieldPath(path, (error.params as { missingProperty: string }).missingProperty)}: is required`;
   }
   if (error.keyword === 'additionalProperties') {
-    return `${join(path, (error.params as { additionalProperty: string }).additionalProperty)}: unknown field`;
+    return `${fieldPath(path, (error.params as { additionalProperty: string }).additionalProperty)}: unknown field`;
   }
   const custom = (error.parentSchema as Record<string, unknown> | undefined)?.['x-message'];
   return `${path === '' ? 'config' : path}: ${typeof custom === 'string' ? custom : error.message ?? 'is invalid'}`;
@@ -61,6 +62,8 @@ function semanticProblem(config: GatewayConfig): string | undefined {
     if (!isHttpUrl(tool.backend.url)) return `tools[${i}].backend.url: must be an http(s) URL`;
     const problem = reservedNameProblem(tool) ?? fixedQueryProblem(tool);
     if (problem !== undefined) return `tools[${i}].${problem}`;
+    const backendProblem = backendExtrasProblem(tool.backend, `tools[${i}].backend`);
+    if (backendProblem !== undefined) return backendProblem;
   }
   return authProblem(config.gateway);
 }
@@ -91,9 +94,28 @@ function reservedNameProblem(tool: ToolConfig): string | undefined {
   for (const [field, map, keyFix, valueFix] of maps) {
     if (map === undefined) continue;
     for (const key of Object.keys(map)) {
-      if (isReservedName(key)) return `${join(field, key)}: ${reservedNameReason(key)}: ${keyFix}`;
-      if (isReservedName(map[key])) return `${join(field, key)}: ${reservedNameReason(map[key])}: ${valueFix}`;
+      if (isReservedName(key)) return `${fieldPath(field, key)}: ${reservedNameReason(key)}: ${keyFix}`;
+      if (isReservedName(map[key])) return `${fieldPath(field, key)}: ${reservedNameReason(map[key])}: ${valueFix}`;
     }
+  }
+  return undefined;
+}
+
+/** The headers (names not reserved, each once, literal values sendable) and TLS of a backend. */
+function backendExtrasProblem(backend: GatewayConfig['tools'][number]['backend'], path: string): string | undefined {
+  const seen = new Map<string, string>();
+  for (const [name, value] of Object.entries(backend.headers ?? {})) {
+    const where = fieldPath(`${path}.headers`, name);
+    const nameProblem = headerNameProblem(name);
+    if (nameProblem !== undefined) return `${where}: ${nameProblem}`;
+    const first = seen.get(name.toLowerCase());
+    if (first !== undefined) return `${where}: repeats the header ${JSON.stringify(first)} (names are case-insensitive)`;
+    seen.set(name.toLowerCase(), name);
+    const valueProblem = typeof value === 'string' ? headerValueProblem(value) : undefined;
+    if (valueProblem !== undefined) return `${where}: ${valueProblem}`;
+  }
+  if (backend.tls !== undefined && !/^https:/i.test(backend.url)) {
+    return `${path}.tls: applies only to an https:// URL`;
   }
   return undefined;
 }
@@ -105,10 +127,10 @@ function fixedQueryProblem(tool: ToolConfig): string | undefined {
   const { param, field } = clash;
   const fix = `rename the parameter, forward it under another name with forward_as, or remove ${field} from the URL`;
   if (param === field) {
-    return `${join('input_schema.properties', param)}: is sent as query parameter ${JSON.stringify(field)}, which backend.url already fixes (?${field}=…): ${fix}`;
+    return `${fieldPath('input_schema.properties', param)}: is sent as query parameter ${JSON.stringify(field)}, which backend.url already fixes (?${field}=…): ${fix}`;
   }
   return (
-    `${join('forward_as', param)}: forwards parameter ${JSON.stringify(param)} as query parameter ${JSON.stringify(field)}, ` +
+    `${fieldPath('forward_as', param)}: forwards parameter ${JSON.stringify(param)} as query parameter ${JSON.stringify(field)}, ` +
     `which backend.url already fixes (?${field}=…): ${fix}`
   );
 }
@@ -118,12 +140,13 @@ function pointerToPath(pointer: string): string {
   let path = '';
   for (const raw of pointer.split('/').slice(1)) {
     const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    path = /^\d+$/.test(segment) ? `${path}[${segment}]` : join(path, segment);
+    path = /^\d+$/.test(segment) ? `${path}[${segment}]` : fieldPath(path, segment);
   }
   return path;
 }
 
-function join(path: string, key: string): string {
+/** `path` and `key` as a field path: `a.b`, or `a["b-c"]` for a key that is not an identifier. */
+export function fieldPath(path: string, key: string): string {
   if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) return `${path}[${JSON.stringify(key.slice(0, 64))}]`;
   return path === '' ? key : `${path}.${key}`;
 }

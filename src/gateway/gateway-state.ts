@@ -18,6 +18,7 @@ import { discoverResult, toolsListResult, type ServerInfo } from './mcp/modern-r
 import type { Logger } from './logger';
 import { createOriginGuard, type OriginGuard } from './http/origin-guard';
 import { buildToolSet, scopedLists, type ToolSet } from './tools/tool-set';
+import { readSecrets } from './upstream/secrets';
 
 /**
  * Everything a request needs from the config, derived once. A reload builds a new state (compiling every schema)
@@ -41,6 +42,8 @@ export interface GatewayState {
    * when the config admits no such principal: a reload closes the streams of a principal whose credential changed.
    */
   credentialOf(principal: Principal): string | undefined;
+  /** The ids of the configured static tokens (the principals metrics name; OAuth subjects count as `_other`). */
+  readonly tokenIds: readonly string[];
   /** The answers of the 2026-07-28 era that depend only on the config, serialized once. */
   readonly modern: ModernAnswers;
 }
@@ -55,11 +58,15 @@ export interface ModernAnswers {
   toolsListJsonFor(scopes: ReadonlySet<string> | undefined): string;
 }
 
-/** Derives the state of a (parsed, valid) config for a server listening on `listenHost`. */
+/**
+ * Derives the state of a (parsed, valid) config for a server listening on `listenHost`; reads the secrets it
+ * refers to (once per load).
+ * @throws ConfigError for a secret that is missing or a backend CA bundle that cannot be read
+ */
 export function buildGatewayState(config: GatewayConfig, listenHost: string, log: Logger): GatewayState {
   const g = config.gateway;
   const oauth = g.auth === 'none' ? undefined : g.auth.oauth;
-  const toolSet = buildToolSet(config.tools, log, oauth?.scopes);
+  const toolSet = buildToolSet(config.tools, log, readSecrets(config), oauth?.scopes);
   const allScopes = [...(oauth?.scopes ?? []), ...config.tools.flatMap((t) => t.required_scopes ?? [])];
   const principals = principalsOf(g.auth);
   const oauthCredential = oauth === undefined ? undefined : `oauth ${oauth.issuer}`;
@@ -76,6 +83,7 @@ export function buildGatewayState(config: GatewayConfig, listenHost: string, log
     maxConcurrentCalls: g.max_concurrent_calls ?? DEFAULT_MAX_CONCURRENT_CALLS,
     sessionTtlMs: g.session_ttl_ms ?? DEFAULT_SESSION_TTL_MS,
     maxStreamsPerPrincipal: g.max_streams_per_principal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
+    tokenIds: g.auth === 'none' ? [] : (g.auth.tokens ?? []).map((t) => t.id),
     credentialOf: (principal) => principals.get(principal) ?? (principal === null ? undefined : oauthCredential),
     modern: modernAnswers(config, toolSet),
   };

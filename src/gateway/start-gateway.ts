@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import {
   DEFAULT_AUDIT_LOG_PATH,
   DEFAULT_HOST,
+  DEFAULT_METRICS,
   DEFAULT_PORT,
   ConfigError,
   loadGatewayConfig,
@@ -15,6 +16,7 @@ import { buildGatewayState, type GatewayState } from './gateway-state';
 import { createRequestListener, type HttpContext } from './http';
 import { jsonLogger, type Logger } from './logger';
 import { createSessionSigner, loadSessionKey, NotificationStreams, SESSION_KEY_ENV, type SessionSigner } from './mcp';
+import { GatewayMetrics, startMetricsServer, type MetricsServer } from './metrics';
 import { ServiceClient } from './upstream';
 
 /** Options of `startGateway`. */
@@ -108,6 +110,8 @@ class Gateway implements RunningGateway {
   private readonly server: Server;
   private readonly keepAlive: NodeJS.Timeout;
   private readonly reloadTrigger: ReloadTrigger | undefined;
+  private readonly metrics: GatewayMetrics | undefined;
+  private metricsServer: MetricsServer | undefined;
 
   constructor(
     config: GatewayConfig,
@@ -121,8 +125,12 @@ class Gateway implements RunningGateway {
     this.sessions = createSessionSigner({ key: key.key, ttlMs: this.state.sessionTtlMs });
     this.streams = new NotificationStreams(this.state.maxStreamsPerPrincipal);
     this.services = new ServiceClient(this.state.maxResponseBytes);
-    const calls = { services: this.services, audit, concurrency: { active: 0 }, log };
+    const concurrency = { active: 0 };
+    this.metrics = this.createMetrics(concurrency);
+    this.knowNames();
+    const calls = { services: this.services, audit, concurrency, log, metrics: this.metrics };
     this.http = {
+      metrics: config.gateway.metrics === true ? this.metrics : undefined,
       mcp: { sessions: this.sessions, streams: this.streams, calls },
       log,
       state: () => this.state,
@@ -141,6 +149,10 @@ class Gateway implements RunningGateway {
   }
 
   async listen(port: number): Promise<void> {
+    const setting = this.state.config.gateway.metrics;
+    if (this.metrics !== undefined && typeof setting === 'object') {
+      this.metricsServer = await startMetricsServer(this.metrics, this.host, setting.port);
+    }
     await listen(this.server, port, this.host);
     this.port = (this.server.address() as AddressInfo).port;
     // The issuer's keys are loaded now rather than at the first token; a failure is logged, never thrown.
@@ -168,13 +180,31 @@ class Gateway implements RunningGateway {
       const closed = this.streams.closePrincipals((p) => replacement.credentialOf(p) === previous.credentialOf(p));
       if (closed > 0) this.log('info', 'streams of removed tokens closed', { streams: closed });
       this.services.setMaxResponseBytes(replacement.maxResponseBytes);
+      this.knowNames();
+      this.metrics?.recordReload('applied');
     } catch (err) {
+      this.metrics?.recordReload('refused');
       this.log('error', 'reload refused; keeping the running config', { error: (err as Error).message });
       throw err;
     }
     const notified = this.streams.toolsListChanged();
     const { name, toolSet } = this.state;
     this.log('info', 'config reloaded', { gateway: name, tools: toolSet.tools.size, notified_streams: notified });
+  }
+
+  /** Metrics (`gateway.metrics`), counting calls by the names the current config declares. */
+  private createMetrics(concurrency: { readonly active: number }): GatewayMetrics | undefined {
+    if ((this.state.config.gateway.metrics ?? DEFAULT_METRICS) === false) return undefined;
+    const metrics = new GatewayMetrics(this.state.name, {
+      inFlightCalls: () => concurrency.active,
+      openStreams: () => this.streams.size,
+    });
+    return metrics;
+  }
+
+  private knowNames(): void {
+    const { toolSet, tokenIds } = this.state;
+    this.metrics?.setKnownNames(toolSet.tools.keys(), tokenIds);
   }
 
   close(): Promise<void> {
@@ -201,6 +231,7 @@ class Gateway implements RunningGateway {
     await drain(this.http.inFlight, this.options.drainTimeoutMs ?? 10_000);
     this.server.closeAllConnections();
     await closed;
+    await this.metricsServer?.close();
     await this.audit.close();
     await this.services.close();
     this.log('info', 'stopped', { gateway: name });
@@ -257,7 +288,7 @@ function drain(inFlight: HttpContext['inFlight'], timeoutMs: number): Promise<vo
 }
 
 function warnUnchangeable(current: GatewayConfig, next: GatewayConfig, log: Logger): void {
-  for (const key of ['host', 'port', 'audit_log', 'session_key_file'] as const) {
+  for (const key of ['host', 'port', 'audit_log', 'session_key_file', 'metrics'] as const) {
     if (JSON.stringify(current.gateway[key]) !== JSON.stringify(next.gateway[key])) {
       log('warn', `gateway.${key} changes only on restart`, { field: `gateway.${key}` });
     }

@@ -1,4 +1,4 @@
-import { hasOwn, isJsonObject, keyPath } from '../validation';
+import { hasOwn, isJsonObject, isReservedName, keyPath, patternProblem, reservedNameReason } from '../validation';
 import { InputSpecError } from './input-spec-error';
 import { InputSpec, ParamSpec, ParamType, StringFormat } from './input-spec';
 
@@ -122,11 +122,7 @@ function paramSchema(spec: ParamSpec, place: Place): Record<string, unknown> {
   if (spec.maxItems !== undefined) schema.maxItems = spec.maxItems;
   if (spec.uniqueItems !== undefined) {
     if (typeof spec.uniqueItems !== 'boolean') throw new InputSpecError(path, 'uniqueItems must be true or false');
-    // ajv compares non-scalar elements pairwise: without a length bound, a 1 MiB array would take minutes.
-    const scalarItems = spec.items !== undefined && ['string', 'integer', 'number', 'boolean'].includes(spec.items.type);
-    if (spec.uniqueItems && !scalarItems && spec.maxItems === undefined) {
-      throw new InputSpecError(path, 'uniqueItems on an array of objects, arrays or undeclared items needs maxItems (uniqueness is checked pairwise); add maxItems');
-    }
+    // No maxItems needed: uniqueness is checked in linear time, whatever the elements (validation/unique-items.ts).
     if (spec.uniqueItems) schema.uniqueItems = true;
   }
   if (spec.items !== undefined) schema.items = paramSchema(spec.items, { path: `${path}[]`, topLevel: false, items: true });
@@ -217,13 +213,9 @@ function checkEnum(values: unknown, type: ParamType, path: string): unknown[] {
 
 function checkPattern(pattern: unknown, path: string): string {
   if (typeof pattern !== 'string') throw new InputSpecError(path, 'pattern must be a string holding a regular expression');
-  try {
-    // The validator compiles patterns in unicode mode, so the spec must compile the same way.
-    new RegExp(pattern, 'u');
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new InputSpecError(path, `pattern ${JSON.stringify(pattern)} is not a valid ECMAScript (unicode mode) regular expression: ${reason}`);
-  }
+  // The validator runs patterns on a linear-time engine (unicode mode): what it cannot run is refused here.
+  const problem = patternProblem(pattern);
+  if (problem !== undefined) throw new InputSpecError(path, `pattern ${JSON.stringify(pattern)} ${problem}`);
   return pattern;
 }
 
@@ -262,13 +254,15 @@ function checkTopLevelNames(input: InputSpec): void {
   for (const name of Object.keys(input)) owner.set(name, name);
   const backend = new Map<string, string>();
   for (const name of Object.keys(input)) {
+    const path = keyPath('', name);
+    if (isReservedName(name)) throw new InputSpecError(path, `the name ${reservedNameReason(name)}; choose another name`);
     const spec = input[name];
     if (!isJsonObject(spec)) continue; // reported with its path while generating
     const aliases: unknown = spec.aliases;
     if (Array.isArray(aliases)) {
       for (const alias of aliases) {
         if (typeof alias !== 'string') continue;
-        const path = keyPath('', name);
+        if (isReservedName(alias)) throw new InputSpecError(path, `alias ${reservedNameReason(alias)}; choose another alias`);
         if (alias === name) throw new InputSpecError(path, `alias "${alias}" is the parameter's own name; remove it`);
         const taken = owner.get(alias);
         if (taken !== undefined) {
@@ -278,10 +272,13 @@ function checkTopLevelNames(input: InputSpec): void {
         owner.set(alias, name);
       }
     }
+    if (typeof spec.forwardAs === 'string' && isReservedName(spec.forwardAs)) {
+      throw new InputSpecError(path, `forwardAs ${reservedNameReason(spec.forwardAs)}; choose another backend field name`);
+    }
     const field = typeof spec.forwardAs === 'string' ? spec.forwardAs : name;
     const other = backend.get(field);
     if (other !== undefined) {
-      throw new InputSpecError(keyPath('', name), `forwardAs sends it to the backend field "${field}", which \`${keyPath('', other)}\` also uses; choose distinct backend fields`);
+      throw new InputSpecError(path, `forwardAs sends it to the backend field "${field}", which \`${keyPath('', other)}\` also uses; choose distinct backend fields`);
     }
     backend.set(field, name);
   }

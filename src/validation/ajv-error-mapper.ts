@@ -6,6 +6,7 @@
 import type { ErrorObject } from 'ajv';
 import { hasOwn } from './json-object';
 import { indexPath, keyPath } from './path';
+import { SAFE_INTEGER_KEYWORD } from './safe-integer';
 import { MAX_VIOLATIONS } from './schema-walker';
 import { Violation } from './violation';
 import * as v from './violation-messages';
@@ -76,26 +77,43 @@ function mapOne(e: ErrorObject, path: string): Violation | undefined {
         : v.invalidValue(path, 'oneOf', 'expected to match one of the allowed schemas');
     case 'not': return v.invalidValue(path, 'not', 'expected not to match the disallowed schema');
     case 'false schema': return v.noValue(path);
+    case SAFE_INTEGER_KEYWORD: return v.unsafeInteger(path);
     case 'if': return v.invalidValue(path, 'if', `expected to match the "${p.failingKeyword === 'else' ? 'else' : 'then'}" schema`);
     default: return v.schemaMismatch(path, /^[A-Za-z$][A-Za-z0-9_$-]{0,63}$/.test(e.keyword) ? e.keyword : 'schema');
   }
 }
 
-/** Maps ajv errors for `data` to at most {@link MAX_VIOLATIONS} violations, in ajv's order, without duplicates. */
+/** Every proper prefix of `schemaPath` that ends at a `/` (`#/`, `#/properties/`, …), shortest first. */
+function* ancestors(schemaPath: string): Generator<string> {
+  for (let i = schemaPath.indexOf('/'); i >= 0; i = schemaPath.indexOf('/', i + 1)) yield schemaPath.slice(0, i + 1);
+}
+
+/**
+ * Maps ajv errors for `data` to at most {@link MAX_VIOLATIONS} violations, in ajv's order, without duplicates.
+ *
+ * Linear in the number of errors (each costs its schema path's length, which the schema bounds): the summarizing
+ * keywords and the `if` keywords with inner errors are indexed by schema path first, rather than every error
+ * scanning every other one; and an error is mapped (its instance path decoded) only when it may be reported.
+ */
 export function mapAjvErrors(errors: readonly ErrorObject[] | null | undefined, data: unknown): Violation[] {
   const all = errors ?? [];
-  const summaries = all.filter((e) => SUMMARIZING.has(e.keyword)).map((e) => `${e.schemaPath}/`);
-  const hasInner = (e: ErrorObject): boolean => {
-    const parent = e.schemaPath.slice(0, -'/if'.length);
-    return all.some((o) => o.schemaPath.startsWith(`${parent}/then/`) || o.schemaPath.startsWith(`${parent}/else/`));
-  };
+  // Schema paths (with a trailing `/`) under which errors only repeat a summarizing keyword's own error.
+  const summaries = new Set<string>();
+  // Schema paths of the `if` keywords whose `then` or `else` reported errors of their own.
+  const ifsWithInner = new Set<string>();
+  for (const e of all) {
+    if (SUMMARIZING.has(e.keyword)) summaries.add(`${e.schemaPath}/`);
+    for (const prefix of ancestors(e.schemaPath)) {
+      if (prefix.endsWith('/then/') || prefix.endsWith('/else/')) ifsWithInner.add(`${prefix.slice(0, -'then/'.length)}if`);
+    }
+  }
   const out: Violation[] = [];
   const seen = new Set<string>();
   for (const e of all) {
     if (out.length >= MAX_VIOLATIONS) break;
-    if (summaries.some((prefix) => e.schemaPath.startsWith(prefix))) continue;
+    if (summaries.size > 0 && isSummarized(e.schemaPath, summaries)) continue;
     // An `if` error only repeats that its `then`/`else` failed; the inner errors already say how.
-    if (e.keyword === 'if' && hasInner(e)) continue;
+    if (e.keyword === 'if' && ifsWithInner.has(e.schemaPath)) continue;
     const mapped = mapOne(e, pointerToPath(e.instancePath, data));
     if (mapped === undefined) continue;
     const key = `${mapped.path}\u0000${mapped.rule}\u0000${mapped.message}`;
@@ -104,4 +122,9 @@ export function mapAjvErrors(errors: readonly ErrorObject[] | null | undefined, 
     out.push(mapped);
   }
   return out;
+}
+
+function isSummarized(schemaPath: string, summaries: ReadonlySet<string>): boolean {
+  for (const prefix of ancestors(schemaPath)) if (summaries.has(prefix)) return true;
+  return false;
 }

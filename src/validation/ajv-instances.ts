@@ -7,6 +7,10 @@ import Ajv2020 from 'ajv/dist/2020';
 import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { strictFormats } from './formats';
+import { constKeyword, enumKeyword } from './json-equal';
+import { ajvRegExp } from './linear-regexp';
+import { markSafeIntegers, safeIntegerKeyword } from './safe-integer';
+import { uniqueItemsKeyword } from './unique-items';
 
 // Warnings ajv emits while compiling (e.g. an unknown format), collected per compile so that they can fail it:
 // a format the gateway cannot check must not be silently ignored.
@@ -43,12 +47,25 @@ function createAjv(role: AjvRole): Ajv2020 {
     validateSchema: role.validateSchema,
     // Unknown keywords (`x-…`, `examples`, …) are annotations in JSON Schema; strict mode would refuse them.
     strict: false,
+    // `1e400` parses to Infinity, which is no JSON number: `type: number` and `integer` refuse it (SPEC §3).
+    strictNumbers: true,
     // `required` and `properties` must not see inherited keys such as `toString` or `constructor`.
     ownProperties: true,
     logger,
-    code: { optimize: role.optimize },
+    // `pattern` and `patternProperties` run on the linear-time engine (linear-regexp.ts); a pattern it cannot run
+    // fails the compile, so the tool fails closed.
+    code: { optimize: role.optimize, regExp: ajvRegExp },
   });
   addFormats(ajv);
+  ajv.addKeyword(safeIntegerKeyword);
+  // ajv's own compares elements pairwise: quadratic on a long array. This one hashes (see unique-items.ts).
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword(uniqueItemsKeyword);
+  // ajv's deep equality calls `valueOf`/`toString` found on the data, and throws when they are not functions.
+  for (const keyword of [enumKeyword, constKeyword]) {
+    ajv.removeKeyword(keyword.keyword as string);
+    ajv.addKeyword(keyword);
+  }
   for (const [name, validate] of Object.entries(strictFormats)) ajv.addFormat(name, { type: 'string', validate });
   return ajv;
 }
@@ -92,9 +109,11 @@ export class SchemaCompiler {
     }
     this.compiles++;
     const ajv = this.ajv;
+    // Integers beyond ±(2^53−1) are refused where the schema asks for an integer (see safe-integer.ts).
+    const marked = markSafeIntegers(schema) as AnySchemaObject;
     compileWarnings = [];
     try {
-      const fn = ajv.compile(schema);
+      const fn = ajv.compile(marked);
       const unknownFormat = compileWarnings.find((w) => w.startsWith('unknown format'));
       if (unknownFormat !== undefined) throw new Error(unknownFormat.replace(' ignored in schema', ' in schema'));
       return fn;
@@ -102,7 +121,7 @@ export class SchemaCompiler {
       compileWarnings = undefined;
       try {
         // ajv's schema cache would otherwise keep the schema (and its $id registered) until the instance is dropped.
-        ajv.removeSchema(schema);
+        ajv.removeSchema(marked);
       } catch {
         // Nothing to remove when compilation failed early.
       }

@@ -2,9 +2,11 @@ import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import { allErrorsCompiler, checkSchema, fastCompiler } from './ajv-instances';
 import { mapAjvErrors } from './ajv-error-mapper';
 import { isJsonObject } from './json-object';
+import { patternProblem } from './linear-regexp';
 import { messages } from './messages';
 import { collectViolations } from './schema-walker';
 import { compileSubset } from './subset-compiler';
+import { findInSubschemas } from './subschemas';
 import { CompileResult, ToolValidator, ValidationResult, Violation } from './violation';
 import { joinMessages, schemaMismatch } from './violation-messages';
 
@@ -19,9 +21,48 @@ const NOT_AN_OBJECT = refusal([Object.freeze({ path: '', rule: 'type', message: 
 const CANNOT_VALIDATE = refusal([Object.freeze({ path: '', rule: 'internal', message: 'Invalid arguments: could not be validated' })]);
 const EMPTY_ARGS = Object.freeze({});
 
+/**
+ * The most (schema nodes × data values) for which a refusal the walker cannot explain is explained with ajv's
+ * all-errors mode; past it, with ajv's first error only. At most a few ms of ajv's work.
+ */
+const ALL_ERRORS_BUDGET = 20_000;
+
+/** Whether `data` holds at most `limit` values (objects, arrays and scalars); stops counting past the limit. */
+function withinBudget(data: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [data];
+  while (stack.length > 0) {
+    if (++count > limit) return false;
+    const x = stack.pop();
+    if (typeof x !== 'object' || x === null) continue;
+    // Checked before pushing: a 500,000-element array must not be copied to find it is over the limit.
+    if (Array.isArray(x)) {
+      if (count + stack.length + x.length > limit) return false;
+      for (const item of x) stack.push(item);
+    } else {
+      const keys = Object.keys(x);
+      if (count + stack.length + keys.length > limit) return false;
+      for (const key of keys) stack.push((x as Record<string, unknown>)[key]);
+    }
+  }
+  return true;
+}
+
+/** The number of objects and arrays in a schema (JSON): a measure of ajv's work per data value. */
+function countNodes(schema: unknown): number {
+  if (typeof schema !== 'object' || schema === null) return 1;
+  let n = 1;
+  for (const value of Array.isArray(schema) ? schema : Object.values(schema)) {
+    if (typeof value === 'object' && value !== null) n += countNodes(value);
+  }
+  return n;
+}
+
 /** What was compiled for one schema, shared by every validator of an equal schema. */
 interface CompiledSchema {
   readonly schema: AnySchemaObject;
+  /** {@link countNodes} of the schema. */
+  readonly schemaNodes: number;
   /** The verdict every call runs: the subset compiler's function, or ajv's for schemas outside its subset. */
   readonly fast: (data: unknown) => boolean;
   /** ajv's compiled function (stops at the first error); compiled on demand when `fast` is the subset compiler's. */
@@ -47,7 +88,9 @@ class CompiledToolValidator implements ToolValidator {
       if (!isJsonObject(data)) return NOT_AN_OBJECT;
       // The hot path: one call of the compiled function; everything below runs only for a refusal.
       if (this.fast(data)) return VALID;
-      return refusal(this.explain(data));
+      // When the verdict was ajv's, its error is already known: no second run needed if the walker cannot explain.
+      const first = this.fast === this.compiled.ajv ? this.compiled.ajv.errors : undefined;
+      return refusal(this.explain(data, first));
     } catch {
       return CANNOT_VALIDATE;
     }
@@ -60,14 +103,27 @@ class CompiledToolValidator implements ToolValidator {
     return compiled.ajv;
   }
 
-  private explain(data: Record<string, unknown>): readonly Violation[] {
+  /** @param first ajv's errors from the verdict's run, when the verdict was ajv's (it stops at the first error) */
+  private explain(data: Record<string, unknown>, first: ValidateFunction['errors']): readonly Violation[] {
     const walked = collectViolations(this.schema, data);
     if (walked.length > 0) return walked;
-    // The schema uses keywords the walker does not follow: ask ajv for every error, then map them.
+    // The schema uses keywords the walker does not follow: ask ajv for its errors, then map them. ajv's all-errors
+    // mode reports every error before any cap applies (about schema size × data size of them: seconds of work on a
+    // hostile 1 MiB payload), so beyond a budget only the first error, which the verdict's own run finds, is reported.
     const compiled = this.compiled;
-    compiled.allErrors ??= allErrorsCompiler.compile(compiled.schema);
-    compiled.allErrors(data);
-    const mapped = mapAjvErrors(compiled.allErrors.errors, data);
+    let errors: ValidateFunction['errors'];
+    if (withinBudget(data, ALL_ERRORS_BUDGET / compiled.schemaNodes)) {
+      compiled.allErrors ??= allErrorsCompiler.compile(compiled.schema);
+      compiled.allErrors(data);
+      errors = compiled.allErrors.errors;
+    } else if (first !== undefined) {
+      errors = first;
+    } else {
+      const fn = this.ajvFunction();
+      fn(data);
+      errors = fn.errors;
+    }
+    const mapped = mapAjvErrors(errors, data);
     return mapped.length > 0 ? mapped : [schemaMismatch('')];
   }
 }
@@ -98,6 +154,48 @@ function rootAdmitsObjects(schema: Record<string, unknown>): boolean {
   return t === 'object' || (Array.isArray(t) && t.includes('object'));
 }
 
+/**
+ * The refusal for the first `pattern` or `patternProperties` key the linear-time engine cannot run, naming where it
+ * is and the construct; `undefined` when every pattern can run. (ajv would refuse it too, without saying where.)
+ */
+function findPatternProblem(schema: AnySchemaObject): string | undefined {
+  const problemOf = (source: string, at: string): string | undefined => {
+    const problem = patternProblem(source);
+    return problem === undefined ? undefined : `input schema: pattern ${JSON.stringify(source)} at ${at} ${problem}`;
+  };
+  return findInSubschemas(schema, (s, at) => {
+    if (typeof s.pattern === 'string') {
+      const found = problemOf(s.pattern, `${at}/pattern`);
+      if (found !== undefined) return found;
+    }
+    if (isJsonObject(s.patternProperties)) {
+      for (const source of Object.keys(s.patternProperties)) {
+        const found = problemOf(source, `${at}/patternProperties`);
+        if (found !== undefined) return found;
+      }
+    }
+    return undefined;
+  });
+}
+
+/**
+ * The refusal for a `required` (or `dependentRequired`) list naming the empty property `""`: ajv does not check
+ * that name, so the verdict would depend on which compiler ran; refused instead, like other uncompilable schemas.
+ */
+function findEmptyRequiredName(schema: AnySchemaObject): string | undefined {
+  const refusal = (at: string): string => `input schema: ${at} lists the empty property name "", which ajv does not check; rename that property`;
+  return findInSubschemas(schema, (s, at) => {
+    if (Array.isArray(s.required) && s.required.includes('')) return refusal(`${at}/required`);
+    if (isJsonObject(s.dependentRequired)) {
+      for (const name of Object.keys(s.dependentRequired)) {
+        const list = s.dependentRequired[name];
+        if (Array.isArray(list) && list.includes('')) return refusal(`${at}/dependentRequired`);
+      }
+    }
+    return undefined;
+  });
+}
+
 /** @param own a private copy of the schema, which ajv and the walker may keep (neither changes it) */
 function compileUncached(own: AnySchemaObject): CompiledSchema | string {
   if (!rootAdmitsObjects(own)) return 'input schema: the root must accept objects (use "type": "object")';
@@ -107,11 +205,14 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
   }
   try {
     checkSchema(own);
+    const problem = findPatternProblem(own) ?? findEmptyRequiredName(own);
+    if (problem !== undefined) return problem;
     // ajv's code generation costs about 1 ms per schema; the subset compiler covers generated schemas far cheaper.
     const subset = compileSubset(own);
-    if (subset !== undefined) return { schema: own, fast: subset };
+    const schemaNodes = countNodes(own);
+    if (subset !== undefined) return { schema: own, schemaNodes, fast: subset };
     const fast = fastCompiler.compile(own);
-    return { schema: own, fast, ajv: fast };
+    return { schema: own, schemaNodes, fast, ajv: fast };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return `input schema: ${reason.split('\n')[0]}`;

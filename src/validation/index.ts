@@ -6,3 +6,5 @@ export { messages } from './messages';
 export { hasOwn, isJsonObject } from './json-object';
 export { cutName, escapeName, keyPath } from './path';
 export { invalidValue, joinMessages, missingRequired } from './violation-messages';
+export { RESERVED_NAMES, isReservedName, reservedNameReason } from './reserved-names';
+export { patternProblem } from './linear-regexp';

@@ -4,13 +4,17 @@
  * each property's own violation before those inside it), then its unknown properties (input order).
  *
  * Runs only after ajv has rejected the arguments, so it never decides validity; it stops as soon as it holds
- * {@link MAX_VIOLATIONS}, which bounds the work on adversarial payloads. It understands the keywords a generated
+ * {@link MAX_VIOLATIONS} or has taken {@link MAX_WALK_STEPS} steps, which bounds the work on adversarial payloads. It understands the keywords a generated
  * schema uses plus their close relatives (`const`, type lists, `patternProperties`, `prefixItems`, `allOf`, boolean
  * schemas); anything else (`anyOf`, `$ref`, …) is left to the ajv error mapper.
  */
 import { formatAccepts } from './ajv-instances';
+import { jsonEqual } from './json-equal';
 import { hasOwn } from './json-object';
+import { compileLinearPattern, LinearRegExp } from './linear-regexp';
 import { indexPath, keyPath } from './path';
+import { isUnsafeInteger, typeIsInteger } from './safe-integer';
+import { hasDuplicates } from './unique-items';
 import { Violation } from './violation';
 import * as v from './violation-messages';
 
@@ -19,9 +23,20 @@ export const MAX_VIOLATIONS = 20;
 
 type Schema = Record<string, unknown>;
 
-/** Collects up to {@link MAX_VIOLATIONS} violations of `value` against `schema`. */
-export function collectViolations(schema: unknown, value: unknown): Violation[] {
+/**
+ * The most schema-beside-value steps one explanation takes. A refusal whose violations are few and far apart, or
+ * hidden under keywords the walker does not follow (`anyOf`, `not`, …), could otherwise make it visit every value
+ * of a 1 MiB payload once per subschema; past the budget the caller explains with ajv's first error instead.
+ */
+export const MAX_WALK_STEPS = 100_000;
+
+// Steps left in the current walk (the walk is synchronous: one at a time).
+let stepsLeft = 0;
+
+/** Collects up to {@link MAX_VIOLATIONS} violations of `value` against `schema`, in at most `maxSteps` steps. */
+export function collectViolations(schema: unknown, value: unknown, maxSteps = MAX_WALK_STEPS): Violation[] {
   const out: Violation[] = [];
+  stepsLeft = maxSteps;
   walk(schema, value, '', out);
   return out;
 }
@@ -68,14 +83,14 @@ function codePointLength(s: string): number {
   return n;
 }
 
-const regexCache = new Map<string, RegExp | null>();
+const regexCache = new Map<string, LinearRegExp | null>();
 
-/** The pattern as ajv compiles it (unicode mode); `null` when it does not compile (ajv refused the schema then). */
-export function patternRegExp(source: string): RegExp | null {
+/** The pattern as ajv runs it (linear-time engine); `null` when it does not compile (ajv refused the schema then). */
+export function patternRegExp(source: string): LinearRegExp | null {
   let re = regexCache.get(source);
   if (re === undefined) {
     try {
-      re = new RegExp(source, 'u');
+      re = compileLinearPattern(source);
     } catch {
       re = null;
     }
@@ -85,61 +100,19 @@ export function patternRegExp(source: string): RegExp | null {
   return re;
 }
 
-/** JSON equality as JSON Schema defines it (`1` equals `1.0`, key order does not matter). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!hasOwn(b, k) || !jsonEqual((a as Schema)[k], (b as Schema)[k])) return false;
-  }
-  return true;
-}
-
-// A canonical text per JSON value (sorted keys) so that uniqueness is checked in linear time.
-function canonical(x: unknown): string {
-  if (typeof x === 'string') return JSON.stringify(x);
-  if (typeof x !== 'object' || x === null) return `${typeof x}:${String(x)}`;
-  let text: string;
-  if (Array.isArray(x)) {
-    text = '[';
-    for (let i = 0; i < x.length; i++) text += `${canonical(x[i])},`;
-    return `${text}]`;
-  }
-  const keys = Object.keys(x);
-  if (keys.length > 1) keys.sort();
-  text = '{';
-  for (const key of keys) text += `${JSON.stringify(key)}:${canonical((x as Schema)[key])},`;
-  return `${text}}`;
-}
-
 /**
  * Like ajv: when the items declare only scalar types, elements of another type are left out (they are refused
- * by their type anyway), which keeps the check linear and cheap on adversarial arrays.
+ * by their type anyway), so that the refusal names those elements rather than their duplication.
  */
-function hasDuplicates(items: readonly unknown[], itemSchema: unknown): boolean {
+function hasDuplicateItems(items: readonly unknown[], itemSchema: unknown): boolean {
   const declared = isSchemaObject(itemSchema) ? itemSchema.type : undefined;
   const types = typeof declared === 'string' ? [declared] : Array.isArray(declared) ? declared : [];
   const scalarOnly = types.length > 0 && !types.some((t) => t === 'object' || t === 'array');
-  const seen = new Set<string>();
-  for (const item of items) {
-    if (scalarOnly && !typeMatches(declared, item)) continue;
-    const key = canonical(item);
-    if (seen.has(key)) return true;
-    seen.add(key);
-  }
-  return false;
+  return hasDuplicates(items, scalarOnly ? (item) => !typeMatches(declared, item) : undefined);
 }
 
 function full(out: Violation[]): boolean {
-  return out.length >= MAX_VIOLATIONS;
+  return out.length >= MAX_VIOLATIONS || stepsLeft <= 0;
 }
 
 function push(out: Violation[], violation: Violation): void {
@@ -147,6 +120,7 @@ function push(out: Violation[], violation: Violation): void {
 }
 
 function walk(schema: unknown, x: unknown, path: string, out: Violation[]): void {
+  stepsLeft--;
   if (full(out) || schema === true) return;
   if (schema === false) {
     push(out, v.noValue(path));
@@ -156,6 +130,10 @@ function walk(schema: unknown, x: unknown, path: string, out: Violation[]): void
   if (schema.type !== undefined && !typeMatches(schema.type, x)) {
     // A wrong type says it all: the value's other constraints are about a value of the declared type.
     push(out, v.invalidType(path, schema.type));
+    return;
+  }
+  if (typeIsInteger(schema.type) && isUnsafeInteger(x)) {
+    push(out, v.unsafeInteger(path));
     return;
   }
   if (hasOwn(schema, 'const') && !jsonEqual(x, schema.const)) push(out, v.constValue(path, schema.const));
@@ -197,7 +175,7 @@ function walkArray(schema: Schema, x: readonly unknown[], path: string, out: Vio
   if (isNumber(schema.maxItems) && x.length > schema.maxItems) push(out, v.itemCount(path, 'maxItems', schema.maxItems));
   // Uniqueness of an array that is too long anyway is left for later: the check costs time on large payloads.
   const tooLong = isNumber(schema.maxItems) && x.length > schema.maxItems;
-  if (schema.uniqueItems === true && !tooLong && hasDuplicates(x, schema.items)) push(out, v.uniqueItems(path));
+  if (schema.uniqueItems === true && !tooLong && hasDuplicateItems(x, schema.items)) push(out, v.uniqueItems(path));
   const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];
   for (let i = 0; i < prefix.length && i < x.length && !full(out); i++) walk(prefix[i], x[i], indexPath(path, i), out);
   if (schema.items === false) {
@@ -222,7 +200,7 @@ function walkObject(schema: Schema, x: Schema, path: string, out: Violation[]): 
       if (present(key)) walk(properties[key], x[key], keyPath(path, key), out);
     }
   }
-  const patterns: [RegExp, unknown][] = [];
+  const patterns: [LinearRegExp, unknown][] = [];
   if (isSchemaObject(schema.patternProperties)) {
     for (const [source, sub] of Object.entries(schema.patternProperties)) {
       const re = patternRegExp(source);

@@ -1,7 +1,7 @@
 /**
  * A fast compiler for the JSON Schema subset that `generateInputSchema` emits: one straight-line JavaScript function
- * per schema, with exactly ajv's accept/reject verdict (for the options in ajv-instances.ts: `strict: false`, so
- * `strictNumbers` is off; `ownProperties`; unicode regular expressions; the same formats). ajv's code generation costs
+ * per schema, with exactly ajv's accept/reject verdict (for the instances in ajv-instances.ts: `strictNumbers`,
+ * `ownProperties`, the safe-integer and uniqueItems keywords, the linear-time pattern engine, the same formats). ajv's code generation costs
  * about 1 ms per schema, which dominated loading a config of 1,000 tools; this compiler costs a small fraction.
  *
  * Anything outside the subset (another keyword, a type array, a boolean subschema, an unknown format, …) gives
@@ -11,11 +11,12 @@
  * Nothing from a schema is spliced into the code raw: property names and enum strings are JSON string literals,
  * numbers are checked finite numbers, and patterns, formats and sets are constants passed in.
  */
-import equal from 'ajv/dist/runtime/equal';
 import ucs2length from 'ajv/dist/runtime/ucs2length';
 import addFormats from 'ajv-formats';
 import { strictFormats } from './formats';
 import { isJsonObject } from './json-object';
+import { compileLinearPattern, LinearRegExp } from './linear-regexp';
+import { hasDuplicates } from './unique-items';
 
 /** A compiled schema: `true` when ajv's compiled function would accept `data`. */
 export type SubsetValidator = (data: unknown) => boolean;
@@ -32,6 +33,7 @@ const KEYWORDS: Readonly<Record<NodeType, readonly string[]>> = {
   array: ['minItems', 'maxItems', 'uniqueItems', 'items'],
   object: ['properties', 'required', 'additionalProperties'],
 };
+const SAFE = Number.MAX_SAFE_INTEGER;
 // Past these sizes a constant Set beats a chain of comparisons.
 const MAX_CHAINED = 8;
 // Past this length uniqueItems on scalars uses a Set rather than comparing every pair.
@@ -110,7 +112,7 @@ class Emitter {
     const body = `"use strict";${bindings.length > 0 ? `const ${bindings.join(',')};` : ''}`
       + `return function validate(data){${this.code.join('\n')}\nreturn true;};`;
     // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the point: code from a closed, escaped subset
-    return new Function('h', 'u', 'eq', 'k', body)(Object.prototype.hasOwnProperty, ucs2length, equal, this.constants) as SubsetValidator;
+    return new Function('h', 'u', 'k', body)(Object.prototype.hasOwnProperty, ucs2length, this.constants) as SubsetValidator;
   }
 
   /** Emits the checks of `schema` on the value in variable `v`. */
@@ -128,8 +130,9 @@ class Emitter {
     if (schema.examples !== undefined && !Array.isArray(schema.examples)) outside();
     switch (type as NodeType) {
       case 'string': return this.string(schema, v);
-      case 'integer': return this.number(schema, v, `!(typeof ${v}==="number"&&!(${v}%1)&&${v}===${v})`);
-      case 'number': return this.number(schema, v, `typeof ${v}!=="number"`);
+      // Finite numbers only (ajv's strictNumbers), integers within ±(2^53−1) (SPEC §3; NaN fails every comparison).
+      case 'integer': return this.number(schema, v, `!(typeof ${v}==="number"&&${v}<=${SAFE}&&${v}>=${-SAFE}&&!(${v}%1))`);
+      case 'number': return this.number(schema, v, `typeof ${v}!=="number"||${v}-${v}!==0`);
       case 'boolean':
         this.line(`if(typeof ${v}!=="boolean")return false;`);
         return this.enumeration(schema.enum, v);
@@ -165,11 +168,11 @@ class Emitter {
     }
     if (schema.pattern !== undefined) {
       if (typeof schema.pattern !== 'string') outside();
-      let re: RegExp;
+      let re: LinearRegExp;
       try {
-        re = new RegExp(schema.pattern, 'u');
+        re = compileLinearPattern(schema.pattern);
       } catch {
-        return outside(); // ajv reports the invalid pattern
+        return outside(); // ajv reports the invalid or unsupported pattern
       }
       this.line(`if(!${this.constant(re)}.test(${v}))return false;`);
     }
@@ -208,20 +211,17 @@ class Emitter {
 
   /** uniqueItems; the items (if declared) have already passed their checks. */
   private unique(v: string, itemType: unknown): void {
-    const [i, j, a, s] = [this.fresh('i'), this.fresh('j'), this.fresh('a'), this.fresh('s')];
     if (itemType === 'object' || itemType === 'array' || itemType === undefined) {
-      // As ajv: every pair, by deep equality, in ajv's order (its equality throws on some objects, so order shows).
-      this.line(`for(let ${i}=${v}.length;${i}--;)for(let ${j}=${i};${j}--;)if(eq(${v}[${i}],${v}[${j}]))return false;`);
+      // Canonical texts in a Set, as the ajv keyword that replaces ajv's own (see unique-items.ts): linear.
+      this.line(`if(${this.constant(hasDuplicates)}(${v}))return false;`);
       return;
     }
-    // ajv finds duplicate scalars by using them as keys of a plain object, so two strings "__proto__" are never
-    // duplicates (the key cannot be set); kept so that the verdict stays ajv's. Number items may be NaN (not JSON,
-    // but ajv's "NaN" keys match), hence SameValueZero.
-    const skip = itemType === 'string' ? `if(${a}==="__proto__")continue;` : '';
+    // Scalars of one type: equal exactly when ===, except NaN (not JSON; SameValueZero in the Set agrees).
+    const [i, j, a, s] = [this.fresh('i'), this.fresh('j'), this.fresh('a'), this.fresh('s')];
     const same = itemType === 'number' ? `(${v}[${j}]===${a}||(${a}!==${a}&&${v}[${j}]!==${v}[${j}]))` : `${v}[${j}]===${a}`;
     this.line(`if(${v}.length>1){if(${v}.length<=${MAX_PAIRWISE}){`
-      + `for(let ${i}=1;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];${skip}for(let ${j}=0;${j}<${i};${j}++)if(${same})return false;}`
-      + `}else{const ${s}=new Set();for(let ${i}=0;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];${skip}if(${s}.has(${a}))return false;${s}.add(${a});}}}`);
+      + `for(let ${i}=1;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];for(let ${j}=0;${j}<${i};${j}++)if(${same})return false;}`
+      + `}else{const ${s}=new Set();for(let ${i}=0;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];if(${s}.has(${a}))return false;${s}.add(${a});}}}`);
   }
 
   private object(schema: Record<string, unknown>, v: string, depth: number): void {

@@ -76,6 +76,17 @@ export function length(path: string, rule: 'minLength' | 'maxLength', limit: num
   return invalidValue(path, rule, `expected ${rule === 'minLength' ? 'at least' : 'at most'} ${plural(limit, 'character', 'characters')}`);
 }
 
+/** The largest integer that JSON numbers carry exactly through the gateway: 2^53−1. */
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * An integer outside ±(2^53−1): it cannot be forwarded exactly (SPEC §3). Rule `type`: the gateway's `integer`
+ * is the exactly representable one.
+ */
+export function unsafeInteger(path: string): Violation {
+  return invalidValue(path, 'type', `expected an integer between ${-SAFE} and ${SAFE}`);
+}
+
 export function pattern(path: string, source: string): Violation {
   return invalidValue(path, 'pattern', `expected to match pattern ${source}`);
 }

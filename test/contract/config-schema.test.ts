@@ -61,12 +61,12 @@ describe('the config type and the config schema', () => {
       gateway: {
         name: 'g', host: 'h', port: 1, validate_input: true, validation_errors: 'auto', auth: 'none', audit_log: true,
         allowed_hosts: [], allowed_origins: [], max_body_bytes: 1, max_response_bytes: 1, max_concurrent_calls: 1,
-        session_ttl_ms: 1, session_key_file: 'k', max_streams_per_principal: 1, tools_list_ttl_ms: 0,
+        session_ttl_ms: 1, session_key_file: 'k', max_streams_per_principal: 1, tools_list_ttl_ms: 0, metrics: true,
         resource_url: 'https://gw.example.com/mcp',
       },
       tools: [{
         name: 't', description: '', input_schema: {}, aliases: {}, forward_as: {}, required_scopes: [],
-        backend: { url: 'http://x', method: 'GET', timeout_ms: 1 },
+        backend: { url: 'https://x', method: 'GET', timeout_ms: 1, headers: {}, tls: { ca_file: 'ca.pem' }, forward_identity: true },
       }],
     };
     assert.deepEqual(keys(S), Object.keys(sample).sort());

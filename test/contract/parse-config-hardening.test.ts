@@ -48,7 +48,7 @@ describe('parseGatewayConfig: reserved names (SPEC §3)', () => {
       const doc = fromJson(JSON.stringify(configWith({ input_schema: schemaOf('prompt'), aliases: {} })).replace('"aliases":{}', `"aliases":{"${name}":"prompt"}`));
       assert.equal(
         refusal(doc),
-        `tools[1].aliases.${name}: ${JSON.stringify(name)} is a reserved name (__proto__, constructor, prototype): choose another alias`,
+        `tools[1].aliases.${name}: ${JSON.stringify(name)} is reserved (JavaScript objects inherit or use it: __proto__, constructor, prototype): choose another alias`,
       );
     });
 
@@ -56,7 +56,7 @@ describe('parseGatewayConfig: reserved names (SPEC §3)', () => {
       const doc = configWith({ input_schema: schemaOf('prompt'), aliases: { description: name } });
       assert.equal(
         refusal(doc),
-        `tools[1].aliases.description: ${JSON.stringify(name)} is a reserved name (__proto__, constructor, prototype): an alias must stand for another parameter`,
+        `tools[1].aliases.description: ${JSON.stringify(name)} is reserved (JavaScript objects inherit or use it: __proto__, constructor, prototype): an alias must stand for another parameter`,
       );
     });
 
@@ -64,7 +64,7 @@ describe('parseGatewayConfig: reserved names (SPEC §3)', () => {
       const doc = fromJson(JSON.stringify(configWith({ input_schema: schemaOf('p'), forward_as: {} })).replace('"forward_as":{}', `"forward_as":{"${name}":"field"}`));
       assert.equal(
         refusal(doc),
-        `tools[1].forward_as.${name}: ${JSON.stringify(name)} is a reserved name (__proto__, constructor, prototype): rename the parameter`,
+        `tools[1].forward_as.${name}: ${JSON.stringify(name)} is reserved (JavaScript objects inherit or use it: __proto__, constructor, prototype): rename the parameter`,
       );
     });
 
@@ -72,7 +72,7 @@ describe('parseGatewayConfig: reserved names (SPEC §3)', () => {
       const doc = configWith({ input_schema: schemaOf('meta'), forward_as: { meta: name } });
       assert.equal(
         refusal(doc),
-        `tools[1].forward_as.meta: ${JSON.stringify(name)} is a reserved name (__proto__, constructor, prototype): forward the parameter under another name`,
+        `tools[1].forward_as.meta: ${JSON.stringify(name)} is reserved (JavaScript objects inherit or use it: __proto__, constructor, prototype): forward the parameter under another name`,
       );
     });
   }
@@ -95,7 +95,7 @@ describe('parseGatewayConfig: reserved names (SPEC §3)', () => {
           '',
         ].join('\n'),
       );
-      assert.throws(() => loadGatewayConfig(file), /tools\[0\]\.forward_as\.meta: "__proto__" is a reserved name/);
+      assert.throws(() => loadGatewayConfig(file), /tools\[0\]\.forward_as\.meta: "__proto__" is reserved/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

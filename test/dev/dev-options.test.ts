@@ -56,6 +56,12 @@ describe('dev options', () => {
     assert.equal(resolveGatewayPort(parse(['--port', '9000']), 'only', 8081, 1), 9000);
   });
 
+  it('takes a negative --port-offset as a separate argument (parseArgs alone calls it ambiguous)', () => {
+    assert.equal((parse(['--port-offset', '-18080']) as { portOffset: number }).portOffset, -18080);
+    assert.equal((parse(['--port-offset=-5']) as { portOffset: number }).portOffset, -5);
+    assert.throws(() => parse(['--port-offset', '--map']), { message: '--port-offset: missing value' });
+  });
+
   it('refuses one fixed port for several gateways', () => {
     assert.throws(() => resolveGatewayPort(parse(['--port', '9000']), 'agents', 8080, 2), {
       message: '--port 9000: the app has 2 gateways; use --port NAME=PORT or --port 0',

@@ -44,6 +44,17 @@ describe('MCP Inspector CLI against dev', function () {
     assert.deepEqual(listed.tools.map((t) => t.name), ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task']);
   });
 
+  it('works from the repository root with the README command: npm run inspect -- URL …', async () => {
+    // npm_* variables of the running `npm test` would point the child npm at this package's settings: drop them
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+    const { stdout } = await promisify(execFile)('npm', [
+      'run', '--silent', 'inspect', '--', agents.url, '--transport', 'http',
+      '--header', `Authorization: Bearer ${agents.token}`, '--method', 'tools/list',
+    ], { cwd: root, env, timeout: 60_000 });
+    const listed = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { tools: { name: string }[] };
+    assert.equal(listed.tools.length, 6);
+  });
+
   it('calls a tool, and gets a refusal naming the field for an out-of-range value', async () => {
     const ok = await inspector(agents, ['--method', 'tools/call', '--tool-name', 'get_customer', '--tool-arg', 'customer_id=C-0002']) as {
       structuredContent: { name: string };

@@ -59,15 +59,15 @@ describe('the support-desk example', () => {
     json = synthExample();
   });
 
-  it('synthesizes two gateways, the backend container, one network and one image build', () => {
+  it('synthesizes two gateways, the backend container, one network, the gateway image build and the backend image build', () => {
     assert.deepEqual(
       resourcesOf(json, 'docker_container').map((c: Json) => c.name).sort(),
       ['support-desk-agents', 'support-desk-get_customer', 'support-desk-legacy'],
     );
     assert.deepEqual(resourcesOf(json, 'docker_network'), [{ name: 'support-desk-mcp' }]);
     assert.deepEqual(
-      resourcesOf(json, 'docker_image').map((i: Json) => i.name),
-      ['cdktf-mcp-gateway-support-desk:node-22-bookworm-slim', 'support-desk-api:latest'],
+      resourcesOf(json, 'docker_image').map((i: Json) => i.name).sort(),
+      ['cdktf-mcp-gateway-support-desk:node-22-bookworm-slim', 'support-desk-support-desk-api:latest'],
     );
     assert.deepEqual(Object.keys(json.output), ['gateway_agents_url', 'gateway_legacy_url']);
   });
@@ -152,6 +152,15 @@ describe('the support-desk example', () => {
     }
   });
 
+  it('builds the backend image from examples/support-desk/backend, rebuilt when its content changes', () => {
+    const image = resourcesOf(json, 'docker_image').find((i: Json) => i.name === 'support-desk-support-desk-api:latest');
+    assert.match(image.build.context, /^assets\/.+/);
+    assert.equal(image.build.dockerfile, 'Dockerfile');
+    assert.match(image.triggers.context_sha, /^[0-9A-F]+$/i);
+    const container = resourcesOf(json, 'docker_container').find((c: Json) => c.name === 'support-desk-get_customer');
+    assert.match(container.image, /^\$\{docker_image\..*\.image_id\}$/);
+  });
+
   it('has a YAML twin that synthesizes the same resources and outputs', () => {
     const manifest = synthManifest();
     assert.deepEqual(byDockerName(manifest), byDockerName(json));
@@ -163,7 +172,7 @@ describe('the support-desk example', () => {
     try {
       const stackDir = path.join(outdir, 'stacks', 'support-desk');
       const synthesized = JSON.parse(fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8'));
-      const [image] = resourcesOf(synthesized, 'docker_image');
+      const image = resourcesOf(synthesized, 'docker_image').find((i: Json) => i.name.startsWith('cdktf-mcp-gateway-'));
       const context = path.join(stackDir, image.build.context);
       const entries = fs.readdirSync(context);
       assert.ok(entries.includes('Dockerfile'), `no Dockerfile in ${entries.join(', ')}`);

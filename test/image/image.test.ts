@@ -23,7 +23,8 @@ import { listFiles, readSynthesizedGateway, type SynthesizedGateway } from './sy
 
 const REPO = path.resolve(__dirname, '../..');
 const EXAMPLE_DIR = path.join(REPO, 'examples', 'support-desk');
-const BASE_IMAGE_SCRIPT = path.resolve(REPO, '../shared/tools/node-base-image.sh');
+/** The project's own base-image script (no file outside the repository is needed). */
+const BASE_IMAGE_SCRIPT = path.join(REPO, 'scripts', 'node-base-image.sh');
 /** No registry of images is reachable here: every build starts from this local image. */
 const BASE_IMAGE = 'local/node-base:latest';
 const GATEWAY = 'agents';
@@ -77,6 +78,10 @@ describe('gateway image (Docker)', function () {
   let containerStarted = false;
   let volumeCreated = false;
   let session: McpSession;
+  let outdir = '';
+  const backendTag = `cdktf-mcp-gateway-image-test-backend:${unique}`;
+  let backendBuilt = false;
+  let backendContainer = '';
 
   async function containerLogs(): Promise<string> {
     const result = await command('docker', ['logs', '--tail', '40', containerName], { timeoutMs: 10_000 });
@@ -99,7 +104,7 @@ describe('gateway image (Docker)', function () {
     assert.equal(base.code, 0, `${BASE_IMAGE_SCRIPT} failed: ${base.stderr.trim().slice(-1000)}`);
 
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'image-test-'));
-    const outdir = path.join(tmp, 'cdktf.out');
+    outdir = path.join(tmp, 'cdktf.out');
     const synth = await command(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(EXAMPLE_DIR, 'main.ts')], {
       cwd: EXAMPLE_DIR,
       env: { ...process.env, CDKTF_OUTDIR: outdir, CHECKPOINT_DISABLE: '1', TS_NODE_PROJECT: path.join(REPO, 'tsconfig.json') },
@@ -164,6 +169,8 @@ describe('gateway image (Docker)', function () {
     if (containerStarted) await attempt('remove container', () => docker(['rm', '-f', containerName]));
     if (volumeCreated) await attempt('remove volume', () => docker(['volume', 'rm', '-f', volume]));
     if (imageBuilt) await attempt('remove image', () => docker(['rmi', '-f', tag], 120_000));
+    if (backendContainer) await attempt('remove backend container', () => docker(['rm', '-f', backendContainer]));
+    if (backendBuilt) await attempt('remove backend image', () => docker(['rmi', '-f', backendTag], 120_000));
     // what is left of the build (the dependency stage); most ids are gone with the image, so failures are expected
     for (const id of builtIds.reverse()) await command('docker', ['rmi', id], { timeoutMs: 60_000 });
     if (backend) await attempt('close backend', () => backend.close());
@@ -253,6 +260,29 @@ describe('gateway image (Docker)', function () {
       [GATEWAY, 'get_customer', 'ok', bot.id],
     ]);
     assert.ok(!JSON.stringify(records).includes('C-0042'));
+  });
+
+  it('builds the example backend from the build block synthesis wrote (container.build) and runs it', async function () {
+    this.timeout(10 * 60_000);
+    const stackDir = synthesized.stackDir;
+    const doc = JSON.parse(fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8'));
+    const image = Object.values<Record<string, any>>(doc.resource.docker_image).find((i) => String(i.name).endsWith('support-desk-api:latest'));
+    assert.ok(image?.build?.context, 'no docker_image with a build block for the support-desk backend');
+    const context = path.resolve(stackDir, String(image.build.context));
+    const build = await command('docker', [
+      'build', '--force-rm', '--network', 'host', '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`,
+      '-f', path.join(context, image.build.dockerfile ?? 'Dockerfile'), '-t', backendTag, context,
+    ], { timeoutMs: 600_000 });
+    backendBuilt = build.code === 0;
+    assert.equal(build.code, 0, `docker build of the backend failed: ${`${build.stdout}${build.stderr}`.trim().slice(-3000)}`);
+    const backendPort = await freePort();
+    backendContainer = `cdktf-mcp-gateway-image-test-backend-${unique}`;
+    await docker(['run', '-d', '--name', backendContainer, '--network', 'host', '-e', 'HOST=127.0.0.1', '-e', `PORT=${backendPort}`, backendTag]);
+    const health = await eventually(async () => {
+      const res = await fetch(`http://127.0.0.1:${backendPort}/health`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+      return res?.status === 200 && res.status;
+    }, { timeoutMs: 30_000, intervalMs: 250, what: 'the backend container to answer /health' });
+    assert.equal(health, 200);
   });
 
   it('stops on docker stop within 10 s with exit code 0, answering and auditing the calls in flight', async function () {

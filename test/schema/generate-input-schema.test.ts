@@ -74,12 +74,28 @@ describe('generateInputSchema', () => {
       + '"items":{"type":"string","minLength":1,"maxLength":32,"pattern":"^[a-z]+$"}},"n":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":10}}');
   });
 
+  it('accepts uniqueItems on objects without maxItems: uniqueness is checked in linear time', () => {
+    assert.deepEqual(generateInputSchema({ xs: { type: 'array', uniqueItems: true, items: { type: 'object' } } }).properties,
+      { xs: { type: 'array', uniqueItems: true, items: { type: 'object' } } });
+  });
   it('does not emit uniqueItems: false', () => {
     assert.deepEqual(generateInputSchema({ t: { type: 'array', uniqueItems: false } }).properties, { t: { type: 'array' } });
   });
 
-  it('refuses a parameter named __proto__, which no validator could check', () => {
-    refusedWith(JSON.parse('{"__proto__": {"type": "string"}}'), 'Invalid input spec at `__proto__`: the name "__proto__" is not supported; choose another name');
+  it('refuses __proto__, constructor and prototype as parameter names, aliases and forwardAs targets', () => {
+    const reason = (n: string) => `"${n}" is reserved (JavaScript objects inherit or use it: __proto__, constructor, prototype)`;
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      refusedWith(JSON.parse(`{"${name}": {"type": "string"}}`), `Invalid input spec at \`${name}\`: the name ${reason(name)}; choose another name`);
+      refusedWith({ prompt: { type: 'string', aliases: [name] } }, `Invalid input spec at \`prompt\`: alias ${reason(name)}; choose another alias`);
+      refusedWith({ prompt: { type: 'string', forwardAs: name } },
+        `Invalid input spec at \`prompt\`: forwardAs ${reason(name)}; choose another backend field name`);
+    }
+  });
+  it('refuses __proto__ as a nested property name too, and allows constructor and toString there', () => {
+    refusedWith({ o: { type: 'object', properties: JSON.parse('{"__proto__": {"type": "string"}}') } },
+      'Invalid input spec at `o.__proto__`: the name "__proto__" is not supported; choose another name');
+    const schema = generateInputSchema({ o: { type: 'object', properties: { constructor: { type: 'string' as const, required: true }, toString: { type: 'integer' as const } } } });
+    assert.deepEqual(Object.keys((schema.properties as Record<string, { properties: object }>).o.properties), ['constructor', 'toString']);
   });
 });
 
@@ -119,8 +135,6 @@ describe('generateInputSchema: refuses an invalid spec with the path and a fix',
     ['a closed object without properties', { m: { type: 'object', additionalProperties: false } },
       'Invalid input spec at `m`: additionalProperties: false without properties would accept only {}; declare properties'],
     ['a default of the wrong type', { n: { type: 'integer', default: 'ten' } }, 'Invalid input spec at `n`: default must be of type integer, like the parameter (it is advertised, never applied)'],
-    ['uniqueItems on objects without maxItems', { xs: { type: 'array', uniqueItems: true, items: { type: 'object' } } },
-      'Invalid input spec at `xs`: uniqueItems on an array of objects, arrays or undeclared items needs maxItems (uniqueness is checked pairwise); add maxItems'],
     ['an empty parameter name', { '': { type: 'string' } }, 'Invalid input spec: a parameter name is empty; give every parameter a name'],
     ['an alias equal to another parameter', { prompt: { type: 'string', aliases: ['title'] }, title: { type: 'string' } },
       'Invalid input spec at `prompt`: alias "title" clashes with the parameter `title`; choose another alias'],

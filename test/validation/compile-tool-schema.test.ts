@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { compileToolSchema, ToolValidator, ValidationResult } from '../../src/validation';
+import { runBounded } from './bounded';
 
 function raw(schema: Record<string, unknown>): ToolValidator {
   const compiled = compileToolSchema(schema);
@@ -26,6 +27,12 @@ describe('compileToolSchema: schemas that cannot compile fail closed', () => {
     ['another dialect', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' },
       'input schema: $schema "http://json-schema.org/draft-07/schema#" is not supported; use "https://json-schema.org/draft/2020-12/schema" or leave it out'],
     ['a root that cannot be an object', { type: 'array' }, 'input schema: the root must accept objects (use "type": "object")'],
+    // ajv does not check a required empty name; the subset compiler did: refused rather than inconsistent.
+    ['a required empty name', { type: 'object', required: [''] }, 'input schema: #/required lists the empty property name "", which ajv does not check; rename that property'],
+    ['a nested required empty name', obj({ a: { anyOf: [{ required: ['x', ''] }] } }),
+      'input schema: #/properties/a/anyOf/0/required lists the empty property name "", which ajv does not check; rename that property'],
+    ['a dependentRequired empty name', { type: 'object', dependentRequired: { a: [''] } },
+      'input schema: #/dependentRequired lists the empty property name "", which ajv does not check; rename that property'],
   ];
   for (const [label, schema, error] of cases) {
     it(`returns { ok: false } for ${label}`, () => {
@@ -163,5 +170,105 @@ describe('validate: raw inputSchema is validated exactly as written', () => {
         assert.doesNotMatch(violation.message, /must|undefined/);
       }
     }
+  });
+});
+
+describe('compileToolSchema: numbers in raw schemas (ajv path)', () => {
+  const v = raw(obj({
+    n: { type: 'integer' }, x: { type: 'number' }, either: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
+    list: { type: ['integer', 'null'] }, wide: { type: ['integer', 'number'] },
+  }, { additionalProperties: false, dependentRequired: { n: ['x'] } }));
+  it('refuses 1e400 as an integer and as a number (strictNumbers)', () => {
+    assert.equal(messageOf(v.validate(JSON.parse('{"x": 1e400}'))), 'Invalid type for `x`: expected number');
+    assert.equal(messageOf(v.validate(JSON.parse('{"n": -1e400, "x": 1}'))), 'Invalid type for `n`: expected integer');
+    assert.equal(messageOf(v.validate(JSON.parse('{"either": 1e400}'))), 'Invalid value for `either`: expected to match one of the allowed schemas');
+  });
+  it('refuses an integer beyond ±(2^53−1) where the type asks for an integer, not where it admits any number', () => {
+    const expected = (p: string) => `Invalid value for \`${p}\`: expected an integer between -9007199254740991 and 9007199254740991`;
+    assert.equal(messageOf(v.validate({ n: 2 ** 53, x: 1 })), expected('n'));
+    assert.equal(messageOf(v.validate({ list: -(2 ** 60) })), expected('list'));
+    assert.equal(messageOf(v.validate({ either: 2 ** 53 })), 'Invalid value for `either`: expected to match one of the allowed schemas');
+    assert.deepEqual(v.validate({ wide: 2 ** 60, x: 1e300, either: 2 ** 53 - 1 }), { valid: true });
+  });
+  it('explains the bound through the ajv error mapper too (a schema the walker cannot explain)', () => {
+    const mapped = raw(obj({ n: { $ref: '#/$defs/big' } }, { $defs: { big: { type: 'integer' } } }));
+    assert.equal(messageOf(mapped.validate({ n: 1e20 })), 'Invalid value for `n`: expected an integer between -9007199254740991 and 9007199254740991');
+  });
+});
+
+describe('compileToolSchema: refusals the walker cannot explain stay bounded', () => {
+  // Regressions: ajv's all-errors mode reported every error (schema size × data size of them) and the mapper then
+  // compared each with every summary (10 s for 444 KiB). A worker stopped after a generous limit (bounded.ts)
+  // turns a return of that into a failure rather than a hang.
+  it('refuses an allOf of 10 anyOf over a 1 MiB array with the first error', async function () {
+    this.timeout(30_000);
+    const result = await runBounded(`
+      const { compileToolSchema } = require('./src/validation');
+      const variants = Array.from({ length: 10 }, (_, k) => ({ anyOf: [{ type: 'string', minLength: k + 1 }, { type: 'number' }] }));
+      const compiled = compileToolSchema({ type: 'object', properties: { items: { type: 'array', items: { allOf: variants } } } });
+      return compiled.validator.validate({ items: Array.from({ length: ${(1 << 20) / 5} }, () => true) });`) as ValidationResult;
+    assert.equal(messageOf(result), 'Invalid value for `items[0]`: expected to match one of the allowed schemas');
+  });
+  it('refuses a map of 20,000 long keys sharing a prefix whose values match no anyOf branch', async function () {
+    this.timeout(30_000);
+    const result = await runBounded(`
+      const { compileToolSchema } = require('./src/validation');
+      const compiled = compileToolSchema({ type: 'object', properties: { labels: { type: 'object',
+        additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }] } } } });
+      const labels = {};
+      for (let i = 0; i < 20000; i++) labels['label_' + 'x'.repeat(40) + '_' + i] = true;
+      return compiled.validator.validate({ labels });`) as ValidationResult;
+    assert.match(messageOf(result), /^Invalid value for `labels\.label_x+_0`: expected to match one of the allowed schemas/);
+  });
+  it('still reports every error (up to 20) of a small refusal', () => {
+    const v = raw(obj({ a: { anyOf: [{ type: 'string' }, { type: 'number' }] }, b: { anyOf: [{ type: 'string' }, { type: 'number' }] } }));
+    assert.equal(messageOf(v.validate({ a: true, b: false })),
+      'Invalid value for `a`: expected to match one of the allowed schemas; Invalid value for `b`: expected to match one of the allowed schemas');
+  });
+  it('checks raw uniqueItems without maxItems in linear time, on the subset compiler\'s path and on ajv\'s', async function () {
+    this.timeout(30_000);
+    const messages = await runBounded(`
+      const { compileToolSchema } = require('./src/validation');
+      const distinct = Array.from({ length: ${(1 << 20) / 24} }, (_, i) => ({ n: i, s: 'abcdef' }));
+      const out = [];
+      for (const tags of [{ type: 'array', uniqueItems: true }, { type: 'array', uniqueItems: true, items: { anyOf: [{ type: 'object' }, { type: 'string' }] } }]) {
+        const compiled = compileToolSchema({ type: 'object', properties: { tags }, additionalProperties: false });
+        out.push(compiled.validator.validate({ tags: distinct }).valid);
+        // The equal pair first: ajv's pairwise loop, running from the end, compared every other pair before it.
+        out.push(compiled.validator.validate({ tags: [{ s: 'abcdef', n: 0 }, ...distinct] }).message);
+      }
+      return out;`) as (string | boolean)[];
+    assert.deepEqual(messages, [true, 'Invalid value for `tags`: expected unique items', true, 'Invalid value for `tags`: expected unique items']);
+  });
+  it('finds two equal strings "__proto__" duplicates, as JSON Schema says (ajv\'s own keyword did not)', () => {
+    for (const items of [{ type: 'string' }, { anyOf: [{ type: 'string' }] }]) {
+      const v = raw(obj({ tags: { type: 'array', uniqueItems: true, items } }));
+      assert.equal(messageOf(v.validate({ tags: ['__proto__', '__proto__'] })), 'Invalid value for `tags`: expected unique items');
+      assert.deepEqual(v.validate({ tags: ['__proto__', 'constructor'] }), { valid: true });
+    }
+  });
+});
+
+
+describe('compileToolSchema: enum and const on hostile keys (ajv path)', () => {
+  // Regression (found by the fuzzer): ajv's deep equality calls a `valueOf` or `toString` found on the data, so
+  // `{"valueOf": null}` threw inside ajv and the call was refused as "could not be validated".
+  const v = raw(obj({ e: { enum: [{ a: 1 }, [1, 2], 'x'] }, c: { const: { k: [1, { z: 2 }] } }, n: { anyOf: [{ const: { a: 1 } }, { type: 'string' }] } }));
+  it('refuses objects with valueOf, toString or __proto__ keys by their value', () => {
+    assert.equal(messageOf(v.validate(JSON.parse('{"c": {"valueOf": null}}'))), 'Invalid value for `c`: expected exactly {"k":[1,{"z":2}]}');
+    assert.equal(messageOf(v.validate(JSON.parse('{"e": {"toString": 1}}'))), 'Invalid value for `e`: expected one of {"a":1}, [1,2], "x"');
+    assert.equal(messageOf(v.validate(JSON.parse('{"n": {"__proto__": {"a": 1}}}'))), 'Invalid value for `n`: expected to match one of the allowed schemas');
+  });
+  it('accepts equal values whatever their key order', () => {
+    assert.deepEqual(v.validate(JSON.parse('{"e": {"a": 1.0}, "c": {"k": [1, {"z": 2}]}, "n": {"a": 1}}')), { valid: true });
+  });
+});
+
+describe('compileToolSchema: the walker\'s step budget', () => {
+  it('leaves a violation far beyond the budget to ajv\'s first error, still naming it', () => {
+    const v = raw(obj({ v: { type: 'array', items: { not: { type: 'string' } } } }));
+    const items: unknown[] = Array.from({ length: 300_000 }, () => 1);
+    items.push('x');
+    assert.equal(messageOf(v.validate({ v: items })), 'Invalid value for `v[300000]`: expected not to match the disallowed schema');
   });
 });

@@ -45,4 +45,12 @@ describe('normalizeAliases', () => {
     const result = normalizeAliases(args, aliases);
     assert.equal(result.ok && result.args, args);
   });
+  it('never reads an inherited alias map entry: constructor, __proto__ and valueOf sent by the caller stay as sent', () => {
+    const args = JSON.parse('{"constructor": 1, "__proto__": {"x": 2}, "valueOf": 3, "description": "hi"}') as Record<string, unknown>;
+    const result = normalizeAliases(args, { description: 'prompt' });
+    assert.ok(result.ok);
+    assert.deepEqual(Object.keys(result.args), ['constructor', '__proto__', 'valueOf', 'prompt']);
+    assert.equal(Object.getPrototypeOf(result.args), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(result.args, '__proto__')?.value, { x: 2 });
+  });
 });

@@ -170,6 +170,23 @@ describe('validate: types', () => {
   it('refuses null for an optional field: absence expresses optional', () => {
     assert.equal(refusal(v.validate({ note: null })).message, 'Invalid type for `note`: expected string');
   });
+  it('refuses 1e400 (Infinity once parsed) as an integer and as a number: it is no JSON number', () => {
+    const args = JSON.parse('{"count": 1e400, "ratio": -1e400}') as Record<string, unknown>;
+    assert.deepEqual(refusal(v.validate(args)).violations.map((x) => x.message),
+      ['Invalid type for `count`: expected integer', 'Invalid type for `ratio`: expected number']);
+    assert.equal(refusal(v.validate({ ratio: NaN })).message, 'Invalid type for `ratio`: expected number');
+  });
+  it('refuses an integer beyond ±(2^53−1), which cannot be forwarded exactly, and accepts the bounds', () => {
+    const expected = 'Invalid value for `count`: expected an integer between -9007199254740991 and 9007199254740991';
+    for (const text of ['9007199254740992', '-9007199254740992', '1e20', '12345678901234567890']) {
+      const r = refusal(v.validate(JSON.parse(`{"count": ${text}}`)));
+      assert.deepEqual(r.violations, [{ path: 'count', rule: 'type', message: expected }], text);
+    }
+    assert.deepEqual(v.validate({ count: Number.MAX_SAFE_INTEGER }), { valid: true });
+    assert.deepEqual(v.validate({ count: -Number.MAX_SAFE_INTEGER }), { valid: true });
+    // A number may be large: it is forwarded as the caller's JSON number.
+    assert.deepEqual(v.validate({ ratio: 1e20 }), { valid: true });
+  });
   it('refuses a wrong-typed enum value with a type message and a wrong integer enum with the list', () => {
     const e = validatorFor({ status: { type: 'string', enum: ['open', 'closed'] }, priority: { type: 'integer', enum: [1, 2, 3] } });
     assert.equal(refusal(e.validate({ status: 1 })).message, 'Invalid type for `status`: expected string');
@@ -330,5 +347,27 @@ describe('validate: totality and bounded work', () => {
     const a = v.validate(validTicket());
     assert.equal(a, v.validate(validTicket()));
     assert.equal(Object.isFrozen(a), true);
+  });
+});
+
+describe('validate: names are own properties only', () => {
+  const v = validatorFor({
+    toString: { type: 'string' as const, required: true },
+    o: { type: 'object', properties: { constructor: { type: 'string' as const, required: true }, valueOf: { type: 'integer' as const } } },
+    n: { type: 'integer', aliases: ['hasOwnProperty'] },
+  });
+  it('never takes an inherited toString, constructor or valueOf for a missing field', () => {
+    const r = refusal(v.validate({ o: {} }));
+    assert.deepEqual(r.violations.map((x) => x.message), ['Missing required parameter: `toString`', 'Missing required parameter: `o.constructor`']);
+    assert.deepEqual(v.validate({ toString: 'x', o: { constructor: 'y' } }), { valid: true });
+  });
+  it('treats __proto__, constructor and prototype sent by the caller as ordinary unknown keys', () => {
+    const args = JSON.parse('{"toString": "x", "o": {"constructor": "y", "__proto__": {"valueOf": "z"}}, "__proto__": {"n": 1}, "prototype": 1, "constructor": 2}') as Record<string, unknown>;
+    assert.deepEqual(refusal(v.validate(args)).violations.map((x) => x.message),
+      ['Unknown parameter: `o.__proto__`', 'Unknown parameter: `__proto__`', 'Unknown parameter: `prototype`', 'Unknown parameter: `constructor`']);
+  });
+  it('checks a declared name that Object.prototype also has by its own value', () => {
+    assert.equal(refusal(v.validate({ toString: 'x', o: { constructor: 1 } })).message, 'Invalid type for `o.constructor`: expected string');
+    assert.equal(refusal(v.validate({ toString: 'x', o: { constructor: 'y', valueOf: 'z' } })).message, 'Invalid type for `o.valueOf`: expected integer');
   });
 });

@@ -22,6 +22,8 @@ export interface Identity {
    * `auth: 'none'`): such a caller sees and calls every tool.
    */
   readonly scopes: ReadonlySet<string> | undefined;
+  /** Whether an OAuth access token named the caller (metrics never label such a principal by name). */
+  readonly oauth: boolean;
 }
 
 /** The OAuth side of a gateway: its RFC 9728 metadata and where it is served. */
@@ -58,7 +60,7 @@ export interface AuthenticatorOptions {
 const UNAUTHORIZED = new HttpError(401, RpcCode.UNAUTHORIZED, 'Unauthorized: a valid bearer token is required', {
   'WWW-Authenticate': 'Bearer',
 });
-const NO_AUTH: Identity = { principal: null, clientId: null, scopes: undefined };
+const NO_AUTH: Identity = { principal: null, clientId: null, scopes: undefined, oauth: false };
 
 /**
  * Builds the authenticator for a gateway's `auth` setting. Static tokens are known only by their SHA-256 and are
@@ -83,7 +85,7 @@ export function createAuthenticator(auth: AuthConfig | 'none', options: Authenti
       if (oauth === undefined) throw refuse();
       try {
         const caller = await oauth.verifier.verify(token);
-        return { principal: caller.principal, clientId: caller.client, scopes: caller.scopes };
+        return { principal: caller.principal, clientId: caller.client, scopes: caller.scopes, oauth: true };
       } catch (err) {
         if (err instanceof OAuthTokenError) throw refuse(err);
         throw err;
@@ -97,7 +99,8 @@ export function createAuthenticator(auth: AuthConfig | 'none', options: Authenti
 function staticIdentities(tokens: readonly TokenConfig[]): Map<string, Identity> {
   const identities = new Map<string, Identity>();
   for (const t of tokens) {
-    identities.set(t.id, { principal: t.id, clientId: null, scopes: t.scopes === undefined ? undefined : new Set(t.scopes) });
+    const scopes = t.scopes === undefined ? undefined : new Set(t.scopes);
+    identities.set(t.id, { principal: t.id, clientId: null, scopes, oauth: false });
   }
   return identities;
 }

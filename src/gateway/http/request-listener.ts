@@ -2,12 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from './http-error';
 import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
+import type { GatewayMetrics } from '../metrics';
 import { readBody } from './read-body';
 import { errorResponseJson, handleMcpPost, requireSession, RpcCode, type McpContext } from '../mcp';
 
 /** What the request handler reads from the running gateway. */
 export interface HttpContext {
   readonly mcp: McpContext;
+  /** Served at `GET /metrics` behind authentication (`gateway.metrics: true`); not on this port otherwise. */
+  readonly metrics?: GatewayMetrics;
   readonly log: Logger;
   /** The current state; read once per request. */
   state(): GatewayState;
@@ -37,6 +40,10 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
       void serveMcp(req, res, ctx);
       return;
     }
+    if (path === '/metrics' && ctx.metrics !== undefined && (req.method === 'GET' || req.method === 'HEAD')) {
+      void serveMetrics(req, res, ctx, ctx.metrics);
+      return;
+    }
     if ((path === '/healthz' || path === '/readyz') && (req.method === 'GET' || req.method === 'HEAD')) {
       const ready = path === '/healthz' || !ctx.shuttingDown();
       sendJson(res, ready ? 200 : 503, ready ? '{"status":"ok"}' : '{"status":"shutting_down"}');
@@ -50,6 +57,19 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
     }
     sendJson(res, 404, '{"error":"Not Found"}');
   };
+}
+
+/** `/metrics` on the gateway's port: the same Origin/Host check and authentication as `/mcp`. */
+async function serveMetrics(req: IncomingMessage, res: ServerResponse, ctx: HttpContext, metrics: GatewayMetrics) {
+  try {
+    const state = ctx.state();
+    state.guard(req.headers.host, req.headers.origin);
+    await state.auth.authenticate(req.headers.authorization);
+    const { contentType, body } = await metrics.exposition();
+    res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) }).end(body);
+  } catch (err) {
+    sendError(res, err, ctx);
+  }
 }
 
 /** Stream errors (a client that went away) end that request only; the response is already moot. */

@@ -55,6 +55,7 @@ export async function handleModernMessage(
         protocolVersion: MODERN_VERSION,
         scopes: identity.scopes,
         clientId: identity.clientId,
+        oauth: identity.oauth,
       };
       return { status: 200, body: callReplyJson(id, await callTool(state, caller, params, ctx.calls, id), state) };
     }

@@ -49,5 +49,6 @@ export function requireSession(
     // Scopes and OAuth client come from this request's token, not from the one that opened the session.
     scopes: identity.scopes,
     clientId: identity.clientId,
+    oauth: identity.oauth,
   };
 }

@@ -6,6 +6,7 @@ import { insufficientScopeError } from '../auth/oauth-challenge';
 import { missingScopes } from '../auth/oauth-scopes';
 import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
+import type { GatewayMetrics } from '../metrics';
 import { RpcCode, type RequestId } from '../mcp/jsonrpc';
 import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
 import type { Tool } from './tool-set';
@@ -19,6 +20,8 @@ export type CallReply =
 export interface CallServices {
   readonly services: ServiceClient;
   readonly audit: AuditSink;
+  /** Counts every answered call for `/metrics`, when metrics are on. */
+  readonly metrics?: GatewayMetrics;
   /** Calls currently waiting on a service (the `max_concurrent_calls` limit). */
   readonly concurrency: { active: number };
   readonly log: Logger;
@@ -35,6 +38,8 @@ export interface Caller {
   readonly scopes?: ReadonlySet<string>;
   /** The OAuth client the token was issued to (`client_id`/`azp`); absent or `null` for static tokens. */
   readonly clientId?: string | null;
+  /** An OAuth access token named the caller: metrics count it as `_other`, even if a token id has its name. */
+  readonly oauth?: boolean;
 }
 
 /** The first protocol version whose callers get validation refusals as tool results under `auto`. */
@@ -144,7 +149,7 @@ async function forward(call: Call, tool: Tool, args: Record<string, unknown>): P
   ctx.concurrency.active++;
   let outcome: ServiceOutcome;
   try {
-    outcome = await ctx.services.call(tool.plan, args);
+    outcome = await ctx.services.call(tool.plan, args, call.caller);
   } finally {
     ctx.concurrency.active--;
   }
@@ -174,8 +179,11 @@ function errorKind(err: unknown): string {
   return err instanceof Error ? err.name : typeof err;
 }
 
+/** The audit record of an answered call, and its count in the metrics: every outcome passes through here. */
 function audit(call: Call, outcome: AuditOutcome, error: { code: string; message: string } | null): void {
   const { caller } = call;
+  const seconds = (performance.now() - call.started) / 1000;
+  call.ctx.metrics?.recordCall(call.tool, caller.oauth === true ? null : caller.principal, outcome, error?.code ?? 'none', seconds);
   call.ctx.audit.write({
     ts: new Date().toISOString(),
     gateway: call.state.name,
@@ -186,7 +194,7 @@ function audit(call: Call, outcome: AuditOutcome, error: { code: string; message
     tool: call.tool,
     outcome,
     error,
-    duration_ms: Math.round((performance.now() - call.started) * 1000) / 1000,
+    duration_ms: Math.round(seconds * 1_000_000) / 1000,
   });
 }
 

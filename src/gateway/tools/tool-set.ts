@@ -2,6 +2,7 @@ import type { ToolConfig } from '../../contract/gateway-config';
 import { compileToolSchema, type ToolValidator } from '../../validation';
 import { requiredScopes } from '../auth/oauth-scopes';
 import { planServiceCall, type ServicePlan } from '../upstream/request-plan';
+import type { SecretValues } from '../upstream/secrets';
 import type { Logger } from '../logger';
 import { ScopedLists } from './scoped-lists';
 
@@ -40,11 +41,18 @@ export interface ToolListing {
 
 /**
  * Compiles every tool of a config. A schema that does not compile makes its tool unavailable and is logged.
- * `gatewayScopes` (`auth.oauth.scopes`) are needed for every tool by callers whose scopes are restricted.
+ * @param secrets the values of the secrets the tools' backends refer to
+ * @param gatewayScopes `auth.oauth.scopes`: needed for every tool by callers whose scopes are restricted
+ * @throws ConfigError for a backend header or CA bundle that cannot be used (one line naming the field)
  */
-export function buildToolSet(tools: readonly ToolConfig[], log: Logger, gatewayScopes: readonly string[] = []): ToolSet {
+export function buildToolSet(
+  tools: readonly ToolConfig[],
+  log: Logger,
+  secrets?: SecretValues,
+  gatewayScopes: readonly string[] = [],
+): ToolSet {
   const map = new Map<string, Tool>();
-  for (const config of tools) {
+  for (const [i, config] of tools.entries()) {
     const compiled = compileToolSchema(config.input_schema);
     if (!compiled.ok) {
       log('error', 'tool schema does not compile; its calls are refused', { tool: config.name, error: compiled.error });
@@ -54,7 +62,7 @@ export function buildToolSet(tools: readonly ToolConfig[], log: Logger, gatewayS
       name: config.name,
       validator: compiled.ok ? compiled.validator : undefined,
       aliases,
-      plan: planServiceCall(config),
+      plan: planServiceCall(config, secrets, `tools[${i}]`),
       requiredScopes: requiredScopes(gatewayScopes, config.required_scopes),
     });
   }

@@ -1,7 +1,10 @@
 import { DEFAULT_SERVICE_TIMEOUT_MS, fixedQueryNames, type ToolConfig } from '../../contract';
 import { joinMessages } from '../../validation';
+import { backendHeaderList } from './backend-headers';
+import { readCaBundle } from './backend-tls';
 import { nonFiniteNumbers } from './non-finite-numbers';
 import { ownValue, placeholderProblem, planPlaceholders, type PlaceholderProblem, type PlaceholderSlot } from './placeholders';
+import type { SecretValues } from './secrets';
 
 
 /** How one tool reaches its service, prepared once per config (not per call). */
@@ -29,8 +32,12 @@ export interface ServicePlan {
    * parse per call. `undefined`: every call parses its URL (the exact same result, only slower).
    */
   readonly fixedOrigin: string | undefined;
-  /** The request headers as undici's flat `[name, value, …]` list, built once. */
+  /** The request headers as undici's flat `[name, value, …]` list, built once (the service's own included). */
   readonly headers: readonly string[];
+  /** The CA bundle (PEM) the backend's certificate must chain to; `undefined`: Node's bundled CAs. */
+  readonly ca: string | undefined;
+  /** Whether calls carry `X-MCP-Principal` and `X-MCP-Client`. */
+  readonly forwardIdentity: boolean;
 }
 
 /** The request a plan makes for some (already normalized and validated) arguments. */
@@ -51,8 +58,16 @@ export interface ServiceTarget {
 const HEADERS_WITHOUT_BODY: readonly string[] = ['accept', 'application/json', 'user-agent', 'cdktf-mcp-gateway'];
 const HEADERS_WITH_BODY: readonly string[] = [...HEADERS_WITHOUT_BODY, 'content-type', 'application/json'];
 
-/** Prepares the call plan of a tool. */
-export function planServiceCall(tool: ToolConfig): ServicePlan {
+const NO_SECRETS: SecretValues = new Map();
+
+/**
+ * Prepares the call plan of a tool.
+ *
+ * @param secrets the values of the secrets the config refers to (`readSecrets`)
+ * @param where the tool's field path for errors, e.g. `tools[2]`
+ * @throws ConfigError for a secret that cannot be a header value or a CA bundle that cannot be read
+ */
+export function planServiceCall(tool: ToolConfig, secrets: SecretValues = NO_SECRETS, where = 'tool'): ServicePlan {
   const urlParts = tool.backend.url.split(/\{([^{}]+)\}/);
   const placeholders = new Set(urlParts.filter((_, i) => i % 2 === 1));
   const method = tool.backend.method;
@@ -69,7 +84,9 @@ export function planServiceCall(tool: ToolConfig): ServicePlan {
     timeoutMs: tool.backend.timeout_ms ?? DEFAULT_SERVICE_TIMEOUT_MS,
     forwardAs,
     fixedOrigin: fixedOrigin(tool.backend.url),
-    headers: sendsBody ? HEADERS_WITH_BODY : HEADERS_WITHOUT_BODY,
+    headers: backendHeaderList(sendsBody ? HEADERS_WITH_BODY : HEADERS_WITHOUT_BODY, tool.backend, secrets, where),
+    ca: readCaBundle(tool.backend, secrets, where),
+    forwardIdentity: tool.backend.forward_identity === true,
   };
 }
 

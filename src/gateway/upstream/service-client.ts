@@ -1,4 +1,6 @@
 import type { Agent as UndiciAgent, Dispatcher } from 'undici';
+import { withIdentity, type CallerIdentity } from './backend-headers';
+import { CaDispatchers, tlsFailureReason } from './backend-tls';
 import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';
 import { failure, toolResult, type ServiceOutcome } from './service-outcome';
 
@@ -23,6 +25,8 @@ const DISCARD_LIMIT_BYTES = 131_072;
 /** Calls services over keep-alive connection pools (one pool per origin, shared by all calls). */
 export class ServiceClient {
   private readonly dispatcher: Dispatcher;
+  /** Pools for backends with their own CA bundle (`tls`). */
+  private readonly caDispatchers: CaDispatchers;
 
   /**
    * @param maxResponseBytes the largest response body accepted
@@ -30,6 +34,7 @@ export class ServiceClient {
   constructor(private maxResponseBytes: number) {
     const Agent = loadAgent();
     this.dispatcher = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
+    this.caDispatchers = new CaDispatchers((ca) => new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { ca } }));
   }
 
   /** Takes the limit of a reloaded config. */
@@ -37,8 +42,11 @@ export class ServiceClient {
     this.maxResponseBytes = bytes;
   }
 
-  /** Calls the service; never throws, never outlives the plan's timeout. */
-  call(plan: ServicePlan, args: Readonly<Record<string, unknown>>): Promise<ServiceOutcome> {
+  /**
+   * Calls the service; never throws, never outlives the plan's timeout.
+   * @param caller who calls, sent to the backend when the plan forwards identity
+   */
+  call(plan: ServicePlan, args: Readonly<Record<string, unknown>>, caller?: CallerIdentity): Promise<ServiceOutcome> {
     const req = buildServiceRequest(plan, args);
     let target;
     try {
@@ -48,10 +56,12 @@ export class ServiceClient {
     }
     return new Promise((resolve) => {
       const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs);
+      const headers = plan.forwardIdentity && caller !== undefined ? withIdentity(plan.headers, caller) : plan.headers;
+      const dispatcher = plan.ca === undefined ? this.dispatcher : this.caDispatchers.for(plan.ca);
       // The low-level dispatch API: no URL parsing, no AbortController, no response stream per call; the
       // handler below collects the body itself.
-      this.dispatcher.dispatch(
-        { origin: target.origin, path: target.path, method: req.method as Dispatcher.HttpMethod, headers: plan.headers as string[], body: req.body },
+      dispatcher.dispatch(
+        { origin: target.origin, path: target.path, method: req.method as Dispatcher.HttpMethod, headers: headers as string[], body: req.body },
         handler as Dispatcher.DispatchHandler,
       );
     });
@@ -62,7 +72,7 @@ export class ServiceClient {
    * this) is cut off rather than awaited: `close()` alone would wait for a backend that never finishes.
    */
   async close(): Promise<void> {
-    await this.dispatcher.destroy().catch(() => undefined);
+    await Promise.all([this.dispatcher.destroy().catch(() => undefined), this.caDispatchers.close()]);
   }
 }
 
@@ -194,6 +204,6 @@ function reason(err: unknown): string {
     case 'UND_ERR_CONNECT_TIMEOUT':
       return 'connection timed out';
     default:
-      return 'request failed';
+      return tlsFailureReason(code) ?? 'request failed';
   }
 }

@@ -1,0 +1,75 @@
+import { Annotations, Token } from 'cdktf';
+import { Construct } from 'constructs';
+import { secretNameProblem } from '../src/contract';
+import type { Service } from './service';
+
+/**
+ * The secret values a gateway is given (`Gateway.secrets`) for its services' secret references: checked once,
+ * then handed to the container. Today they go into the container's environment (`containerEnv`); a gateway with
+ * replicas delivers the same values as Docker secrets under `/run/secrets/NAME` (`entries` is that seam): the
+ * gateway reads either.
+ */
+export class GatewaySecrets {
+  private readonly values: ReadonlyMap<string, string>;
+
+  /**
+   * @param values name → value; a value should be a sensitive `TerraformVariable` (a token), a literal string is
+   * written into the synthesized JSON and the Terraform state (a synth warning says so)
+   */
+  public constructor(
+    private readonly scope: Construct,
+    values: Readonly<Record<string, string>> | undefined,
+    fail: (m: string) => never,
+  ) {
+    if (values !== undefined && (typeof values !== 'object' || values === null || Array.isArray(values))) {
+      fail("secrets must be an object of secret name to value, e.g. { CRM_API_KEY: crmApiKey.stringValue }");
+    }
+    const checked = new Map<string, string>();
+    for (const [name, value] of Object.entries(values ?? {})) {
+      const problem = secretNameProblem(name);
+      if (problem !== undefined) fail(`secrets.${name}: the name ${problem}`);
+      // never quote the value: it is a secret
+      if (typeof value !== 'string') fail(`secrets.${name} must be a string (e.g. a sensitive TerraformVariable's stringValue)`);
+      if (!Token.isUnresolved(value)) {
+        Annotations.of(scope).addWarning(
+          `secrets.${name} is a literal string: it is written into cdk.tf.json and the Terraform state. ` +
+            "Pass a sensitive TerraformVariable instead (new TerraformVariable(stack, 'x', { type: 'string', sensitive: true }).stringValue)",
+        );
+      }
+      checked.set(name, value);
+    }
+    this.values = checked;
+  }
+
+  /** The `[name, value]` pairs, in the order given. */
+  public entries(): readonly (readonly [string, string])[] {
+    return [...this.values];
+  }
+
+  /** The container's environment entries (`NAME=value`). */
+  public containerEnv(): string[] {
+    return this.entries().map(([name, value]) => `${name}=${value}`);
+  }
+
+  /** Synth errors: a secret a service names that is not given. Warns about a secret no service names. */
+  public check(gateway: string, services: readonly Service[]): string[] {
+    const errors: string[] = [];
+    const used = new Set<string>();
+    for (const service of services) {
+      for (const name of service.secretNames) {
+        used.add(name);
+        if (this.values.has(name)) continue;
+        errors.push(
+          `Gateway '${gateway}': service '${service.name}' uses Secret.env('${name}') but the gateway has no value ` +
+            `for it: add secrets: { ${name}: <a sensitive TerraformVariable's stringValue> } to the gateway`,
+        );
+      }
+    }
+    for (const name of this.values.keys()) {
+      if (!used.has(name)) {
+        Annotations.of(this.scope).addWarning(`Gateway '${gateway}': secrets.${name} is named by none of its services: remove it, or reference it with Secret.env('${name}')`);
+      }
+    }
+    return errors;
+  }
+}

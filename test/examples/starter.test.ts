@@ -1,0 +1,65 @@
+/**
+ * `examples/starter/` as a user starts from it: a copy of the folder (without node_modules or build output) gets
+ * the packed package and the versions of its peers installed here from the npm cache, then runs its own scripts:
+ * `npm run synth` (cdktf's App writes cdktf.out/) and `npm test` (its Testing.synth test). Build first
+ * (`npm run build`; `npm test` does).
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { readSynthesizedGateway } from '../image/synthesized-gateway';
+import { CONSUMER_DEPS, exec, installedVersion, installFromCache, output, packPackage, ROOT } from '../package/npm-project';
+
+const STARTER = path.join(ROOT, 'examples', 'starter');
+const NOT_COPIED = new Set(['node_modules', 'build', 'cdktf.out', '.dev', 'package-lock.json']);
+
+describe('examples/starter, installed from the packed package', function () {
+  this.timeout(60_000);
+  let work: string;
+  let project: string;
+
+  before(async function () {
+    this.timeout(180_000);
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'starter-'));
+    const packed = await packPackage(work);
+    project = path.join(work, 'starter');
+    fs.cpSync(STARTER, project, { recursive: true, filter: (src) => !NOT_COPIED.has(path.basename(src)) });
+    const specs = [path.join(work, packed.filename), ...CONSUMER_DEPS.map((d) => `${d}@${installedVersion(d)}`)];
+    await installFromCache(project, specs);
+  });
+
+  after(() => {
+    if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('pins typescript to ~5.9 and says why, and names the package and its peers', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(STARTER, 'package.json'), 'utf8'));
+    assert.equal(manifest.devDependencies.typescript, '~5.9');
+    assert.match(manifest['//'].join(' '), /typescript is pinned to ~5\.9: /);
+    for (const dep of ['cdktf-mcp-gateway', 'cdktf', 'constructs', '@cdktf/provider-docker']) {
+      assert.ok(manifest.dependencies[dep], `the starter does not depend on ${dep}`);
+    }
+  });
+
+  it('synthesizes with npm run synth: the gateway, its config and the backend build', async () => {
+    try {
+      await exec('npm', ['run', 'synth'], project, { CHECKPOINT_DISABLE: '1' });
+    } catch (err) {
+      assert.fail(`npm run synth failed in the starter:\n${output(err)}`);
+    }
+    const gateway = readSynthesizedGateway(path.join(project, 'cdktf.out'), 'greeter');
+    assert.deepEqual(gateway.config.tools.map((t) => t.name), ['greet']);
+    assert.ok(fs.existsSync(path.join(gateway.contextDir, 'Dockerfile')));
+  });
+
+  it('passes its own test (npm test: Testing.synth)', async () => {
+    try {
+      const { stdout } = await exec('npm', ['test'], project, { CHECKPOINT_DISABLE: '1' });
+      assert.match(stdout, /# pass 1/);
+      assert.match(stdout, /# fail 0/);
+    } catch (err) {
+      assert.fail(`npm test failed in the starter:\n${output(err)}`);
+    }
+  });
+});
