@@ -25,6 +25,7 @@ import { dockerName, quote } from './docker-names';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
 import { GatewayNetwork } from './gateway-network';
 import { GatewaySecrets } from './gateway-secrets';
+import { checkOAuth, checkResourceUrl, checkScopes, type GatewayOAuth } from './oauth-props';
 import { Service } from './service';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
@@ -35,10 +36,18 @@ export interface GatewayToken {
    * The SHA-256 of the token, 64 hex characters (`printf %s "$TOKEN" | sha256sum`). Never the token itself.
    */
   readonly sha256: string;
+  /**
+   * The scopes the token grants (checked against the services' `requiredScopes`, as for OAuth callers).
+   * @default - unrestricted: the token may call every tool
+   */
+  readonly scopes?: readonly string[];
 }
 
-/** Who may call a gateway: bearer tokens, or `'none'` (no authentication; a synth warning). */
-export type GatewayAuth = { readonly tokens: readonly GatewayToken[] } | 'none';
+/**
+ * Who may call a gateway: static bearer tokens, OAuth 2.1 access tokens from an issuer (SPEC §4d), or both; or
+ * `'none'` (no authentication; a synth warning).
+ */
+export type GatewayAuth = { readonly tokens?: readonly GatewayToken[]; readonly oauth?: GatewayOAuth } | 'none';
 
 /** Props of a `Gateway`. */
 export interface GatewayProps {
@@ -87,6 +96,12 @@ export interface GatewayProps {
    * @default - every interface of the Docker host ('0.0.0.0'); the URL says localhost
    */
   readonly hostIp?: string;
+  /**
+   * The URL agents reach the gateway's MCP endpoint at, e.g. `'https://mcp.example.com/mcp'` behind a TLS proxy:
+   * the `resource` of its OAuth metadata and the default audience of its tokens. Used only with `auth.oauth`.
+   * @default - `http://localhost:PORT/mcp` (or the `hostIp` address)
+   */
+  readonly resourceUrl?: string;
   /**
    * Values of the secrets the services name with `Secret.env('NAME')`: `{ NAME: value }`, typically sensitive
    * `TerraformVariable`s (`.stringValue`). They reach the gateway container's environment, never its config.
@@ -182,6 +197,9 @@ export class Gateway extends Construct {
       validate_input: validateInput,
       validation_errors: channel,
       auth,
+      ...(auth !== 'none' && auth.oauth !== undefined
+        ? { resource_url: props.resourceUrl === undefined ? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp` : checkResourceUrl(props.resourceUrl, fail) }
+        : {}),
       audit_log: auditLog,
       ...(props.allowedHosts !== undefined ? { allowed_hosts: checkList('allowedHosts', props.allowedHosts, fail) } : {}),
       ...(props.allowedOrigins !== undefined
@@ -329,9 +347,12 @@ function outputIdOf(name: string): string {
 
 function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): GatewaySettings['auth'] {
   if (auth === 'none') return 'none';
-  if (typeof auth !== 'object' || auth === null || !Array.isArray(auth.tokens)) {
-    return fail("'auth' is required: { tokens: [{ id, sha256 }] }, or 'none' to turn authentication off");
+  if (typeof auth !== 'object' || auth === null || (!Array.isArray(auth.tokens) && auth.oauth === undefined)) {
+    return fail("'auth' is required: { tokens: [{ id, sha256 }] } and/or { oauth: { issuer } }, or 'none' to turn authentication off");
   }
+  const oauth = auth.oauth === undefined ? undefined : checkOAuth(auth.oauth, fail);
+  if (auth.tokens === undefined) return { oauth: oauth! };
+  if (!Array.isArray(auth.tokens)) return fail(`auth.tokens (${quote(auth.tokens)}) must be an array of { id, sha256 }`);
   if (auth.tokens.length === 0) {
     fail("auth.tokens is empty, so nobody could call the gateway: add a token, or set auth: 'none' on purpose");
   }
@@ -348,9 +369,10 @@ function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): G
     if (same !== undefined) {
       fail(`auth.tokens[${i}] repeats the ${same.id === token.id ? `id '${token.id}'` : 'sha256 of another token'}: each token needs its own id and hash`);
     }
-    tokens.push({ id: token.id, sha256 });
+    const scopes = token.scopes === undefined ? undefined : checkScopes(`auth.tokens[${i}].scopes`, token.scopes, fail);
+    tokens.push({ id: token.id, sha256, ...(scopes !== undefined ? { scopes } : {}) });
   });
-  return { tokens };
+  return { tokens, ...(oauth !== undefined ? { oauth } : {}) };
 }
 
 function checkAuditLog(

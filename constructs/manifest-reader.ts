@@ -21,6 +21,7 @@ import * as nodePath from 'node:path';
 import { Secret } from './secret';
 import { ServiceContainer, ServiceEndpoint } from './service';
 import { ServiceContainerBuild } from './service-image';
+import type { GatewayOAuth } from './oauth-props';
 
 const PARAM_TYPES = ['string', 'integer', 'number', 'boolean', 'array', 'object'];
 
@@ -38,10 +39,10 @@ const SNAKE_PARAM_KEYS = new Map(
   Object.keys(PARAM_KEYS).map((k) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), k] as const),
 );
 
-const SERVICE_KEYS = ['description', 'endpoint', 'input', 'input_schema', 'timeout_ms', 'container', 'forward_identity'];
+const SERVICE_KEYS = ['description', 'endpoint', 'input', 'input_schema', 'timeout_ms', 'container', 'forward_identity', 'required_scopes'];
 const GATEWAY_KEYS = [
   'services', 'validate_input', 'validation_errors', 'auth', 'audit_log', 'port', 'base_image',
-  'allowed_hosts', 'allowed_origins', 'host_ip',
+  'allowed_hosts', 'allowed_origins', 'host_ip', 'resource_url',
 ];
 
 /**
@@ -138,6 +139,7 @@ class Reader {
       timeoutMs,
       container,
       forwardIdentity: this.optional(map, path, 'forward_identity', 'boolean') as boolean | undefined,
+      requiredScopes: this.optional(map, path, 'required_scopes', 'strings') as string[] | undefined,
       at: this.location(key, path),
       inputAt: inputNode === undefined ? undefined : this.location(inputNode, `${path}.input`),
     };
@@ -192,6 +194,7 @@ class Reader {
       allowedHosts: this.optional(map, path, 'allowed_hosts', 'strings') as string[] | undefined,
       allowedOrigins: this.optional(map, path, 'allowed_origins', 'strings') as string[] | undefined,
       hostIp: this.optional(map, path, 'host_ip', 'string') as string | undefined,
+      resourceUrl: this.optional(map, path, 'resource_url', 'string') as string | undefined,
       at: this.location(key, path),
     };
   }
@@ -200,27 +203,52 @@ class Reader {
     if (node === undefined) return undefined;
     if (isScalar(node) && node.value === 'none') return 'none';
     if (!isMap(node)) {
-      this.error(node, path, 'expected `none` or { tokens: [{ id, sha256 }] }');
+      this.error(node, path, 'expected `none` or { tokens: [{ id, sha256 }], oauth: { issuer } }');
       return undefined;
     }
-    this.checkKeys(node, path, ['tokens']);
-    const tokensNode = this.required(node, path, 'tokens');
-    if (tokensNode === undefined || !this.expectList(tokensNode, `${path}.tokens`)) return undefined;
-    const tokens: { id: string; sha256: string }[] = [];
+    this.checkKeys(node, path, ['tokens', 'oauth']);
+    const oauth = this.oauth(this.child(node, 'oauth'), `${path}.oauth`);
+    const tokensNode = this.child(node, 'tokens');
+    if (tokensNode === undefined) {
+      if (oauth === undefined) this.error(node, path, 'set `tokens`, `oauth` or both');
+      return oauth === undefined ? undefined : { oauth };
+    }
+    if (!this.expectList(tokensNode, `${path}.tokens`)) return undefined;
+    const tokens: { id: string; sha256: string; scopes?: string[] }[] = [];
     ((tokensNode as { items: unknown[] }).items as Node[]).forEach((item, i) => {
       const tpath = `${path}.tokens[${i}]`;
       if (!this.expectMap(item, tpath)) return;
       const t = item as YAMLMap;
-      this.checkKeys(t, tpath, ['id', 'sha256']);
+      this.checkKeys(t, tpath, ['id', 'sha256', 'scopes']);
+      const scopes = this.optional(t, tpath, 'scopes', 'strings') as string[] | undefined;
       const id = this.value(this.required(t, tpath, 'id'), `${tpath}.id`, 'string') as string | undefined;
       const shaNode = this.required(t, tpath, 'sha256');
       const sha256 = this.value(shaNode, `${tpath}.sha256`, 'string') as string | undefined;
       // the Gateway construct's rule, checked here to report it at the value rather than at the gateway
       const checked = sha256 === undefined ? undefined : normalizeTokenSha256(sha256);
       if (checked !== undefined && 'problem' in checked) this.error(shaNode!, `${tpath}.sha256`, checked.problem);
-      else if (id !== undefined && sha256 !== undefined) tokens.push({ id, sha256 });
+      else if (id !== undefined && sha256 !== undefined) tokens.push({ id, sha256, ...(scopes !== undefined ? { scopes } : {}) });
     });
-    return { tokens };
+    return { tokens, ...(oauth !== undefined ? { oauth } : {}) };
+  }
+
+  /** `auth.oauth` in snake_case (`jwks_uri`, `principal_claim`, `allow_plain_jwt`); the Gateway checks the values. */
+  private oauth(node: Node | undefined, path: string): GatewayOAuth | undefined {
+    if (node === undefined || !this.expectMap(node, path)) return undefined;
+    const map = node as YAMLMap;
+    this.checkKeys(map, path, ['issuer', 'audience', 'jwks_uri', 'scopes', 'principal_claim', 'algorithms', 'allow_plain_jwt']);
+    const issuer = this.value(this.required(map, path, 'issuer'), `${path}.issuer`, 'string') as string | undefined;
+    if (issuer === undefined) return undefined;
+    const opt = (key: string, kind: 'string' | 'strings' | 'boolean'): unknown => this.optional(map, path, key, kind);
+    const fields: Record<string, unknown> = {
+      audience: opt('audience', 'string'),
+      jwksUri: opt('jwks_uri', 'string'),
+      scopes: opt('scopes', 'strings'),
+      principalClaim: opt('principal_claim', 'string'),
+      algorithms: opt('algorithms', 'strings'),
+      allowPlainJwt: opt('allow_plain_jwt', 'boolean'),
+    };
+    return { issuer, ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) } as GatewayOAuth;
   }
 
   private params(node: Node, path: string): InputSpec | undefined {

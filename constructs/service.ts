@@ -25,6 +25,7 @@ import { GatewayNetwork } from './gateway-network';
 import { Secret } from './secret';
 import { checkHeaders, checkTls, GatewayUpload, ServiceTls } from './service-endpoint';
 import { BackendImages, checkBuild, ServiceContainerBuild } from './service-image';
+import { checkScopes } from './oauth-props';
 
 /** The label that marks a service's backend container. */
 export const SERVICE_LABEL = 'cdktf-mcp-gateway.service';
@@ -116,6 +117,12 @@ export interface ServiceProps {
    * @default false
    */
   readonly forwardIdentity?: boolean;
+  /**
+   * Scopes a caller needs to see and call this tool (OAuth tokens, and static tokens given `scopes`); callers
+   * without scopes (a static token without `scopes`) are not restricted.
+   * @default - none
+   */
+  readonly requiredScopes?: readonly string[];
 }
 
 /**
@@ -160,6 +167,7 @@ export class Service extends Construct {
     forward_identity?: true;
   };
 
+  private readonly requiredScopes: readonly string[] | undefined;
   private readonly aliases: Record<string, string>;
   private readonly forwardAs: Record<string, string>;
 
@@ -191,6 +199,12 @@ export class Service extends Construct {
     const input = resolveInput(props, this.name, fail);
     this.inputSchema = input.inputSchema;
     this.description = input.description;
+    this.requiredScopes =
+      props.requiredScopes === undefined
+        ? undefined
+        : checkScopes('requiredScopes', props.requiredScopes, (m) => {
+            throw new Error(`Service '${this.name}': ${m}`);
+          });
     this.aliases = input.aliases;
     this.forwardAs = input.forwardAs;
     checkPlaceholders(this.endpoint.url, this.forwardedFields(), fail);
@@ -227,6 +241,7 @@ export class Service extends Construct {
       input_schema: this.inputSchema,
       ...(hasAliases ? { aliases: { ...this.aliases } } : {}),
       ...(hasForwardAs ? { forward_as: { ...this.forwardAs } } : {}),
+      ...(this.requiredScopes !== undefined && this.requiredScopes.length > 0 ? { required_scopes: [...this.requiredScopes] } : {}),
       backend: { url: this.endpoint.url, method: this.endpoint.method, timeout_ms: this.timeoutMs, ...this.backendExtras },
     };
   }
