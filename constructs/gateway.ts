@@ -103,6 +103,12 @@ export interface GatewayProps {
    */
   readonly resourceUrl?: string;
   /**
+   * Prometheus metrics at `GET /metrics` (SPEC §4c): `true` on the gateway's port behind its authentication,
+   * `{ port }` on a port of their own (published too) that a scraper reaches without a token.
+   * @default false
+   */
+  readonly metrics?: boolean | { readonly port: number };
+  /**
    * Values of the secrets the services name with `Secret.env('NAME')`: `{ NAME: value }`, typically sensitive
    * `TerraformVariable`s (`.stringValue`). They reach the gateway container's environment, never its config.
    * @default - none (a service naming a secret then fails synthesis)
@@ -201,6 +207,7 @@ export class Gateway extends Construct {
         ? { resource_url: props.resourceUrl === undefined ? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp` : checkResourceUrl(props.resourceUrl, fail) }
         : {}),
       audit_log: auditLog,
+      ...metricsSetting(props.metrics, this.port, fail),
       ...(props.allowedHosts !== undefined ? { allowed_hosts: checkList('allowedHosts', props.allowedHosts, fail) } : {}),
       ...(props.allowedOrigins !== undefined
         ? { allowed_origins: checkList('allowedOrigins', props.allowedOrigins, fail) }
@@ -270,7 +277,7 @@ export class Gateway extends Construct {
       // lazy: services added after construction belong in the config (and their CA bundles in the container) too
       upload: Lazy.anyValue({ produce: () => this.uploads() }),
       env: this.secrets.entries().length > 0 ? this.secrets.containerEnv() : undefined,
-      ports: [{ internal: GATEWAY_CONTAINER_PORT, external: this.port, ...(this.hostIp !== undefined ? { ip: this.hostIp } : {}) }],
+      ports: this.publishedPorts(),
       healthcheck: {
         // the image's own probe rather than a second copy of it here
         test: ['CMD', 'node', GATEWAY_HEALTHCHECK_SCRIPT],
@@ -292,6 +299,15 @@ export class Gateway extends Construct {
       if (!uploads.some((u) => u.file === upload.file)) uploads.push({ file: upload.file, content: terraformLiteral(upload.content) });
     }
     return uploads;
+  }
+
+  /** The gateway's port, and the metrics port when metrics have one of their own. */
+  private publishedPorts(): { internal: number; external: number; ip?: string }[] {
+    const ip = this.hostIp !== undefined ? { ip: this.hostIp } : {};
+    const ports = [{ internal: GATEWAY_CONTAINER_PORT, external: this.port, ...ip }];
+    const metrics = this.settings.metrics;
+    if (typeof metrics === 'object') ports.push({ internal: metrics.port, external: metrics.port, ...ip });
+    return ports;
   }
 
   private validateGateway(): string[] {
@@ -410,4 +426,22 @@ function checkList(prop: string, values: readonly string[], fail: (m: string) =>
     fail(`${prop} (${quote(values)}) must be a list of non-empty strings, e.g. ${example}`);
   }
   return [...values];
+}
+
+/** The config's `metrics` field, left out when metrics are off (so toggling other props changes nothing here). */
+function metricsSetting(
+  metrics: GatewayProps['metrics'],
+  gatewayPort: number,
+  fail: (m: string) => never,
+): Pick<GatewaySettings, 'metrics'> {
+  if (metrics === undefined || metrics === false) return {};
+  if (metrics === true) return { metrics: true };
+  const port = typeof metrics === 'object' && metrics !== null ? metrics.port : undefined;
+  if (!Number.isInteger(port) || port! < 1 || port! > 65535 || port === GATEWAY_CONTAINER_PORT || port === gatewayPort) {
+    fail(
+      `metrics.port (${quote(port)}) must be an integer between 1 and 65535 other than the gateway's ports ` +
+        `(${GATEWAY_CONTAINER_PORT} inside, ${gatewayPort} published); or set metrics: true to serve /metrics behind the gateway's tokens`,
+    );
+  }
+  return { metrics: { port: port! } };
 }

@@ -1,3 +1,4 @@
+import type { AuditDashboardProps } from './audit-dashboard';
 import type { GatewayProps } from './gateway';
 import type { ServiceProps } from './service';
 
@@ -47,10 +48,21 @@ export interface ManifestGateway extends Omit<GatewayProps, 'name' | 'services'>
   readonly at: ManifestLocation;
 }
 
+/** An audit dashboard as read from the manifest: its `AuditDashboard` props, with `gateways` named. */
+export interface ManifestDashboard extends Omit<AuditDashboardProps, 'name' | 'gateways'> {
+  /** The dashboard name: the entry's key under `dashboards`. */
+  readonly name: string;
+  /** Names of gateways declared in the same manifest. */
+  readonly gateways: readonly string[];
+  /** Where the entry's key is written. */
+  readonly at: ManifestLocation;
+}
+
 /** The whole manifest, in file order. */
 export interface ManifestDocument {
   readonly services: readonly ManifestService[];
   readonly gateways: readonly ManifestGateway[];
+  readonly dashboards: readonly ManifestDashboard[];
 }
 
 /** Format an error found after reading (e.g. thrown by a construct) at a manifest entry. */

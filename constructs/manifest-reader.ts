@@ -11,6 +11,7 @@ import { InputSpec, ParamSpec } from '../src/schema';
 
 import type { GatewayAuth } from './gateway';
 import {
+  ManifestDashboard,
   ManifestDocument,
   ManifestError,
   ManifestGateway,
@@ -42,7 +43,7 @@ const SNAKE_PARAM_KEYS = new Map(
 const SERVICE_KEYS = ['description', 'endpoint', 'input', 'input_schema', 'timeout_ms', 'container', 'forward_identity', 'required_scopes'];
 const GATEWAY_KEYS = [
   'services', 'validate_input', 'validation_errors', 'auth', 'audit_log', 'port', 'base_image',
-  'allowed_hosts', 'allowed_origins', 'host_ip', 'resource_url',
+  'allowed_hosts', 'allowed_origins', 'host_ip', 'metrics', 'resource_url',
 ];
 
 /**
@@ -69,11 +70,11 @@ class Reader {
     this.throwIfErrors();
 
     const root = doc.contents;
-    const result = { services: [] as ManifestService[], gateways: [] as ManifestGateway[] };
+    const result = { services: [] as ManifestService[], gateways: [] as ManifestGateway[], dashboards: [] as ManifestDashboard[] };
     if (!isMap(root)) {
       this.error(root, '', 'expected a map with `services` and `gateways`');
     } else {
-      this.checkKeys(root, '', ['services', 'gateways']);
+      this.checkKeys(root, '', ['services', 'gateways', 'dashboards']);
       const services = this.child(root, 'services');
       const gateways = this.child(root, 'gateways');
       if (services === undefined) this.error(root, '', 'missing required key `services`');
@@ -90,6 +91,14 @@ class Reader {
         for (const [name, node, key] of this.entries(gateways as YAMLMap)) {
           const gateway = this.gateway(name, node, key, known);
           if (gateway !== undefined) result.gateways.push(gateway);
+        }
+      }
+      const dashboards = this.child(root, 'dashboards');
+      if (dashboards !== undefined && this.expectMap(dashboards, 'dashboards')) {
+        const known = isMap(gateways) ? this.entries(gateways).map(([name]) => name) : [];
+        for (const [name, node, key] of this.entries(dashboards as YAMLMap)) {
+          const dashboard = this.dashboard(name, node, key, known);
+          if (dashboard !== undefined) result.dashboards.push(dashboard);
         }
       }
     }
@@ -194,9 +203,56 @@ class Reader {
       allowedHosts: this.optional(map, path, 'allowed_hosts', 'strings') as string[] | undefined,
       allowedOrigins: this.optional(map, path, 'allowed_origins', 'strings') as string[] | undefined,
       hostIp: this.optional(map, path, 'host_ip', 'string') as string | undefined,
+      metrics: this.metrics(this.child(map, 'metrics'), `${path}.metrics`),
       resourceUrl: this.optional(map, path, 'resource_url', 'string') as string | undefined,
       at: this.location(key, path),
     };
+  }
+
+  /** A `dashboards` entry: `gateways` (names), `auth`, `port`, `retention_days`, `flag`. */
+  private dashboard(name: string, node: Node | null, key: Node, known: readonly string[]): ManifestDashboard | undefined {
+    const path = `dashboards.${name}`;
+    if (!this.expectMap(node, path)) return undefined;
+    const map = node as YAMLMap;
+    this.checkKeys(map, path, ['gateways', 'auth', 'port', 'retention_days', 'flag', 'base_image']);
+    const gateways = (this.optional(map, path, 'gateways', 'strings') as string[] | undefined) ?? [];
+    if (this.child(map, 'gateways') === undefined) this.error(map, path, 'missing required key `gateways`');
+    for (const gateway of gateways) {
+      if (!known.includes(gateway)) {
+        this.error(this.child(map, 'gateways')!, `${path}.gateways`, `unknown gateway \`${gateway}\` (declared gateways: ${known.join(', ') || 'none'})`);
+      }
+    }
+    const auth = this.auth(this.required(map, path, 'auth'), `${path}.auth`);
+    const portNode = this.child(map, 'port');
+    const flagNode = this.child(map, 'flag');
+    let flag: ManifestDashboard['flag'];
+    if (flagNode !== undefined && this.expectMap(flagNode, `${path}.flag`)) {
+      this.checkKeys(flagNode as YAMLMap, `${path}.flag`, ['min_refusals', 'min_rate']);
+      flag = {
+        minRefusals: this.optional(flagNode as YAMLMap, `${path}.flag`, 'min_refusals', 'integer') as number | undefined,
+        minRate: this.optional(flagNode as YAMLMap, `${path}.flag`, 'min_rate', 'number') as number | undefined,
+      };
+    }
+    if (auth === undefined) return undefined;
+    return {
+      name,
+      gateways,
+      auth,
+      port: portNode === undefined ? undefined : this.port(portNode, `${path}.port`),
+      retentionDays: this.optional(map, path, 'retention_days', 'integer') as number | undefined,
+      flag,
+      baseImage: this.optional(map, path, 'base_image', 'string') as string | undefined,
+      at: this.location(key, path),
+    };
+  }
+
+  /** `metrics: true | false | { port }`. */
+  private metrics(node: Node | undefined, path: string): ManifestGateway['metrics'] {
+    if (node === undefined) return undefined;
+    if (!isMap(node)) return this.value(node, path, 'boolean', 'expected a boolean or { port }') as boolean | undefined;
+    this.checkKeys(node, path, ['port']);
+    const port = this.port(this.required(node, path, 'port'), `${path}.port`);
+    return port === undefined ? undefined : { port };
   }
 
   private auth(node: Node | undefined, path: string): GatewayAuth | undefined {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { TerraformStack, TerraformVariable } from 'cdktf';
 import { Construct } from 'constructs';
 import { generateInputSchema } from '../src/schema';
+import { AuditDashboard } from './audit-dashboard';
 import { Gateway } from './gateway';
 import { manifestErrorAt, ManifestDocument, ManifestError, ManifestLocation } from './manifest-document';
 import { readManifest } from './manifest-reader';
@@ -29,6 +30,8 @@ export class Manifest extends Construct {
   public readonly services: ReadonlyMap<string, Service>;
   /** The gateways, by name, in file order. */
   public readonly gateways: ReadonlyMap<string, Gateway>;
+  /** The audit dashboards, by name, in file order. */
+  public readonly dashboards: ReadonlyMap<string, AuditDashboard>;
 
   public constructor(scope: Construct, id: string, props: ManifestProps) {
     super(scope, id);
@@ -39,6 +42,13 @@ export class Manifest extends Construct {
     // two scopes, so that a service and a gateway may share a name without their construct ids colliding
     this.services = createServices(new Construct(this, 'services'), file, doc.services, clashes);
     this.gateways = createGateways(new Construct(this, 'gateways'), file, doc.gateways, this.services, clashes);
+    const dashboardsScope = new Construct(this, 'dashboards');
+    this.dashboards = new Map(
+      doc.dashboards.map(({ at, gateways: names, ...props }) => {
+        const gateways = names.map((name) => this.gateways.get(name)!);
+        return [props.name, attempt(file, at, () => new AuditDashboard(dashboardsScope, props.name, { ...props, gateways }))];
+      }),
+    );
     if (clashes.length > 0) {
       const [{ line, column }] = clashes;
       throw new ManifestError(clashes.map((e) => e.message).join('\n'), file, line, column);

@@ -13,7 +13,7 @@ import { App, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 // Users write: import { Gateway, Service } from 'cdktf-mcp-gateway';
-import { Gateway, Service } from '../../index';
+import { AuditDashboard, Gateway, Service } from '../../index';
 
 /** The one backend every service calls; in Docker, the container of `get_customer` answers under this name. */
 const API = 'http://support-desk-api:8080';
@@ -22,11 +22,13 @@ const API = 'http://support-desk-api:8080';
  * Token hashes (the gateway config holds hashes only, never tokens). Make a token and its hash with
  *   TOKEN=$(openssl rand -base64 32); printf %s "$TOKEN" | sha256sum
  * and pass the hash in AGENTS_TOKEN_SHA256 / LEGACY_TOKEN_SHA256. The fallbacks are the hashes of the
- * well-known development tokens `support-desk-agents-dev-token` and `support-desk-legacy-dev-token`:
+ * well-known development tokens `support-desk-agents-dev-token`, `support-desk-legacy-dev-token` and (the audit
+ * dashboard) `support-desk-ops-dev-token`:
  * fine on a laptop, never in a deployment anyone else can reach.
  */
 const DEV_AGENTS_TOKEN_SHA256 = 'a5fef74197cae1572c39fd58adc2462814edafe5bc62cf43831891ed6d46e378';
 const DEV_LEGACY_TOKEN_SHA256 = 'f16ca4571acd2e5184b92b908fe6fb307a49d89f401c9b3288948686234c650b';
+const DEV_OPS_TOKEN_SHA256 = '71f08236211ec30f6a6cf23c25f8ec7da5dc3213b3c6480e2e3033d8a64e7bfd';
 
 /** The backend's Docker build context: `cdktf deploy` builds the image from it (SUPPORT_DESK_API_IMAGE names a prebuilt one instead). */
 const API_BUILD_CONTEXT = path.join(__dirname, 'backend');
@@ -37,6 +39,8 @@ export class SupportDesk extends Construct {
   public readonly agents: Gateway;
   /** The gateway for the legacy bot: three tools, forwarded unchecked. */
   public readonly legacy: Gateway;
+  /** The audit dashboard over both gateways' audit logs. */
+  public readonly audit: AuditDashboard;
 
   public constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -150,6 +154,13 @@ export class SupportDesk extends Construct {
       validateInput: false,
       auth: { tokens: [{ id: 'legacy-bot', sha256: legacyTokenSha256 }] },
       port: 8081,
+    });
+
+    // which agents fail systematically, on which tool, with which message (SPEC §4c); `dev` serves it too
+    this.audit = new AuditDashboard(this, 'audit', {
+      gateways: [this.agents, this.legacy],
+      auth: { tokens: [{ id: 'support-ops', sha256: process.env.OPS_TOKEN_SHA256 ?? DEV_OPS_TOKEN_SHA256 }] },
+      port: 8090,
     });
   }
 }

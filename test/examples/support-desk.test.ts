@@ -59,17 +59,17 @@ describe('the support-desk example', () => {
     json = synthExample();
   });
 
-  it('synthesizes two gateways, the backend container, one network, the gateway image build and the backend image build', () => {
+  it('synthesizes two gateways, the audit dashboard, the backend container, one network, the gateway image build and the backend image build', () => {
     assert.deepEqual(
       resourcesOf(json, 'docker_container').map((c: Json) => c.name).sort(),
-      ['support-desk-agents', 'support-desk-get_customer', 'support-desk-legacy'],
+      ['support-desk-agents', 'support-desk-audit', 'support-desk-get_customer', 'support-desk-legacy'],
     );
     assert.deepEqual(resourcesOf(json, 'docker_network'), [{ name: 'support-desk-mcp' }]);
     assert.deepEqual(
       resourcesOf(json, 'docker_image').map((i: Json) => i.name).sort(),
       ['cdktf-mcp-gateway-support-desk:node-22-bookworm-slim', 'support-desk-support-desk-api:latest'],
     );
-    assert.deepEqual(Object.keys(json.output), ['gateway_agents_url', 'gateway_legacy_url']);
+    assert.deepEqual(Object.keys(json.output), ['dashboard_audit_url', 'gateway_agents_url', 'gateway_legacy_url']);
   });
 
   it('exposes all six tools, validated, on agents (port 8080)', () => {
