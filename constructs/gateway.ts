@@ -203,9 +203,7 @@ export class Gateway extends Construct {
       validate_input: validateInput,
       validation_errors: channel,
       auth,
-      ...(auth !== 'none' && auth.oauth !== undefined
-        ? { resource_url: props.resourceUrl === undefined ? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp` : checkResourceUrl(props.resourceUrl, fail) }
-        : {}),
+      ...resourceUrlSetting(auth, props.resourceUrl ?? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`, fail),
       audit_log: auditLog,
       ...metricsSetting(props.metrics, this.port, fail),
       ...(props.allowedHosts !== undefined ? { allowed_hosts: checkList('allowedHosts', props.allowedHosts, fail) } : {}),
@@ -389,6 +387,16 @@ function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): G
     tokens.push({ id: token.id, sha256, ...(scopes !== undefined ? { scopes } : {}) });
   });
   return { tokens, ...(oauth !== undefined ? { oauth } : {}) };
+}
+
+/** `resource_url` for a gateway with `auth.oauth` (the metadata's `resource`, the default audience); none otherwise. */
+function resourceUrlSetting(
+  auth: GatewaySettings['auth'],
+  resourceUrl: string,
+  fail: (m: string) => never,
+): { resource_url?: string } {
+  if (auth === 'none' || auth.oauth === undefined) return {};
+  return { resource_url: checkResourceUrl(resourceUrl, fail) };
 }
 
 function checkAuditLog(

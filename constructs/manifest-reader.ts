@@ -222,7 +222,8 @@ class Reader {
         this.error(this.child(map, 'gateways')!, `${path}.gateways`, `unknown gateway \`${gateway}\` (declared gateways: ${known.join(', ') || 'none'})`);
       }
     }
-    const auth = this.auth(this.required(map, path, 'auth'), `${path}.auth`);
+    // A dashboard takes static tokens only.
+    const auth = this.auth(this.required(map, path, 'auth'), `${path}.auth`, false) as ManifestDashboard['auth'] | undefined;
     const portNode = this.child(map, 'port');
     const flagNode = this.child(map, 'flag');
     let flag: ManifestDashboard['flag'];
@@ -255,18 +256,18 @@ class Reader {
     return port === undefined ? undefined : { port };
   }
 
-  private auth(node: Node | undefined, path: string): GatewayAuth | undefined {
+  private auth(node: Node | undefined, path: string, withOAuth = true): GatewayAuth | undefined {
     if (node === undefined) return undefined;
     if (isScalar(node) && node.value === 'none') return 'none';
     if (!isMap(node)) {
       this.error(node, path, 'expected `none` or { tokens: [{ id, sha256 }], oauth: { issuer } }');
       return undefined;
     }
-    this.checkKeys(node, path, ['tokens', 'oauth']);
-    const oauth = this.oauth(this.child(node, 'oauth'), `${path}.oauth`);
-    const tokensNode = this.child(node, 'tokens');
+    this.checkKeys(node, path, withOAuth ? ['tokens', 'oauth'] : ['tokens']);
+    const oauth = withOAuth ? this.oauth(this.child(node, 'oauth'), `${path}.oauth`) : undefined;
+    const tokensNode = withOAuth ? this.child(node, 'tokens') : this.required(node, path, 'tokens');
     if (tokensNode === undefined) {
-      if (oauth === undefined) this.error(node, path, 'set `tokens`, `oauth` or both');
+      if (oauth === undefined && withOAuth) this.error(node, path, 'set `tokens`, `oauth` or both');
       return oauth === undefined ? undefined : { oauth };
     }
     if (!this.expectList(tokensNode, `${path}.tokens`)) return undefined;
