@@ -246,7 +246,7 @@ describe('Gateway', () => {
     it('refuses a missing auth', () => {
       assert.equal(
         thrown(() => supportStack({ auth: undefined })).message,
-        "Gateway 'support': 'auth' is required: { tokens: [{ id, sha256 }] }, or 'none' to turn authentication off",
+        "Gateway 'support': 'auth' is required: { tokens: [{ id, sha256 }] } and/or { oauth: { issuer } }, or 'none' to turn authentication off",
       );
     });
 
