@@ -57,7 +57,7 @@ describe('npm start (as a user runs it)', function () {
         const summary = (await (await fetch(`${dashboard[1]}api/summary?window=1h`)).json()) as {
           agents: { principal: string; refusals: number; tools: { tool: string; top_messages: { message: string }[] }[] }[];
         };
-        const found = summary.agents.find((a) => a.principal === 'dev'); // dev's token id
+        const found = summary.agents.find((a) => a.principal === 'support-agents'); // the gateway's declared token id
         return found !== undefined && found.refusals >= 1 ? found : false;
       },
       { timeoutMs: 15_000, intervalMs: 250, what: 'the refusal on the dashboard' },
