@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, ListenOptions } from 'node:net';
 import {
+  ConfigError,
   DEFAULT_AUDIT_LOG_PATH,
   DEFAULT_HOST,
   DEFAULT_PORT,
@@ -11,9 +12,10 @@ import {
 import { noAudit, openAuditLog, type AuditSink } from './audit';
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, type GatewayState } from './gateway-state';
-import { createRequestListener, type HttpContext } from './http';
+import { createRequestListener, handOverPort, type HttpContext } from './http';
 import { jsonLogger, type Logger } from './logger';
 import { broadcast, broadcastComment, SessionStore } from './mcp';
+import { reusePortSupport } from './reuse-port';
 import { ServiceClient } from './upstream';
 
 /** Options of `startGateway`. */
@@ -37,6 +39,13 @@ export interface StartGatewayOptions {
   readonly logger?: Logger;
   /** How long `close()` waits for in-flight calls. @default 10000 */
   readonly drainTimeoutMs?: number;
+  /**
+   * Bind with `SO_REUSEPORT`, sharing the port with other processes that do (replicas on one node, `serve
+   * --workers`), and hand the port over on `close()` (see `handOverPort`). Needs Node >= 22.12 on Linux
+   * (`reusePortSupport()`); a ConfigError otherwise.
+   * @default false
+   */
+  readonly reusePort?: boolean;
 }
 
 /** A listening gateway. */
@@ -120,10 +129,12 @@ class Gateway implements RunningGateway {
   }
 
   async listen(port: number): Promise<void> {
-    await listen(this.server, port, this.host);
+    const reusePort = this.options.reusePort === true;
+    await listen(this.server, port, this.host, reusePort);
     this.port = (this.server.address() as AddressInfo).port;
     this.url = `http://${urlHost(this.host)}:${this.port}/mcp`;
-    this.log('info', 'listening', { gateway: this.state.name, url: this.url, tools: this.state.toolSet.tools.size });
+    const { name, toolSet } = this.state;
+    this.log('info', 'listening', { gateway: name, url: this.url, tools: toolSet.tools.size, reuse_port: reusePort });
   }
 
   async reload(next?: GatewayConfig): Promise<void> {
@@ -155,14 +166,20 @@ class Gateway implements RunningGateway {
 
   /** Stops accepting, drains in-flight calls (bounded), then closes connections, the audit log and the pools. */
   private async shutDown(): Promise<void> {
-    this.shuttingDown = true;
     this.reloadTrigger?.close();
     clearInterval(this.keepAlive);
     const { name } = this.state;
     this.log('info', 'shutting down', { gateway: name, in_flight: this.http.inFlight.count });
-    const closed = this.server.listening
-      ? new Promise<void>((resolve) => this.server.close(() => resolve()))
-      : Promise.resolve();
+    // with siblings on the port, keep serving while clients move over to them; then refuse as below
+    const handedOver = this.options.reusePort === true ? await handOverPort(this.server, () => endStreams(this.sessions)) : undefined;
+    this.shuttingDown = true;
+    let closed: Promise<void>;
+    if (handedOver !== undefined) {
+      closed = handedOver.closed;
+      this.server.close();
+    } else {
+      closed = this.server.listening ? new Promise<void>((resolve) => this.server.close(() => resolve())) : Promise.resolve();
+    }
     this.sessions.close();
     this.server.closeIdleConnections();
     await drain(this.http.inFlight, this.options.drainTimeoutMs ?? 10_000);
@@ -181,14 +198,24 @@ function openAudit(config: GatewayConfig, override: string | undefined): AuditSi
   return openAuditLog(setting === true ? DEFAULT_AUDIT_LOG_PATH : setting.path);
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+function listen(server: Server, port: number, host: string, reusePort: boolean): Promise<void> {
+  if (reusePort) {
+    const support = reusePortSupport();
+    if (!support.supported) return Promise.reject(new ConfigError(`cannot share the port: ${support.reason}`));
+  }
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // `reusePort` is in Node >= 22.12's ListenOptions, not yet in @types/node 20's
+    server.listen({ port, host, ...(reusePort ? { reusePort } : {}) } as ListenOptions, () => {
       server.off('error', reject);
       resolve();
     });
   });
+}
+
+/** Ends every open notification stream, keeping the sessions (a client reopens its stream, maybe elsewhere). */
+function endStreams(sessions: SessionStore): void {
+  for (const session of sessions.all()) for (const stream of session.streams) stream.end();
 }
 
 function urlHost(host: string): string {
