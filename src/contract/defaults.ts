@@ -20,7 +20,11 @@ export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_MAX_RESPONSE_BYTES = 4_194_304;
 /** `gateway.max_concurrent_calls`: the most calls waiting on services at once. */
 export const DEFAULT_MAX_CONCURRENT_CALLS = 256;
-/** `gateway.session_ttl_ms`: how long a session lives (1 hour). */
+/** `gateway.session_ttl_ms`: how long a session id is valid after it was issued (1 hour). */
 export const DEFAULT_SESSION_TTL_MS = 3_600_000;
+/** `gateway.max_streams_per_principal`: open GET/listen streams one principal may hold (SPEC §4). */
+export const DEFAULT_MAX_STREAMS_PER_PRINCIPAL = 16;
+/** `gateway.tools_list_ttl_ms`: the 2026-07-28 list results are immediately stale (a reload may change them). */
+export const DEFAULT_TOOLS_LIST_TTL_MS = 0;
 /** `tools[].backend.timeout_ms`: how long the gateway waits for a service. */
 export const DEFAULT_SERVICE_TIMEOUT_MS = 10_000;

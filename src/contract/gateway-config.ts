@@ -62,8 +62,18 @@ export interface GatewaySettings {
   readonly max_response_bytes?: number;
   /** @default 256 */
   readonly max_concurrent_calls?: number;
-  /** Idle session expiry. @default 3600000 */
+  /** A session id (2025 revisions) expires this long after `initialize` issued it. @default 3600000 */
   readonly session_ttl_ms?: number;
+  /**
+   * A file holding the session key (hex or base64 text, at least 32 bytes) that signs session ids; replicas sharing
+   * it serve each other's sessions. Read at start only. @default - the `CDKTF_MCP_GATEWAY_SESSION_KEY` environment
+   * variable, else a random key per process
+   */
+  readonly session_key_file?: string;
+  /** Open notification streams (2025 GET streams and 2026-07-28 `subscriptions/listen`) per principal. @default 16 */
+  readonly max_streams_per_principal?: number;
+  /** `ttlMs` of the 2026-07-28 `tools/list` and `server/discover` results (0: immediately stale). @default 0 */
+  readonly tools_list_ttl_ms?: number;
 }
 
 /** The whole document. */

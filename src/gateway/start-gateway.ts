@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, ListenOptions } from 'node:net';
 import {
-  ConfigError,
   DEFAULT_AUDIT_LOG_PATH,
   DEFAULT_HOST,
   DEFAULT_PORT,
+  ConfigError,
   loadGatewayConfig,
   parseGatewayConfig,
   type GatewayConfig,
@@ -14,7 +14,7 @@ import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, type GatewayState } from './gateway-state';
 import { createRequestListener, handOverPort, type HttpContext } from './http';
 import { jsonLogger, type Logger } from './logger';
-import { broadcast, broadcastComment, SessionStore } from './mcp';
+import { createSessionSigner, loadSessionKey, NotificationStreams, SESSION_KEY_ENV, type SessionSigner } from './mcp';
 import { reusePortSupport } from './reuse-port';
 import { ServiceClient } from './upstream';
 
@@ -46,6 +46,19 @@ export interface StartGatewayOptions {
    * @default false
    */
   readonly reusePort?: boolean;
+  /**
+   * The environment the session key may come from (`CDKTF_MCP_GATEWAY_SESSION_KEY`) when the config has no
+   * `session_key_file`. @default process.env
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** What a running gateway holds per client, for monitoring (and for tests that prove sessions cost nothing). */
+export interface GatewayStats {
+  /** Open notification streams (2025 GET and 2026-07-28 listen), all principals. */
+  readonly openStreams: number;
+  /** Session ids revoked by `DELETE` in this process and not yet expired (bounded). */
+  readonly revokedSessions: number;
 }
 
 /** A listening gateway. */
@@ -55,17 +68,20 @@ export interface RunningGateway {
   readonly port: number;
   /**
    * Swaps in a new config (or the config file again, when started with `configPath`) after compiling every schema;
-   * sessions get `notifications/tools/list_changed`. Rejects, keeping the running config, when it is invalid.
+   * streams of a principal whose token left the config are closed, and every other notification stream (2025 GET,
+   * 2026-07-28 listen) gets `notifications/tools/list_changed`. Rejects, keeping the running config, when invalid.
    */
   reload(config?: GatewayConfig): Promise<void>;
-  /** Stops accepting, waits for in-flight calls (bounded), ends sessions and flushes the audit log. */
+  /** Stops accepting, waits for in-flight calls (bounded), ends notification streams and flushes the audit log. */
   close(): Promise<void>;
+  /** What the gateway holds per client right now. */
+  stats(): GatewayStats;
 }
 
 /**
  * Starts a gateway: validates the config, compiles every tool schema, opens the audit log, then listens.
  *
- * @throws ConfigError for an invalid config or an audit log that cannot be opened
+ * @throws ConfigError for an invalid config, a session key that is short or malformed, or an audit log that cannot be opened
  * @example
  * const gateway = await startGateway({ config: loadGatewayConfig('gateway.json'), port: 0, host: '127.0.0.1' });
  * console.log(gateway.url); // http://127.0.0.1:PORT/mcp
@@ -75,7 +91,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const log = options.logger ?? jsonLogger();
   const config = parseGatewayConfig(options.config);
   const host = options.host ?? config.gateway.host ?? DEFAULT_HOST;
-  const gateway = new Gateway(config, host, openAudit(config, options.auditLogPath), options, log);
+  const key = sessionKey(config, options.env ?? process.env);
+  const gateway = new Gateway(config, host, key, openAudit(config, options.auditLogPath), options, log);
   try {
     await gateway.listen(options.port ?? config.gateway.port ?? DEFAULT_PORT);
   } catch (err) {
@@ -92,7 +109,8 @@ class Gateway implements RunningGateway {
   private state: GatewayState;
   private shuttingDown = false;
   private closing: Promise<void> | undefined;
-  private readonly sessions: SessionStore;
+  private readonly sessions: SessionSigner;
+  private readonly streams: NotificationStreams;
   private readonly services: ServiceClient;
   private readonly http: HttpContext;
   private readonly server: Server;
@@ -102,16 +120,18 @@ class Gateway implements RunningGateway {
   constructor(
     config: GatewayConfig,
     private readonly host: string,
+    private readonly key: SessionKeyInfo,
     private readonly audit: AuditSink,
     private readonly options: StartGatewayOptions,
     private readonly log: Logger,
   ) {
     this.state = buildGatewayState(config, host, log);
-    this.sessions = new SessionStore(this.state.sessionTtlMs);
+    this.sessions = createSessionSigner({ key: key.key, ttlMs: this.state.sessionTtlMs });
+    this.streams = new NotificationStreams(this.state.maxStreamsPerPrincipal);
     this.services = new ServiceClient(this.state.maxResponseBytes);
     const calls = { services: this.services, audit, concurrency: { active: 0 }, log };
     this.http = {
-      mcp: { sessions: this.sessions, calls },
+      mcp: { sessions: this.sessions, streams: this.streams, calls },
       log,
       state: () => this.state,
       shuttingDown: () => this.shuttingDown,
@@ -119,7 +139,7 @@ class Gateway implements RunningGateway {
     };
     this.server = createServer(createRequestListener(this.http));
     // Comment frames keep idle notification streams open through proxies that drop silent connections.
-    this.keepAlive = setInterval(() => broadcastComment(this.sessions), 25_000);
+    this.keepAlive = setInterval(() => this.streams.keepAlive(), 25_000);
     this.keepAlive.unref();
     if (options.configPath !== undefined) {
       this.reloadTrigger = watchForReload(options.configPath, options.watch === true, () => {
@@ -134,7 +154,13 @@ class Gateway implements RunningGateway {
     this.port = (this.server.address() as AddressInfo).port;
     this.url = `http://${urlHost(this.host)}:${this.port}/mcp`;
     const { name, toolSet } = this.state;
-    this.log('info', 'listening', { gateway: name, url: this.url, tools: toolSet.tools.size, reuse_port: reusePort });
+    this.log('info', 'listening', {
+      gateway: name,
+      url: this.url,
+      tools: toolSet.tools.size,
+      session_key: this.key.source,
+      reuse_port: reusePort,
+    });
   }
 
   async reload(next?: GatewayConfig): Promise<void> {
@@ -147,14 +173,18 @@ class Gateway implements RunningGateway {
       const parsed = next === undefined ? loadGatewayConfig(file!) : parseGatewayConfig(next);
       const replacement = buildGatewayState(parsed, this.host, this.log);
       warnUnchangeable(this.state.config, parsed, this.log);
+      const previous = this.state;
       this.state = replacement;
       this.sessions.setTtlMs(replacement.sessionTtlMs);
+      this.streams.setLimit(replacement.maxStreamsPerPrincipal);
+      const closed = this.streams.closePrincipals((p) => replacement.principals.get(p) === previous.principals.get(p));
+      if (closed > 0) this.log('info', 'streams of removed tokens closed', { streams: closed });
       this.services.setMaxResponseBytes(replacement.maxResponseBytes);
     } catch (err) {
       this.log('error', 'reload refused; keeping the running config', { error: (err as Error).message });
       throw err;
     }
-    const notified = broadcast(this.sessions, 'notifications/tools/list_changed');
+    const notified = this.streams.toolsListChanged();
     const { name, toolSet } = this.state;
     this.log('info', 'config reloaded', { gateway: name, tools: toolSet.tools.size, notified_streams: notified });
   }
@@ -164,6 +194,10 @@ class Gateway implements RunningGateway {
     return this.closing;
   }
 
+  stats(): GatewayStats {
+    return { openStreams: this.streams.size, revokedSessions: this.sessions.revokedCount };
+  }
+
   /** Stops accepting, drains in-flight calls (bounded), then closes connections, the audit log and the pools. */
   private async shutDown(): Promise<void> {
     this.reloadTrigger?.close();
@@ -171,7 +205,10 @@ class Gateway implements RunningGateway {
     const { name } = this.state;
     this.log('info', 'shutting down', { gateway: name, in_flight: this.http.inFlight.count });
     // with siblings on the port, keep serving while clients move over to them; then refuse as below
-    const handedOver = this.options.reusePort === true ? await handOverPort(this.server, () => endStreams(this.sessions)) : undefined;
+    const handedOver =
+      this.options.reusePort === true
+        ? await handOverPort(this.server, () => this.streams.closeAll(this.state.modern.serverInfo))
+        : undefined;
     this.shuttingDown = true;
     let closed: Promise<void>;
     if (handedOver !== undefined) {
@@ -180,7 +217,7 @@ class Gateway implements RunningGateway {
     } else {
       closed = this.server.listening ? new Promise<void>((resolve) => this.server.close(() => resolve())) : Promise.resolve();
     }
-    this.sessions.close();
+    this.streams.closeAll(this.state.modern.serverInfo);
     this.server.closeIdleConnections();
     await drain(this.http.inFlight, this.options.drainTimeoutMs ?? 10_000);
     this.server.closeAllConnections();
@@ -188,6 +225,20 @@ class Gateway implements RunningGateway {
     await this.audit.close();
     await this.services.close();
     this.log('info', 'stopped', { gateway: name });
+  }
+}
+
+interface SessionKeyInfo {
+  readonly key: Buffer;
+  readonly source: 'file' | 'env' | 'random';
+}
+
+/** The session key (SPEC §4): `session_key_file`, else the environment variable, else random; one line if bad. */
+function sessionKey(config: GatewayConfig, env: Readonly<Record<string, string | undefined>>): SessionKeyInfo {
+  try {
+    return loadSessionKey({ file: config.gateway.session_key_file, env: env[SESSION_KEY_ENV] });
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
   }
 }
 
@@ -213,11 +264,6 @@ function listen(server: Server, port: number, host: string, reusePort: boolean):
   });
 }
 
-/** Ends every open notification stream, keeping the sessions (a client reopens its stream, maybe elsewhere). */
-function endStreams(sessions: SessionStore): void {
-  for (const session of sessions.all()) for (const stream of session.streams) stream.end();
-}
-
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
@@ -237,7 +283,7 @@ function drain(inFlight: HttpContext['inFlight'], timeoutMs: number): Promise<vo
 }
 
 function warnUnchangeable(current: GatewayConfig, next: GatewayConfig, log: Logger): void {
-  for (const key of ['host', 'port', 'audit_log'] as const) {
+  for (const key of ['host', 'port', 'audit_log', 'session_key_file'] as const) {
     if (JSON.stringify(current.gateway[key]) !== JSON.stringify(next.gateway[key])) {
       log('warn', `gateway.${key} changes only on restart`, { field: `gateway.${key}` });
     }

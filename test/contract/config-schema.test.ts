@@ -53,7 +53,7 @@ describe('the config type and the config schema', () => {
       gateway: {
         name: 'g', host: 'h', port: 1, validate_input: true, validation_errors: 'auto', auth: 'none', audit_log: true,
         allowed_hosts: [], allowed_origins: [], max_body_bytes: 1, max_response_bytes: 1, max_concurrent_calls: 1,
-        session_ttl_ms: 1,
+        session_ttl_ms: 1, session_key_file: 'k', max_streams_per_principal: 1, tools_list_ttl_ms: 0,
       },
       tools: [{
         name: 't', description: '', input_schema: {}, aliases: {}, forward_as: {},

@@ -3,7 +3,7 @@ import { HttpError } from './http-error';
 import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
 import { readBody } from './read-body';
-import { errorResponseJson, handleMcpPost, openNotificationStream, requireSession, RpcCode, type McpContext } from '../mcp';
+import { errorResponseJson, handleMcpPost, requireSession, RpcCode, type McpContext } from '../mcp';
 
 /** What the request handler reads from the running gateway. */
 export interface HttpContext {
@@ -60,7 +60,10 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCont
   }
 }
 
-/** `/mcp` in SPEC §4's order: Origin/Host → bearer token → (POST) body size → JSON parse → the endpoint. */
+/**
+ * `/mcp` in SPEC §4's order, in both eras: Origin/Host → bearer token → (POST) body size → JSON parse → the
+ * endpoint (shape → era → session or `_meta`/headers → method).
+ */
 async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpContext): Promise<void> {
   const state = ctx.state();
   state.guard(req.headers.host, req.headers.origin);
@@ -76,6 +79,10 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
         throw new HttpError(400, RpcCode.PARSE_ERROR, 'Parse error: the body is not valid JSON');
       }
       const reply = await handleMcpPost(state, principal, req.headers, message, ctx.mcp);
+      if (reply.listen !== undefined) {
+        ctx.mcp.streams.open(res, reply.listen, reply.listen.subscriptionId);
+        return;
+      }
       if (reply.body === undefined) {
         res.writeHead(reply.status).end();
         return;
@@ -92,12 +99,15 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
       if (!(req.headers.accept ?? '').includes('text/event-stream')) {
         throw new HttpError(406, RpcCode.SERVER_ERROR, 'Not Acceptable: the GET stream needs Accept: text/event-stream');
       }
-      openNotificationStream(requireSession(principal, req.headers, ctx.mcp.sessions), res);
+      const session = requireSession(principal, req.headers, ctx.mcp.sessions);
+      ctx.mcp.streams.open(res, { kind: 'session', principal, sessionId: session.sessionId, expiresAtMs: session.expiresAtMs });
       return;
     }
     case 'DELETE': {
+      // Revoked in this process until it would expire; another process holding the key may still honour it.
       const session = requireSession(principal, req.headers, ctx.mcp.sessions);
-      ctx.mcp.sessions.delete(session);
+      ctx.mcp.sessions.revoke(session.sessionId, principal);
+      ctx.mcp.streams.closeSession(principal, session.sessionId);
       ctx.log('info', 'session closed', { session: session.sessionId, principal });
       res.writeHead(200).end();
       return;

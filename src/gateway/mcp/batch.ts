@@ -4,9 +4,8 @@ import { HttpError } from '../http/http-error';
 import type { GatewayState } from '../gateway-state';
 import { errorResponseJson, RpcCode } from './jsonrpc';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';
-import { answerRequest, checkShape, invalidRequest, methodNotFoundJson, noteNotification, REQUEST_METHODS } from './message';
-import type { McpSession } from './session-store';
-import { requireSession } from './require-session';
+import { answerRequest, checkShape, invalidRequest, methodNotFoundJson, REQUEST_METHODS } from './message';
+import { requireSession, type McpSession } from './require-session';
 
 /** The one protocol version with JSON-RPC batches: MCP 2025-03-26 requires them, 2025-06-18 removed them. */
 export const BATCH_PROTOCOL_VERSION = '2025-03-26';
@@ -63,10 +62,8 @@ async function answerInBatch(
     return errorResponseJson(err.id, err.rpcCode, err.message);
   }
   const { id, method, params } = shape;
-  if (id === undefined || method === undefined) {
-    noteNotification(session, method);
-    return undefined;
-  }
+  // A notification or a client response: nothing to answer (a session keeps no state to update).
+  if (id === undefined || method === undefined) return undefined;
   if (!REQUEST_METHODS.has(method)) return methodNotFoundJson(id, method);
   if (method === 'initialize') {
     return errorResponseJson(id, RpcCode.INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch');

@@ -1,7 +1,10 @@
 export { handleMcpPost } from './post-endpoint';
-export { broadcast, broadcastComment, openNotificationStream } from './notification-streams';
-export { requireSession } from './require-session';
-export { SessionStore, type ClientInfo, type McpSession } from './session-store';
+export { NotificationStreams, type ListenStreamSpec, type SessionStreamSpec } from './notification-streams';
+export { requireSession, type McpSession } from './require-session';
+export { type ClientInfo } from './client-info';
+export { createSessionSigner, type SessionSigner } from './session-token';
+export { loadSessionKey, SESSION_KEY_ENV, type SessionKey } from './session-key';
 export type { McpContext, McpReply } from './reply';
 export { errorResponseJson, RpcCode, type RequestId } from './jsonrpc';
 export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version';
+export { ALL_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from './modern-protocol';

@@ -2,7 +2,7 @@ import { cutName } from '../../validation';
 import { HttpError } from '../http/http-error';
 import type { GatewayState } from '../gateway-state';
 import { errorResponseJson, resultResponseJson, RpcCode, type RequestId } from './jsonrpc';
-import type { McpSession } from './session-store';
+import type { McpSession } from './require-session';
 import { callTool, type CallServices } from '../tools/call-pipeline';
 
 /**
@@ -55,11 +55,6 @@ export function invalidRequest(why: string, id?: RequestId): HttpError {
 /** The -32601 answer to a request for a method this server does not have. */
 export function methodNotFoundJson(id: RequestId, method: string): string {
   return errorResponseJson(id, RpcCode.METHOD_NOT_FOUND, `Method not found: ${cutName(method)}`);
-}
-
-/** Takes note of a notification on a session (only `notifications/initialized` changes anything). */
-export function noteNotification(session: McpSession, method: string | undefined): void {
-  if (method === 'notifications/initialized') session.initialized = true;
 }
 
 /** The answer (JSON text) to a request other than `initialize` on a session: `ping`, `tools/list`, `tools/call`. */

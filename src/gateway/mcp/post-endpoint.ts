@@ -3,16 +3,20 @@ import type { Principal } from '../auth/bearer-tokens';
 import type { GatewayState } from '../gateway-state';
 import { resultResponseJson, type RequestId } from './jsonrpc';
 import { handleBatch } from './batch';
-import { answerRequest, checkShape, methodNotFoundJson, noteNotification, REQUEST_METHODS } from './message';
-import { PACKAGE_VERSION } from '../../package-info';
+import { clientInfoOf } from './client-info';
+import { answerRequest, checkShape, methodNotFoundJson, REQUEST_METHODS } from './message';
+import { handleModernMessage } from './modern-endpoint';
+import { isModernRequest } from './modern-protocol';
 import { negotiateProtocolVersion } from './protocol-version';
 import { requireSession } from './require-session';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';
 
 /**
- * Handles one parsed POST body (authenticated, within the size limit): JSON-RPC shape → session → method.
- * A batch (an array) goes to `handleBatch`. Throws `HttpError` for refusals at the HTTP level; JSON-RPC errors
- * are returned in a 200 reply.
+ * Handles one parsed POST body (authenticated, within the size limit): JSON-RPC shape → era → (2025) session →
+ * method, or (2026-07-28) `handleModernMessage`. A request is modern when it carries no `Mcp-Session-Id` and shows
+ * the revision (`_meta` protocol version, or a non-2025 `MCP-Protocol-Version` header); everything else keeps the
+ * 2025 rules unchanged. A batch (an array) goes to `handleBatch`. Throws `HttpError` for refusals at the HTTP
+ * level; JSON-RPC errors of the 2025 era are returned in a 200 reply.
  */
 export async function handleMcpPost(
   state: GatewayState,
@@ -22,7 +26,10 @@ export async function handleMcpPost(
   ctx: McpContext,
 ): Promise<McpReply> {
   if (Array.isArray(message)) return handleBatch(state, principal, headers, message, ctx);
-  const { id, method, params } = checkShape(message);
+  const shape = checkShape(message);
+  const { id, method, params } = shape;
+  const era = { sessionId: headers['mcp-session-id'], protocolVersionHeader: headers['mcp-protocol-version'], params };
+  if (isModernRequest(era)) return handleModernMessage(state, principal, headers, shape, ctx);
 
   if (method !== undefined && id !== undefined && !REQUEST_METHODS.has(method)) {
     return { status: 200, body: methodNotFoundJson(id, method) };
@@ -30,11 +37,8 @@ export async function handleMcpPost(
   if (method === 'initialize' && id !== undefined) return initialize(state, principal, id, params, ctx);
 
   const session = requireSession(principal, headers, ctx.sessions);
-  if (id === undefined || method === undefined) {
-    // A notification, or the client's response to a server request: nothing to answer.
-    noteNotification(session, method);
-    return ACCEPTED;
-  }
+  // A notification, or the client's response to a server request: nothing to answer.
+  if (id === undefined || method === undefined) return ACCEPTED;
   return { status: 200, body: await answerRequest(state, session, id, method, params, ctx.calls) };
 }
 
@@ -46,18 +50,13 @@ function initialize(
   ctx: McpContext,
 ): McpReply {
   const protocolVersion = negotiateProtocolVersion(params?.protocolVersion);
-  const info = params?.clientInfo as Record<string, unknown> | undefined;
-  const client = { name: shortString(info?.name), version: shortString(info?.version) };
-  const session = ctx.sessions.create(principal, protocolVersion, client);
-  ctx.calls.log('info', 'session opened', { session: session.sessionId, principal, client, protocolVersion });
+  const client = clientInfoOf(params?.clientInfo);
+  const sessionId = ctx.sessions.issue({ principal, protocolVersion, clientInfo: client });
+  ctx.calls.log('info', 'session opened', { session: sessionId, principal, client, protocolVersion });
   const result = {
     protocolVersion,
     capabilities: { tools: { listChanged: true } },
-    serverInfo: { name: 'cdktf-mcp-gateway', title: state.name, version: PACKAGE_VERSION },
+    serverInfo: state.modern.serverInfo,
   };
-  return { status: 200, body: resultResponseJson(id, JSON.stringify(result)), sessionId: session.sessionId };
-}
-
-function shortString(value: unknown): string | null {
-  return typeof value === 'string' ? value.slice(0, 128) : null;
+  return { status: 200, body: resultResponseJson(id, JSON.stringify(result)), sessionId };
 }

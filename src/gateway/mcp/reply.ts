@@ -1,17 +1,23 @@
 import type { CallServices } from '../tools/call-pipeline';
-import type { SessionStore } from './session-store';
+import type { ListenStreamSpec, NotificationStreams } from './notification-streams';
+import type { SessionSigner } from './session-token';
 
-/** What the MCP layer needs for the gateway's life: the sessions, and what a tool call needs. */
+/** What the MCP layer needs for the gateway's life: the session signer, the open streams, and what a call needs. */
 export interface McpContext {
-  readonly sessions: SessionStore;
+  readonly sessions: SessionSigner;
+  readonly streams: NotificationStreams;
   readonly calls: CallServices;
 }
 
-/** An answer to write: status, headers and (JSON) body; no body for 202. */
+/**
+ * An answer to write: status, headers and (JSON) body; no body for 202. `listen` instead of a body: open that
+ * `subscriptions/listen` stream (the request passed every check).
+ */
 export interface McpReply {
   readonly status: number;
   readonly body?: string;
   readonly sessionId?: string;
+  readonly listen?: ListenStreamSpec;
 }
 
 /** The answer to a POST of only notifications or client responses. */

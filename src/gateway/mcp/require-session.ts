@@ -1,22 +1,32 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Principal } from '../auth/bearer-tokens';
 import { HttpError } from '../http/http-error';
+import type { Caller } from '../tools/call-pipeline';
 import { RpcCode } from './jsonrpc';
-import type { McpSession, SessionStore } from './session-store';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version';
+import type { SessionSigner } from './session-token';
+
+/** A 2025 session, read from its signed id (nothing about it is stored). */
+export interface McpSession extends Caller {
+  readonly sessionId: string;
+  /** When the id stops being valid (`session_ttl_ms` after `initialize`). */
+  readonly expiresAtMs: number;
+}
+
+const SESSION_NOT_FOUND = new HttpError(404, RpcCode.UNAUTHORIZED, 'Session not found');
 
 /**
- * The session of a request after `initialize`: a missing `Mcp-Session-Id` is HTTP 400; an unknown or expired one,
- * or one opened with another token, HTTP 404 (the client must initialize again). An unsupported
- * `MCP-Protocol-Version` header is HTTP 400.
+ * The session of a request after `initialize`: a missing `Mcp-Session-Id` is HTTP 400; an id that does not verify
+ * (unknown, tampered with, signed with another key, expired, revoked here, or opened with another token) is HTTP
+ * 404 (the client must initialize again). An unsupported `MCP-Protocol-Version` header is HTTP 400.
  */
-export function requireSession(principal: Principal, headers: IncomingHttpHeaders, sessions: SessionStore): McpSession {
+export function requireSession(principal: Principal, headers: IncomingHttpHeaders, sessions: SessionSigner): McpSession {
   const id = headers['mcp-session-id'];
   if (typeof id !== 'string' || id === '') {
     throw new HttpError(400, RpcCode.SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required');
   }
-  const session = sessions.get(id, principal);
-  if (session === undefined) throw new HttpError(404, RpcCode.UNAUTHORIZED, 'Session not found');
+  const data = sessions.verify(id, principal);
+  if (data === undefined) throw SESSION_NOT_FOUND;
   const version = headers['mcp-protocol-version'];
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) {
     throw new HttpError(
@@ -25,5 +35,11 @@ export function requireSession(principal: Principal, headers: IncomingHttpHeader
       `Bad Request: unsupported MCP-Protocol-Version (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
     );
   }
-  return session;
+  return {
+    sessionId: id,
+    principal,
+    protocolVersion: data.protocolVersion,
+    client: data.client,
+    expiresAtMs: data.expiresAtMs,
+  };
 }

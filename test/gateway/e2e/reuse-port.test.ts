@@ -4,7 +4,11 @@
  * no reset). Needs a Node 22 binary (see test/helpers/reuse-port-node.ts): pending outside CI without one.
  */
 import * as assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { readAuditLog } from '../../helpers/audit-log';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../../helpers/config';
@@ -28,13 +32,19 @@ interface Answer {
   readonly body: { result?: { isError?: boolean; structuredContent?: unknown }; error?: unknown };
 }
 
-/** An MCP client on one keep-alive connection of its own (a `http.Agent` with a single socket). */
+/**
+ * An MCP client on one keep-alive connection of its own (a `http.Agent` with a single socket), or on a new
+ * connection per request (`fresh`).
+ */
 class ConnectionClient {
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  private sessionId: string | undefined;
+  private agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  sessionId: string | undefined;
   private nextId = 1;
 
-  constructor(private readonly port: number) {}
+  constructor(
+    private readonly port: number,
+    private readonly fresh = false,
+  ) {}
 
   async open(): Promise<void> {
     const init = await this.post({
@@ -56,6 +66,10 @@ class ConnectionClient {
   }
 
   private post(message: unknown): Promise<Answer> {
+    if (this.fresh) {
+      this.agent.destroy();
+      this.agent = new http.Agent({ keepAlive: false, maxSockets: 1 });
+    }
     const body = JSON.stringify(message);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -107,18 +121,24 @@ describe('gateway e2e: two processes on one port (SO_REUSEPORT)', function () {
   const nodePath = node.path;
   let backend: TestBackend;
   let config: GatewayConfig;
+  let keyDir = '';
 
   before(async () => {
     backend = await startBackend();
+    // one session key for both processes, as replicas share theirs (a Docker secret)
+    keyDir = mkdtempSync(path.join(tmpdir(), 'reuse-port-key-'));
+    const keyFile = path.join(keyDir, 'session.key');
+    writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
+    config = gatewayConfig({ tokens: [bot], tools: supportDeskTools(backend.url), settings: { host: '127.0.0.1', session_key_file: keyFile } });
   });
   after(async () => {
     await killAllGatewayProcesses();
     await backend?.close();
+    rmSync(keyDir, { recursive: true, force: true });
   });
 
   async function startPair(): Promise<[GatewayProcess, GatewayProcess]> {
     const port = await freePort();
-    config = gatewayConfig({ tokens: [bot], tools: supportDeskTools(backend.url), settings: { host: '127.0.0.1' } });
     const start = () => startGatewayProcess({ config, port, nodePath, startTimeoutMs: 30_000 });
     const a = await start();
     const b = await start();
@@ -140,9 +160,22 @@ describe('gateway e2e: two processes on one port (SO_REUSEPORT)', function () {
     assert.ok(inA > 0 && inB > 0, `every connection went to one process (${inA} / ${inB})`);
   });
 
+  it('serve one client\'s session alternately (one session key; a new connection per call)', async () => {
+    const [a, b] = await startPair();
+    const client = new ConnectionClient(a.port, true);
+    await client.open();
+    const answers: Answer[] = [];
+    for (let i = 0; i < CLIENTS; i++) answers.push(await client.call(`C-${String(i).padStart(4, '0')}`));
+    for (const answer of answers) assert.equal(answer.body.result?.isError, undefined, JSON.stringify(answer.body));
+    await Promise.all([a.stop(), b.stop()]);
+    const [inA, inB] = [readAuditLog(a.auditLogPath), readAuditLog(b.auditLogPath)];
+    assert.equal(inA.length + inB.length, CLIENTS);
+    assert.ok(inA.length > 0 && inB.length > 0, `every call went to one process (${inA.length} / ${inB.length})`);
+    assert.deepEqual([...new Set([...inA, ...inB].map((r) => r.session))], [client.sessionId]);
+  });
+
   it('SIGTERM hands the port over: a kept-alive connection gets Connection: close, no request fails under load, exit 0', async () => {
     const port = await freePort();
-    config = gatewayConfig({ tokens: [bot], tools: supportDeskTools(backend.url), settings: { host: '127.0.0.1' } });
     const a = await startGatewayProcess({ config, port, nodePath, startTimeoutMs: 30_000 });
     // a client whose connection is surely on `a`: opened before `b` exists
     const kept = new ConnectionClient(port);

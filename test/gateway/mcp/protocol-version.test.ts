@@ -23,7 +23,7 @@ describe('protocol version negotiation in initialize', () => {
     const old = await init('2025-03-26');
     assert.equal(old.json.result.protocolVersion, '2025-03-26');
     assert.deepEqual(old.json.result.capabilities, { tools: { listChanged: true } });
-    assert.match(old.headers['mcp-session-id'] as string, /^[0-9a-f]{32}$/);
+    assert.match(old.headers['mcp-session-id'] as string, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     assert.equal((await init('2099-01-01')).json.result.protocolVersion, '2025-11-25');
   });
 });

@@ -1,20 +1,132 @@
 /**
- * SPEC §4 "Service call": a refused connection, a non-2xx, a timeout, an oversized response and a body that is
- * not the JSON it claims each become `isError: true` with a short reason — never a crash, never a hang — and the
- * gateway keeps serving.
+ * SPEC §4 "Service call": the answer of a service becomes the tool result; a refused connection, a non-2xx, a
+ * timeout, an oversized response and a body that is not the JSON it claims each become `isError: true` with a
+ * short reason — never a crash, never a hang — and the gateway keeps serving.
  */
 import * as assert from 'node:assert/strict';
+import type { RunningGateway } from '../../../src/gateway';
 import { readAuditLog, waitForAuditRecords } from '../../helpers/audit-log';
-import { downBackendUrl, startBackend, type TestBackend } from '../../helpers/backend';
-import { gatewayConfig, supportDeskTools, tool } from '../../helpers/config';
-import { type InProcessGateway, startInProcessGateway } from '../../helpers/in-process-gateway';
-import { type McpSession, openSession } from '../../helpers/mcp';
+import { downBackendUrl, startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
+import { botConfig, gatewayConfig, supportDeskTools, tool } from '../../helpers/config';
+import { type InProcessGateway, startInProcessGateway, startSilentGateway } from '../../helpers/in-process-gateway';
+import { initializeSession, type McpSession, openSession, rawCall } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
+
+describe('the service answer over /mcp: results, faults and response caps', () => {
+  let service: FakeService;
+  let gateway: RunningGateway;
+  let session: string;
+  const OPEN = { type: 'object' };
+
+  before(async () => {
+    service = await startFakeService();
+    const down = await downBackendUrl();
+    const o = service.url;
+    gateway = await startSilentGateway(botConfig([
+      tool('get_customer', `${o}/customers/{customer_id}`, { inputSchema: OPEN }),
+      tool('slow', `${o}/slow`, { inputSchema: OPEN, timeoutMs: 100 }),
+      tool('down', `${down}/down`, { inputSchema: OPEN }),
+    ], { max_response_bytes: 1024 }));
+    session = await initializeSession(gateway.url);
+  });
+  after(async () => {
+    await gateway.close();
+    await service.close();
+  });
+  beforeEach(() => {
+    service.respond = (req) => ({ body: JSON.stringify({ ok: true, url: req.url }) });
+  });
+
+  const call = (name: string, args?: unknown): Promise<any> => rawCall(gateway.url, session, name, args);
+
+  it('turns a 2xx JSON object into structuredContent plus a text content', async () => {
+    service.respond = () => ({ body: '{"id":"C-1"}' });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, {
+      content: [{ type: 'text', text: '{"id":"C-1"}' }],
+      structuredContent: { id: 'C-1' },
+    });
+  });
+
+  it('turns a 2xx JSON array into a text content only', async () => {
+    service.respond = () => ({ body: '[1,2]' });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, { content: [{ type: 'text', text: '[1,2]' }] });
+  });
+
+  it('turns a 2xx plain text response into a text content', async () => {
+    service.respond = () => ({ type: 'text/plain', body: 'pong' });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, { content: [{ type: 'text', text: 'pong' }] });
+  });
+
+  it('reports a response declared JSON that does not parse', async () => {
+    service.respond = () => ({ body: '{oops' });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, {
+      isError: true,
+      content: [{ type: 'text', text: 'Service error: invalid JSON response' }],
+    });
+  });
+
+  it('reports a non-2xx status', async () => {
+    service.respond = () => ({ status: 500, body: '{"secret":"stack trace"}' });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, {
+      isError: true,
+      content: [{ type: 'text', text: 'Service error: HTTP 500' }],
+    });
+  });
+
+  it('reports a timeout after the tool\'s timeout_ms', async () => {
+    service.respond = () => ({ delayMs: 1000, body: '{}' });
+    assert.deepEqual((await call('slow', {})).result, {
+      isError: true,
+      content: [{ type: 'text', text: 'Service timed out after 100 ms' }],
+    });
+  });
+
+  it('reports a refused connection', async () => {
+    assert.deepEqual((await call('down', {})).result, {
+      isError: true,
+      content: [{ type: 'text', text: 'Service unavailable: connection refused' }],
+    });
+  });
+
+  it('reads the Content-Type whatever its case and parameters', async () => {
+    service.respond = () => ({ type: 'Application/JSON; charset=utf-8', body: '{"id":"C-1"}' });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result.structuredContent, { id: 'C-1' });
+  });
+
+  it('keeps serving calls after non-2xx responses, small or large', async () => {
+    service.respond = () => ({ status: 404, body: '{"error":"no such customer"}' });
+    assert.equal((await call('get_customer', { customer_id: 'C-1' })).result.content[0].text, 'Service error: HTTP 404');
+    service.respond = () => ({ status: 500, body: 'x'.repeat(300_000) });
+    assert.equal((await call('get_customer', { customer_id: 'C-1' })).result.content[0].text, 'Service error: HTTP 500');
+    service.respond = () => ({ body: '{"id":"C-2"}' });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-2' })).result.structuredContent, { id: 'C-2' });
+  });
+
+  it('reports a response whose Content-Length is over max_response_bytes', async () => {
+    const body = JSON.stringify({ data: 'x'.repeat(2000) });
+    service.respond = () => ({ body, headers: { 'content-length': String(Buffer.byteLength(body)) } });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, {
+      isError: true,
+      content: [{ type: 'text', text: 'Service response too large' }],
+    });
+    service.respond = () => ({ body: '{"id":"C-3"}' });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-3' })).result.structuredContent, { id: 'C-3' });
+  });
+
+  it('reports a streamed response over max_response_bytes', async () => {
+    service.respond = () => ({ body: JSON.stringify({ data: 'x'.repeat(2000) }) });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, {
+      isError: true,
+      content: [{ type: 'text', text: 'Service response too large' }],
+    });
+  });
+
+});
 
 const SLOW_BACKEND_MS = 5_000;
 const SERVICE_TIMEOUT_MS = 300;
 
-describe('gateway e2e: backend faults', function () {
+describe('service faults over /mcp: each an isError result with a short reason, never a crash or a hang', function () {
   this.timeout(20_000);
   const bot = makeToken('support-bot');
   let backend: TestBackend;

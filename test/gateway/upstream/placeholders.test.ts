@@ -1,11 +1,17 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolConfig } from '../../../src/contract';
 import type { RunningGateway } from '../../../src/gateway';
-import { placeholderProblemOf, planServiceCall } from '../../../src/gateway/upstream/request-plan';
-import { config, eventually, initialize, rawCall, start, startFakeService, tool, type FakeService } from './support';
+import { placeholderProblemOf, planServiceCall } from '../../../src/gateway/upstream';
+import { readAuditLog, waitForAuditRecords } from '../../helpers/audit-log';
+import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
+import { botConfig, gatewayConfig, objectSchema, tool } from '../../helpers/config';
+import { eventually } from '../../helpers/eventually';
+import { type InProcessGateway, startInProcessGateway, startSilentGateway } from '../../helpers/in-process-gateway';
+import { initializeSession, type McpHttpResponse, type McpSession, openSession, rawCall } from '../../helpers/mcp';
+import { makeToken } from '../../helpers/tokens';
 
 const SEGMENT = 'expected a non-empty path segment other than "." or ".."';
 
@@ -69,13 +75,13 @@ describe('URL placeholders over /mcp', () => {
   const gateways: RunningGateway[] = [];
   const open = { type: 'object', properties: { customer_id: { type: 'string' }, q: { type: 'string' } }, additionalProperties: false };
   const tools = (origin: string): ToolConfig[] => [
-    tool(origin, 'get_customer', '/customers/{customer_id}', { ...open, required: ['customer_id'] }),
-    tool(origin, 'orders', '/customers/{customer_id}/orders', open),
+    tool('get_customer', `${origin}/customers/{customer_id}`, { inputSchema: { ...open, required: ['customer_id'] } }),
+    tool('orders', `${origin}/customers/{customer_id}/orders`, { inputSchema: open }),
   ];
   const startWith = async (settings: Record<string, unknown>) => {
-    const gw = await start(config(tools(service.origin), settings));
+    const gw = await startSilentGateway(botConfig(tools(service.url), settings));
     gateways.push(gw);
-    return { url: gw.url, session: await initialize(gw.url) };
+    return { url: gw.url, session: await initializeSession(gw.url) };
   };
 
   before(async () => {
@@ -101,7 +107,7 @@ describe('URL placeholders over /mcp', () => {
       });
       assert.equal(service.received.length, before, 'the service was called');
       await eventually(() => {
-        const records = readFileSync(auditPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+        const records = readAuditLog(auditPath);
         assert.deepEqual(records.map((r) => [r.tool, r.outcome, r.error]), [['get_customer', 'refused', { code: 'INVALID_ARGS', message }]]);
       });
     });
@@ -147,5 +153,104 @@ describe('URL placeholders over /mcp', () => {
     const res = await rawCall(url, session, 'orders', { customer_id: 'C\ud800', q: '\udc00x' });
     assert.equal(res.result?.isError, undefined, JSON.stringify(res));
     assert.equal(service.received.at(-1)!.url, '/customers/C%EF%BF%BD/orders?q=%EF%BF%BDx');
+  });
+});
+
+/** Whether a `tools/call` was answered as a failure: a JSON-RPC error or an `isError` result. */
+function answeredAsFailure(res: McpHttpResponse): boolean {
+  return res.message?.error !== undefined || res.message?.result?.isError === true;
+}
+
+/** Paths the backend received after `from` requests. */
+function pathsSince(backend: TestBackend, from: number): string[] {
+  return backend.received.slice(from).map((r) => r.url.split('?')[0]);
+}
+
+describe('URL placeholders and values encodeURIComponent cannot encode, over /mcp (regressions)', function () {
+  this.timeout(20_000);
+  const bot = makeToken('review-bot');
+  let backend: TestBackend;
+  let gw: InProcessGateway;
+  let offGw: InProcessGateway;
+  let session: McpSession;
+  let offSession: McpSession;
+
+  const tools = (url: string) => [
+    // `id` is an optional placeholder field: SPEC §2 lets any forwarded field be a placeholder, required or not.
+    tool('customer_orders', `${url}/customers/{id}/orders`, {
+      inputSchema: objectSchema({ id: { type: 'string', maxLength: 64 }, q: { type: 'string' } }),
+    }),
+    tool('get_customer', `${url}/customers/{customer_id}`, {
+      inputSchema: objectSchema({ customer_id: { type: 'string' } }, ['customer_id']),
+    }),
+  ];
+
+  before(async () => {
+    backend = await startBackend();
+    gw = await startInProcessGateway(gatewayConfig({ tokens: [bot], tools: tools(backend.url) }));
+    offGw = await startInProcessGateway(
+      gatewayConfig({ name: 'legacy', tokens: [bot], tools: tools(backend.url), settings: { validate_input: false } }),
+    );
+    session = await openSession(gw.url, { token: bot.token });
+    offSession = await openSession(offGw.url, { token: bot.token });
+  });
+
+  after(async () => {
+    await gw?.close();
+    await offGw?.close();
+    await backend?.close();
+  });
+
+  describe('service call: URL placeholders (SPEC §4 "filled URL-encoded")', () => {
+    for (const value of ['..', '.']) {
+      it(`a placeholder value ${JSON.stringify(value)} never moves the service call outside the declared path`, async () => {
+        const before = backend.received.length;
+        const res = await session.callTool('customer_orders', { id: value });
+        assert.equal(res.status, 200, res.text);
+        // Encoding cannot help here: WHATWG URL parsing (undici) removes `.`/`..` segments, also as `%2e`.
+        // Either the gateway refuses the value, or the backend sees it inside /customers/…/orders.
+        for (const path of pathsSince(backend, before)) {
+          assert.match(path, /^\/customers\/[^/]+\/orders$/, `the call reached ${path}`);
+        }
+        if (pathsSince(backend, before).length === 0) assert.ok(answeredAsFailure(res), res.text);
+      });
+    }
+
+    it('a call without a placeholder\'s field is refused, not sent with an empty path segment (validate_input on)', async () => {
+      const before = backend.received.length;
+      const res = await session.callTool('customer_orders', {});
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(pathsSince(backend, before), [], 'the backend was called with an empty path segment');
+      assert.ok(answeredAsFailure(res), res.text);
+    });
+
+    it('a call without a placeholder\'s field is refused, not sent to the collection URL (validate_input off)', async () => {
+      const before = backend.received.length;
+      const res = await offSession.callTool('get_customer', {});
+      assert.equal(res.status, 200, res.text);
+      // `/customers/` is a different endpoint (typically "list all") than the one the tool declares.
+      assert.deepEqual(pathsSince(backend, before), [], 'the backend was called without the placeholder');
+      assert.ok(answeredAsFailure(res), res.text);
+    });
+  });
+
+  describe('service call: values that encodeURIComponent cannot encode', () => {
+    const loneSurrogate = '\ud800';
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['the query of a GET', { id: 'C-1', q: `x${loneSurrogate}` }],
+      ['a URL placeholder', { id: `\udc00` }],
+    ];
+    for (const [where, args] of cases) {
+      it(`a lone surrogate in ${where} is answered with the request's id (not HTTP 500 "Internal error") and audited`, async () => {
+        const own = await openSession(gw.url, { token: bot.token });
+        const res = await own.callTool('customer_orders', args);
+        // SPEC §4: a service call fault is "never a crash"; every tools/call has one audit line.
+        assert.equal(res.status, 200, res.text);
+        assert.equal(typeof res.message?.id, 'number', res.text);
+        assert.ok(res.message?.result !== undefined || res.message?.error !== undefined, res.text);
+        const records = await waitForAuditRecords(gw.auditLogPath, 1, { where: (r) => r.session === own.sessionId });
+        assert.deepEqual(records.map((r) => r.tool), ['customer_orders']);
+      });
+    }
   });
 });

@@ -8,7 +8,7 @@ import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, openSession } from '../../helpers/mcp';
 import { BOT, OTHER } from '../../helpers/tokens';
 
-describe('sessions: issued by initialize, bound to their token, ended by DELETE, expired when idle', () => {
+describe('sessions: signed ids issued by initialize, bound to their token, ended by DELETE, expired after issue', () => {
   let service: FakeService;
   let gateway: RunningGateway;
   const streams: OpenStream[] = [];
@@ -25,10 +25,10 @@ describe('sessions: issued by initialize, bound to their token, ended by DELETE,
     await service.close();
   });
 
-  it('issues a distinct 128-bit Mcp-Session-Id per initialize and advertises tools.listChanged', async () => {
+  it('issues a distinct signed Mcp-Session-Id (payload.mac, base64url) per initialize and advertises tools.listChanged', async () => {
     const a = await openSession(gateway.url, { token: BOT.token });
     const b = await openSession(gateway.url, { token: BOT.token });
-    assert.match(a.sessionId, /^[0-9a-f]{32}$/);
+    assert.match(a.sessionId, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     assert.notEqual(a.sessionId, b.sessionId);
     assert.deepEqual(a.initializeResult.capabilities, { tools: { listChanged: true } });
   });
@@ -58,17 +58,21 @@ describe('sessions: issued by initialize, bound to their token, ended by DELETE,
     assert.equal((await session.request('ping')).status, 200);
   });
 
-  it('expires a session idle for longer than session_ttl_ms (404), but not one in use', async () => {
-    const short = await startSilentGateway(botConfig(supportDeskTools(service.url), { session_ttl_ms: 300 }));
+  it('expires a session session_ttl_ms after initialize issued it (404), in use or not', async () => {
+    const short = await startSilentGateway(botConfig(supportDeskTools(service.url), { session_ttl_ms: 400 }));
     try {
-      const idle = await openSession(short.url, { token: BOT.token });
+      const opened = Date.now();
       const busy = await openSession(short.url, { token: BOT.token });
-      for (let i = 0; i < 5; i++) {
-        await new Promise((r) => setTimeout(r, 120));
-        assert.equal((await busy.request('ping')).status, 200, `busy session, ping ${i}`);
+      assert.equal((await busy.request('ping')).status, 200, 'a fresh session answers');
+      // Used every 50 ms: a signed id still expires at issue + ttl (nothing records its use). Bounded: 60 tries.
+      let status = 200;
+      for (let i = 0; i < 60 && status === 200; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await busy.request('ping')).status;
       }
-      const res = await idle.request('ping');
-      assert.equal(res.status, 404);
+      assert.equal(status, 404);
+      assert.ok(Date.now() - opened >= 400, 'not before session_ttl_ms');
+      const res = await busy.request('tools/list');
       assert.equal(res.message?.error?.message, 'Session not found');
     } finally {
       await short.close();

@@ -1,0 +1,79 @@
+/**
+ * A POSTed message of the stateless revision 2026-07-28 (SPEC §4a), after Origin/Host, authentication, the body
+ * and the JSON-RPC shape: `_meta` and the mirrored headers (`checkModernRequest`) → method → the answer. No
+ * session: the caller is the request itself (`sessionId` null, client from `_meta` clientInfo).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Principal } from '../auth';
+import type { GatewayState } from '../gateway-state';
+import { callTool, type CallReply } from '../tools/call-pipeline';
+import { errorResponseJson, resultResponseJson, type RequestId } from './jsonrpc';
+import type { MessageShape } from './message';
+import { methodNotFound, MODERN_METHODS, MODERN_PROTOCOL_VERSIONS, type ModernRefusal } from './modern-protocol';
+import { checkModernRequest } from './modern-request';
+import { listenFilter } from './modern-results';
+import { ACCEPTED, type McpContext, type McpReply } from './reply';
+
+/** The protocol version a modern caller speaks (decides the refusal channel under `auto`: `tool_result`). */
+const MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0];
+
+/**
+ * Answers one modern message. Refusals of the revision are HTTP 400/404 with a JSON-RPC error echoing the id;
+ * tool refusals and tool errors are answered as in the 2025 era (HTTP 200).
+ */
+export async function handleModernMessage(
+  state: GatewayState,
+  principal: Principal,
+  headers: IncomingHttpHeaders,
+  { id, method, params }: MessageShape,
+  ctx: McpContext,
+): Promise<McpReply> {
+  // A notification or a client response: the revision defines no header rules for them.
+  if (id === undefined || method === undefined) return ACCEPTED;
+  const check = checkModernRequest(
+    { protocolVersion: headers['mcp-protocol-version'], method: headers['mcp-method'], name: headers['mcp-name'] },
+    method,
+    params,
+  );
+  if (!check.ok) return refusal(id, check.refusal);
+  if (!MODERN_METHODS.has(method)) return refusal(id, methodNotFound(method));
+  switch (method) {
+    case 'server/discover':
+      return ok(id, state.modern.discoverJson);
+    case 'tools/list':
+      return ok(id, state.modern.toolsListJson);
+    case 'subscriptions/listen': {
+      const filter = listenFilter(params);
+      if (!filter.ok) return refusal(id, filter.refusal);
+      return { status: 200, listen: { kind: 'listen', principal, subscriptionId: id, filter: filter.filter } };
+    }
+    default: {
+      const caller = { sessionId: null, principal, client: check.meta.client, protocolVersion: MODERN_VERSION };
+      return { status: 200, body: callReplyJson(id, await callTool(state, caller, params, ctx.calls), state) };
+    }
+  }
+}
+
+/** A `tools/call` answer: a result gains `resultType` and the server info; an error stays a JSON-RPC error. */
+function callReplyJson(id: RequestId, reply: CallReply, state: GatewayState): string {
+  if (!('result' in reply)) return errorResponseJson(id, reply.error.code, reply.error.message, reply.error.data);
+  return resultResponseJson(id, withCompletion(reply.result, state.modern.serverInfoMetaJson));
+}
+
+/**
+ * A result object (JSON text written by the call pipeline: `content`, `structuredContent`, `isError`, never a
+ * top-level `_meta`) with `"resultType":"complete"` and `_meta` holding the server info appended.
+ */
+export function withCompletion(resultJson: string, serverInfoMetaJson: string): string {
+  const body = resultJson.slice(0, -1).trimEnd();
+  const tail = `"resultType":"complete","_meta":${serverInfoMetaJson}}`;
+  return body.endsWith('{') ? `${body}${tail}` : `${body},${tail}`;
+}
+
+function ok(id: RequestId, resultJson: string): McpReply {
+  return { status: 200, body: resultResponseJson(id, resultJson) };
+}
+
+function refusal(id: RequestId, r: ModernRefusal): McpReply {
+  return { status: r.status, body: errorResponseJson(id, r.code, r.message, r.data) };
+}
