@@ -1,6 +1,7 @@
-import { Annotations, Lazy, TerraformOutput, TerraformStack } from 'cdktf';
+import { Annotations, Lazy, TerraformOutput, TerraformStack, Token } from 'cdktf';
 import { Construct, IConstruct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
+import { Service as DockerService } from '@cdktf/provider-docker/lib/service';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
 import {
   AUDIT_LOG_DIR,
@@ -23,6 +24,7 @@ import {
 import { dockerName, quote } from './docker-names';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
 import { GatewayNetwork } from './gateway-network';
+import { createGatewayService, PUBLISH_MODES, PublishMode, SESSION_KEY_PATH } from './gateway-service';
 import { Service } from './service';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
@@ -89,6 +91,26 @@ export interface GatewayProps {
    * @default - none: a request carrying any `Origin` is refused
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Run the gateway as a Docker Swarm service with this many replicas (a `docker_service`; the config a
+   * `docker_config`, the session key a `docker_secret`) instead of one `docker_container`. A config change is
+   * then a rolling update with no failed call (docs/replicas.md). The Docker host must be a Swarm manager.
+   * @default - one docker_container
+   */
+  readonly replicas?: number;
+  /**
+   * The key that signs session ids, shared by the replicas (a Docker secret, the config's `session_key_file`):
+   * a sensitive value such as a `TerraformVariable` with `sensitive: true`, holding hex or base64 text of at
+   * least 32 bytes (`openssl rand -base64 32`). Required when `replicas` > 1.
+   * @default - each process makes a random key (sessions end with it; only for one replica)
+   */
+  readonly sessionKey?: string;
+  /**
+   * How replicas are reached: `host-network` (each binds `port` on its node, sharing it through SO_REUSEPORT;
+   * one node) or `ingress` (Swarm's routing mesh on every node; the multi-node choice). Only with `replicas`.
+   * @default 'host-network'
+   */
+  readonly publishMode?: PublishMode;
 }
 
 /**
@@ -114,8 +136,10 @@ export class Gateway extends Construct {
   public readonly port: number;
   /** The MCP endpoint on the Docker host, `http://localhost:PORT/mcp`. */
   public readonly url: string;
-  /** The gateway's `docker_container`. */
-  public readonly container: Container;
+  /** The gateway's `docker_container` (without `replicas`). */
+  public readonly container?: Container;
+  /** The gateway's Swarm `docker_service` (with `replicas`). */
+  public readonly service?: DockerService;
 
   private readonly services: Service[] = [];
   private readonly settings: GatewaySettings;
@@ -151,6 +175,7 @@ export class Gateway extends Construct {
       );
     }
     const auditLog = checkAuditLog(props.auditLog ?? true, fail);
+    const replicas = checkReplicas(props, fail);
     const baseImage = props.baseImage ?? DEFAULT_BASE_IMAGE;
     if (typeof baseImage !== 'string' || !/^[^\s]+$/.test(baseImage)) {
       fail(`baseImage ${quote(baseImage)} must be an image reference such as '${DEFAULT_BASE_IMAGE}'`);
@@ -168,11 +193,25 @@ export class Gateway extends Construct {
       ...(props.allowedOrigins !== undefined
         ? { allowed_origins: checkList('allowedOrigins', props.allowedOrigins, fail) }
         : {}),
+      ...(props.sessionKey !== undefined ? { session_key_file: SESSION_KEY_PATH } : {}),
     };
     for (const service of props.services ?? []) this.addService(service);
 
     this.url = `http://localhost:${this.port}/mcp`;
-    this.container = this.createContainer(baseImage, auditLog !== false);
+    if (replicas === undefined) {
+      this.container = this.createContainer(baseImage, auditLog !== false);
+    } else {
+      this.service = createGatewayService(this, {
+        name: this.name,
+        port: this.port,
+        replicas,
+        sessionKey: props.sessionKey,
+        publishMode: props.publishMode ?? 'host-network',
+        image: GatewayImage.of(this).imageFor(baseImage),
+        auditLog,
+        configText: () => renderGatewayConfig(this.config()),
+      });
+    }
     new TerraformOutput(this, 'Url', {
       value: this.url,
       description: `MCP endpoint of gateway ${this.name}`,
@@ -249,6 +288,13 @@ export class Gateway extends Construct {
 
   private validateGateway(): string[] {
     const errors: string[] = [];
+    for (const s of this.service === undefined ? [] : this.services.filter((x) => x.container !== undefined)) {
+      errors.push(
+        `Gateway '${this.name}' has replicas, but service '${s.name}' deploys its backend as a docker_container on ` +
+          "the gateway's bridge network, which a Swarm service cannot join: deploy the backend elsewhere and drop " +
+          "its 'container' (point endpoint.url at it), or drop 'replicas'",
+      );
+    }
     if (this.services.length === 0) {
       errors.push(
         `Gateway '${this.name}' has no services: pass 'services' or call addService() with at least one Service`,
@@ -296,6 +342,39 @@ const GATEWAY_SYMBOL = Symbol.for('cdktf-mcp-gateway.Gateway');
 /** The stack output holding a gateway's URL, e.g. `gateway_agents_url` (stable: scripts read it by name). */
 function outputIdOf(name: string): string {
   return `gateway_${name.replace(/[^A-Za-z0-9_-]/g, '_')}_url`;
+}
+
+/** `replicas` (undefined: a container) after the checks that tie `sessionKey` and `publishMode` to it. */
+function checkReplicas(props: GatewayProps, fail: (m: string) => never): number | undefined {
+  const { replicas, sessionKey, publishMode } = props;
+  if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 1)) {
+    fail(`replicas (${typeof replicas === 'number' ? String(replicas) : quote(replicas)}) must be an integer >= 1 (leave it out for one docker_container)`);
+  }
+  if (publishMode !== undefined && !(PUBLISH_MODES as readonly string[]).includes(publishMode)) {
+    fail(`publishMode ${quote(publishMode)} is not supported: expected one of ${PUBLISH_MODES.join(', ')}`);
+  }
+  if (replicas === undefined) {
+    if (publishMode !== undefined) fail(`publishMode applies to replicas only: set 'replicas', or drop 'publishMode'`);
+    if (sessionKey !== undefined) {
+      fail("sessionKey is delivered as a Docker secret, which needs a Swarm service: set 'replicas' (1 or more), or drop 'sessionKey'");
+    }
+    return undefined;
+  }
+  if (sessionKey !== undefined && (typeof sessionKey !== 'string' || !Token.isUnresolved(sessionKey))) {
+    // never echo the value: it may be the key itself
+    fail(
+      'sessionKey must be a reference to a sensitive value, not a literal (a literal would be written into ' +
+        "cdk.tf.json): e.g. new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue",
+    );
+  }
+  if (replicas > 1 && sessionKey === undefined) {
+    fail(
+      `replicas: ${replicas} needs 'sessionKey', shared by the replicas so that any of them serves any session: ` +
+        "e.g. sessionKey: new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue, " +
+        'set with TF_VAR_session_key=$(openssl rand -base64 32)',
+    );
+  }
+  return replicas;
 }
 
 function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): GatewaySettings['auth'] {
