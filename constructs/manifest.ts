@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { TerraformStack, TerraformVariable } from 'cdktf';
 import { Construct } from 'constructs';
 import { generateInputSchema } from '../src/schema';
 import { Gateway } from './gateway';
@@ -99,9 +100,10 @@ function createGateways(
 ): Map<string, Gateway> {
   const gateways = new Map<string, Gateway>();
   const ports = new Map<number, string>();
-  for (const { at, services: names, ...props } of entries) {
+  for (const { at, services: names, sessionKeyVariable, ...props } of entries) {
+    const sessionKey = sessionKeyVariable === undefined ? undefined : sensitiveVariable(scope, sessionKeyVariable).stringValue;
     const gateway = attempt(file, at, () =>
-      new Gateway(scope, props.name, { ...props, services: names.map((name) => services.get(name)!) }),
+      new Gateway(scope, props.name, { ...props, sessionKey, services: names.map((name) => services.get(name)!) }),
     );
     gateways.set(props.name, gateway);
     const first = ports.get(gateway.port);
@@ -113,6 +115,18 @@ function createGateways(
     }
   }
   return gateways;
+}
+
+/** The stack's sensitive string variable `name` (`session_key: { variable: name }`), created on first use. */
+function sensitiveVariable(scope: Construct, name: string): TerraformVariable {
+  const stack = TerraformStack.of(scope);
+  const existing = stack.node.tryFindChild(name);
+  if (existing instanceof TerraformVariable) return existing;
+  return new TerraformVariable(stack, name, {
+    type: 'string',
+    sensitive: true,
+    description: 'Session key of replicated MCP gateways: hex or base64 text of >= 32 bytes (openssl rand -base64 32)',
+  });
 }
 
 /** Run a construct's own checks and, when one fails, say where in the manifest the entry is. */

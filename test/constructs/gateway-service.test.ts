@@ -1,6 +1,9 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { TerraformStack, TerraformVariable } from 'cdktf';
-import { Gateway, GatewayProps, Service } from '../../constructs';
+import { Gateway, GatewayProps, Manifest, ManifestError, Service } from '../../constructs';
 import { hashOf, Json, newStack, resourcesOf, synth, thrown } from './synth';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
@@ -228,5 +231,61 @@ describe('Gateway with replicas (docker_service)', () => {
           "endpoint.url at it), or drop 'replicas'",
       ));
     });
+  });
+});
+
+describe('Manifest: replicas, session_key, publish_mode', () => {
+  let dir: string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifest-replicas-'));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function manifest(gatewayLines: string): TerraformStack {
+    const file = path.join(dir, 'm.yaml');
+    fs.writeFileSync(file, `services:
+  get_customer:
+    endpoint: { url: "http://crm.internal/customers/{id}", method: GET }
+    input: { id: { type: string, required: true } }
+gateways:
+  support:
+    services: [get_customer]
+    auth: none
+${gatewayLines}`);
+    const stack = newStack('desk');
+    new Manifest(stack, 'm', { path: file });
+    return stack;
+  }
+
+  it('declares a replicated gateway whose session key is a sensitive variable created by the manifest', () => {
+    const json = synth(manifest('    replicas: 3\n    session_key: { variable: gw_session_key }\n    publish_mode: ingress\n'));
+    const service = only(json, 'docker_service');
+    assert.deepEqual(service.mode, { replicated: { replicas: 3 } });
+    assert.equal(service.endpoint_spec.ports[0].publish_mode, 'ingress');
+    assert.equal(json.variable.gw_session_key.sensitive, true);
+    assert.equal(json.variable.gw_session_key.type, 'string');
+    assert.equal(only(json, 'docker_secret').data, '${base64encode(var.gw_session_key)}');
+  });
+
+  it('reports a missing session key at the gateway, with the construct\'s advice', () => {
+    const err = thrown(() => manifest('    replicas: 2\n')) as ManifestError;
+    assert.ok(err instanceof ManifestError);
+    assert.match(err.message, /^.*m\.yaml:6:3: gateways\.support: Gateway 'support': replicas: 2 needs 'sessionKey'/);
+  });
+
+  it('refuses a key written in the manifest, without echoing it, and bad replicas / publish_mode', () => {
+    const err = thrown(() => manifest('    replicas: 0\n    session_key: c2VjcmV0c2VjcmV0c2VjcmV0\n    publish_mode: bridge\n'));
+    assert.ok(!err.message.includes('c2VjcmV0'), err.message);
+    const lines = err.message.split('\n').map((l) => l.replace(/^.*m\.yaml:/, ''));
+    assert.deepEqual(lines, [
+      '9:15: gateways.support.replicas: expected an integer >= 1',
+      '10:18: gateways.support.session_key: expected { variable: NAME } naming a sensitive Terraform variable (set it with TF_VAR_NAME); never the key itself',
+      '11:19: gateways.support.publish_mode: expected one of host-network, ingress',
+    ]);
+  });
+
+  it('refuses a variable name Terraform would not accept', () => {
+    const err = thrown(() => manifest('    replicas: 2\n    session_key: { variable: "1key" }\n'));
+    assert.match(err.message, /gateways\.support\.session_key\.variable: expected a Terraform variable name/);
   });
 });
