@@ -198,20 +198,8 @@ export class Gateway extends Construct {
     for (const service of props.services ?? []) this.addService(service);
 
     this.url = `http://localhost:${this.port}/mcp`;
-    if (replicas === undefined) {
-      this.container = this.createContainer(baseImage, auditLog !== false);
-    } else {
-      this.service = createGatewayService(this, {
-        name: this.name,
-        port: this.port,
-        replicas,
-        sessionKey: props.sessionKey,
-        publishMode: props.publishMode ?? 'host-network',
-        image: GatewayImage.of(this).imageFor(baseImage),
-        auditLog,
-        configText: () => renderGatewayConfig(this.config()),
-      });
-    }
+    if (replicas === undefined) this.container = this.createContainer(baseImage, auditLog !== false);
+    else this.service = this.createService(props, replicas, baseImage);
     new TerraformOutput(this, 'Url', {
       value: this.url,
       description: `MCP endpoint of gateway ${this.name}`,
@@ -283,6 +271,19 @@ export class Gateway extends Construct {
       labels: [{ label: GATEWAY_LABEL, value: this.name }],
       networksAdvanced: [{ name: GatewayNetwork.of(this).name }],
       volumes: volume === undefined ? undefined : [{ volumeName: volume.name, containerPath: AUDIT_LOG_DIR }],
+    });
+  }
+
+  private createService(props: GatewayProps, replicas: number, baseImage: string): DockerService {
+    return createGatewayService(this, {
+      name: this.name,
+      port: this.port,
+      replicas,
+      sessionKey: props.sessionKey,
+      publishMode: props.publishMode ?? 'host-network',
+      image: GatewayImage.of(this).imageFor(baseImage),
+      auditLog: this.settings.audit_log,
+      configText: () => renderGatewayConfig(this.config()),
     });
   }
 
