@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Fn, Lazy } from 'cdktf';
+import { Fn, Lazy, Token } from 'cdktf';
 import { Construct } from 'constructs';
 import { Config } from '@cdktf/provider-docker/lib/config';
 import { Image } from '@cdktf/provider-docker/lib/image';
@@ -15,7 +15,8 @@ import {
   GATEWAY_LABEL,
   GatewaySettings,
 } from '../src/contract';
-import { dockerName } from './docker-names';
+import { dockerName, quote } from './docker-names';
+import type { GatewayProps } from './gateway';
 
 /**
  * How the replicas of a gateway are reached:
@@ -115,6 +116,39 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
     },
     rollbackConfig: { parallelism: 1, order: 'start-first', failureAction: 'pause', monitor: MONITOR, delay: '0s' },
   });
+}
+
+/** `replicas` (undefined: a container) after the checks that tie `sessionKey` and `publishMode` to it. */
+export function checkReplicas(props: Pick<GatewayProps, 'replicas' | 'sessionKey' | 'publishMode'>, fail: (m: string) => never): number | undefined {
+  const { replicas, sessionKey, publishMode } = props;
+  if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 1)) {
+    fail(`replicas (${typeof replicas === 'number' ? String(replicas) : quote(replicas)}) must be an integer >= 1 (leave it out for one docker_container)`);
+  }
+  if (publishMode !== undefined && !(PUBLISH_MODES as readonly string[]).includes(publishMode)) {
+    fail(`publishMode ${quote(publishMode)} is not supported: expected one of ${PUBLISH_MODES.join(', ')}`);
+  }
+  if (replicas === undefined) {
+    if (publishMode !== undefined) fail(`publishMode applies to replicas only: set 'replicas', or drop 'publishMode'`);
+    if (sessionKey !== undefined) {
+      fail("sessionKey is delivered as a Docker secret, which needs a Swarm service: set 'replicas' (1 or more), or drop 'sessionKey'");
+    }
+    return undefined;
+  }
+  if (sessionKey !== undefined && (typeof sessionKey !== 'string' || !Token.isUnresolved(sessionKey))) {
+    // never echo the value: it may be the key itself
+    fail(
+      'sessionKey must be a reference to a sensitive value, not a literal (a literal would be written into ' +
+        "cdk.tf.json): e.g. new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue",
+    );
+  }
+  if (replicas > 1 && sessionKey === undefined) {
+    fail(
+      `replicas: ${replicas} needs 'sessionKey', shared by the replicas so that any of them serves any session: ` +
+        "e.g. sessionKey: new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue, " +
+        'set with TF_VAR_session_key=$(openssl rand -base64 32)',
+    );
+  }
+  return replicas;
 }
 
 /** The first 12 hex digits of the SHA-256 of `text` (enough to tell configs of one gateway apart). */

@@ -1,4 +1,4 @@
-import { Annotations, Lazy, TerraformOutput, TerraformStack, Token } from 'cdktf';
+import { Annotations, Lazy, TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct, IConstruct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
 import { Service as DockerService } from '@cdktf/provider-docker/lib/service';
@@ -24,7 +24,7 @@ import {
 import { dockerName, quote } from './docker-names';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
 import { GatewayNetwork } from './gateway-network';
-import { createGatewayService, PUBLISH_MODES, PublishMode, SESSION_KEY_PATH } from './gateway-service';
+import { checkReplicas, createGatewayService, PublishMode, SESSION_KEY_PATH } from './gateway-service';
 import { Service } from './service';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
@@ -343,39 +343,6 @@ const GATEWAY_SYMBOL = Symbol.for('cdktf-mcp-gateway.Gateway');
 /** The stack output holding a gateway's URL, e.g. `gateway_agents_url` (stable: scripts read it by name). */
 function outputIdOf(name: string): string {
   return `gateway_${name.replace(/[^A-Za-z0-9_-]/g, '_')}_url`;
-}
-
-/** `replicas` (undefined: a container) after the checks that tie `sessionKey` and `publishMode` to it. */
-function checkReplicas(props: GatewayProps, fail: (m: string) => never): number | undefined {
-  const { replicas, sessionKey, publishMode } = props;
-  if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 1)) {
-    fail(`replicas (${typeof replicas === 'number' ? String(replicas) : quote(replicas)}) must be an integer >= 1 (leave it out for one docker_container)`);
-  }
-  if (publishMode !== undefined && !(PUBLISH_MODES as readonly string[]).includes(publishMode)) {
-    fail(`publishMode ${quote(publishMode)} is not supported: expected one of ${PUBLISH_MODES.join(', ')}`);
-  }
-  if (replicas === undefined) {
-    if (publishMode !== undefined) fail(`publishMode applies to replicas only: set 'replicas', or drop 'publishMode'`);
-    if (sessionKey !== undefined) {
-      fail("sessionKey is delivered as a Docker secret, which needs a Swarm service: set 'replicas' (1 or more), or drop 'sessionKey'");
-    }
-    return undefined;
-  }
-  if (sessionKey !== undefined && (typeof sessionKey !== 'string' || !Token.isUnresolved(sessionKey))) {
-    // never echo the value: it may be the key itself
-    fail(
-      'sessionKey must be a reference to a sensitive value, not a literal (a literal would be written into ' +
-        "cdk.tf.json): e.g. new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue",
-    );
-  }
-  if (replicas > 1 && sessionKey === undefined) {
-    fail(
-      `replicas: ${replicas} needs 'sessionKey', shared by the replicas so that any of them serves any session: ` +
-        "e.g. sessionKey: new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue, " +
-        'set with TF_VAR_session_key=$(openssl rand -base64 32)',
-    );
-  }
-  return replicas;
 }
 
 function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): GatewaySettings['auth'] {
