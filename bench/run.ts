@@ -1,13 +1,15 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and prints their tables.
- * Each suite prints its own table; run one with `node dist/bench/run.js validation|gateway`.
+ * Each suite prints its own table; run one with `node dist/bench/run.js validation|gateway|workers`.
  */
 import { runValidationBench } from './validation';
 import { runGatewayBench } from './gateway';
+import { runWorkersBench } from './workers';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
   gateway: runGatewayBench,
+  workers: runWorkersBench,
 };
 
 async function main(): Promise<void> {
