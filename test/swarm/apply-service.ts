@@ -12,7 +12,6 @@ import * as path from 'node:path';
 import { docker } from '../image/docker';
 import type { SynthesizedService } from './synthesized-service';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
 /** Names of what was created (for updates and clean-up). */

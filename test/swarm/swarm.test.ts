@@ -97,6 +97,8 @@ describe('replicas on Docker Swarm (service, config and secret applied with the 
   let backend: TestBackend;
   let port = 0;
   let imageId = '';
+  /** Dangling images the build left (its dependency stage), removed with the image. */
+  let buildLeftovers: string[] = [];
   let applied: AppliedService | undefined;
   const configNames: string[] = [];
   let sdk: SdkConnection | undefined;
@@ -156,10 +158,12 @@ describe('replicas on Docker Swarm (service, config and secret applied with the 
     backend = await startBackend();
     port = await freePort();
     const synth = synthesize(true);
-    const build = await command('docker', ['build', '--network', 'host', '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`, '-t', tag, synth.contextDir],
+    const danglingBefore = new Set((await docker(['images', '--quiet', '--filter', 'dangling=true'])).split('\n'));
+    const build = await command('docker', ['build', '--force-rm', '--network', 'host', '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`, '-t', tag, synth.contextDir],
       { timeoutMs: 900_000 });
     assert.equal(build.code, 0, `docker build failed: ${`${build.stdout}${build.stderr}`.trim().slice(-3000)}`);
     imageId = await docker(['image', 'inspect', '--format', '{{.Id}}', tag]);
+    buildLeftovers = (await docker(['images', '--quiet', '--filter', 'dangling=true'])).split('\n').filter((id) => id !== '' && !danglingBefore.has(id));
 
     applied = await applyService(synth, { suffix, variables: { session_key: sessionKey }, image: imageId });
     configNames.push(applied.configName);
@@ -189,6 +193,7 @@ describe('replicas on Docker Swarm (service, config and secret applied with the 
       if (volumeName !== undefined) await attempt('remove volume', () => docker(['volume', 'rm', '-f', volumeName]));
     }
     if (imageId !== '') await attempt('remove image', () => docker(['rmi', '-f', tag], 120_000));
+    for (const id of buildLeftovers) await attempt(`remove build stage ${id}`, () => docker(['rmi', id], 60_000));
     if (swarm !== undefined) problems.push(...(await swarm.leave()));
     await backend?.close();
     if (tmp !== '') fs.rmSync(tmp, { recursive: true, force: true });

@@ -7,7 +7,6 @@ import * as path from 'node:path';
 import { GATEWAY_LABEL } from '../../src/contract';
 
 // Synthesized JSON is loosely typed by nature; the reader checks the references it follows.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
 export interface SynthesizedService {
