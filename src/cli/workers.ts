@@ -2,12 +2,14 @@
  * `serve --workers N`: N gateway processes on one port, for one container on several cores. Each worker is a
  * full `serve` process binding the port with SO_REUSEPORT (the kernel spreads connections over them); this
  * primary only starts them, forwards signals and restarts one that dies. Workers share nothing but the port, the
- * audit file (appended to with O_APPEND, one write per batch of whole lines) and, with signed sessions, the
- * session key.
+ * audit file (appended to with O_APPEND, one write per batch of whole lines) and the session key: the configured
+ * one, or one the primary makes for them (so that a session opened through one worker is valid on the others).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
-import { jsonLogger, loadGatewayConfig, reusePortSupport, type Logger } from '../gateway';
+import { jsonLogger, loadGatewayConfig, reusePortSupport, type GatewayConfig, type Logger } from '../gateway';
+import { SESSION_KEY_ENV } from '../gateway/mcp';
 
 /** Set in a worker's environment to its number (1..N). */
 export const WORKER_ENV = 'CDKTF_MCP_GATEWAY_WORKER';
@@ -30,12 +32,17 @@ export interface WorkerSettings {
  * start (its own one-line error is on stderr), 2 when this platform cannot share a port.
  */
 export async function runWorkers(count: number, argv: readonly string[], settings: WorkerSettings): Promise<number> {
-  const refusal = workersRefusal(settings);
+  const config = tryLoad(settings.configPath);
+  const refusal = workersRefusal(settings, config);
   if (refusal !== undefined) {
     process.stderr.write(`cdktf-mcp-gateway: ${refusal}\n`);
     return 2;
   }
-  const pool = new WorkerPool(withoutWorkersFlag(argv), jsonLogger());
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (config?.gateway.session_key_file === undefined && (env[SESSION_KEY_ENV] ?? '') === '') {
+    env[SESSION_KEY_ENV] = randomBytes(32).toString('base64');
+  }
+  const pool = new WorkerPool(withoutWorkersFlag(argv), env, jsonLogger());
   const stop = (): void => pool.stop();
   const reload = (): void => pool.signalAll('SIGHUP');
   process.on('SIGTERM', stop);
@@ -50,18 +57,20 @@ export async function runWorkers(count: number, argv: readonly string[], setting
   }
 }
 
+/** The config, or undefined when it is bad: each worker then reports it itself, in the usual words. */
+function tryLoad(configPath: string): GatewayConfig | undefined {
+  try {
+    return loadGatewayConfig(configPath);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Why `--workers` cannot run here, or undefined. */
-function workersRefusal(settings: WorkerSettings): string | undefined {
+function workersRefusal(settings: WorkerSettings, config: GatewayConfig | undefined): string | undefined {
   const support = reusePortSupport();
   if (!support.supported) return `--workers needs SO_REUSEPORT to share the port: ${support.reason}`;
-  let port = settings.port;
-  if (port === undefined) {
-    try {
-      port = loadGatewayConfig(settings.configPath).gateway.port;
-    } catch {
-      return undefined; // each worker reports the bad config itself, in the usual words
-    }
-  }
+  const port = settings.port ?? config?.gateway.port;
   if (port === 0) return '--workers needs a fixed port: with port 0 each worker would listen on a port of its own';
   return undefined;
 }
@@ -88,6 +97,7 @@ class WorkerPool {
 
   constructor(
     private readonly serveArgs: readonly string[],
+    private readonly env: NodeJS.ProcessEnv,
     private readonly log: Logger,
   ) {}
 
@@ -116,7 +126,7 @@ class WorkerPool {
   /** Starts worker `n`; resolves true once it listens, false when it exits first. */
   private start(n: number): Promise<boolean> {
     const worker = fork(path.join(__dirname, 'main.js'), ['serve', ...this.serveArgs], {
-      env: { ...process.env, [WORKER_ENV]: String(n) },
+      env: { ...this.env, [WORKER_ENV]: String(n) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.workers.set(n, worker);
