@@ -3,9 +3,12 @@
  * process — the echo backend, the minimal proxy, the gateway (the built CLI) — and the load generator
  * (autocannon, in this process) never shares an event loop with them.
  *
- * Rows: `tools/call` through the gateway with validate_input on, with it off, the minimal Node proxy (the
- * practical limit), and a direct call to the backend; then start-up time to `/readyz` and resident memory with
- * a config of 1,000 generated tools. Targets are reported, not asserted.
+ * Rows: `tools/call` through the gateway with validate_input on (a 2025 call in a signed session), with it off,
+ * a 2026-07-28 call (no session, `_meta` and the mirrored headers) on the same gateway, optionally the same 2025
+ * call on a baseline build (`BENCH_BASELINE_CLI=/path/to/dist/src/cli/main.js`, e.g. a build of the commit before
+ * signed sessions, whose sessions are an in-memory map), the minimal Node proxy (the practical limit), and a
+ * direct call to the backend; then start-up time to `/readyz` and resident memory with a config of 1,000 generated
+ * tools. Targets are reported, not asserted.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -50,9 +53,12 @@ export const autocannon = require('autocannon') as Autocannon;
 export const ROOT = path.resolve(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
 
-/** Node arguments for `cdktf-mcp-gateway serve …` from the build. */
-export function serveArgs(args: string[]): string[] {
-  return [CLI, 'serve', ...args];
+/** A second build to compare with (its `dist/src/cli/main.js`), or none. */
+const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
+
+/** Node arguments for `cdktf-mcp-gateway serve …` from the build (or from `cli`). */
+export function serveArgs(args: string[], cli = CLI): string[] {
+  return [cli, 'serve', ...args];
 }
 
 export const children = new Set<ChildProcess>();
@@ -156,10 +162,10 @@ export function gatewayConfig(tools: ToolConfig[], validateInput: boolean, sha25
   };
 }
 
-async function startGatewayProcess(dir: string, config: GatewayConfig, label: string): Promise<{ child: ChildProcess; url: string }> {
+async function startGatewayProcess(dir: string, config: GatewayConfig, label: string, cli = CLI): Promise<{ child: ChildProcess; url: string }> {
   const file = path.join(dir, `${label}.json`);
   writeFileSync(file, JSON.stringify(config));
-  const { child, value } = await spawnAndRead(serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, `${label}.audit.jsonl`)]), urlOf);
+  const { child, value } = await spawnAndRead(serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, `${label}.audit.jsonl`)], cli), urlOf);
   return { child, url: value };
 }
 
@@ -187,9 +193,44 @@ export async function mcpHeaders(url: string, token: string): Promise<Record<str
   return headers;
 }
 
+const MODERN_VERSION = '2026-07-28';
+const modernCallBody = (id: number) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: {
+      name: 'get_customer',
+      arguments: CALL_ARGS,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+      },
+    },
+  });
+
+/** The headers of a 2026-07-28 call (no session), after one checked call. */
+async function modernHeaders(url: string, token: string): Promise<Record<string, string>> {
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${token}`,
+    'mcp-protocol-version': MODERN_VERSION,
+    'mcp-method': 'tools/call',
+    'mcp-name': 'get_customer',
+  };
+  const probe = await fetch(url, { method: 'POST', headers, body: modernCallBody(1) });
+  const text = await probe.text();
+  if (!text.includes('"resultType":"complete"') || text.includes('"isError":true')) throw new Error(`modern probe call failed: ${text.slice(0, 300)}`);
+  return headers;
+}
+
 export interface Row {
   readonly name: string;
   readonly rps: number;
+  /** CPU time (user + system) of the serving process per call, µs: insensitive to other load on the machine. */
+  readonly cpuUs: number;
   readonly p50: number;
   readonly p99: number;
   readonly failures: number;
@@ -199,13 +240,29 @@ export interface Target {
   readonly name: string;
   readonly url: string;
   readonly options: { method: string; headers?: Record<string, string>; body?: string };
+  /** The serving process, for its CPU time. @default - not measured */
+  readonly pid?: number;
+}
+
+/** User + system CPU time of a process so far, in ms (`/proc/<pid>/stat`, clock ticks of 10 ms). */
+function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 async function load(target: Target, warmUp: boolean): Promise<Row> {
   // A short warm-up (JIT, connection pools) that is not measured.
   if (warmUp) await autocannon({ url: target.url, ...target.options, connections: CONNECTIONS, pipelining: 1, duration: 1 });
+  const cpuBefore = cpuMs(target.pid);
   const r = await autocannon({ url: target.url, ...target.options, connections: CONNECTIONS, pipelining: 1, duration: DURATION_S });
-  return { name: target.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts };
+  const cpuUs = ((cpuMs(target.pid) - cpuBefore) * 1000) / r.requests.total;
+  return { name: target.name, rps: r.requests.average, cpuUs, p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts };
 }
 
 /** Runs the targets interleaved for ROUNDS rounds; each row is the mean of its rounds (failures summed). */
@@ -218,6 +275,7 @@ export async function measure(targets: readonly Target[]): Promise<Row[]> {
   return runs.map((rs, i) => ({
     name: targets[i].name,
     rps: mean(rs.map((r) => r.rps)),
+    cpuUs: mean(rs.map((r) => r.cpuUs)),
     p50: mean(rs.map((r) => r.p50)),
     p99: mean(rs.map((r) => r.p99)),
     failures: rs.reduce((n, r) => n + r.failures, 0),
@@ -259,11 +317,25 @@ export async function runGatewayBench(): Promise<void> {
 
     const targets: Target[] = [];
     const gateways: ChildProcess[] = [];
+    let modernRow = -1;
+    let baselineRow = -1;
     for (const validate of [true, false]) {
       const gw = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], validate, sha256), validate ? 'on' : 'off');
       gateways.push(gw.child);
       const headers = await mcpHeaders(gw.url, token);
-      targets.push({ name: `gateway, validate_input ${validate ? 'on' : 'off'}`, url: gw.url, options: { method: 'POST', headers, body: callBody(2) } });
+      const pid = gw.child.pid;
+      targets.push({ name: `gateway, validate_input ${validate ? 'on' : 'off'} (2025, signed session)`, url: gw.url, pid, options: { method: 'POST', headers, body: callBody(2) } });
+      if (validate) {
+        const modern = await modernHeaders(gw.url, token);
+        modernRow = targets.length;
+        targets.push({ name: 'gateway, validate_input on (2026-07-28, no session)', url: gw.url, pid, options: { method: 'POST', headers: modern, body: modernCallBody(2) } });
+      }
+    }
+    if (BASELINE_CLI !== undefined) {
+      const gw = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], true, sha256), 'baseline', BASELINE_CLI);
+      gateways.push(gw.child);
+      baselineRow = targets.length;
+      targets.push({ name: 'baseline build, validate_input on (2025 session)', url: gw.url, pid: gw.child.pid, options: { method: 'POST', headers: await mcpHeaders(gw.url, token), body: callBody(2) } });
     }
     targets.push({
       name: 'minimal Node proxy (limit)',
@@ -275,12 +347,22 @@ export async function runGatewayBench(): Promise<void> {
     await Promise.all(gateways.map((g) => stopChild(g)));
 
     console.log(`tools/call, ${CONNECTIONS} connections, pipelining 1, ${DURATION_S} s per row x ${ROUNDS} rounds interleaved, mean (autocannon)\n`);
-    console.log('| row | req/s | p50 ms | p99 ms | failed |');
-    console.log('|---|---:|---:|---:|---:|');
-    for (const r of rows) console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.failures} |`);
-    const [on, off, proxy] = rows;
+    console.log('| row | req/s | p50 ms | p99 ms | gateway CPU µs/call | failed |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const r of rows) console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUs)} | ${r.failures} |`);
+    const [on, , off] = rows;
+    const proxy = rows.find((r) => r.name.startsWith('minimal'))!;
     console.log(`\n| ratio | value | target |`);
     console.log('|---|---:|---|');
+    const modern = rows[modernRow];
+    console.log(`| 2026-07-28 call / 2025 signed-session call, req/s | ${fmt(modern.rps / on.rps, 2)} | >= 0.95 |`);
+    console.log(`| 2026-07-28 call / 2025 signed-session call, CPU per call | ${fmt(modern.cpuUs / on.cpuUs, 2)} | <= 1.05 |`);
+    if (baselineRow >= 0) {
+      const base = rows[baselineRow];
+      console.log(`| 2025 signed session / baseline session map, req/s | ${fmt(on.rps / base.rps, 2)} | >= 0.95 |`);
+      console.log(`| 2025 signed session / baseline session map, CPU per call | ${fmt(on.cpuUs / base.cpuUs, 2)} | <= 1.05 |`);
+      console.log(`| 2026-07-28 call / baseline session map, CPU per call | ${fmt(modern.cpuUs / base.cpuUs, 2)} | <= 1.05 |`);
+    }
     console.log(`| validate on / off | ${fmt(on.rps / off.rps, 2)} | >= 0.95 |`);
     console.log(`| gateway (on) / proxy | ${fmt(on.rps / proxy.rps, 2)} | >= 0.75 |`);
     console.log(`| gateway (off) / proxy | ${fmt(off.rps / proxy.rps, 2)} | - |`);

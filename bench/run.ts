@@ -1,14 +1,18 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and prints their tables.
- * Each suite prints its own table; run one with `node dist/bench/run.js validation|gateway|workers`.
+ * Each suite prints its own table; run one with `node dist/bench/run.js validation|gateway|dashboard|session-token|workers`.
  */
 import { runValidationBench } from './validation';
 import { runGatewayBench } from './gateway';
+import { runDashboardBench } from './dashboard';
+import { runSessionTokenBench } from './session-token';
 import { runWorkersBench } from './workers';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
   gateway: runGatewayBench,
+  dashboard: runDashboardBench,
+  'session-token': runSessionTokenBench,
   workers: runWorkersBench,
 };
 

@@ -234,6 +234,11 @@ export class Gateway extends Construct {
     this.services.push(service);
   }
 
+  /** The Docker volume the gateway writes its audit log to (an `AuditDashboard` reads it), when the log is on. */
+  public get auditVolume(): Volume | undefined {
+    return this.node.tryFindChild('AuditLog') as Volume | undefined;
+  }
+
   /** The gateway config this gateway's container is given (SPEC §5), with a fixed key order. */
   public config(): GatewayConfig {
     return {

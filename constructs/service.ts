@@ -6,6 +6,7 @@ import {
   BACKEND_METHODS,
   BackendMethod,
   DEFAULT_SERVICE_TIMEOUT_MS,
+  fixedQueryClash,
   hasPlaceholderBeforePath,
   isHttpUrl,
   MAX_SERVICE_TIMEOUT_MS,
@@ -146,6 +147,12 @@ export class Service extends Construct {
     this.aliases = input.aliases;
     this.forwardAs = input.forwardAs;
     checkPlaceholders(this.endpoint.url, this.forwardedFields(), fail);
+    const clash = fixedQueryClash(this.endpoint.url, this.endpoint.method, this.inputSchema, this.forwardAs);
+    if (clash !== undefined) {
+      const { param, field } = clash;
+      fail(`parameter '${param}' would be sent as query parameter '${field}', which endpoint.url already fixes (?${field}=…): ` +
+        `rename the parameter, give it forwardAs: '<another name>', or remove ${field} from endpoint.url`);
+    }
     this.checkPlaceholdersRequired(props.inputSchema !== undefined, fail);
 
     if (props.container !== undefined) {

@@ -49,8 +49,11 @@ function main() {
   process.stdout.write(`build-image-context: ${path.relative(root, out)} (${files.length} runtime files)\n`);
 }
 
-/** Copies every .js file under `from` (tests excluded), keeping the tree; returns the copies. */
-function copyRuntime(from, to) {
+/**
+ * Copies every .js file under `from` (tests excluded), and everything in an `assets` folder (the dashboard page,
+ * put there by scripts/copy-assets.js), keeping the tree; returns the copies.
+ */
+function copyRuntime(from, to, inAssets = false) {
   /** @type {string[]} */
   const copied = [];
   for (const entry of fs.readdirSync(from, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -58,8 +61,8 @@ function copyRuntime(from, to) {
     const dst = path.join(to, entry.name);
     if (entry.isDirectory()) {
       if (entry.name === 'test' || entry.name === '__tests__') continue;
-      copied.push(...copyRuntime(src, dst));
-    } else if (entry.isFile() && entry.name.endsWith('.js') && !entry.name.endsWith('.test.js')) {
+      copied.push(...copyRuntime(src, dst, inAssets || entry.name === 'assets'));
+    } else if (entry.isFile() && (inAssets || (entry.name.endsWith('.js') && !entry.name.endsWith('.test.js')))) {
       fs.mkdirSync(to, { recursive: true });
       fs.copyFileSync(src, dst);
       copied.push(dst);

@@ -5,7 +5,8 @@
  */
 const USAGE = `Usage:
   cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch]
-  cdktf-mcp-gateway dev [DIR] [options]   (see: cdktf-mcp-gateway dev --help)`;
+  cdktf-mcp-gateway dev [DIR] [options]   (see: cdktf-mcp-gateway dev --help)
+  cdktf-mcp-gateway dashboard --audit-dir DIR... [options]   (see: cdktf-mcp-gateway dashboard --help)`;
 
 interface Command {
   run(argv: string[]): Promise<number>;
@@ -25,6 +26,8 @@ async function main(argv: string[]): Promise<number> {
       return loadCommand('./serve-command').run(rest);
     case 'dev':
       return loadCommand('./dev-command').run(rest);
+    case 'dashboard':
+      return loadCommand('./dashboard-command').run(rest);
     case undefined:
     case '-h':
     case '--help':
@@ -32,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
       return command === undefined ? 2 : 0;
     default:
       // One line, like every other refusal of the CLI: scripts read it.
-      process.stderr.write(`cdktf-mcp-gateway: unknown command '${command}' (expected serve or dev; see --help)\n`);
+      process.stderr.write(`cdktf-mcp-gateway: unknown command '${command}' (expected serve, dev or dashboard; see --help)\n`);
       return 2;
   }
 }

@@ -17,3 +17,12 @@ export const AUDIT_LOG_DIR = '/var/log/cdktf-mcp-gateway';
 
 /** The image's health probe (`image/healthcheck.js`): it follows the port the gateway was started with. */
 export const GATEWAY_HEALTHCHECK_SCRIPT = '/app/healthcheck.js';
+
+/** Where an audit dashboard container finds its config (`dashboard --config`). */
+export const DASHBOARD_CONFIG_FILE = '/etc/cdktf-mcp-gateway/dashboard.json';
+
+/** The port an audit dashboard listens on inside its container. */
+export const DASHBOARD_CONTAINER_PORT = 8090;
+
+/** The container label that marks an audit dashboard container; its value is the dashboard name. */
+export const DASHBOARD_LABEL = 'cdktf-mcp-gateway.dashboard';

@@ -1,8 +1,9 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import type { GatewayConfig } from './gateway-config';
+import type { GatewayConfig, ToolConfig } from './gateway-config';
 import { GATEWAY_CONFIG_SCHEMA } from './config-schema';
 import { ConfigError } from './config-error';
-import { hasPlaceholderBeforePath, isHttpUrl } from './url-template';
+import { isReservedName, reservedNameReason } from './rules';
+import { fixedQueryClash, hasPlaceholderBeforePath, isHttpUrl } from './url-template';
 
 // The config schema is this package's own and fixed, so it is checked against the JSON Schema meta-schema by a
 // unit test, not at every start-up (compiling the meta-schema costs about a third of this module's load time).
@@ -58,6 +59,8 @@ function semanticProblem(config: GatewayConfig): string | undefined {
       return `tools[${i}].backend.url: placeholders may stand only in the path and query, not in the scheme, host or port`;
     }
     if (!isHttpUrl(tool.backend.url)) return `tools[${i}].backend.url: must be an http(s) URL`;
+    const problem = reservedNameProblem(tool) ?? fixedQueryProblem(tool);
+    if (problem !== undefined) return `tools[${i}].${problem}`;
   }
   if (config.gateway.auth !== 'none') {
     const seenIds = new Map<string, number>();
@@ -70,6 +73,37 @@ function semanticProblem(config: GatewayConfig): string | undefined {
     }
   }
   return undefined;
+}
+
+/** An alias or `forward_as` entry that uses a reserved name (as key or value), relative to the tool. */
+function reservedNameProblem(tool: ToolConfig): string | undefined {
+  const maps = [
+    ['aliases', tool.aliases, 'choose another alias', 'an alias must stand for another parameter'],
+    ['forward_as', tool.forward_as, 'rename the parameter', 'forward the parameter under another name'],
+  ] as const;
+  for (const [field, map, keyFix, valueFix] of maps) {
+    if (map === undefined) continue;
+    for (const key of Object.keys(map)) {
+      if (isReservedName(key)) return `${join(field, key)}: ${reservedNameReason(key)}: ${keyFix}`;
+      if (isReservedName(map[key])) return `${join(field, key)}: ${reservedNameReason(map[key])}: ${valueFix}`;
+    }
+  }
+  return undefined;
+}
+
+/** A parameter a GET/DELETE backend would receive twice, the URL fixing a query parameter of its name. */
+function fixedQueryProblem(tool: ToolConfig): string | undefined {
+  const clash = fixedQueryClash(tool.backend.url, tool.backend.method, tool.input_schema, tool.forward_as);
+  if (clash === undefined) return undefined;
+  const { param, field } = clash;
+  const fix = `rename the parameter, forward it under another name with forward_as, or remove ${field} from the URL`;
+  if (param === field) {
+    return `${join('input_schema.properties', param)}: is sent as query parameter ${JSON.stringify(field)}, which backend.url already fixes (?${field}=…): ${fix}`;
+  }
+  return (
+    `${join('forward_as', param)}: forwards parameter ${JSON.stringify(param)} as query parameter ${JSON.stringify(field)}, ` +
+    `which backend.url already fixes (?${field}=…): ${fix}`
+  );
 }
 
 /** `/tools/3/backend/url` → `tools[3].backend.url`. */

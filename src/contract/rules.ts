@@ -54,3 +54,19 @@ export function normalizeTokenSha256(value: unknown): { readonly sha256: string 
   }
   return { sha256: value.toLowerCase() };
 }
+
+/**
+ * Names refused as parameters, aliases and `forwardAs` targets (SPEC §3): as keys of a plain object they would
+ * reach `Object.prototype` instead of a value (`__proto__` sets the prototype, the others read inherited members).
+ */
+export const RESERVED_NAMES: readonly string[] = ['__proto__', 'constructor', 'prototype'];
+
+/** Whether `name` is one of {@link RESERVED_NAMES}. */
+export function isReservedName(name: string): boolean {
+  return name === '__proto__' || name === 'constructor' || name === 'prototype';
+}
+
+/** The reason a reserved name is refused, for messages: `"__proto__" is a reserved name (…)`. */
+export function reservedNameReason(name: string): string {
+  return `${JSON.stringify(name)} is a reserved name (${RESERVED_NAMES.join(', ')})`;
+}

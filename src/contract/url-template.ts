@@ -46,3 +46,59 @@ export function isHttpUrl(url: string): boolean {
     return false;
   }
 }
+
+/**
+ * The names of the query parameters a URL template writes itself (`http://api/x?source=agent&q={q}` → `source`,
+ * `q`), decoded as a backend reads them (`a+b` and `a%20b` are `a b`). A name holding a placeholder is not fixed.
+ * A caller field of such a name would be sent twice (`?source=agent&source=x`), leaving the backend to choose.
+ */
+export function fixedQueryNames(url: string): string[] {
+  const start = url.indexOf('?');
+  if (start === -1) return [];
+  const hash = url.indexOf('#', start);
+  const query = url.slice(start + 1, hash === -1 ? undefined : hash);
+  const names = new Set<string>();
+  for (const pair of query.split('&')) {
+    const equals = pair.indexOf('=');
+    const name = equals === -1 ? pair : pair.slice(0, equals);
+    if (name === '' || name.includes('{')) continue;
+    const decoded = new URLSearchParams(`${name}=`).keys().next().value as string;
+    names.add(decoded);
+  }
+  return [...names];
+}
+
+/** A parameter that a query-sending backend would receive under a name its URL template already fixes. */
+export interface FixedQueryClash {
+  /** The declared parameter (before `forwardAs`). */
+  readonly param: string;
+  /** The query parameter it would be sent as (after `forwardAs`), fixed in the URL. */
+  readonly field: string;
+}
+
+/**
+ * The first declared top-level parameter that a GET or DELETE backend would send as a query parameter the URL
+ * template already fixes, or `undefined` (placeholder fields are not sent as query parameters, and other methods
+ * send parameters in the body). Shared by synthesis and config loading.
+ *
+ * @param inputSchema the tool's input schema; its own `properties` keys are the parameters
+ * @param forwardAs parameter → forwarded field renames
+ */
+export function fixedQueryClash(
+  url: string,
+  method: string,
+  inputSchema: Readonly<Record<string, unknown>>,
+  forwardAs: Readonly<Record<string, string>> = {},
+): FixedQueryClash | undefined {
+  if (method !== 'GET' && method !== 'DELETE') return undefined;
+  const fixed = new Set(fixedQueryNames(url));
+  if (fixed.size === 0) return undefined;
+  const properties = inputSchema.properties;
+  if (typeof properties !== 'object' || properties === null) return undefined;
+  const placeholders = placeholderFields(url);
+  for (const param of Object.keys(properties)) {
+    const field = Object.hasOwn(forwardAs, param) ? forwardAs[param] : param;
+    if (fixed.has(field) && !placeholders.includes(field)) return { param, field };
+  }
+  return undefined;
+}

@@ -104,8 +104,15 @@ function readFlags(argv: readonly string[]) {
       throw new DevUsageError(`${arg}: missing value`);
     }
   });
+  // parseArgs reads `--port-offset -100` as a flag without its value: join a negative number to its flag
+  const args: string[] = [];
+  for (const arg of argv) {
+    const flag = args.at(-1);
+    if (/^-\d+$/.test(arg) && flag?.startsWith('--') === true && !flag.includes('=')) args[args.length - 1] = `${flag}=${arg}`;
+    else args.push(arg);
+  }
   try {
-    return parseArgs({ args: [...argv], options: FLAGS, allowPositionals: true, strict: true });
+    return parseArgs({ args, options: FLAGS, allowPositionals: true, strict: true });
   } catch (err) {
     const unknown = /Unknown option '([^']+)'/.exec((err as Error).message);
     throw new DevUsageError(unknown ? `unknown option '${unknown[1]}'` : (err as Error).message.split('\n')[0]);

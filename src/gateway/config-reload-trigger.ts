@@ -1,4 +1,4 @@
-import { watch as watchFile, type FSWatcher } from 'node:fs';
+import { statSync, watch as watchFile } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
 /** What asks a gateway started from a file to reload it: SIGHUP, and file changes when watching. */
@@ -6,10 +6,18 @@ export interface ReloadTrigger {
   close(): void;
 }
 
+/** Quiet time after the last change event before the file is looked at. */
+const DEBOUNCE_MS = 200;
+/** The pause between two looks at the file; it reloads once two looks in a row see the same file. */
+const STABLE_CHECK_MS = 100;
+
 /**
  * Calls `onReload` on SIGHUP and, with `watch`, when the config file changes. The directory is watched, not the
  * file: editors and `kubectl`-style updates replace the file (a new inode), which a watch on the file itself
- * would miss. Changes come in bursts, so they are debounced.
+ * would miss. Changes come in bursts, and a file written in place (not replaced atomically) is valid YAML at
+ * every line boundary, so a reload waits until no event came for {@link DEBOUNCE_MS} and then until the file
+ * (inode, size, mtime) looks the same on two checks {@link STABLE_CHECK_MS} apart. Docs tell operators to
+ * replace the file atomically (write a temp file, rename it) all the same: a writer may pause longer.
  */
 export function watchForReload(path: string, watch: boolean, onReload: () => void): ReloadTrigger {
   process.on('SIGHUP', onReload);
@@ -22,16 +30,48 @@ export function watchForReload(path: string, watch: boolean, onReload: () => voi
   };
 }
 
-function watchConfig(path: string, onChange: () => void): FSWatcher {
+/** Watches the config's directory; `close()` also drops a reload still waiting for the file to settle. */
+function watchConfig(path: string, onChange: () => void): { close(): void } {
   const name = basename(path);
   let timer: NodeJS.Timeout | undefined;
+  let seen: string | undefined;
+  const schedule = (ms: number, then: () => void): void => {
+    clearTimeout(timer);
+    timer = setTimeout(then, ms);
+    timer.unref();
+  };
+  const check = (): void => {
+    const now = signature(path);
+    if (now !== undefined && now === seen) {
+      seen = undefined;
+      onChange();
+      return;
+    }
+    seen = now;
+    // A missing file (mid-replacement) waits for the event of its return; a changing one is looked at again.
+    if (now !== undefined) schedule(STABLE_CHECK_MS, check);
+  };
   const watcher = watchFile(dirname(path), (_event, filename) => {
     if (filename !== null && filename.toString() !== name) return;
-    clearTimeout(timer);
-    timer = setTimeout(onChange, 200);
-    timer.unref();
+    seen = undefined;
+    schedule(DEBOUNCE_MS, check);
   });
   watcher.on('error', () => undefined);
   watcher.unref();
-  return watcher;
+  return {
+    close: () => {
+      clearTimeout(timer);
+      watcher.close();
+    },
+  };
+}
+
+/** What tells two versions of the file apart without reading it, or `undefined` when it is not there. */
+function signature(path: string): string | undefined {
+  try {
+    const s = statSync(path, { bigint: true });
+    return `${s.ino}:${s.size}:${s.mtimeNs}`;
+  } catch {
+    return undefined;
+  }
 }

@@ -5,7 +5,6 @@
  *
  * A check that cannot apply to a gateway that only forwards tools to HTTP services is listed in `notApplicable`
  * with the status the suite gives it and why; every other check must be SUCCESS (no FAILURE, no WARNING).
- * DRAFT: written before the gateway speaks the revision; the lead enables `conformance-2026.wip.ts` with it.
  */
 
 export interface NotApplicableCheck {

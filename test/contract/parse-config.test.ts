@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Ajv from 'ajv';
 import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../src/contract';
 import { GATEWAY_CONFIG_SCHEMA } from '../../src/contract';
+import { tool } from '../helpers/config';
 
 const HASH = 'a'.repeat(64);
 
@@ -16,13 +17,10 @@ function doc(overrides: { gateway?: Record<string, unknown>; tools?: unknown[]; 
   };
 }
 
+/** The shared tool builder's tool, with `backend` fields overridden by any value (the parser's input is untyped). */
 function validTool(name: string, backend: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name,
-    description: 'd',
-    input_schema: { type: 'object', properties: {}, additionalProperties: false },
-    backend: { url: 'http://crm:8080/customers/{customer_id}', method: 'GET', ...backend },
-  };
+  const valid = tool(name, 'http://crm:8080/customers/{customer_id}', { description: 'd' });
+  return { ...valid, backend: { ...valid.backend, ...backend } };
 }
 
 function refusal(d: unknown, source?: string): string {
@@ -79,7 +77,8 @@ describe('parseGatewayConfig', () => {
     assert.equal(refusal(doc({ tools: [validTool('a', { url: 'http://' })] })), 'tools[0].backend.url: must be an http(s) URL');
   });
 
-  for (const url of ['http://{host}/customers', 'http://crm:{port}/x', 'http://{user}@crm/x']) {
+  // A caller-chosen authority is a server-side request forgery (169.254.169.254, 127.0.0.1:2375, …).
+  for (const url of ['http://{host}/customers', 'http://{host}:8080/customers', 'http://crm:{port}/x', 'http://{user}@crm/x']) {
     it(`refuses a placeholder before the path (${url}), naming the field`, () => {
       assert.equal(
         refusal(doc({ tools: [validTool('a'), validTool('b', { url })] })),

@@ -27,6 +27,11 @@ describe('dev options', () => {
     assert.equal(o.auditDir, '/work/logs');
   });
 
+  it('reads a negative --port-offset', () => {
+    assert.equal(parse(['--port-offset', '-18080']).portOffset, -18080);
+    assert.equal(parse(['--port-offset=-5']).portOffset, -5);
+  });
+
   it('reads --stack, repeatable', () => {
     assert.deepEqual(parse(['--stack', 'desk', '--stack=ops']).stacks, ['desk', 'ops']);
   });

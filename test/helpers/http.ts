@@ -74,9 +74,14 @@ export interface OpenStream {
  * @example
  * const s = await openStream(gw.url, { accept: 'text/event-stream', authorization: `Bearer ${token}`, 'mcp-session-id': id });
  */
-export function openStream(url: string, headers: Record<string, string>): Promise<OpenStream> {
+export function openStream(
+  url: string,
+  headers: Record<string, string>,
+  /** A POST that answers a stream (2026-07-28 `subscriptions/listen`) instead of the GET. @default - GET */
+  post?: { readonly body: string },
+): Promise<OpenStream> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'GET', headers, agent: false }, (res) => {
+    const req = http.request(url, { method: post === undefined ? 'GET' : 'POST', headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => { text += c; });
@@ -93,6 +98,6 @@ export function openStream(url: string, headers: Record<string, string>): Promis
       });
     });
     req.on('error', reject);
-    req.end();
+    req.end(post?.body);
   });
 }

@@ -18,11 +18,12 @@ const run = promisify(execFile);
 const root = path.resolve(__dirname, '../..');
 
 /**
- * Packed size and file count a release may not exceed (today ≈ 130 kB and ≈ 330 files: the gateway's rooms each
- * add an index module and its declarations).
+ * Packed size and file count a release may not exceed (today ≈ 170 kB and ≈ 420 files: the gateway's rooms, the
+ * dashboard with its page assets and the OAuth modules, each a .js and a .d.ts). A guard against shipping
+ * something by mistake (tests, sources, node_modules), not a budget.
  */
-const MAX_PACKED_BYTES = 250_000;
-const MAX_FILES = 400;
+const MAX_PACKED_BYTES = 300_000;
+const MAX_FILES = 550;
 
 /** What the consumer project installs next to the tarball, at the versions installed here. */
 const CONSUMER_DEPS = ['cdktf', 'constructs', '@cdktf/provider-docker', 'typescript', '@types/node'];
@@ -114,14 +115,15 @@ const TSCONFIG = {
 };
 
 describe('the npm package (npm pack, installed into a fresh project)', function () {
-  this.timeout(30_000);
+  // tsc and npm in child processes: generous, since the suite shares two cores with everything else
+  this.timeout(180_000);
   let work: string;
   let project: string;
   let packed: PackResult;
   const installed = (): string => path.join(project, 'node_modules', 'cdktf-mcp-gateway');
 
   before(async function () {
-    this.timeout(120_000);
+    this.timeout(300_000);
     for (const built of ['dist/index.js', 'dist/src/cli/main.js', 'dist/image-context/Dockerfile']) {
       assert.ok(fs.existsSync(path.join(root, built)), `${built} is missing: run npm run build first`);
     }
@@ -148,7 +150,7 @@ describe('the npm package (npm pack, installed into a fresh project)', function 
   });
 
   after(() => {
-    if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
+    if (work !== undefined) fs.rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   });
 
   it('holds the build and the image context, and no tests, sources, maps, benchmarks or node_modules', () => {
@@ -211,7 +213,7 @@ describe('the npm package (npm pack, installed into a fresh project)', function 
     let outdir: string;
 
     before(async function () {
-      this.timeout(60_000);
+      this.timeout(180_000);
       const compiled = path.join(project, 'build/main.js');
       if (!fs.existsSync(compiled)) {
         await exec(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], project);

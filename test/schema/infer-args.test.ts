@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { InferArgs, InputSpec } from '../../src/schema';
+import { generateInputSchema, InferArgs, InputSpec } from '../../src/schema';
+import { compileToolSchema } from '../../src/validation';
 
 // Compile-time assertions, checked by `npm run typecheck`: Equal is true only for identical types.
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
@@ -37,14 +38,33 @@ expectType<Equal<Args['customer'], { name: string; addresses?: { zip_code: numbe
 expectType<Equal<NonNullable<Args['meta']>['id'], string>>();
 expectType<Equal<InferArgs<{}>, {}>>();
 
+/** The runtime verdict on `args`: the validator of the schema generated from the same spec the type comes from. */
+function validate(args: unknown): string {
+  const compiled = compileToolSchema(generateInputSchema(ticket));
+  assert.ok(compiled.ok, compiled.ok ? '' : compiled.error);
+  const result = compiled.validator.validate(args);
+  return result.valid ? 'valid' : result.message;
+}
+
 describe('InferArgs', () => {
-  it('types valid arguments (checked at compile time by npm run typecheck)', () => {
+  it('types as valid exactly what the generated schema accepts, and as errors what it refuses', () => {
+    // The type checks run in `npm run typecheck` (a @ts-expect-error with no error fails it); the verdicts run here.
     const args: Args = { subject: 's', status: 'open', customer: { name: 'n', addresses: [{ zip_code: 1 }] } };
+    const full: Args = { ...args, priority: 2, urgent: true, ratio: 0.5, tags: ['a'], anything: [1, 'x'], settings: { k: 1 },
+      meta: { id: 'm', extra: 'allowed by additionalProperties' } };
     // @ts-expect-error a required field is missing
     const missing: Args = { status: 'open', customer: { name: 'n' } };
     // @ts-expect-error a value outside the enum
     const wrongEnum: Args = { subject: 's', status: 'pending', customer: { name: 'n' } };
-    assert.equal(args.customer.name, 'n');
-    assert.ok(missing && wrongEnum);
+    // @ts-expect-error a nested required field is missing
+    const nestedMissing: Args = { subject: 's', status: 'open', customer: { name: 'n', addresses: [{}] } };
+    // @ts-expect-error a wrong type
+    const wrongType: Args = { subject: 's', status: 'open', customer: { name: 'n' }, urgent: 'yes' };
+    assert.equal(validate(args), 'valid');
+    assert.equal(validate(full), 'valid');
+    assert.equal(validate(missing), 'Missing required parameter: `subject`');
+    assert.equal(validate(wrongEnum), 'Invalid value for `status`: expected one of "open", "closed"');
+    assert.equal(validate(nestedMissing), 'Missing required parameter: `customer.addresses[0].zip_code`');
+    assert.equal(validate(wrongType), 'Invalid type for `urgent`: expected boolean');
   });
 });

@@ -1,11 +1,12 @@
 import { appendFileSync, closeSync, createWriteStream, existsSync, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../../contract';
+import { jsonLine } from '../logger';
 
 /** How a `tools/call` ended: answered by the service, failed at the service, or refused by the gateway. */
 export type AuditOutcome = 'ok' | 'error' | 'refused';
 
-/** One audit line. Never argument values. */
+/** One audit line (escaped by `jsonLine`: one record per line for any reader). Never argument values. */
 export interface AuditRecord {
   readonly ts: string;
   readonly gateway: string;
@@ -74,13 +75,13 @@ export function openAuditLog(path: string): AuditSink {
       if (closed) {
         // A call that outlived the drain timeout still gets its record, synchronously.
         try {
-          appendFileSync(path, `${JSON.stringify(record)}\n`);
+          appendFileSync(path, jsonLine(record));
         } catch {
           // reported by the stream's error handler already, or the disk is gone
         }
         return;
       }
-      pending += `${JSON.stringify(record)}\n`;
+      pending += jsonLine(record);
       if (pending.length >= FLUSH_CHARS) flush();
       else timer ??= setTimeout(flush, FLUSH_INTERVAL_MS);
     },

@@ -65,7 +65,7 @@ function callReplyJson(id: RequestId, reply: CallReply, state: GatewayState): st
  * top-level `_meta`) with `"resultType":"complete"` and `_meta` holding the server info appended.
  */
 export function withCompletion(resultJson: string, serverInfoMetaJson: string): string {
-  const body = resultJson.slice(0, -1).trimEnd();
+  const body = resultJson.trimEnd().slice(0, -1).trimEnd();
   const tail = `"resultType":"complete","_meta":${serverInfoMetaJson}}`;
   return body.endsWith('{') ? `${body}${tail}` : `${body},${tail}`;
 }

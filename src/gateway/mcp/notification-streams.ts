@@ -44,7 +44,11 @@ interface OpenStream {
 
 const LEGACY_LIST_CHANGED = `event: message\ndata: ${notificationJson('notifications/tools/list_changed')}\n\n`;
 const KEEP_ALIVE = ': keep-alive\n\n';
-const SESSION_STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' };
+const SESSION_STREAM_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+};
 
 /** Every open notification stream of one gateway, by principal. */
 export class NotificationStreams {
@@ -142,7 +146,8 @@ export class NotificationStreams {
   /** Ends every stream (shutdown); listen streams get their closing response first. */
   closeAll(serverInfo: ServerInfo): void {
     for (const stream of [...this.each()]) {
-      if (stream.spec.kind === 'listen') stream.res.write(sseFrame(listenClosedResponse(stream.spec.subscriptionId, serverInfo)));
+      if (stream.spec.kind === 'listen')
+        stream.res.write(sseFrame(listenClosedResponse(stream.spec.subscriptionId, serverInfo)));
       this.end(stream);
     }
   }

@@ -5,7 +5,7 @@ import type { Principal } from '../auth';
 import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
 import { RpcCode } from '../mcp/jsonrpc';
-import { placeholderProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
+import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
 import type { Tool } from './tool-set';
 
 /** The answer to a `tools/call`: a result (JSON text) or a JSON-RPC error. */
@@ -100,11 +100,10 @@ function checkArguments(call: Call, tool: Tool, raw: unknown): { readonly args: 
     const verdict = tool.validator!.validate(args);
     if (!verdict.valid) return invalid(call, verdict.message, verdict.violations);
   }
-  // Checked with validate_input off too: a call the URL cannot carry would reach another endpoint than declared.
-  if (tool.plan.placeholderSlots.length > 0) {
-    const problem = placeholderProblemOf(tool.plan, args);
-    if (problem !== undefined) return invalid(call, problem.message, problem.violations);
-  }
+  // Checked with validate_input off too: a call the URL cannot carry would reach another endpoint than declared,
+  // and a number JSON cannot carry (1e400) would reach the service as null or Infinity.
+  const problem = forwardingProblemOf(tool.plan, args);
+  if (problem !== undefined) return invalid(call, problem.message, problem.violations);
   return { args };
 }
 

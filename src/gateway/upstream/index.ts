@@ -1,3 +1,3 @@
 export { ServiceClient } from './service-client';
-export { planServiceCall, placeholderProblemOf, type ServicePlan } from './request-plan';
+export { forwardingProblemOf, planServiceCall, placeholderProblemOf, type ServicePlan } from './request-plan';
 export type { ServiceOutcome, ServiceErrorCode } from './service-outcome';

@@ -82,7 +82,7 @@ export function placeholderProblem(
 ): PlaceholderProblem | undefined {
   let violations: Violation[] | undefined;
   for (const slot of slots) {
-    const value = fields[slot.field];
+    const value = ownValue(fields, slot.field);
     let violation: Violation | undefined;
     if (value === undefined) {
       violation = missingRequired(keyPath('', slot.param));
@@ -101,7 +101,7 @@ function segmentText(
   encode: (value: unknown) => string,
 ): string {
   let text = '';
-  for (const item of segment) text += typeof item === 'string' ? item : encode(fields[urlParts[item]]);
+  for (const item of segment) text += typeof item === 'string' ? item : encode(ownValue(fields, urlParts[item]));
   return text;
 }
 
@@ -117,4 +117,12 @@ function isDotOrEmpty(segment: string): boolean {
   if (segment.length > 6) return false;
   const dots = segment.toLowerCase().replace(/%2e/g, '.');
   return dots === '' || dots === '.' || dots === '..';
+}
+
+/**
+ * The field of that name if it is the object's own, else `undefined`: `constructor`, `toString`, `__proto__` and
+ * the like are ordinary names, never values inherited from `Object.prototype`.
+ */
+export function ownValue(fields: Readonly<Record<string, unknown>>, name: string): unknown {
+  return Object.hasOwn(fields, name) ? fields[name] : undefined;
 }

@@ -57,18 +57,25 @@ export class ServiceClient {
     });
   }
 
-  /** Closes the pooled connections. */
+  /**
+   * Closes the pooled connections. A request still in flight (the gateway has drained its calls, bounded, before
+   * this) is cut off rather than awaited: `close()` alone would wait for a backend that never finishes.
+   */
   async close(): Promise<void> {
-    await this.dispatcher.close().catch(() => undefined);
+    await this.dispatcher.destroy().catch(() => undefined);
   }
 }
 
 /**
  * One service call as an undici dispatch handler: keeps a 2xx body up to the limit, answers once (the first of
- * response, failure and timeout wins) and aborts the request when it gives up on it.
+ * response, failure and timeout wins) and aborts the request when it gives up on it. The timeout covers the whole
+ * exchange, not only the answer: a non-2xx is answered at its headers, but its body is read (and dropped, so the
+ * connection can serve the next call) only until the deadline; whatever is still open then is aborted.
  */
 class CallHandler {
   private settled = false;
+  /** The exchange is over (complete, failed or aborted): nothing is left for the deadline to stop. */
+  private finished = false;
   private abort: ((err?: Error) => void) | undefined;
   private readonly timer: NodeJS.Timeout;
   private status = 0;
@@ -86,7 +93,7 @@ class CallHandler {
 
   onConnect(abort: (err?: Error) => void): void {
     // Timed out while queued for a connection: give the request up as soon as it would start.
-    if (this.settled) abort();
+    if (this.finished) abort();
     else this.abort = abort;
   }
 
@@ -95,7 +102,7 @@ class CallHandler {
     this.status = statusCode;
     if (statusCode > 299) {
       this.settle(failure('SERVICE_HTTP_STATUS', `Service error: HTTP ${statusCode}`));
-      return true; // the body is read and dropped so the connection can serve the next call
+      return true; // the body is read and dropped, until the deadline, so the connection can serve the next call
     }
     let declaredLength = Number.NaN;
     let contentType: string | undefined;
@@ -111,7 +118,7 @@ class CallHandler {
     this.contentType = contentType ?? '';
     if (declaredLength > this.maxBytes) {
       this.settle(failure('SERVICE_RESPONSE_TOO_LARGE', 'Service response too large'));
-      this.abort?.();
+      this.giveUp();
       return false;
     }
     return true;
@@ -120,13 +127,13 @@ class CallHandler {
   onData(chunk: Buffer): boolean {
     this.size += chunk.length;
     if (this.status > 299) {
-      if (this.size > DISCARD_LIMIT_BYTES) this.abort?.();
+      if (this.size > DISCARD_LIMIT_BYTES) this.giveUp();
       return true;
     }
     if (this.settled) return true;
     if (this.size > this.maxBytes) {
       this.settle(failure('SERVICE_RESPONSE_TOO_LARGE', 'Service response too large'));
-      this.abort?.();
+      this.giveUp();
       return false;
     }
     this.chunks.push(chunk);
@@ -134,6 +141,7 @@ class CallHandler {
   }
 
   onComplete(): void {
+    this.finish();
     if (this.settled) return;
     const chunks = this.chunks;
     const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, this.size).toString('utf8');
@@ -141,19 +149,31 @@ class CallHandler {
   }
 
   onError(err: Error): void {
+    this.finish();
     this.settle(failure('SERVICE_UNAVAILABLE', `Service unavailable: ${reason(err)}`));
   }
 
   private timedOut(): void {
-    if (this.settled) return;
     this.settle(failure('SERVICE_TIMEOUT', `Service timed out after ${this.timeoutMs} ms`));
+    this.giveUp();
+  }
+
+  /** Aborts the exchange (undici closes its connection); `onConnect` aborts one not yet started. */
+  private giveUp(): void {
+    if (this.finished) return;
+    this.finish();
     this.abort?.();
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.timer);
   }
 
   private settle(outcome: ServiceOutcome): void {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.timer);
     this.resolve(outcome);
   }
 }

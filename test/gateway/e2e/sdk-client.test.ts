@@ -1,14 +1,18 @@
 /**
  * Interoperability with the official MCP TypeScript SDK client against the built CLI: connect, list, call,
- * refusals as `McpError`, protocol version negotiation, and `notifications/tools/list_changed` after SIGHUP.
+ * refusals as `McpError`, protocol version negotiation, and `notifications/tools/list_changed` after SIGHUP; and
+ * against an in-process gateway, the exact result of a call.
  */
 import * as assert from 'node:assert/strict';
 import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { GatewayConfig } from '../../../src/contract/gateway-config';
-import { startBackend, type TestBackend } from '../../helpers/backend';
-import { gatewayConfig, objectSchema, supportDeskTools, tool } from '../../helpers/config';
+import type { GatewayConfig } from '../../../src/contract';
+import type { RunningGateway } from '../../../src/gateway';
+import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
+import { botConfig, gatewayConfig, objectSchema, supportDeskTools, tool } from '../../helpers/config';
+import { sleep, within } from '../../helpers/eventually';
 import { type GatewayProcess, killAllGatewayProcesses, startGatewayProcess } from '../../helpers/gateway-process';
-import { connectSdkClient, initializeRequest, openSession, postMcp, PROTOCOL_VERSIONS, type SdkConnection } from '../../helpers/mcp';
+import { startSilentGateway } from '../../helpers/in-process-gateway';
+import { connectClient, connectSdkClient, initializeRequest, openSession, postMcp, PROTOCOL_VERSIONS, type SdkConnection } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
 
 /** Asserts that `promise` rejects with an McpError of `code` whose error message is `message`. */
@@ -148,12 +152,9 @@ describe('gateway e2e: official SDK client', function () {
       });
       gw.writeConfig(next);
       // Give the client's GET stream a moment to be open before the signal (it opens right after initialize).
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
       gw.signal('SIGHUP');
-      await Promise.race([
-        changed,
-        new Promise((_, reject) => setTimeout(() => reject(new Error('no notifications/tools/list_changed within 5 s')), 5_000)),
-      ]);
+      await within(changed, 5_000, 'notifications/tools/list_changed');
 
       const { tools } = await client.listTools();
       assert.ok(tools.some((t) => t.name === 'list_regions'), JSON.stringify(tools.map((t) => t.name)));
@@ -165,5 +166,61 @@ describe('gateway e2e: official SDK client', function () {
       const after = await client.callTool({ name: 'get_customer', arguments: { customer_id: 'C-0001', region: 'eu' } });
       assert.equal((after.structuredContent as { path: string }).path, '/customers/C-0001');
     });
+  });
+});
+
+describe('the official SDK client against an in-process gateway', () => {
+  let service: FakeService;
+  let gateway: RunningGateway;
+
+  before(async () => {
+    service = await startFakeService();
+    gateway = await startSilentGateway(botConfig([
+      tool('get_customer', `${service.url}/customers/{customer_id}`, {
+        description: 'The get_customer tool',
+        inputSchema: objectSchema({ customer_id: { type: 'string', pattern: '^C-[0-9]{4}$' } }, ['customer_id']),
+      }),
+    ]));
+  });
+  after(async () => {
+    await gateway.close();
+    await service.close();
+  });
+
+  it('connects, lists the tools with their schemas and calls one', async () => {
+    const client = await connectClient(gateway.url);
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => [t.name, t.description, t.inputSchema.required]), [
+        ['get_customer', 'The get_customer tool', ['customer_id']],
+      ]);
+      service.respond = () => ({ body: '{"id":"C-0001","name":"Ada"}' });
+      const result = await client.callTool({ name: 'get_customer', arguments: { customer_id: 'C-0001' } });
+      assert.deepEqual(result, {
+        content: [{ type: 'text', text: '{"id":"C-0001","name":"Ada"}' }],
+        structuredContent: { id: 'C-0001', name: 'Ada' },
+      });
+      assert.equal(service.received.at(-1)!.url, '/customers/C-0001');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses an invalid call with an McpError -32602 naming the field', async () => {
+    const client = await connectClient(gateway.url);
+    try {
+      await assert.rejects(client.callTool({ name: 'get_customer', arguments: { customer_id: 7 } }), (err: unknown) => {
+        assert.ok(err instanceof McpError);
+        assert.equal(err.code, -32602);
+        assert.equal(err.message, 'MCP error -32602: Invalid type for `customer_id`: expected string');
+        assert.deepEqual(err.data, {
+          code: 'INVALID_ARGS',
+          violations: [{ path: 'customer_id', rule: 'type', message: 'Invalid type for `customer_id`: expected string' }],
+        });
+        return true;
+      });
+    } finally {
+      await client.close();
+    }
   });
 });

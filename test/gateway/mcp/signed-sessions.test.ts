@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { RunningGateway } from '../../../src/gateway';
 import { startFakeService, type FakeService } from '../../helpers/backend';
 import { botConfig, supportDeskTools } from '../../helpers/config';
-import { within } from '../../helpers/eventually';
+import { sleep, within } from '../../helpers/eventually';
 import { openStream, rawRequest, type OpenStream } from '../../helpers/http';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, openSession } from '../../helpers/mcp';

@@ -8,6 +8,7 @@ import type { ServiceClient } from '../../../src/gateway/upstream';
 import { readAuditText, waitForAuditRecords } from '../../helpers/audit-log';
 import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
 import { botConfig, gatewayConfig, objectSchema, type SettingsOverrides, supportDeskTools, tool } from '../../helpers/config';
+import { sleep } from '../../helpers/eventually';
 import { type InProcessGateway, startInProcessGateway, startSilentGateway } from '../../helpers/in-process-gateway';
 import { connectClient, initializeSession, type McpSession, openSession, rawCall } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
@@ -177,7 +178,7 @@ describe('the call pipeline: validate_input off and max_concurrent_calls', () =>
     try {
       const session = await initializeSession(gateway.url);
       const first = rawCall(gateway.url, session, 'slow', {});
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       const second = await rawCall(gateway.url, session, 'slow', {});
       assert.deepEqual(second.error, { code: -32000, message: 'Gateway busy: too many concurrent calls' });
       assert.equal((await first).result.isError, undefined);

@@ -1,0 +1,199 @@
+import { Annotations, Lazy, TerraformOutput, TerraformStack } from 'cdktf';
+import { Construct } from 'constructs';
+import { Container } from '@cdktf/provider-docker/lib/container';
+import type { Volume } from '@cdktf/provider-docker/lib/volume';
+import {
+  AUDIT_LOG_DIR,
+  DASHBOARD_CONFIG_FILE,
+  DASHBOARD_CONTAINER_PORT,
+  DASHBOARD_LABEL,
+  GATEWAY_HEALTHCHECK_SCRIPT,
+  NAME_RULE,
+  normalizeTokenSha256,
+  terraformLiteral,
+  TOOL_NAME_RE,
+} from '../src/contract';
+import { dockerName, quote } from './docker-names';
+import { Gateway, type GatewayToken } from './gateway';
+import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
+
+/** When an agent counts as failing systematically on the dashboard. */
+export interface FlagRuleOptions {
+  /**
+   * Refused calls in the window at least.
+   * @default 10
+   */
+  readonly minRefusals?: number;
+  /**
+   * Refused share of the agent's calls in the window at least, from 0 to 1.
+   * @default 0.5
+   */
+  readonly minRate?: number;
+}
+
+/** Props of an `AuditDashboard`. */
+export interface AuditDashboardProps {
+  /**
+   * The dashboard's name (container label and name), `^[A-Za-z0-9_.-]{1,64}$`.
+   * @default - the construct id
+   */
+  readonly name?: string;
+  /** The gateways whose audit logs it reads (their audit volumes, mounted read-only); at least one. */
+  readonly gateways: readonly Gateway[];
+  /**
+   * The host port published for the dashboard.
+   * @default 8090
+   */
+  readonly port?: number;
+  /** Tokens (by hash) that may read the dashboard, or `'none'` (a synth warning: it listens on all interfaces). */
+  readonly auth: { readonly tokens: readonly GatewayToken[] } | 'none';
+  /**
+   * How many days of audit records it keeps in memory.
+   * @default 7
+   */
+  readonly retentionDays?: number;
+  /**
+   * When an agent is flagged as failing systematically.
+   * @default - at least 10 refusals and a refusal rate of at least 50 % in the window
+   */
+  readonly flag?: FlagRuleOptions;
+  /**
+   * The Node image the gateway image is built on (the dashboard runs the gateway image).
+   * @default 'node:22-bookworm-slim'
+   */
+  readonly baseImage?: string;
+}
+
+/**
+ * The audit dashboard (SPEC §4c): a container of the gateway image running `cdktf-mcp-gateway dashboard`, which
+ * reads the audit logs of the gateways it names (every replica's file) and shows which agents fail
+ * systematically, on which tool, with which message.
+ *
+ * @example
+ * new AuditDashboard(stack, 'audit', {
+ *   gateways: [agents, legacy],
+ *   auth: { tokens: [{ id: 'ops', sha256: process.env.OPS_TOKEN_SHA256! }] },
+ * });
+ */
+export class AuditDashboard extends Construct {
+  /** The dashboard's name. */
+  public readonly name: string;
+  /** The published host port. */
+  public readonly port: number;
+  /** The page on the Docker host, `http://localhost:PORT/`. */
+  public readonly url: string;
+  /** The dashboard's `docker_container`. */
+  public readonly container: Container;
+
+  public constructor(scope: Construct, id: string, props: AuditDashboardProps) {
+    super(scope, id);
+    this.name = props.name ?? id;
+    if (typeof this.name !== 'string' || !TOOL_NAME_RE.test(this.name)) {
+      const origin = props.name === undefined ? ' (the construct id)' : '';
+      throw new Error(`Invalid dashboard name ${quote(this.name)}${origin}: a dashboard name is ${NAME_RULE}; set 'name'`);
+    }
+    const fail = (message: string): never => {
+      throw new Error(`AuditDashboard '${this.name}': ${message}`);
+    };
+    this.port = props.port ?? DASHBOARD_CONTAINER_PORT;
+    if (!Number.isInteger(this.port) || this.port < 1 || this.port > 65535) {
+      fail(`port (${quote(props.port)}) must be an integer between 1 and 65535`);
+    }
+    const volumes = auditVolumesOf(this, props.gateways, fail);
+    const config = {
+      audit_dirs: volumes.map((v) => v.dir),
+      port: DASHBOARD_CONTAINER_PORT,
+      host: '0.0.0.0',
+      auth: checkAuth(props.auth, fail),
+      retention_ms: checkRetentionDays(props.retentionDays ?? 7, fail) * 86_400_000,
+      flag: checkFlag(props.flag ?? {}, fail),
+    };
+    if (config.auth === 'none') {
+      Annotations.of(this).addWarning(
+        `AuditDashboard '${this.name}' has auth: 'none': anyone who can reach port ${this.port} reads which agents ` +
+          'call which tools and their refusal messages. Add auth.tokens for anything beyond a local test',
+      );
+    }
+    this.container = this.createContainer(props.baseImage ?? DEFAULT_BASE_IMAGE, volumes, JSON.stringify(config, null, 2));
+    this.url = `http://localhost:${this.port}/`;
+    new TerraformOutput(this, 'Url', { value: this.url, description: `Audit dashboard ${this.name}` }).overrideLogicalId(
+      `dashboard_${this.name.replace(/[^A-Za-z0-9_-]/g, '_')}_url`,
+    );
+  }
+
+  private createContainer(baseImage: string, volumes: readonly AuditMount[], config: string): Container {
+    const healthUrl = `http://127.0.0.1:${DASHBOARD_CONTAINER_PORT}/healthz`;
+    return new Container(this, 'Resource', {
+      name: dockerName(this, this.name),
+      image: GatewayImage.of(this).imageFor(baseImage).imageId,
+      command: ['dashboard', '--config', DASHBOARD_CONFIG_FILE],
+      restart: 'unless-stopped',
+      upload: [{ file: DASHBOARD_CONFIG_FILE, content: Lazy.stringValue({ produce: () => terraformLiteral(`${config}\n`) }) }],
+      ports: [{ internal: DASHBOARD_CONTAINER_PORT, external: this.port }],
+      // the image's probe, pointed at the dashboard's port rather than a gateway config's
+      env: [`GATEWAY_HEALTH_URL=${healthUrl}`],
+      healthcheck: {
+        test: ['CMD', 'node', GATEWAY_HEALTHCHECK_SCRIPT],
+        interval: '15s',
+        timeout: '5s',
+        startPeriod: '30s',
+        retries: 3,
+      },
+      labels: [{ label: DASHBOARD_LABEL, value: this.name }],
+      volumes: volumes.map((v) => ({ volumeName: v.volume.name, containerPath: v.dir, readOnly: true })),
+    });
+  }
+}
+
+interface AuditMount {
+  readonly volume: Volume;
+  /** Where the volume is mounted in the dashboard container, one directory per gateway. */
+  readonly dir: string;
+}
+
+function auditVolumesOf(scope: Construct, gateways: readonly Gateway[], fail: (m: string) => never): AuditMount[] {
+  if (!Array.isArray(gateways) || gateways.length === 0) {
+    fail("'gateways' must name at least one Gateway whose audit log it reads");
+  }
+  const stack = TerraformStack.of(scope);
+  return gateways.map((gateway, i) => {
+    if (!Gateway.isGateway(gateway)) return fail(`gateways[${i}] must be a Gateway construct, got ${quote(gateway)}`);
+    if (TerraformStack.of(gateway) !== stack) {
+      fail(`gateway '${gateway.name}' is in another stack: a dashboard mounts only its own stack's audit volumes`);
+    }
+    if (gateways.indexOf(gateway) !== i) fail(`gateway '${gateway.name}' is listed twice`);
+    const volume = gateway.auditVolume;
+    if (volume === undefined) {
+      fail(`gateway '${gateway.name}' has auditLog: false, so there is nothing to read; turn its audit log on`);
+    }
+    return { volume: volume!, dir: `${AUDIT_LOG_DIR}/${gateway.name}` };
+  });
+}
+
+function checkAuth(auth: AuditDashboardProps['auth'], fail: (m: string) => never) {
+  if (auth === 'none') return 'none' as const;
+  if (typeof auth !== 'object' || auth === null || !Array.isArray(auth.tokens) || auth.tokens.length === 0) {
+    return fail("'auth' is required: { tokens: [{ id, sha256 }] }, or 'none' to leave the dashboard open");
+  }
+  return {
+    tokens: auth.tokens.map((token, i) => {
+      if (typeof token?.id !== 'string' || token.id.trim() === '') fail(`auth.tokens[${i}].id must be a non-empty string`);
+      const checked = normalizeTokenSha256(token.sha256);
+      if ('problem' in checked) return fail(`auth.tokens[${i}].sha256 (token '${token.id}') ${checked.problem}`);
+      return { id: token.id, sha256: checked.sha256 };
+    }),
+  };
+}
+
+function checkRetentionDays(days: number, fail: (m: string) => never): number {
+  if (!Number.isInteger(days) || days < 1 || days > 90) fail(`retentionDays (${quote(days)}) must be an integer from 1 to 90`);
+  return days;
+}
+
+function checkFlag(flag: FlagRuleOptions, fail: (m: string) => never): { min_refusals: number; min_rate: number } {
+  const minRefusals = flag.minRefusals ?? 10;
+  const minRate = flag.minRate ?? 0.5;
+  if (!Number.isInteger(minRefusals) || minRefusals < 1) fail(`flag.minRefusals (${quote(minRefusals)}) must be an integer >= 1`);
+  if (typeof minRate !== 'number' || !(minRate >= 0 && minRate <= 1)) fail(`flag.minRate (${quote(minRate)}) must be a number from 0 to 1`);
+  return { min_refusals: minRefusals, min_rate: minRate };
+}

@@ -1,0 +1,101 @@
+import type { AuditOutcome } from './gateway-shared';
+import { NEEDS_JSON_PARSE, scanGatewayLine } from './gateway-line-scanner';
+
+/** Longest gateway, principal, client or tool name kept; longer ones are cut (the file is not trusted). */
+export const MAX_NAME_CHARS = 128;
+/** Longest error message kept; longer ones are cut with an ellipsis, so memory stays bounded per message. */
+export const MAX_MESSAGE_CHARS = 300;
+
+/** The part of an audit record the dashboard keeps: names, outcome, message, time. Never argument values. */
+export interface DashboardRecord {
+  /** Milliseconds since the epoch, from `ts`. */
+  readonly tsMs: number;
+  readonly gateway: string;
+  readonly principal: string | null;
+  readonly clientName: string | null;
+  readonly clientVersion: string | null;
+  readonly tool: string;
+  readonly outcome: AuditOutcome;
+  /** The error message of an `error` or `refused` record, `null` for `ok`. */
+  readonly message: string | null;
+}
+
+/**
+ * Reads one audit line (`src/gateway/audit-log.ts` format). Returns `undefined` for anything that is not a
+ * well-typed record — bad JSON, a missing field, a field of the wrong type, an unknown outcome, an unparsable
+ * time — so the caller can skip and count it.
+ */
+export function parseAuditLine(line: string): DashboardRecord | undefined {
+  return parseAuditText(line, 0, line.length, !NEEDS_JSON_PARSE.test(line));
+}
+
+/**
+ * Reads the line `text[start, stop)` of a decoded chunk. `plain` says the chunk holds no backslash and no control
+ * character besides newlines (one regex test per chunk), so the gateway's own lines take the fast scanner.
+ */
+export function parseAuditText(text: string, start: number, stop: number, plain: boolean): DashboardRecord | undefined {
+  if (plain) {
+    const scanned = scanGatewayLine(text, start, stop);
+    if (scanned !== undefined) {
+      if (scanned.outcome !== 'ok' && scanned.message === null) return undefined;
+      return {
+        tsMs: scanned.ts,
+        gateway: cut(scanned.gateway, MAX_NAME_CHARS),
+        principal: scanned.principal === null ? null : cut(scanned.principal, MAX_NAME_CHARS),
+        clientName: scanned.clientName === null ? null : cut(scanned.clientName, MAX_NAME_CHARS),
+        clientVersion: scanned.clientVersion === null ? null : cut(scanned.clientVersion, MAX_NAME_CHARS),
+        tool: cut(scanned.tool, MAX_NAME_CHARS),
+        outcome: scanned.outcome,
+        message: scanned.outcome === 'ok' || scanned.message === null ? null : cut(scanned.message, MAX_MESSAGE_CHARS),
+      };
+    }
+  }
+  return parseAuditJson(start === 0 && stop === text.length ? text : text.slice(start, stop));
+}
+
+/** Reads one line with `JSON.parse` and checks every field (the slow path, and the reference for the fast one). */
+export function parseAuditJson(line: string): DashboardRecord | undefined {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return undefined;
+  return checkFields(doc as Record<string, unknown>);
+}
+
+function checkFields(fields: Record<string, unknown>): DashboardRecord | undefined {
+  const { ts, gateway, principal, client, tool, outcome, error, duration_ms: durationMs } = fields;
+  if (typeof durationMs !== 'number' || !Number.isFinite(durationMs)) return undefined;
+  if (typeof ts !== 'string' || typeof gateway !== 'string' || typeof tool !== 'string') return undefined;
+  if (principal !== null && typeof principal !== 'string') return undefined;
+  if (outcome !== 'ok' && outcome !== 'error' && outcome !== 'refused') return undefined;
+  if (typeof client !== 'object' || client === null || Array.isArray(client)) return undefined;
+  const { name, version } = client as Record<string, unknown>;
+  if ((name !== null && typeof name !== 'string') || (version !== null && typeof version !== 'string')) return undefined;
+  let message: string | null = null;
+  if (error !== null) {
+    if (typeof error !== 'object' || Array.isArray(error)) return undefined;
+    const { message: m, code } = error as Record<string, unknown>;
+    if (typeof m !== 'string' || typeof code !== 'string') return undefined;
+    if (outcome !== 'ok') message = cut(m, MAX_MESSAGE_CHARS);
+  }
+  if (outcome !== 'ok' && message === null) return undefined;
+  const tsMs = Date.parse(ts);
+  if (!Number.isFinite(tsMs)) return undefined;
+  return {
+    tsMs,
+    gateway: cut(gateway, MAX_NAME_CHARS),
+    principal: principal === null ? null : cut(principal, MAX_NAME_CHARS),
+    clientName: name === null ? null : cut(name, MAX_NAME_CHARS),
+    clientVersion: version === null ? null : cut(version, MAX_NAME_CHARS),
+    tool: cut(tool, MAX_NAME_CHARS),
+    outcome,
+    message,
+  };
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,11 @@
+export * from './audit-line';
+export * from './audit-store';
+export * from './audit-ingester';
+export * from './dashboard-error';
+export * from './dashboard-settings';
+export * from './flag-rule';
+export * from './summary';
+export * from './windows';
+export * from './start-dashboard';
+export { ANONYMOUS_SEGMENT } from './request-listener';
+export { ConfigError } from './gateway-shared';

@@ -1,0 +1,110 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { PACKAGE_VERSION } from '../../package-info';
+import type { AuditOutcome } from '../audit';
+
+/** The tool label of a call to a tool the gateway does not declare: unknown names never become label values. */
+export const UNKNOWN_TOOL_LABEL = '_unknown';
+/** The principal label of a caller that is not a configured token id (no authentication, or an OAuth subject). */
+export const OTHER_PRINCIPAL_LABEL = '_other';
+
+const MISNAMED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+/** Seconds: from a fast refusal (tens of µs) to a slow service (the longest timeout is 10 min). */
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 600];
+
+/**
+ * The Prometheus series of one gateway process (SPEC §4c), on a registry of its own. Label values are bounded:
+ * tools are the declared names (others count as {@link UNKNOWN_TOOL_LABEL}), principals the configured token ids
+ * (others count as {@link OTHER_PRINCIPAL_LABEL}), outcomes and codes come from the gateway's own fixed sets.
+ */
+export class GatewayMetrics {
+  /** The registry `/metrics` exposes. */
+  readonly registry = new Registry();
+  private readonly calls: Counter<'gateway' | 'tool' | 'principal' | 'outcome' | 'code'>;
+  private readonly duration: Histogram<'gateway' | 'tool' | 'outcome'>;
+  private readonly reloads: Counter<'gateway' | 'result'>;
+  private tools: ReadonlySet<string> = new Set();
+  private principals: ReadonlySet<string> = new Set();
+
+  /**
+   * @param gateway the gateway's name (label `gateway`)
+   * @param gauges the current number of in-flight calls and open notification streams, read at scrape time
+   */
+  constructor(
+    private readonly gateway: string,
+    gauges: { readonly inFlightCalls: () => number; readonly openStreams: () => number },
+  ) {
+    const registers = [this.registry];
+    this.calls = new Counter({
+      name: 'mcp_gateway_tool_calls_total',
+      help: 'tools/call requests by tool, principal, outcome (ok, error, refused) and error code',
+      labelNames: ['gateway', 'tool', 'principal', 'outcome', 'code'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'mcp_gateway_tool_call_duration_seconds',
+      help: 'Time from a tools/call reaching the tool pipeline to its answer',
+      labelNames: ['gateway', 'tool', 'outcome'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.reloads = new Counter({
+      name: 'mcp_gateway_config_reloads_total',
+      help: 'Config reloads by result (applied, refused)',
+      labelNames: ['gateway', 'result'],
+      registers,
+    });
+    new Gauge({
+      name: 'mcp_gateway_in_flight_calls',
+      help: 'Calls waiting on a service now',
+      labelNames: ['gateway'],
+      registers,
+      collect() {
+        this.set({ gateway }, gauges.inFlightCalls());
+      },
+    });
+    new Gauge({
+      name: 'mcp_gateway_open_streams',
+      help: 'Open notification streams (2025 GET streams and 2026-07-28 subscriptions/listen)',
+      labelNames: ['gateway'],
+      registers,
+      collect() {
+        this.set({ gateway }, gauges.openStreams());
+      },
+    });
+    new Gauge({
+      name: 'mcp_gateway_build_info',
+      help: 'The gateway version and Node.js version (value 1)',
+      labelNames: ['version', 'node'],
+      registers,
+    }).set({ version: PACKAGE_VERSION, node: process.version }, 1);
+    collectDefaultMetrics({ register: this.registry });
+    // prom-client names three gauges `…_total`, which Prometheus reserves for counters (`promtool check metrics`
+    // refuses them); the handle and request counts are in `nodejs_active_*` without the suffix anyway.
+    for (const misnamed of MISNAMED_DEFAULT_METRICS) this.registry.removeSingleMetric(misnamed);
+  }
+
+  /** Takes the label values a (re)loaded config allows: its tool names and its token ids. */
+  setKnownNames(tools: Iterable<string>, principals: Iterable<string>): void {
+    this.tools = new Set(tools);
+    this.principals = new Set(principals);
+  }
+
+  /** Counts one answered `tools/call`. */
+  recordCall(tool: string, principal: string | null, outcome: AuditOutcome, code: string, seconds: number): void {
+    const toolLabel = this.tools.has(tool) ? tool : UNKNOWN_TOOL_LABEL;
+    const principalLabel = principal !== null && this.principals.has(principal) ? principal : OTHER_PRINCIPAL_LABEL;
+    this.calls.inc({ gateway: this.gateway, tool: toolLabel, principal: principalLabel, outcome, code });
+    this.duration.observe({ gateway: this.gateway, tool: toolLabel, outcome }, seconds);
+  }
+
+  /** Counts a reload, applied or refused. */
+  recordReload(result: 'applied' | 'refused'): void {
+    this.reloads.inc({ gateway: this.gateway, result });
+  }
+
+  /** The text exposition and its content type. */
+  async exposition(): Promise<{ readonly contentType: string; readonly body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,2 @@
+export { GatewayMetrics, OTHER_PRINCIPAL_LABEL, UNKNOWN_TOOL_LABEL } from './gateway-metrics';
+export { startMetricsServer, type MetricsServer } from './metrics-server';

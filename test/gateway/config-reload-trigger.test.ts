@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GatewayConfig } from '../../src/contract';
+import { startFakeService, type FakeService } from '../helpers/backend';
+import { botConfig, objectSchema, tool } from '../helpers/config';
+import { eventually } from '../helpers/eventually';
+import { startSilentGateway } from '../helpers/in-process-gateway';
+import { initializeSession, postJson } from '../helpers/mcp';
+
+const schema = (type: string) => ({
+  type: 'object',
+  properties: { q: { type } },
+  required: ['q'],
+  additionalProperties: false,
+});
+
+async function listedTools(url: string, session: string): Promise<string[]> {
+  const { json } = await postJson(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': session });
+  return (json as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+}
+
+describe('config reload triggers: SIGHUP and --watch', () => {
+  let service: FakeService;
+  let v1: GatewayConfig;
+  let v2: GatewayConfig;
+
+  before(async () => {
+    service = await startFakeService();
+    v1 = botConfig([tool('lookup', `${service.url}/lookup`, { inputSchema: schema('string') })]);
+    v2 = botConfig([
+      tool('lookup', `${service.url}/lookup`, { inputSchema: schema('integer') }),
+      tool('health', `${service.url}/health`, { inputSchema: objectSchema({}) }),
+    ]);
+  });
+  after(() => service.close());
+
+  it('reloads on SIGHUP when started from a file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-sighup-'));
+    const file = join(dir, 'gateway.json');
+    writeFileSync(file, JSON.stringify(v1));
+    const gateway = await startSilentGateway(v1, { configPath: file });
+    try {
+      writeFileSync(file, JSON.stringify(v2));
+      process.kill(process.pid, 'SIGHUP');
+      const session = await initializeSession(gateway.url);
+      await eventually(async () => assert.deepEqual(await listedTools(gateway.url, session), ['lookup', 'health']));
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('reloads when the watched file changes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-watch-'));
+    const file = join(dir, 'gateway.json');
+    writeFileSync(file, JSON.stringify(v1));
+    const gateway = await startSilentGateway(v1, { configPath: file, watch: true });
+    try {
+      writeFileSync(file, JSON.stringify(v2));
+      const session = await initializeSession(gateway.url);
+      await eventually(async () => assert.deepEqual(await listedTools(gateway.url, session), ['lookup', 'health']), { timeoutMs: 3000 });
+    } finally {
+      await gateway.close();
+    }
+  });
+});

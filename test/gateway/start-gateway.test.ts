@@ -1,0 +1,125 @@
+/**
+ * The running gateway in-process (`startGateway`): reload (atomic swap, invalid configs refused) and close()
+ * (drain, audit flush).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { GatewayConfig } from '../../src/contract';
+import { startFakeService, type FakeService } from '../helpers/backend';
+import { botConfig, objectSchema, tool } from '../helpers/config';
+import { eventually, sleep } from '../helpers/eventually';
+import { rawRequest } from '../helpers/http';
+import { startSilentGateway } from '../helpers/in-process-gateway';
+import { connectClient, initializeSession, postJson, rawCall } from '../helpers/mcp';
+import { BOT } from '../helpers/tokens';
+
+const schema = (type: string) => ({
+  type: 'object',
+  properties: { q: { type } },
+  required: ['q'],
+  additionalProperties: false,
+});
+
+async function listedTools(url: string, session: string): Promise<string[]> {
+  const { json } = await postJson(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': session });
+  return (json as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+}
+
+describe('reload()', () => {
+  let service: FakeService;
+  let v1: GatewayConfig;
+  let v2: GatewayConfig;
+
+  before(async () => {
+    service = await startFakeService();
+    v1 = botConfig([tool('lookup', `${service.url}/lookup`, { inputSchema: schema('string') })]);
+    v2 = botConfig([
+      tool('lookup', `${service.url}/lookup`, { inputSchema: schema('integer') }),
+      tool('health', `${service.url}/health`, { inputSchema: objectSchema({}) }),
+    ]);
+  });
+  after(() => service.close());
+
+  it('swaps the tools, validates with the new schemas and notifies SDK clients', async () => {
+    const gateway = await startSilentGateway(v1);
+    const client = await connectClient(gateway.url);
+    try {
+      let notifications = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        notifications++;
+      });
+      // The SDK opens its GET stream in the background after connect(); reload until it has been notified.
+      await eventually(async () => {
+        await gateway.reload(v2);
+        await sleep(50);
+        assert.ok(notifications > 0, 'no notifications/tools/list_changed received');
+      });
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), ['lookup', 'health']);
+      const session = await initializeSession(gateway.url);
+      const res = await rawCall(gateway.url, session, 'lookup', { q: 'text' });
+      assert.equal(res.error.message, 'Invalid type for `q`: expected integer');
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
+  });
+
+  it('refuses an invalid config and keeps the running one', async () => {
+    const gateway = await startSilentGateway(v1);
+    try {
+      const broken = { ...v1, gateway: { ...v1.gateway, port: -1 } } as GatewayConfig;
+      await assert.rejects(gateway.reload(broken), { name: 'ConfigError', message: 'gateway.port: must be an integer 1-65535' });
+      const session = await initializeSession(gateway.url);
+      const res = await rawCall(gateway.url, session, 'lookup', { q: 1 });
+      assert.equal(res.error.message, 'Invalid type for `q`: expected string');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('reloads from the config file when called without a config', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-reload-'));
+    const file = join(dir, 'gateway.json');
+    writeFileSync(file, JSON.stringify(v1));
+    const gateway = await startSilentGateway(v1, { configPath: file });
+    try {
+      writeFileSync(file, JSON.stringify(v2));
+      await gateway.reload();
+      const session = await initializeSession(gateway.url);
+      const list = await listedTools(gateway.url, session);
+      assert.deepEqual(list, ['lookup', 'health']);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe('close()', () => {
+  let service: FakeService;
+  before(async () => {
+    service = await startFakeService();
+  });
+  after(() => service.close());
+
+  it('finishes in-flight calls, flushes their audit records and refuses new requests', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gw-drain-')), 'audit.jsonl');
+    const gateway = await startSilentGateway(botConfig([tool('slow', `${service.url}/slow`, { inputSchema: { type: 'object' } })]), { auditLogPath: file });
+    service.respond = () => ({ delayMs: 200, body: '{"done":true}' });
+    const session = await initializeSession(gateway.url);
+    const before = service.received.length;
+    const calls = [1, 2, 3].map(() => rawCall(gateway.url, session, 'slow', {}));
+    // In flight means at the service: a call still on its way to the gateway may meet the closed listener.
+    await eventually(() => service.received.length - before === 3, { what: '3 calls at the service' });
+    const closed = gateway.close();
+    const results = await Promise.all(calls);
+    await closed;
+    assert.deepEqual(results.map((r) => r.result.structuredContent), [{ done: true }, { done: true }, { done: true }]);
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    assert.equal(lines.length, 3);
+    await assert.rejects(rawRequest({ url: gateway.url, headers: { authorization: `Bearer ${BOT.token}` }, body: '{}', timeoutMs: 5_000 }));
+  });
+});
