@@ -19,14 +19,14 @@ import type { GatewayConfig, ToolConfig } from '../src/contract/gateway-config';
 import { generateInputSchema, type InputSpec, toolDescription } from '../src/schema';
 
 /** Seconds of load per row and round. */
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
+export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
 /**
  * Rounds: the rows run interleaved (on, off, proxy, direct, on, off, …) and each row reports the mean of its
  * rounds, so a burst of load from elsewhere on the machine does not fall on one row only.
  */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 /** Concurrent connections per row. */
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /** Tools in the start-up / memory row. */
 const MANY_TOOLS = 1_000;
 
@@ -48,25 +48,25 @@ type Autocannon = (options: {
   duration: number;
 }) => Promise<AutocannonResult>;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as Autocannon;
+export const autocannon = require('autocannon') as Autocannon;
 
-const ROOT = path.resolve(__dirname, '..', '..');
+export const ROOT = path.resolve(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
 
 /** A second build to compare with (its `dist/src/cli/main.js`), or none. */
 const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
 
 /** Node arguments for `cdktf-mcp-gateway serve …` from the build (or from `cli`). */
-function serveArgs(args: string[], cli = CLI): string[] {
+export function serveArgs(args: string[], cli = CLI): string[] {
   return [cli, 'serve', ...args];
 }
 
-const children = new Set<ChildProcess>();
+export const children = new Set<ChildProcess>();
 
 /** Spawns `node args…` and resolves with the child and the first stdout line that parses as JSON matching `pick`. */
-function spawnAndRead<T>(args: string[], pick: (line: Record<string, unknown>) => T | undefined, timeoutMs = 15_000): Promise<{ child: ChildProcess; value: T }> {
+export function spawnAndRead<T>(args: string[], pick: (line: Record<string, unknown>) => T | undefined, timeoutMs = 15_000, node = process.execPath): Promise<{ child: ChildProcess; value: T }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     child.on('close', () => children.delete(child));
     let out = '';
@@ -86,7 +86,7 @@ function spawnAndRead<T>(args: string[], pick: (line: Record<string, unknown>) =
   });
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   child.kill('SIGTERM');
@@ -95,10 +95,10 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-const portOf = (line: Record<string, unknown>) => (typeof line.port === 'number' ? line.port : undefined);
-const urlOf = (line: Record<string, unknown>) => (line.msg === 'listening' && typeof line.url === 'string' ? line.url : undefined);
+export const portOf = (line: Record<string, unknown>) => (typeof line.port === 'number' ? line.port : undefined);
+export const urlOf = (line: Record<string, unknown>) => (line.msg === 'listening' && typeof line.url === 'string' ? line.url : undefined);
 
-function getCustomerTool(backendUrl: string, name = 'get_customer'): ToolConfig {
+export function getCustomerTool(backendUrl: string, name = 'get_customer'): ToolConfig {
   return {
     name,
     description: 'Look up a customer',
@@ -146,7 +146,7 @@ function generatedTool(backendUrl: string, i: number): ToolConfig {
   };
 }
 
-function gatewayConfig(tools: ToolConfig[], validateInput: boolean, sha256: string, metrics = false): GatewayConfig {
+export function gatewayConfig(tools: ToolConfig[], validateInput: boolean, sha256: string, metrics = false): GatewayConfig {
   return {
     version: 1,
     gateway: {
@@ -171,10 +171,10 @@ async function startGatewayProcess(dir: string, config: GatewayConfig, label: st
 }
 
 const CALL_ARGS = { customer_id: 'C-0042', limit: 5, status: 'open' };
-const callBody = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_customer', arguments: CALL_ARGS } });
+export const callBody = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_customer', arguments: CALL_ARGS } });
 
 /** Opens an MCP session with raw requests; returns the headers autocannon sends with every call. */
-async function mcpHeaders(url: string, token: string): Promise<Record<string, string>> {
+export async function mcpHeaders(url: string, token: string): Promise<Record<string, string>> {
   const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
   const init = await fetch(url, {
     method: 'POST',
@@ -227,7 +227,7 @@ async function modernHeaders(url: string, token: string): Promise<Record<string,
   return headers;
 }
 
-interface Row {
+export interface Row {
   readonly name: string;
   readonly rps: number;
   /** CPU time (user + system) of the serving process per call, µs: insensitive to other load on the machine. */
@@ -237,7 +237,7 @@ interface Row {
   readonly failures: number;
 }
 
-interface Target {
+export interface Target {
   readonly name: string;
   readonly url: string;
   readonly options: { method: string; headers?: Record<string, string>; body?: string };
@@ -267,7 +267,7 @@ async function load(target: Target, warmUp: boolean): Promise<Row> {
 }
 
 /** Runs the targets interleaved for ROUNDS rounds; each row is the mean of its rounds (failures summed). */
-async function measure(targets: readonly Target[]): Promise<Row[]> {
+export async function measure(targets: readonly Target[]): Promise<Row[]> {
   const runs: Row[][] = targets.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, target] of targets.entries()) runs[i].push(await load(target, round === 0));
@@ -304,7 +304,7 @@ async function startupRow(dir: string, backendUrl: string, sha256: string): Prom
   return { readyMs, rssMb: rssKb / 1024 };
 }
 
-const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+export const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
 /** Runs every row and prints the tables. */
 export async function runGatewayBench(): Promise<void> {

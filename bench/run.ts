@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and prints their tables.
- * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|dashboard|session-token`.
+ * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|dashboard|session-token|workers`.
  */
 import { runValidationBench } from './validation';
 import { runGatewayBench } from './gateway';
 import { runDashboardBench } from './dashboard';
 import { runSessionTokenBench } from './session-token';
 import { runWorstCaseBench } from './worst-case';
+import { runWorkersBench } from './workers';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
@@ -14,6 +15,7 @@ const suites: Record<string, () => Promise<void>> = {
   gateway: runGatewayBench,
   dashboard: runDashboardBench,
   'session-token': runSessionTokenBench,
+  workers: runWorkersBench,
 };
 
 async function main(): Promise<void> {

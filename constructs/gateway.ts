@@ -2,6 +2,7 @@ import { Annotations, Lazy, TerraformOutput, TerraformStack } from 'cdktf';
 import { isIP } from 'node:net';
 import { Construct, IConstruct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
+import { Service as DockerService } from '@cdktf/provider-docker/lib/service';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
 import {
   AUDIT_LOG_DIR,
@@ -26,6 +27,7 @@ import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
 import { GatewayNetwork } from './gateway-network';
 import { GatewaySecrets } from './gateway-secrets';
 import { checkOAuth, checkResourceUrl, checkScopes, type GatewayOAuth } from './oauth-props';
+import { checkReplicas, createGatewayService, PublishMode, SESSION_KEY_PATH } from './gateway-service';
 import { Service } from './service';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
@@ -124,6 +126,26 @@ export interface GatewayProps {
    * @default - none: a request carrying any `Origin` is refused
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Run the gateway as a Docker Swarm service with this many replicas (a `docker_service`; the config a
+   * `docker_config`, the session key a `docker_secret`) instead of one `docker_container`. A config change is
+   * then a rolling update with no failed call (docs/replicas.md). The Docker host must be a Swarm manager.
+   * @default - one docker_container
+   */
+  readonly replicas?: number;
+  /**
+   * The key that signs session ids, shared by the replicas (a Docker secret, the config's `session_key_file`):
+   * a sensitive value such as a `TerraformVariable` with `sensitive: true`, holding hex or base64 text of at
+   * least 32 bytes (`openssl rand -base64 32`). Required when `replicas` > 1.
+   * @default - each process makes a random key (sessions end with it; only for one replica)
+   */
+  readonly sessionKey?: string;
+  /**
+   * How replicas are reached: `host-network` (each binds `port` on its node, sharing it through SO_REUSEPORT;
+   * one node) or `ingress` (Swarm's routing mesh on every node; the multi-node choice). Only with `replicas`.
+   * @default 'host-network'
+   */
+  readonly publishMode?: PublishMode;
 }
 
 /**
@@ -151,8 +173,10 @@ export class Gateway extends Construct {
   public readonly url: string;
   /** The address the port is published on, when `hostIp` was given. */
   public readonly hostIp?: string;
-  /** The gateway's `docker_container`. */
-  public readonly container: Container;
+  /** The gateway's `docker_container` (without `replicas`). */
+  public readonly container?: Container;
+  /** The gateway's Swarm `docker_service` (with `replicas`). */
+  public readonly service?: DockerService;
 
   private readonly services: Service[] = [];
   private readonly settings: GatewaySettings;
@@ -182,15 +206,11 @@ export class Gateway extends Construct {
       fail(`validationErrors ${quote(channel)} is not supported: expected one of ${VALIDATION_CHANNELS.join(', ')}`);
     }
     const auth = checkAuth(props.auth, fail);
-    if (auth === 'none') {
-      Annotations.of(this).addWarning(
-        `Gateway '${this.name}' has auth: 'none': anyone who can reach port ${this.port} can call its tools. ` +
-          'Add auth.tokens for anything beyond a local test',
-      );
-    }
+    if (auth === 'none') warnOpen(this, this.name, this.port);
     const auditLog = checkAuditLog(props.auditLog ?? true, fail);
     this.hostIp = checkHostIp(props.hostIp, fail);
     this.secrets = new GatewaySecrets(this, props.secrets, fail);
+    const replicas = checkReplicas(props, fail);
     const baseImage = props.baseImage ?? DEFAULT_BASE_IMAGE;
     if (typeof baseImage !== 'string' || !/^[^\s]+$/.test(baseImage)) {
       fail(`baseImage ${quote(baseImage)} must be an image reference such as '${DEFAULT_BASE_IMAGE}'`);
@@ -210,11 +230,13 @@ export class Gateway extends Construct {
       ...(props.allowedOrigins !== undefined
         ? { allowed_origins: checkList('allowedOrigins', props.allowedOrigins, fail) }
         : {}),
+      ...(props.sessionKey !== undefined ? { session_key_file: SESSION_KEY_PATH } : {}),
     };
     for (const service of props.services ?? []) this.addService(service);
 
     this.url = `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`;
-    this.container = this.createContainer(baseImage, auditLog !== false);
+    if (replicas === undefined) this.container = this.createContainer(baseImage, auditLog !== false);
+    else this.service = this.createService(props, replicas, baseImage);
     new TerraformOutput(this, 'Url', {
       value: this.url,
       description: `MCP endpoint of gateway ${this.name}`,
@@ -308,8 +330,28 @@ export class Gateway extends Construct {
     return ports;
   }
 
+  private createService(props: GatewayProps, replicas: number, baseImage: string): DockerService {
+    return createGatewayService(this, {
+      name: this.name,
+      port: this.port,
+      replicas,
+      sessionKey: props.sessionKey,
+      publishMode: props.publishMode ?? 'host-network',
+      image: GatewayImage.of(this).imageFor(baseImage),
+      auditLog: this.settings.audit_log,
+      configText: () => renderGatewayConfig(this.config()),
+    });
+  }
+
   private validateGateway(): string[] {
     const errors: string[] = [...this.secrets.check(this.name, this.services)];
+    for (const s of this.service === undefined ? [] : this.services.filter((x) => x.container !== undefined)) {
+      errors.push(
+        `Gateway '${this.name}' has replicas, but service '${s.name}' deploys its backend as a docker_container on ` +
+          "the gateway's bridge network, which a Swarm service cannot join: deploy the backend elsewhere and drop " +
+          "its 'container' (point endpoint.url at it), or drop 'replicas'",
+      );
+    }
     if (this.services.length === 0) {
       errors.push(
         `Gateway '${this.name}' has no services: pass 'services' or call addService() with at least one Service`,
@@ -387,6 +429,14 @@ function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): G
     tokens.push({ id: token.id, sha256, ...(scopes !== undefined ? { scopes } : {}) });
   });
   return { tokens, ...(oauth !== undefined ? { oauth } : {}) };
+}
+
+/** The synth warning of `auth: 'none'`. */
+function warnOpen(gateway: IConstruct, name: string, port: number): void {
+  Annotations.of(gateway).addWarning(
+    `Gateway '${name}' has auth: 'none': anyone who can reach port ${port} can call its tools. ` +
+      'Add auth.tokens or auth.oauth for anything beyond a local test',
+  );
 }
 
 /** `resource_url` for a gateway with `auth.oauth` (the metadata's `resource`, the default audience); none otherwise. */

@@ -39,9 +39,14 @@ export interface ManifestService extends Omit<ServiceProps, 'name'> {
 }
 
 /** A gateway as read from the manifest: its `Gateway` props, with `services` named, and where it is written. */
-export interface ManifestGateway extends Omit<GatewayProps, 'name' | 'services'> {
+export interface ManifestGateway extends Omit<GatewayProps, 'name' | 'services' | 'sessionKey'> {
   /** The gateway name: the entry's key under `gateways`. */
   readonly name: string;
+  /**
+   * `session_key: { variable: NAME }`: the session key is the sensitive Terraform variable NAME (created by the
+   * `Manifest`, set with `TF_VAR_NAME`); a key is never written in the manifest itself.
+   */
+  readonly sessionKeyVariable?: string;
   /** Names of services declared in the same manifest. */
   readonly services: readonly string[];
   /** Where the entry's key is written. */

@@ -10,6 +10,7 @@ import {
 import { InputSpec, ParamSpec } from '../src/schema';
 
 import type { GatewayAuth } from './gateway';
+import type { PublishMode } from './gateway-service';
 import {
   ManifestDashboard,
   ManifestDocument,
@@ -43,8 +44,11 @@ const SNAKE_PARAM_KEYS = new Map(
 const SERVICE_KEYS = ['description', 'endpoint', 'input', 'input_schema', 'timeout_ms', 'container', 'forward_identity', 'required_scopes'];
 const GATEWAY_KEYS = [
   'services', 'validate_input', 'validation_errors', 'auth', 'audit_log', 'port', 'base_image',
-  'allowed_hosts', 'allowed_origins', 'host_ip', 'metrics', 'resource_url',
+  'allowed_hosts', 'allowed_origins', 'host_ip', 'metrics', 'replicas', 'session_key', 'publish_mode', 'resource_url',
 ];
+const PUBLISH_MODE_NAMES = ['host-network', 'ingress'];
+/** A Terraform variable name. */
+const VARIABLE_NAME_RE = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
 /**
  * Read and check a manifest. Every mistake found is reported, one per line, as `FILE:LINE:COL: PATH: REASON`.
@@ -159,22 +163,7 @@ class Reader {
     if (!this.expectMap(node, path)) return undefined;
     const map = node as YAMLMap;
     this.checkKeys(map, path, GATEWAY_KEYS);
-    const servicesNode = this.required(map, path, 'services');
-    const services: string[] = [];
-    if (servicesNode !== undefined && this.expectList(servicesNode, `${path}.services`)) {
-      const items = (servicesNode as { items: unknown[] }).items as Node[];
-      if (items.length === 0) this.error(servicesNode, `${path}.services`, 'expected at least one service name');
-      items.forEach((item, i) => {
-        const itemPath = `${path}.services[${i}]`;
-        const service = this.value(item, itemPath, 'string') as string | undefined;
-        if (service === undefined) return;
-        if (!known.includes(service)) {
-          this.error(item, itemPath, `unknown service \`${service}\` (declared services: ${known.join(', ') || 'none'})`);
-        } else if (services.includes(service)) {
-          this.error(item, itemPath, `service \`${service}\` is listed twice`);
-        } else services.push(service);
-      });
-    }
+    const services = this.gatewayServices(this.required(map, path, 'services'), path, known);
     const auth = this.auth(this.required(map, path, 'auth'), `${path}.auth`);
     const portNode = this.child(map, 'port');
     const auditNode = this.child(map, 'audit_log');
@@ -188,10 +177,19 @@ class Reader {
         auditLog = this.value(auditNode, `${path}.audit_log`, 'boolean', 'expected a boolean or { path }') as boolean;
       }
     }
+    const replicasNode = this.child(map, 'replicas');
+    const replicas = this.value(replicasNode, `${path}.replicas`, 'integer') as number | undefined;
+    if (replicas !== undefined && replicas < 1) this.error(replicasNode!, `${path}.replicas`, 'expected an integer >= 1');
+    const sessionKeyVariable = this.sessionKey(this.child(map, 'session_key'), `${path}.session_key`);
     if (auth === undefined) return undefined;
     return {
       name,
       services,
+      replicas,
+      sessionKeyVariable,
+      publishMode: this.oneOf(this.child(map, 'publish_mode'), `${path}.publish_mode`, PUBLISH_MODE_NAMES) as
+        | PublishMode
+        | undefined,
       validateInput: this.optional(map, path, 'validate_input', 'boolean') as boolean | undefined,
       validationErrors: this.oneOf(this.child(map, 'validation_errors'), `${path}.validation_errors`, VALIDATION_CHANNELS) as
         | ValidationErrorsChannel
@@ -207,6 +205,26 @@ class Reader {
       resourceUrl: this.optional(map, path, 'resource_url', 'string') as string | undefined,
       at: this.location(key, path),
     };
+  }
+
+  /** A gateway's `services`: names of declared services, each once. */
+  private gatewayServices(servicesNode: Node | undefined, path: string, known: readonly string[]): string[] {
+    const services: string[] = [];
+    if (servicesNode !== undefined && this.expectList(servicesNode, `${path}.services`)) {
+      const items = (servicesNode as { items: unknown[] }).items as Node[];
+      if (items.length === 0) this.error(servicesNode, `${path}.services`, 'expected at least one service name');
+      items.forEach((item, i) => {
+        const itemPath = `${path}.services[${i}]`;
+        const service = this.value(item, itemPath, 'string') as string | undefined;
+        if (service === undefined) return;
+        if (!known.includes(service)) {
+          this.error(item, itemPath, `unknown service \`${service}\` (declared services: ${known.join(', ') || 'none'})`);
+        } else if (services.includes(service)) {
+          this.error(item, itemPath, `service \`${service}\` is listed twice`);
+        } else services.push(service);
+      });
+    }
+    return services;
   }
 
   /** A `dashboards` entry: `gateways` (names), `auth`, `port`, `retention_days`, `flag`. */
@@ -254,6 +272,25 @@ class Reader {
     this.checkKeys(node, path, ['port']);
     const port = this.port(this.required(node, path, 'port'), `${path}.port`);
     return port === undefined ? undefined : { port };
+  }
+
+  /** `session_key: { variable: NAME }`: the name of a sensitive Terraform variable, never a key. */
+  private sessionKey(node: Node | undefined, path: string): string | undefined {
+    if (node === undefined) return undefined;
+    const expected = 'expected { variable: NAME } naming a sensitive Terraform variable (set it with TF_VAR_NAME); never the key itself';
+    if (!isMap(node)) {
+      // never echo the value: it may be the key
+      this.error(node, path, expected);
+      return undefined;
+    }
+    this.checkKeys(node, path, ['variable']);
+    const variableNode = this.required(node, path, 'variable');
+    const variable = this.value(variableNode, `${path}.variable`, 'string') as string | undefined;
+    if (variable !== undefined && !VARIABLE_NAME_RE.test(variable)) {
+      this.error(variableNode!, `${path}.variable`, 'expected a Terraform variable name (letters, digits, _ and -, not starting with a digit)');
+      return undefined;
+    }
+    return variable;
   }
 
   private auth(node: Node | undefined, path: string, withOAuth = true): GatewayAuth | undefined {

@@ -110,10 +110,11 @@ function createGateways(
 ): Map<string, Gateway> {
   const gateways = new Map<string, Gateway>();
   const ports = new Map<number, string>();
-  for (const { at, services: names, ...props } of entries) {
+  for (const { at, services: names, sessionKeyVariable, ...props } of entries) {
     const serving = names.map((name) => services.get(name)!);
+    const sessionKey = sessionKeyVariable === undefined ? undefined : sensitiveVariable(scope, sessionKeyVariable).stringValue;
     const gateway = attempt(file, at, () =>
-      new Gateway(scope, props.name, { ...props, services: serving, secrets: secretVariables(scope, serving) }),
+      new Gateway(scope, props.name, { ...props, sessionKey, services: serving, secrets: secretVariables(scope, serving) }),
     );
     gateways.set(props.name, gateway);
     const first = ports.get(gateway.port);
@@ -147,6 +148,18 @@ function secretVariables(scope: Construct, services: readonly Service[]): Record
     values[name] = variable.stringValue;
   }
   return values;
+}
+
+/** The stack's sensitive string variable `name` (`session_key: { variable: name }`), created on first use. */
+function sensitiveVariable(scope: Construct, name: string): TerraformVariable {
+  const stack = TerraformStack.of(scope);
+  const existing = stack.node.tryFindChild(name);
+  if (existing instanceof TerraformVariable) return existing;
+  return new TerraformVariable(stack, name, {
+    type: 'string',
+    sensitive: true,
+    description: 'Session key of replicated MCP gateways: hex or base64 text of >= 32 bytes (openssl rand -base64 32)',
+  });
 }
 
 /** Run a construct's own checks and, when one fails, say where in the manifest the entry is. */

@@ -26,7 +26,8 @@ export function describeSession(session: DevSession): string {
       ? [`Warning: no local backend for ${g.unmappedHosts.join(', ')}; calls to those tools will fail (use --map HOST:PORT=127.0.0.1:PORT or dev.json)`]
       : []),
   ].join('\n'));
-  return `\n${blocks.join('\n\n')}\n\nPress Ctrl-C to stop.\n`;
+  const dashboards = session.dashboards.map((d) => `Audit dashboard ${d.name} (stack ${d.stack})\nDashboard: ${d.url}`);
+  return `\n${[...blocks, ...dashboards].join('\n\n')}\n\nPress Ctrl-C to stop.\n`;
 }
 
 /** Runs `dev` and resolves with the exit code once it was stopped (or failed to start). */

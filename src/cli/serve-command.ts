@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadGatewayConfig, startGateway, type RunningGateway } from '../gateway';
+import { ConfigError, loadGatewayConfig, reusePortSupport, startGateway, type RunningGateway } from '../gateway';
+import { AUDIT_LOG_ENV, MAX_WORKERS, runWorkers, WORKER_ENV } from './workers';
 
-const USAGE = `Usage: cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch]
+const USAGE = `Usage: cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch] [--workers N]
 
 Serves the gateway described by FILE (JSON or YAML) over MCP Streamable HTTP at /mcp.
 
@@ -10,8 +11,13 @@ Options:
   --port N           listen on port N (0 = any free port), overriding gateway.port
   --host H           listen on address H, overriding gateway.host
   --audit-log FILE   write the audit log to FILE (turns it on), overriding gateway.audit_log
+                     and the ${AUDIT_LOG_ENV} environment variable
   --watch            reload when FILE changes (SIGHUP always reloads)
-  -h, --help         show this help`;
+  --workers N        run N processes sharing the port (SO_REUSEPORT; Node >= 22.12 on Linux), default 1
+  -h, --help         show this help
+
+Where Node supports it (>= 22.12 on Linux) the port is bound with SO_REUSEPORT, so other gateway processes
+(replicas on one node) can share it; the start-up line says so (reuse_port).`;
 
 /** The parsed `serve` flags. */
 export interface ServeOptions {
@@ -20,6 +26,8 @@ export interface ServeOptions {
   readonly host?: string;
   readonly auditLogPath?: string;
   readonly watch: boolean;
+  /** `--workers N`: processes sharing the port (absent = 1). */
+  readonly workers?: number;
 }
 
 /** A flag error: reported as one line, exit code 2. */
@@ -42,6 +50,7 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | 'help' {
         host: { type: 'string' },
         'audit-log': { type: 'string' },
         watch: { type: 'boolean' },
+        workers: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -59,12 +68,20 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | 'help' {
   }
   if (values.host === '') throw new UsageError('--host: must not be empty');
   if (values['audit-log'] === '') throw new UsageError('--audit-log: must not be empty');
+  let workers: number | undefined;
+  if (values.workers !== undefined) {
+    workers = /^\d+$/.test(values.workers) ? Number(values.workers) : NaN;
+    if (!(workers >= 1 && workers <= MAX_WORKERS)) {
+      throw new UsageError(`--workers: must be an integer 1-${MAX_WORKERS}, got ${JSON.stringify(values.workers)}`);
+    }
+  }
   return {
     configPath: values.config,
     port,
     host: values.host,
     auditLogPath: values['audit-log'],
     watch: values.watch === true,
+    ...(workers !== undefined ? { workers } : {}),
   };
 }
 
@@ -84,6 +101,14 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if ((options.workers ?? 1) > 1) return runWorkers(options.workers!, argv, options);
+  return serve(options);
+}
+
+/** One gateway process (a worker of `--workers N`, or the only one). */
+async function serve(options: ServeOptions): Promise<number> {
+  // the listening line says whether the port is shared (reuse_port)
+  const reusePort = reusePortSupport().supported;
   // Signal handlers go in before the gateway starts: a SIGTERM right after the listening line must drain, not kill.
   let requestStop!: () => void;
   const stopRequested = new Promise<void>((resolve) => {
@@ -100,13 +125,17 @@ export async function run(argv: string[]): Promise<number> {
         configPath: options.configPath,
         port: options.port,
         host: options.host,
-        auditLogPath: options.auditLogPath,
+        // the environment lets a Swarm template name the file per replica (audit-{{.Task.Slot}}.jsonl)
+        auditLogPath: options.auditLogPath ?? nonEmpty(process.env[AUDIT_LOG_ENV]),
         watch: options.watch,
+        reusePort,
       });
     } catch (err) {
       process.stderr.write(`cdktf-mcp-gateway: ${startFailure(err, options.configPath)}\n`);
       return 1;
     }
+    // under `--workers`, the primary waits for every worker's listening message
+    if (process.env[WORKER_ENV] !== undefined) process.send?.({ type: 'listening', url: gateway.url });
     await stopRequested;
     try {
       await gateway.close();
@@ -119,6 +148,10 @@ export async function run(argv: string[]): Promise<number> {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
   }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === '' ? undefined : value;
 }
 
 function startFailure(err: unknown, configPath: string): string {

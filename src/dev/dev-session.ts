@@ -13,7 +13,16 @@ import { RunningBackend, startBackend } from './backend-process';
 import { readDevFile, type DevFile } from './dev-file';
 import { DevOptions, DevUsageError, resolveGatewayPort } from './dev-options';
 import { backendAuthority, generateDevToken, localGatewayConfig } from './local-gateway-config';
-import { findSynthesizedGateways, SynthesizedGateway, SynthOutputError } from './synthesized-gateways';
+import { DEFAULT_FLAG_RULE } from '../dashboard/flag-rule';
+import { DEFAULT_RETENTION_MS } from '../dashboard/audit-store';
+import { startDashboard, type RunningDashboard } from '../dashboard/start-dashboard';
+import {
+  findSynthesizedDashboards,
+  findSynthesizedGateways,
+  SynthesizedDashboard,
+  SynthesizedGateway,
+  SynthOutputError,
+} from './synthesized-gateways';
 import { readCdktfJson, synthesizeApp } from './synthesize-app';
 
 /** A gateway `dev` serves. */
@@ -32,12 +41,23 @@ export interface DevGateway {
   readonly gateway: RunningGateway;
 }
 
+/** An audit dashboard `dev` serves (on loopback, so without a token). */
+export interface DevDashboard {
+  readonly name: string;
+  readonly stack: string;
+  /** `http://127.0.0.1:PORT/` */
+  readonly url: string;
+  readonly dashboard: RunningDashboard;
+}
+
 /** What `dev` started; {@link DevSession.close} stops all of it. */
 export interface DevSession {
   readonly gateways: readonly DevGateway[];
   readonly backends: readonly RunningBackend[];
+  /** The app's audit dashboards, each reading every audit log this session writes. */
+  readonly dashboards: readonly DevDashboard[];
   readonly synthDurationMs: number;
-  /** Closes every gateway (draining in-flight calls), then stops every backend. Idempotent. */
+  /** Closes every gateway (draining in-flight calls) and dashboard, then stops every backend. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -54,10 +74,11 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
   const log = hooks.log ?? ((): void => undefined);
   const backends: RunningBackend[] = [];
   const gateways: DevGateway[] = [];
+  const dashboards: DevDashboard[] = [];
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      await Promise.allSettled(gateways.map((g) => g.gateway.close()));
+      await Promise.allSettled([...gateways.map((g) => g.gateway.close()), ...dashboards.map((d) => d.dashboard.close())]);
       await Promise.allSettled(backends.map((b) => b.child.stop()));
     })();
     return closing;
@@ -65,14 +86,15 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
 
   try {
     const devFile = readDevFile(options.dir);
-    const { found, synthDurationMs } = await synthesizeGateways(options, log);
+    const { found, foundDashboards, synthDurationMs } = await synthesizeGateways(options, log);
     const ports = found.map((g) => resolveGatewayPort(options, g.name, g.hostPort, found.length));
     const maps: Record<string, string> = {};
     if (options.startBackends) Object.assign(maps, await startBackends(devFile.backends, options.dir, log, backends));
     Object.assign(maps, options.maps);
     fs.mkdirSync(options.auditDir, { recursive: true });
     for (const [i, g] of found.entries()) gateways.push(await serveGateway(g, ports[i], maps, options, hooks));
-    return { gateways, backends, synthDurationMs, close };
+    for (const d of foundDashboards) dashboards.push(await serveDashboard(d, options, hooks));
+    return { gateways, backends, dashboards, synthDurationMs, close };
   } catch (err) {
     await close();
     throw err;
@@ -87,8 +109,10 @@ async function synthesizeGateways(options: DevOptions, log: (line: string) => vo
   log(`Synthesizing ${options.dir} (${cdktf.app}) ...`);
   const synth = await synthesizeApp({ dir: options.dir, cdktf, timeoutMs: options.synthTimeoutMs });
   let synthesized: SynthesizedGateway[];
+  let foundDashboards: SynthesizedDashboard[];
   try {
     synthesized = findSynthesizedGateways(synth.outdir, options.stacks);
+    foundDashboards = findSynthesizedDashboards(synth.outdir, options.stacks);
   } finally {
     fs.rmSync(synth.outdir, { recursive: true, force: true });
   }
@@ -103,7 +127,38 @@ async function synthesizeGateways(options: DevOptions, log: (line: string) => vo
     parsed: parseGatewayConfig(g.config, `stack ${g.stack}, ${g.resource}`),
   }));
   log(`Synthesized ${found.length} gateway${found.length === 1 ? '' : 's'} in ${synth.durationMs} ms`);
-  return { found, synthDurationMs: synth.durationMs };
+  return { found, foundDashboards, synthDurationMs: synth.durationMs };
+}
+
+/**
+ * Serves one audit dashboard on loopback (no token needed there) over the session's audit directory: under `dev`
+ * it reads the logs of every gateway `dev` serves, whichever gateways the construct names.
+ */
+async function serveDashboard(
+  d: SynthesizedDashboard,
+  options: DevOptions,
+  hooks: DevSessionHooks,
+): Promise<DevDashboard> {
+  // its own --port NAME=PORT, any free port with --port 0, else the stack's port plus the offset
+  const port = options.ports[d.name] ?? (options.defaultPort === 0 ? 0 : d.hostPort + options.portOffset);
+  const dashboard = await startDashboard(
+    {
+      auditDirs: [options.auditDir],
+      port,
+      host: '127.0.0.1',
+      auth: undefined,
+      retentionMs: d.config.retention_ms ?? DEFAULT_RETENTION_MS,
+      flag: {
+        minRefusals: d.config.flag?.min_refusals ?? DEFAULT_FLAG_RULE.minRefusals,
+        minRate: d.config.flag?.min_rate ?? DEFAULT_FLAG_RULE.minRate,
+      },
+    },
+    hooks.gatewayLogger !== undefined ? { logger: hooks.gatewayLogger } : {},
+  ).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EADDRINUSE') throw err;
+    throw new DevUsageError(`dashboard ${d.name}: port ${port} on 127.0.0.1 is in use; choose another with --port ${d.name}=PORT or --port-offset N`);
+  });
+  return { name: d.name, stack: d.stack, url: dashboard.url, dashboard };
 }
 
 /** Starts the backends of `dev.json`; returns the backend host → local address map. */

@@ -65,10 +65,15 @@ export function localGatewayConfig(config: GatewayConfig, options: LocalGatewayO
       // The port is passed to startGateway instead: the config allows only 1-65535, dev also 0 (any free port).
       host: '127.0.0.1',
       auth: options.token !== undefined && settings.auth !== 'none'
-        ? { tokens: [{ id: DEV_TOKEN_ID, sha256: sha256Hex(options.token) }] }
+        ? { tokens: [{ id: devPrincipal(settings.auth), sha256: sha256Hex(options.token) }] }
         : settings.auth,
       audit_log: { path: options.auditLogPath },
     },
     tools,
   };
+}
+
+/** The principal `dev`'s token stands for: the gateway's first declared token id, so audit and dashboard read as deployed. */
+function devPrincipal(auth: GatewayConfig['gateway']['auth']): string {
+  return auth !== 'none' && auth.tokens !== undefined && auth.tokens.length > 0 ? auth.tokens[0].id : DEV_TOKEN_ID;
 }

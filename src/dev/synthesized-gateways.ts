@@ -5,7 +5,16 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GATEWAY_CONFIG_FILE, GATEWAY_CONTAINER_PORT, GATEWAY_LABEL, readUploadedConfig, type GatewayConfig } from '../contract';
+import {
+  DASHBOARD_CONFIG_FILE,
+  DASHBOARD_CONTAINER_PORT,
+  DASHBOARD_LABEL,
+  GATEWAY_CONFIG_FILE,
+  GATEWAY_CONTAINER_PORT,
+  GATEWAY_LABEL,
+  readUploadedConfig,
+  type GatewayConfig,
+} from '../contract';
 
 /** A gateway found in a synthesized stack. */
 export interface SynthesizedGateway {
@@ -107,4 +116,39 @@ export function findSynthesizedGateways(outdir: string, stacks: readonly string[
   const count = new Map<string, number>();
   for (const g of gateways) count.set(g.name, (count.get(g.name) ?? 0) + 1);
   return gateways.map((g) => (count.get(g.name)! > 1 ? { ...g, name: `${g.stack}/${g.name}` } : g));
+}
+
+/** An audit dashboard found in a synthesized stack. */
+export interface SynthesizedDashboard {
+  readonly name: string;
+  readonly stack: string;
+  /** The host port published for the dashboard's container port. */
+  readonly hostPort: number;
+  /** The flag rule and retention of its uploaded config (the audit directories and auth are `dev`'s own). */
+  readonly config: { readonly retention_ms?: number; readonly flag?: { min_refusals?: number; min_rate?: number } };
+}
+
+/** Every `docker_container` labelled as an audit dashboard in the stacks of a cdktf output (of `stacks` only). */
+export function findSynthesizedDashboards(outdir: string, stacks: readonly string[] = []): SynthesizedDashboard[] {
+  const chosen = readSynthesizedStacks(outdir).filter((s) => stacks.length === 0 || stacks.includes(s.stack));
+  const found: SynthesizedDashboard[] = [];
+  for (const { stack, doc } of chosen) {
+    const containers = isObject(doc.resource) && isObject(doc.resource.docker_container) ? doc.resource.docker_container : {};
+    for (const [id, container] of Object.entries(containers)) {
+      if (!isObject(container)) continue;
+      const name = labelValue(container, DASHBOARD_LABEL);
+      if (name === undefined) continue;
+      const upload = blocks(container.upload).find((u) => u.file === DASHBOARD_CONFIG_FILE);
+      let config: SynthesizedDashboard['config'] = {};
+      try {
+        if (typeof upload?.content === 'string') config = readUploadedConfig(upload.content) as SynthesizedDashboard['config'];
+      } catch (err) {
+        throw new SynthOutputError(`stack ${stack}, docker_container.${id}: ${DASHBOARD_CONFIG_FILE} is not JSON (${(err as Error).message})`);
+      }
+      const port = blocks(container.ports).find((p) => Number(p.internal) === DASHBOARD_CONTAINER_PORT);
+      const hostPort = Number(port?.external ?? DASHBOARD_CONTAINER_PORT);
+      found.push({ name, stack, hostPort: Number.isInteger(hostPort) ? hostPort : DASHBOARD_CONTAINER_PORT, config });
+    }
+  }
+  return found;
 }

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, ListenOptions } from 'node:net';
 import {
   DEFAULT_AUDIT_LOG_PATH,
   DEFAULT_HOST,
@@ -13,10 +13,11 @@ import {
 import { noAudit, openAuditLog, type AuditSink } from './audit';
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, type GatewayState } from './gateway-state';
-import { createRequestListener, type HttpContext } from './http';
+import { createRequestListener, handOverPort, type HttpContext } from './http';
 import { jsonLogger, type Logger } from './logger';
 import { createSessionSigner, loadSessionKey, NotificationStreams, SESSION_KEY_ENV, type SessionSigner } from './mcp';
 import { GatewayMetrics, startMetricsServer, type MetricsServer } from './metrics';
+import { reusePortSupport } from './reuse-port';
 import { ServiceClient } from './upstream';
 
 /** Options of `startGateway`. */
@@ -40,6 +41,13 @@ export interface StartGatewayOptions {
   readonly logger?: Logger;
   /** How long `close()` waits for in-flight calls. @default 10000 */
   readonly drainTimeoutMs?: number;
+  /**
+   * Bind with `SO_REUSEPORT`, sharing the port with other processes that do (replicas on one node, `serve
+   * --workers`), and hand the port over on `close()` (see `handOverPort`). Needs Node >= 22.12 on Linux
+   * (`reusePortSupport()`); a ConfigError otherwise.
+   * @default false
+   */
+  readonly reusePort?: boolean;
   /**
    * The environment the session key may come from (`CDKTF_MCP_GATEWAY_SESSION_KEY`) when the config has no
    * `session_key_file`. @default process.env
@@ -150,16 +158,23 @@ class Gateway implements RunningGateway {
 
   async listen(port: number): Promise<void> {
     const setting = this.state.config.gateway.metrics;
+    const reusePort = this.options.reusePort === true;
     if (this.metrics !== undefined && typeof setting === 'object') {
-      this.metricsServer = await startMetricsServer(this.metrics, this.host, setting.port);
+      this.metricsServer = await startMetricsServer(this.metrics, this.host, setting.port, reusePort);
     }
-    await listen(this.server, port, this.host);
+    await listen(this.server, port, this.host, reusePort);
     this.port = (this.server.address() as AddressInfo).port;
     // The issuer's keys are loaded now rather than at the first token; a failure is logged, never thrown.
     void this.state.auth.warm();
     this.url = `http://${urlHost(this.host)}:${this.port}/mcp`;
     const { name, toolSet } = this.state;
-    this.log('info', 'listening', { gateway: name, url: this.url, tools: toolSet.tools.size, session_key: this.key.source });
+    this.log('info', 'listening', {
+      gateway: name,
+      url: this.url,
+      tools: toolSet.tools.size,
+      session_key: this.key.source,
+      reuse_port: reusePort,
+    });
   }
 
   async reload(next?: GatewayConfig): Promise<void> {
@@ -218,14 +233,23 @@ class Gateway implements RunningGateway {
 
   /** Stops accepting, drains in-flight calls (bounded), then closes connections, the audit log and the pools. */
   private async shutDown(): Promise<void> {
-    this.shuttingDown = true;
     this.reloadTrigger?.close();
     clearInterval(this.keepAlive);
     const { name } = this.state;
     this.log('info', 'shutting down', { gateway: name, in_flight: this.http.inFlight.count });
-    const closed = this.server.listening
-      ? new Promise<void>((resolve) => this.server.close(() => resolve()))
-      : Promise.resolve();
+    // with siblings on the port, keep serving while clients move over to them; then refuse as below
+    const handedOver =
+      this.options.reusePort === true
+        ? await handOverPort(this.server, () => this.streams.closeAll(this.state.modern.serverInfo))
+        : undefined;
+    this.shuttingDown = true;
+    let closed: Promise<void>;
+    if (handedOver !== undefined) {
+      closed = handedOver.closed;
+      this.server.close();
+    } else {
+      closed = this.server.listening ? new Promise<void>((resolve) => this.server.close(() => resolve())) : Promise.resolve();
+    }
     this.streams.closeAll(this.state.modern.serverInfo);
     this.server.closeIdleConnections();
     await drain(this.http.inFlight, this.options.drainTimeoutMs ?? 10_000);
@@ -259,10 +283,15 @@ function openAudit(config: GatewayConfig, override: string | undefined): AuditSi
   return openAuditLog(setting === true ? DEFAULT_AUDIT_LOG_PATH : setting.path);
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+function listen(server: Server, port: number, host: string, reusePort: boolean): Promise<void> {
+  if (reusePort) {
+    const support = reusePortSupport();
+    if (!support.supported) return Promise.reject(new ConfigError(`cannot share the port: ${support.reason}`));
+  }
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // `reusePort` is in Node >= 22.12's ListenOptions, not yet in @types/node 20's
+    server.listen({ port, host, ...(reusePort ? { reusePort } : {}) } as ListenOptions, () => {
       server.off('error', reject);
       resolve();
     });

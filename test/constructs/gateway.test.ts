@@ -218,7 +218,7 @@ describe('Gateway', () => {
       const { stack, gateway } = supportStack({ auth: 'none' });
       assert.deepEqual(warningsOf(gateway), [
         "Gateway 'support' has auth: 'none': anyone who can reach port 8080 can call its tools. " +
-          'Add auth.tokens for anything beyond a local test',
+          'Add auth.tokens or auth.oauth for anything beyond a local test',
       ]);
       assert.equal(configOf(synth(stack), 'support').gateway.auth, 'none');
     });

@@ -29,9 +29,10 @@ describe('npm run demo (the demo script, as npm runs it after its build)', funct
     assert.match(out, /^gateway: ok after 1 retry$/m);
     assert.ok(out.includes('gateway (validate_input off): forwarded; the backend answered with an error:\n    Service error: HTTP 400\n'), out);
     // read after the graceful stop: both records, none lost
-    assert.match(out, /^refused  create_ticket by dev in [\d.]+ ms: Missing required parameter: `body`; /m);
-    assert.match(out, /^ok       create_ticket by dev in [\d.]+ ms$/m);
-    assert.match(out, /=== Done: the agent succeeded after 1 retry =+\n+$/);
+    assert.match(out, /^refused  create_ticket by support-agents in [\d.]+ ms: Missing required parameter: `body`; /m);
+    assert.match(out, /^ok       create_ticket by support-agents in [\d.]+ ms$/m);
+    assert.match(out, /=== Done: the agent succeeded after 1 retry =+\n+The audit logs stay in .*examples\/support-desk\/\.dev: npm start serves them, with the flagged agent, on its dashboard\.\n$/);
+    assert.match(out, /^dashboard http:\/\/127\.0\.0\.1:\d+\/: support-agents flagged as failing systematically \(\d+ of \d+ calls refused\)$/m);
     assert.ok(seen.size >= 3, `the demo, dev and the backend ran: ${[...seen]}`);
     await eventually(() => assert.deepEqual([...seen].filter(isAlive), [], 'still running'), { timeoutMs: 10_000, intervalMs: 100 });
   });

@@ -66,7 +66,7 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
     assert.equal(await portIsOpen(Number(port)), false);
 
     const audit = fs.readFileSync(path.join(auditDir, 'audit-alpha.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(audit.map((r) => [r.gateway, r.principal, r.tool, r.outcome]), [['alpha', 'dev', 'echo', 'ok'], ['alpha', 'dev', 'echo', 'refused']]);
+    assert.deepEqual(audit.map((r) => [r.gateway, r.principal, r.tool, r.outcome]), [['alpha', 'ci-bot', 'echo', 'ok'], ['alpha', 'ci-bot', 'echo', 'refused']]);
     assert.match(dev.output(), /Stopped\.\n$/);
   });
 

@@ -28,8 +28,14 @@ describe('npm start (as a user runs it)', function () {
     const token = /^MCP URL: .*\nToken: (\S+)$/m.exec(out)![1];
     assert.match(out, /^Gateway agents \(stack support-desk; tools: get_customer, search_tickets, create_ticket, health, update_settings, create_task\)$/m);
     assert.match(out, /^Gateway legacy \(stack support-desk; tools: get_customer, search_tickets, create_ticket\)$/m);
-    const ports = [...out.matchAll(/^MCP URL: http:\/\/127\.0\.0\.1:(\d+)\/mcp$/gm), ...out.matchAll(/Backend: http:\/\/127\.0\.0\.1:(\d+)$/gm)].map((m) => Number(m[1]));
+    const dashboard = /^Dashboard: (http:\/\/127\.0\.0\.1:(\d+)\/)$/m.exec(out);
+    assert.ok(dashboard, `no Dashboard: line in\n${out}`);
+    const ports = [
+      ...out.matchAll(/^MCP URL: http:\/\/127\.0\.0\.1:(\d+)\/mcp$/gm),
+      ...out.matchAll(/Backend: http:\/\/127\.0\.0\.1:(\d+)$/gm),
+    ].map((m) => Number(m[1]));
     assert.equal(ports.length, 3, out);
+    ports.push(Number(dashboard[2]));
 
     const client = new Client({ name: 'npm-start-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
@@ -45,6 +51,19 @@ describe('npm start (as a user runs it)', function () {
     } finally {
       await client.close();
     }
+    // the example's audit dashboard reads the refusal from the audit log dev writes
+    const agent = await eventually(
+      async () => {
+        const summary = (await (await fetch(`${dashboard[1]}api/summary?window=1h`)).json()) as {
+          agents: { principal: string; refusals: number; tools: { tool: string; top_messages: { message: string }[] }[] }[];
+        };
+        const found = summary.agents.find((a) => a.principal === 'support-agents'); // the gateway's declared token id
+        return found !== undefined && found.refusals >= 1 ? found : false;
+      },
+      { timeoutMs: 15_000, intervalMs: 250, what: 'the refusal on the dashboard' },
+    );
+    const tool = agent.tools.find((t) => t.tool === 'get_customer');
+    assert.deepEqual(tool?.top_messages.map((m) => m.message), ['Invalid value for `customer_id`: expected to match pattern ^C-[0-9]{4}$']);
 
     const pids = processTree(start.child.pid!);
     assert.ok(pids.length >= 3, `npm, dev and the backend run: ${pids}`);

@@ -40,6 +40,8 @@ export interface GatewayProcessOptions {
   readonly extraArgs?: readonly string[];
   /** How long to wait for the `"msg":"listening"` line. @default 10000 */
   readonly startTimeoutMs?: number;
+  /** The Node binary that runs the CLI (e.g. a Node 22 for SO_REUSEPORT). @default - this test's node */
+  readonly nodePath?: string;
 }
 
 /** A running gateway process. */
@@ -146,7 +148,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const args = ['serve', '--config', configPath, '--port', String(options.port ?? 0)];
   if (options.auditLog ?? true) args.push('--audit-log', auditLogPath);
   args.push(...(options.extraArgs ?? []));
-  const child = spawn(process.execPath, cliNodeArgs(args), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.nodePath ?? process.execPath, cliNodeArgs(args), { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
 
   let stdout = '';

@@ -5,7 +5,6 @@
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,16 +16,24 @@ const START_TIMEOUT_MS = 90_000;
 
 interface Served { readonly url: string; readonly token: string; readonly auditLog: string }
 
+/** How often the outdated agent repeats its call: enough for the dashboard's flag rule (10 refusals, 50 %). */
+const OUTDATED_CALLS = 12;
+
 const say = (text: string): void => { process.stdout.write(`${text}\n`); };
 const rule = (title: string): void => say(`\n=== ${title} ${'='.repeat(Math.max(0, 70 - title.length))}\n`);
 
 /** Starts `dev` on the example and resolves with each gateway's URL, token and audit log. */
-function startExample(auditDir: string): { served: Promise<Record<string, Served>>; stop: () => Promise<void> } {
+function startExample(auditDir: string): {
+  served: Promise<Record<string, Served>>;
+  dashboard: () => string | undefined;
+  stop: () => Promise<void>;
+} {
   const child = spawn(process.execPath, [CLI, 'dev', path.join(ROOT, 'examples/support-desk'), '--port', '0', '--audit-dir', auditDir], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let dashboard: string | undefined;
   const served = new Promise<Record<string, Served>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the example did not start within ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
     const onData = (chunk: Buffer): void => {
@@ -37,6 +44,7 @@ function startExample(auditDir: string): { served: Promise<Record<string, Served
       for (const m of output.matchAll(/^Gateway (\S+) .*\nMCP URL: (\S+)\nToken: (\S+)\nAudit log: (.+)$/gm)) {
         gateways[m[1]] = { url: m[2], token: m[3], auditLog: m[4] };
       }
+      dashboard = /^Dashboard: (\S+)$/m.exec(output)?.[1];
       resolve(gateways);
     };
     child.stdout!.on('data', onData);
@@ -45,6 +53,7 @@ function startExample(auditDir: string): { served: Promise<Record<string, Served
   });
   return {
     served,
+    dashboard: () => dashboard,
     /** SIGTERM (the gateways drain and flush their audit logs, the backend stops); idempotent. */
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -70,12 +79,55 @@ async function legacyContrast(gateway: Served): Promise<void> {
   }
 }
 
+/**
+ * An agent built against last year's tool schema: it repeats the same malformed call and never reads the
+ * refusals. The audit dashboard flags it as failing systematically.
+ */
+async function outdatedAgent(gateway: Served, dashboard: string | undefined): Promise<void> {
+  const client = new Client({ name: 'support-desk-outdated-bot', version: '0.1.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), {
+    requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+  }));
+  try {
+    for (let i = 0; i < OUTDATED_CALLS; i++) {
+      await client.callTool({ name: 'create_ticket', arguments: { ...MALFORMED_CREATE_TICKET } }).catch(() => undefined);
+    }
+    say(`outdated bot: ${OUTDATED_CALLS} identical malformed create_ticket calls, each refused, none repaired`);
+  } finally {
+    await client.close();
+  }
+  if (dashboard === undefined) return;
+  // the dashboard follows the audit files (written off the hot path, polled each second): give it a moment
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    const summary = (await (await fetch(`${dashboard}api/summary?window=1h`)).json()) as {
+      agents: { principal: string; calls: number; refusals: number; flagged: boolean }[];
+    };
+    const flagged = summary.agents.filter((a) => a.flagged);
+    if (flagged.length === 0) continue;
+    for (const a of flagged) {
+      say(`dashboard ${dashboard}: ${a.principal} flagged as failing systematically (${a.refusals} of ${a.calls} calls refused)`);
+    }
+    return;
+  }
+}
+
+/** The size of each audit file already in `dir`, by path. */
+function auditSizes(dir: string): Map<string, number> {
+  const sizes = new Map<string, number>();
+  if (!fs.existsSync(dir)) return sizes;
+  for (const name of fs.readdirSync(dir)) sizes.set(path.join(dir, name), fs.statSync(path.join(dir, name)).size);
+  return sizes;
+}
+
 async function main(): Promise<number> {
   if (!fs.existsSync(CLI)) {
     process.stderr.write(`demo: ${CLI} is missing; run npm run build first\n`);
     return 1;
   }
-  const auditDir = fs.mkdtempSync(path.join(os.tmpdir(), 'support-desk-demo-'));
+  // the example's own audit directory, which `npm start` serves too: its dashboard keeps showing the failing agent
+  const auditDir = path.join(ROOT, 'examples/support-desk/.dev');
+  const earlier = auditSizes(auditDir);
   rule('Starting the support-desk example (dev: no Docker, no Terraform)');
   const example = startExample(auditDir);
   const onSignal = (): void => { void example.stop().then(() => process.exit(130)); };
@@ -95,20 +147,25 @@ async function main(): Promise<number> {
       await legacyContrast(gateways.legacy);
     }
 
+    rule('An outdated agent that never reads refusals, on the audit dashboard');
+    await outdatedAgent(agents, example.dashboard());
+
     // the audit log is written off the hot path; a graceful stop flushes it, so read it after stopping
     await example.stop();
     rule('Audit log of the agents gateway (one JSON line per call; summarized)');
-    const lines = fs.existsSync(agents.auditLog) ? fs.readFileSync(agents.auditLog, 'utf8').trim().split('\n').filter(Boolean) : [];
+    // this run's records only: the directory keeps earlier runs' too
+    const text = fs.existsSync(agents.auditLog) ? fs.readFileSync(agents.auditLog).subarray(earlier.get(agents.auditLog) ?? 0) : '';
+    const lines = text.toString().trim().split('\n').filter(Boolean);
     for (const line of lines) {
       const r = JSON.parse(line) as { principal: string; tool: string; outcome: string; error: { message: string } | null; duration_ms: number };
       say(`${r.outcome.padEnd(8)} ${r.tool} by ${r.principal} in ${r.duration_ms} ms${r.error !== null ? `: ${r.error.message}` : ''}`);
     }
 
     rule(run.succeeded ? `Done: the agent succeeded after ${run.retries} ${run.retries === 1 ? 'retry' : 'retries'}` : 'Done: the agent did not succeed');
+    say(`The audit logs stay in ${auditDir}: npm start serves them, with the flagged agent, on its dashboard.`);
     return run.succeeded ? 0 : 1;
   } finally {
     await example.stop();
-    fs.rmSync(auditDir, { recursive: true, force: true });
   }
 }
 

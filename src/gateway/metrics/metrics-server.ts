@@ -12,7 +12,12 @@ export interface MetricsServer {
  * Serves `GET /metrics` (and nothing else) on `host:port`. Used when the metrics setting names its own port, so
  * that a scraper needs no gateway token; keep that port off public networks.
  */
-export async function startMetricsServer(metrics: GatewayMetrics, host: string, port: number): Promise<MetricsServer> {
+export async function startMetricsServer(
+  metrics: GatewayMetrics,
+  host: string,
+  port: number,
+  reusePort = false,
+): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     req.on('error', () => undefined);
     if (req.url !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
@@ -25,7 +30,8 @@ export async function startMetricsServer(metrics: GatewayMetrics, host: string, 
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject).listen(port, host, () => resolve());
+    // replicas on one host share the port as they share the gateway's (each answers with its own counts)
+    server.once('error', reject).listen({ port, host, reusePort }, () => resolve());
   });
   const actual = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;

@@ -1,0 +1,188 @@
+import { createHash } from 'node:crypto';
+import { Fn, Lazy, Token } from 'cdktf';
+import { Construct } from 'constructs';
+import { Config } from '@cdktf/provider-docker/lib/config';
+import { Image } from '@cdktf/provider-docker/lib/image';
+import { Secret } from '@cdktf/provider-docker/lib/secret';
+import { Service as DockerService, ServiceTaskSpecContainerSpecSecrets } from '@cdktf/provider-docker/lib/service';
+import { Volume } from '@cdktf/provider-docker/lib/volume';
+import {
+  AUDIT_LOG_DIR,
+  DEFAULT_AUDIT_LOG_PATH,
+  GATEWAY_CONFIG_FILE,
+  GATEWAY_CONTAINER_PORT,
+  GATEWAY_HEALTHCHECK_SCRIPT,
+  GATEWAY_LABEL,
+  GatewaySettings,
+} from '../src/contract';
+import { dockerName, quote } from './docker-names';
+import type { GatewayProps } from './gateway';
+
+/**
+ * How the replicas of a gateway are reached:
+ * - `host-network`: each replica runs in the host's network and binds `port` itself; replicas on one node share
+ *   it through SO_REUSEPORT (one node; put a load balancer in front of several nodes);
+ * - `ingress`: Swarm's routing mesh publishes `port` on every node of the swarm and spreads connections over the
+ *   replicas wherever they run (the multi-node choice).
+ */
+export type PublishMode = 'host-network' | 'ingress';
+
+/** The publish modes, for messages. */
+export const PUBLISH_MODES: readonly PublishMode[] = ['host-network', 'ingress'];
+
+/** Where a replica finds the session key (a Docker secret, mounted under `/run/secrets`). */
+export const SESSION_KEY_SECRET_FILE = 'cdktf-mcp-gateway-session-key';
+/** `SESSION_KEY_SECRET_FILE` as the replica sees it: the config's `session_key_file`. */
+export const SESSION_KEY_PATH = `/run/secrets/${SESSION_KEY_SECRET_FILE}`;
+/** The environment variable naming each replica's audit file (see `serve --help`). */
+export const AUDIT_LOG_ENV = 'CDKTF_MCP_GATEWAY_AUDIT_LOG';
+
+/**
+ * Timing of a replicated gateway. A rolling update starts the new task, waits for its healthcheck, watches it
+ * for `MONITOR`, then stops an old one; the old one hands the port over and drains (at most the keep-alive
+ * timeout plus the drain timeout, 16 s) within `STOP_GRACE_PERIOD`.
+ */
+const HEALTH = { interval: '3s', timeout: '3s', startPeriod: '10s', retries: 3 };
+const MONITOR = '10s';
+const STOP_GRACE_PERIOD = '30s';
+
+/** What `createGatewayService` needs from the `Gateway`. */
+export interface GatewayServiceOptions {
+  /** The gateway's name (labels, Docker object names). */
+  readonly name: string;
+  /** The published port (host-network: the port every replica binds). */
+  readonly port: number;
+  readonly replicas: number;
+  /** A sensitive string (e.g. a `TerraformVariable`'s value): hex or base64 text of at least 32 bytes. */
+  readonly sessionKey?: string;
+  readonly publishMode: PublishMode;
+  /** The gateway image (the one a container would run). */
+  readonly image: Image;
+  /** The config's `audit_log` setting. */
+  readonly auditLog: GatewaySettings['audit_log'];
+  /** The config document as text, read at synthesis (services may be added after construction). */
+  readonly configText: () => string;
+}
+
+/**
+ * The Swarm form of a gateway: a `docker_service` with `replicas` tasks running the gateway image, its config
+ * as a `docker_config` named after the content's hash (a change is a new config and a rolling update), the
+ * session key as a `docker_secret`, and a start-first, health-gated update that rolls back on failure.
+ */
+export function createGatewayService(scope: Construct, options: GatewayServiceOptions): DockerService {
+  const config = new Config(scope, 'Config', {
+    name: Lazy.stringValue({ produce: () => `${dockerName(scope, options.name)}-${contentHash(options.configText())}` }),
+    data: Lazy.stringValue({ produce: () => Buffer.from(options.configText(), 'utf8').toString('base64') }),
+    // a new config exists before the service moves to it, and the old one goes only once no task uses it
+    lifecycle: { createBeforeDestroy: true },
+  });
+  const volume =
+    options.auditLog === false ? undefined : new Volume(scope, 'AuditLog', { name: dockerName(scope, options.name, 'audit') });
+  const hostNetwork = options.publishMode === 'host-network';
+  return new DockerService(scope, 'Resource', {
+    name: dockerName(scope, options.name),
+    labels: [{ label: GATEWAY_LABEL, value: options.name }],
+    mode: { replicated: { replicas: options.replicas } },
+    taskSpec: {
+      containerSpec: {
+        image: options.image.imageId,
+        // host networking: the replica binds the published port itself (the healthcheck follows --port)
+        args: hostNetwork ? ['serve', '--config', GATEWAY_CONFIG_FILE, '--port', String(options.port)] : undefined,
+        env: volume === undefined ? undefined : { [AUDIT_LOG_ENV]: slotAuditPath(options.auditLog) },
+        labels: [{ label: GATEWAY_LABEL, value: options.name }],
+        configs: [{ configId: config.id, configName: config.name, fileName: GATEWAY_CONFIG_FILE, fileMode: 0o444 }],
+        secrets: options.sessionKey === undefined ? undefined : [sessionKeySecret(scope, options.name, options.sessionKey)],
+        mounts: volume === undefined ? undefined : [{ type: 'volume', source: volume.name, target: AUDIT_LOG_DIR }],
+        healthcheck: { test: ['CMD', 'node', GATEWAY_HEALTHCHECK_SCRIPT], ...HEALTH },
+        stopSignal: 'SIGTERM',
+        stopGracePeriod: STOP_GRACE_PERIOD,
+      },
+      networksAdvanced: hostNetwork ? [{ name: 'host' }] : undefined,
+      restartPolicy: { condition: 'any', delay: '2s', window: '30s' },
+    },
+    endpointSpec: hostNetwork
+      ? undefined
+      : {
+          mode: 'vip',
+          ports: [{ targetPort: GATEWAY_CONTAINER_PORT, publishedPort: options.port, publishMode: 'ingress', protocol: 'tcp' }],
+        },
+    updateConfig: {
+      parallelism: 1,
+      order: 'start-first',
+      failureAction: 'rollback',
+      monitor: MONITOR,
+      delay: '0s',
+      maxFailureRatio: '0',
+    },
+    rollbackConfig: { parallelism: 1, order: 'start-first', failureAction: 'pause', monitor: MONITOR, delay: '0s' },
+  });
+}
+
+/** `replicas` (undefined: a container) after the checks that tie `sessionKey` and `publishMode` to it. */
+export function checkReplicas(props: Pick<GatewayProps, 'replicas' | 'sessionKey' | 'publishMode'>, fail: (m: string) => never): number | undefined {
+  const { replicas, sessionKey, publishMode } = props;
+  if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 1)) {
+    fail(`replicas (${typeof replicas === 'number' ? String(replicas) : quote(replicas)}) must be an integer >= 1 (leave it out for one docker_container)`);
+  }
+  if (publishMode !== undefined && !(PUBLISH_MODES as readonly string[]).includes(publishMode)) {
+    fail(`publishMode ${quote(publishMode)} is not supported: expected one of ${PUBLISH_MODES.join(', ')}`);
+  }
+  if (replicas === undefined) {
+    if (publishMode !== undefined) fail(`publishMode applies to replicas only: set 'replicas', or drop 'publishMode'`);
+    if (sessionKey !== undefined) {
+      fail("sessionKey is delivered as a Docker secret, which needs a Swarm service: set 'replicas' (1 or more), or drop 'sessionKey'");
+    }
+    return undefined;
+  }
+  if (sessionKey !== undefined && (typeof sessionKey !== 'string' || !Token.isUnresolved(sessionKey))) {
+    // never echo the value: it may be the key itself
+    fail(
+      'sessionKey must be a reference to a sensitive value, not a literal (a literal would be written into ' +
+        "cdk.tf.json): e.g. new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue",
+    );
+  }
+  if (replicas > 1 && sessionKey === undefined) {
+    fail(
+      `replicas: ${replicas} needs 'sessionKey', shared by the replicas so that any of them serves any session: ` +
+        "e.g. sessionKey: new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue, " +
+        'set with TF_VAR_session_key=$(openssl rand -base64 32)',
+    );
+  }
+  return replicas;
+}
+
+/** The first 12 hex digits of the SHA-256 of `text` (enough to tell configs of one gateway apart). */
+function contentHash(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 12);
+}
+
+/**
+ * The audit file of one replica, `audit-{{.Task.Slot}}.jsonl` beside the configured one: Swarm fills in the
+ * task slot (1..replicas, kept by the task that replaces another), so each replica appends to a file of its own.
+ */
+function slotAuditPath(auditLog: GatewaySettings['audit_log']): string {
+  const path = typeof auditLog === 'object' ? auditLog.path : DEFAULT_AUDIT_LOG_PATH;
+  const dot = path.lastIndexOf('.');
+  const [stem, ext] = dot > path.lastIndexOf('/') ? [path.slice(0, dot), path.slice(dot)] : [path, ''];
+  return `${stem}-{{.Task.Slot}}${ext}`;
+}
+
+/**
+ * The `docker_secret` holding the session key, mounted read-only for the gateway's user. Named after a hash of the
+ * key so that a new key is a new secret (Docker secrets cannot change, and one in use cannot be removed).
+ */
+function sessionKeySecret(scope: Construct, name: string, sessionKey: string): ServiceTaskSpecContainerSpecSecrets {
+  const secret = new Secret(scope, 'SessionKey', {
+    name: `${dockerName(scope, name, 'session-key')}-${Fn.substr(Fn.sha256(sessionKey), 0, 12)}`,
+    data: Fn.base64encode(sessionKey),
+    lifecycle: { createBeforeDestroy: true },
+  });
+  return {
+    secretId: secret.id,
+    secretName: secret.name,
+    fileName: SESSION_KEY_SECRET_FILE,
+    fileUid: '1000',
+    fileGid: '1000',
+    fileMode: 0o400,
+  };
+}

@@ -1,0 +1,291 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { TerraformStack, TerraformVariable } from 'cdktf';
+import { Gateway, GatewayProps, Manifest, ManifestError, Service } from '../../constructs';
+import { hashOf, Json, newStack, resourcesOf, synth, thrown } from './synth';
+
+const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
+
+/** A stack with one service and a replicated gateway `support` (props override the defaults). */
+function replicatedStack(props: Partial<GatewayProps> = {}, withKey = true): { stack: TerraformStack; gateway: Gateway } {
+  const stack = newStack('desk');
+  const getCustomer = new Service(stack, 'get_customer', {
+    description: 'Look up a customer',
+    endpoint: { url: 'http://crm.internal:8080/customers/{customer_id}', method: 'GET' },
+    input: { customer_id: { type: 'string', required: true } },
+  });
+  const sessionKey = withKey ? new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true }).stringValue : undefined;
+  const gateway = new Gateway(stack, 'support', { services: [getCustomer], auth, replicas: 2, sessionKey, port: 9090, ...props });
+  return { stack, gateway };
+}
+
+function only(json: Json, type: string): Json {
+  const all = resourcesOf(json, type);
+  assert.equal(all.length, 1, `${all.length} ${type}`);
+  return all[0];
+}
+
+/** The config a docker_config carries, decoded. */
+function configOf(json: Json): Json {
+  return JSON.parse(Buffer.from(only(json, 'docker_config').data, 'base64').toString('utf8'));
+}
+
+describe('Gateway with replicas (docker_service)', () => {
+  describe('synthesis', () => {
+    let json: Json;
+    before(() => {
+      json = synth(replicatedStack().stack);
+    });
+
+    it('makes a docker_service, not a docker_container, running the gateway image with that many replicas', () => {
+      assert.deepEqual(resourcesOf(json, 'docker_container'), []);
+      const service = only(json, 'docker_service');
+      assert.equal(service.name, 'desk-support');
+      assert.deepEqual(service.mode, { replicated: { replicas: 2 } });
+      assert.equal(service.task_spec.container_spec.image, '${docker_image.McpGatewayImage_FD6D9FCA.image_id}');
+      assert.equal(resourcesOf(json, 'docker_image').length, 1);
+    });
+
+    it('runs each replica in the host network, binding the published port itself (shared through SO_REUSEPORT)', () => {
+      const service = only(json, 'docker_service');
+      assert.deepEqual(service.task_spec.networks_advanced, [{ name: 'host' }]);
+      assert.deepEqual(service.task_spec.container_spec.args, ['serve', '--config', '/etc/cdktf-mcp-gateway/gateway.json', '--port', '9090']);
+      assert.equal(service.endpoint_spec, undefined);
+      assert.deepEqual(resourcesOf(json, 'docker_network'), []);
+    });
+
+    it('mounts the config from a docker_config named after its content hash, created before the old one goes', () => {
+      const config = only(json, 'docker_config');
+      assert.match(config.name, /^desk-support-[0-9a-f]{12}$/);
+      assert.deepEqual(config.lifecycle, { create_before_destroy: true });
+      const [mount] = only(json, 'docker_service').task_spec.container_spec.configs;
+      assert.deepEqual(mount, {
+        config_id: '${docker_config.support_Config_BA7A5CE9.id}',
+        config_name: '${docker_config.support_Config_BA7A5CE9.name}',
+        file_name: '/etc/cdktf-mcp-gateway/gateway.json',
+        file_mode: 0o444,
+      });
+      const doc = configOf(json);
+      assert.equal(doc.gateway.name, 'support');
+      assert.equal(doc.gateway.session_key_file, '/run/secrets/cdktf-mcp-gateway-session-key');
+      assert.equal(doc.tools[0].name, 'get_customer');
+    });
+
+    it('delivers the session key as a docker_secret from the sensitive variable, readable by the gateway user only', () => {
+      const secret = only(json, 'docker_secret');
+      assert.equal(secret.data, '${base64encode(var.session_key)}');
+      assert.equal(secret.name, 'desk-support-session-key-${substr(sha256(var.session_key), 0, 12)}');
+      assert.deepEqual(secret.lifecycle, { create_before_destroy: true });
+      assert.equal(json.variable.session_key.sensitive, true);
+      assert.deepEqual(only(json, 'docker_service').task_spec.container_spec.secrets, [{
+        secret_id: '${docker_secret.support_SessionKey_C19D2864.id}',
+        secret_name: '${docker_secret.support_SessionKey_C19D2864.name}',
+        file_name: 'cdktf-mcp-gateway-session-key',
+        file_uid: '1000',
+        file_gid: '1000',
+        file_mode: 0o400,
+      }]);
+    });
+
+    it('rolls updates one task at a time, new before old, health-gated, rolling back on failure', () => {
+      const service = only(json, 'docker_service');
+      assert.deepEqual(service.update_config, {
+        parallelism: 1, order: 'start-first', failure_action: 'rollback', monitor: '10s', delay: '0s', max_failure_ratio: '0',
+      });
+      assert.deepEqual(service.rollback_config, { parallelism: 1, order: 'start-first', failure_action: 'pause', monitor: '10s', delay: '0s' });
+      const spec = service.task_spec.container_spec;
+      assert.deepEqual(spec.healthcheck, { test: ['CMD', 'node', '/app/healthcheck.js'], interval: '3s', timeout: '3s', start_period: '10s', retries: 3 });
+      assert.equal(spec.stop_signal, 'SIGTERM');
+      // longer than the hand-over (keep-alive timeout + 1 s) plus the drain timeout (10 s)
+      assert.equal(spec.stop_grace_period, '30s');
+      assert.deepEqual(service.task_spec.restart_policy, { condition: 'any', delay: '2s', window: '30s' });
+    });
+
+    it('mounts the audit volume; each replica writes audit-<task slot>.jsonl', () => {
+      const volume = only(json, 'docker_volume');
+      assert.equal(volume.name, 'desk-support-audit');
+      const spec = only(json, 'docker_service').task_spec.container_spec;
+      assert.deepEqual(spec.mounts, [{ type: 'volume', source: '${docker_volume.support_AuditLog_4E7CD409.name}', target: '/var/log/cdktf-mcp-gateway' }]);
+      assert.deepEqual(spec.env, { CDKTF_MCP_GATEWAY_AUDIT_LOG: '/var/log/cdktf-mcp-gateway/audit-{{.Task.Slot}}.jsonl' });
+    });
+
+    it('labels the service and its tasks with the gateway name and outputs the URL, as for a container', () => {
+      const service = only(json, 'docker_service');
+      assert.deepEqual(service.labels, [{ label: 'cdktf-mcp-gateway.gateway', value: 'support' }]);
+      assert.deepEqual(service.task_spec.container_spec.labels, [{ label: 'cdktf-mcp-gateway.gateway', value: 'support' }]);
+      assert.equal(json.output.gateway_support_url.value, 'http://localhost:9090/mcp');
+    });
+  });
+
+  describe('options', () => {
+    it('publishes through the ingress routing mesh with publishMode: ingress (the image keeps its port 8080)', () => {
+      const service = only(synth(replicatedStack({ publishMode: 'ingress' }).stack), 'docker_service');
+      assert.deepEqual(service.endpoint_spec, {
+        mode: 'vip',
+        ports: [{ target_port: 8080, published_port: 9090, publish_mode: 'ingress', protocol: 'tcp' }],
+      });
+      assert.equal(service.task_spec.networks_advanced, undefined);
+      assert.equal(service.task_spec.container_spec.args, undefined);
+    });
+
+    it('names the per-slot audit file after a configured auditLog.path', () => {
+      const json = synth(replicatedStack({ auditLog: { path: '/var/log/cdktf-mcp-gateway/calls.log' } }).stack);
+      assert.deepEqual(only(json, 'docker_service').task_spec.container_spec.env, {
+        CDKTF_MCP_GATEWAY_AUDIT_LOG: '/var/log/cdktf-mcp-gateway/calls-{{.Task.Slot}}.log',
+      });
+    });
+
+    it('has no volume, mount or audit variable with the audit log off', () => {
+      const json = synth(replicatedStack({ auditLog: false }).stack);
+      assert.deepEqual(resourcesOf(json, 'docker_volume'), []);
+      const spec = only(json, 'docker_service').task_spec.container_spec;
+      assert.equal(spec.mounts, undefined);
+      assert.equal(spec.env, undefined);
+    });
+
+    it('runs one replica without a session key (no secret, no session_key_file)', () => {
+      const json = synth(replicatedStack({ replicas: 1 }, false).stack);
+      assert.deepEqual(only(json, 'docker_service').mode, { replicated: { replicas: 1 } });
+      assert.deepEqual(resourcesOf(json, 'docker_secret'), []);
+      assert.equal(configOf(json).gateway.session_key_file, undefined);
+    });
+
+    it('toggling validateInput changes the config content and its name, and nothing else', () => {
+      const on = synth(replicatedStack({ validateInput: true }).stack);
+      const off = synth(replicatedStack({ validateInput: false }).stack);
+      const [configOn, configOff] = [only(on, 'docker_config'), only(off, 'docker_config')];
+      assert.notEqual(configOn.name, configOff.name);
+      assert.notEqual(configOn.data, configOff.data);
+      assert.deepEqual({ ...configOf(on), gateway: { ...configOf(on).gateway, validate_input: false } }, configOf(off));
+      // everything else in the stack is byte for byte the same (the service refers to the config by reference)
+      const rest = (json: Json, config: Json) => JSON.stringify(json).split(config.name).join('NAME').split(config.data).join('DATA');
+      assert.equal(rest(on, configOn), rest(off, configOff));
+    });
+  });
+
+  describe('checks', () => {
+    const key = (stack: TerraformStack) => new TerraformVariable(stack, 'k', { type: 'string', sensitive: true }).stringValue;
+    const make = (props: Partial<GatewayProps>) => () => {
+      const stack = newStack('desk');
+      const svc = new Service(stack, 's', { endpoint: { url: 'http://crm.internal/x', method: 'GET' } });
+      return new Gateway(stack, 'support', { services: [svc], auth, sessionKey: key(stack), ...props });
+    };
+
+    const badReplicas: [unknown, string][] = [[0, '0'], [-1, '-1'], [1.5, '1.5'], [Number.NaN, 'NaN'], [Infinity, 'Infinity'], ['2', "'2'"]];
+    for (const [bad, shown] of badReplicas) {
+      it(`refuses replicas ${shown}`, () => {
+        assert.equal(
+          thrown(make({ replicas: bad as number })).message,
+          `Gateway 'support': replicas (${shown}) must be an integer >= 1 (leave it out for one docker_container)`,
+        );
+      });
+    }
+
+    it('requires a session key for more than one replica, saying how to make one', () => {
+      const stack = newStack('desk');
+      const svc = new Service(stack, 's', { endpoint: { url: 'http://crm.internal/x', method: 'GET' } });
+      assert.equal(
+        thrown(() => new Gateway(stack, 'support', { services: [svc], auth, replicas: 3 })).message,
+        "Gateway 'support': replicas: 3 needs 'sessionKey', shared by the replicas so that any of them serves any session: " +
+          "e.g. sessionKey: new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue, " +
+          'set with TF_VAR_session_key=$(openssl rand -base64 32)',
+      );
+    });
+
+    it('refuses a literal session key without echoing it', () => {
+      const message = thrown(make({ replicas: 2, sessionKey: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA==' })).message;
+      assert.equal(
+        message,
+        "Gateway 'support': sessionKey must be a reference to a sensitive value, not a literal (a literal would be written into " +
+          "cdk.tf.json): e.g. new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue",
+      );
+    });
+
+    it('refuses sessionKey and publishMode without replicas (container-only gateway)', () => {
+      assert.equal(
+        thrown(make({})).message,
+        "Gateway 'support': sessionKey is delivered as a Docker secret, which needs a Swarm service: set 'replicas' (1 or more), or drop 'sessionKey'",
+      );
+      assert.equal(
+        thrown(make({ sessionKey: undefined, publishMode: 'ingress' })).message,
+        "Gateway 'support': publishMode applies to replicas only: set 'replicas', or drop 'publishMode'",
+      );
+    });
+
+    it('refuses an unknown publishMode', () => {
+      assert.equal(
+        thrown(make({ replicas: 2, publishMode: 'bridge' as 'ingress' })).message,
+        "Gateway 'support': publishMode 'bridge' is not supported: expected one of host-network, ingress",
+      );
+    });
+
+    it('refuses a service whose backend container would sit on the bridge network a Swarm service cannot join', () => {
+      const stack = newStack('desk');
+      const crm = new Service(stack, 'crm', { endpoint: { url: 'http://crm:8080/x', method: 'GET' }, container: { image: 'acme/crm:1', port: 8080 } });
+      new Gateway(stack, 'support', { services: [crm], auth, replicas: 2, sessionKey: key(stack) });
+      assert.throws(() => synth(stack), (err: Error) => err.message.includes(
+        "Gateway 'support' has replicas, but service 'crm' deploys its backend as a docker_container on the gateway's bridge " +
+          "network, which a Swarm service cannot join: deploy the backend elsewhere and drop its 'container' (point " +
+          "endpoint.url at it), or drop 'replicas'",
+      ));
+    });
+  });
+});
+
+describe('Manifest: replicas, session_key, publish_mode', () => {
+  let dir: string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifest-replicas-'));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function manifest(gatewayLines: string): TerraformStack {
+    const file = path.join(dir, 'm.yaml');
+    fs.writeFileSync(file, `services:
+  get_customer:
+    endpoint: { url: "http://crm.internal/customers/{id}", method: GET }
+    input: { id: { type: string, required: true } }
+gateways:
+  support:
+    services: [get_customer]
+    auth: none
+${gatewayLines}`);
+    const stack = newStack('desk');
+    new Manifest(stack, 'm', { path: file });
+    return stack;
+  }
+
+  it('declares a replicated gateway whose session key is a sensitive variable created by the manifest', () => {
+    const json = synth(manifest('    replicas: 3\n    session_key: { variable: gw_session_key }\n    publish_mode: ingress\n'));
+    const service = only(json, 'docker_service');
+    assert.deepEqual(service.mode, { replicated: { replicas: 3 } });
+    assert.equal(service.endpoint_spec.ports[0].publish_mode, 'ingress');
+    assert.equal(json.variable.gw_session_key.sensitive, true);
+    assert.equal(json.variable.gw_session_key.type, 'string');
+    assert.equal(only(json, 'docker_secret').data, '${base64encode(var.gw_session_key)}');
+  });
+
+  it('reports a missing session key at the gateway, with the construct\'s advice', () => {
+    const err = thrown(() => manifest('    replicas: 2\n')) as ManifestError;
+    assert.ok(err instanceof ManifestError);
+    assert.match(err.message, /^.*m\.yaml:6:3: gateways\.support: Gateway 'support': replicas: 2 needs 'sessionKey'/);
+  });
+
+  it('refuses a key written in the manifest, without echoing it, and bad replicas / publish_mode', () => {
+    const err = thrown(() => manifest('    replicas: 0\n    session_key: c2VjcmV0c2VjcmV0c2VjcmV0\n    publish_mode: bridge\n'));
+    assert.ok(!err.message.includes('c2VjcmV0'), err.message);
+    const lines = err.message.split('\n').map((l) => l.replace(/^.*m\.yaml:/, ''));
+    assert.deepEqual(lines, [
+      '9:15: gateways.support.replicas: expected an integer >= 1',
+      '10:18: gateways.support.session_key: expected { variable: NAME } naming a sensitive Terraform variable (set it with TF_VAR_NAME); never the key itself',
+      '11:19: gateways.support.publish_mode: expected one of host-network, ingress',
+    ]);
+  });
+
+  it('refuses a variable name Terraform would not accept', () => {
+    const err = thrown(() => manifest('    replicas: 2\n    session_key: { variable: "1key" }\n'));
+    assert.match(err.message, /gateways\.support\.session_key\.variable: expected a Terraform variable name/);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * A single-node Swarm for the replica tests: `docker swarm init --advertise-addr 127.0.0.1` on the daemon the
+ * tests use (loopback only), left again — with the `docker_gwbridge` network it creates — by `leave()`, only
+ * when this process initialized it.
+ */
+import { command, docker } from '../image/docker';
+
+/** When the Swarm test must run: CI=true, or `npm run test:swarm`; undefined = it may stay pending. */
+export function swarmTestRequirement(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const ci = env.CI;
+  if (ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0') return `CI=${ci}`;
+  if (env.CDKTF_MCP_GATEWAY_SWARM_TEST === 'required') return 'npm run test:swarm';
+  return undefined;
+}
+
+export interface SwarmHandle {
+  /** Whether this process initialized the swarm (and so leaves it). */
+  readonly initialized: boolean;
+  /** Leaves the swarm and removes docker_gwbridge when this process initialized it; never throws. */
+  leave(): Promise<string[]>;
+}
+
+/** Joins the daemon to a single-node swarm unless it is a manager already. */
+export async function ensureSwarm(log: (line: string) => void): Promise<SwarmHandle> {
+  const state = await docker(['info', '--format', '{{.Swarm.LocalNodeState}}/{{.Swarm.ControlAvailable}}']);
+  if (state === 'active/true') {
+    log('using the swarm this daemon already manages');
+    return { initialized: false, leave: async () => [] };
+  }
+  if (state.startsWith('active')) throw new Error('this daemon is a swarm worker, not a manager: the test needs a manager');
+  await docker(['swarm', 'init', '--advertise-addr', '127.0.0.1', '--listen-addr', '127.0.0.1:2377'], 60_000);
+  log('initialized a single-node swarm on 127.0.0.1');
+  return {
+    initialized: true,
+    async leave() {
+      const problems: string[] = [];
+      const left = await command('docker', ['swarm', 'leave', '--force'], { timeoutMs: 60_000 });
+      if (left.code !== 0) problems.push(`docker swarm leave --force: ${left.stderr.trim()}`);
+      const gw = await command('docker', ['network', 'ls', '--quiet', '--filter', 'name=^docker_gwbridge$'], { timeoutMs: 20_000 });
+      if (gw.stdout.trim() !== '') {
+        const rm = await command('docker', ['network', 'rm', 'docker_gwbridge'], { timeoutMs: 30_000 });
+        if (rm.code !== 0) problems.push(`docker network rm docker_gwbridge: ${rm.stderr.trim()}`);
+      }
+      return problems;
+    },
+  };
+}
+
+/** The service's update state (`updating`, `completed`, `rollback_started`, …), '' before any update. */
+export async function updateState(service: string): Promise<string> {
+  return docker(['service', 'inspect', '--format', '{{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}', service]);
+}
+
+/** Ids of the service's containers running on this node, with their task slot. */
+export async function runningTasks(service: string): Promise<{ container: string; slot: string }[]> {
+  const out = await docker(['ps', '--filter', `label=com.docker.swarm.service.name=${service}`, '--format',
+    '{{.ID}} {{.Label "com.docker.swarm.task.name"}}']);
+  return out.split('\n').filter((l) => l.trim() !== '').map((line) => {
+    const [container, task] = line.split(' ');
+    return { container, slot: task.split('.')[1] };
+  });
+}
+
+/** How many of the service's tasks are running and healthy. */
+export async function healthyTasks(service: string): Promise<number> {
+  const out = await docker(['ps', '--filter', `label=com.docker.swarm.service.name=${service}`, '--filter', 'health=healthy', '--quiet']);
+  return out.split('\n').filter((l) => l.trim() !== '').length;
+}
