@@ -34,11 +34,11 @@ describe('local gateway config', () => {
     assert.notEqual(a, generateDevToken());
   });
 
-  it('serves on loopback with only the dev token, a local audit log and the localhost allowlists', () => {
+  it('serves on loopback with only the dev token (under the gateway’s first token id), a local audit log and the localhost allowlists', () => {
     const local = localGatewayConfig(deployed, { token: 'tok', auditLogPath: '/tmp/a.jsonl', maps: { 'support-desk-api:8080': '127.0.0.1:1' } });
     assert.deepEqual(local.gateway, {
       name: 'agents', port: 8080, host: '127.0.0.1', validate_input: true,
-      auth: { tokens: [{ id: 'dev', sha256: crypto.createHash('sha256').update('tok').digest('hex') }] },
+      auth: { tokens: [{ id: 'support-bot', sha256: crypto.createHash('sha256').update('tok').digest('hex') }] },
       audit_log: { path: '/tmp/a.jsonl' },
     });
     assert.equal(local.tools[0].backend.url, 'http://127.0.0.1:1/customers/{customer_id}');

@@ -17,11 +17,11 @@ import {
 } from './npm-project';
 
 /**
- * Packed size and file count a release may not exceed (today ≈ 180 kB and ≈ 440 files: the gateway's rooms, the
+ * Packed size and file count a release may not exceed (today ≈ 370 kB and ≈ 470 files: the gateway's rooms, the
  * dashboard with its page assets and the OAuth modules, each a .js and a .d.ts, and docs/ so that the README's
  * links work). A guard against shipping something by mistake (tests, sources, node_modules), not a budget.
  */
-const MAX_PACKED_BYTES = 300_000;
+const MAX_PACKED_BYTES = 500_000;
 const MAX_FILES = 550;
 
 const STACK_TS = `import { App, TerraformStack } from 'cdktf';

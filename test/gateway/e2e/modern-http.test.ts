@@ -272,7 +272,7 @@ describe('the 2026-07-28 era over raw HTTP', function () {
       );
 
     it('Origin before everything: a foreign Origin gets 403 even with a valid modern call', async () => {
-      const auditBefore = readAuditText(gw.auditLogPath);
+      const auditBefore = await settledAuditText(gw.auditLogPath);
       const res = await post(
         modernRequest('tools/call', { name: 'get_customer', arguments: { customer_id: 'nope' } }),
         { origin: 'http://evil.example.com' },
@@ -283,7 +283,7 @@ describe('the 2026-07-28 era over raw HTTP', function () {
     });
 
     it('the token next: no token → 401 with WWW-Authenticate, whatever the _meta or headers say', async () => {
-      const auditBefore = readAuditText(gw.auditLogPath);
+      const auditBefore = await settledAuditText(gw.auditLogPath);
       const res = await postModern(
         gw.url,
         modernRequest('tools/call', { name: 'get_customer', arguments: { customer_id: 'nope' } }),
@@ -383,3 +383,15 @@ describe('the 2026-07-28 era over raw HTTP', function () {
     });
   });
 });
+
+/** The audit file once earlier tests' records are written (it is flushed off the hot path): unchanged over 100 ms. */
+async function settledAuditText(file: string): Promise<string> {
+  let text = readAuditText(file);
+  for (let i = 0; i < 50; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const next = readAuditText(file);
+    if (next === text) return text;
+    text = next;
+  }
+  return text;
+}
