@@ -24,7 +24,7 @@ export function writeAuditFiles(dir: string): number {
   const weekMs = 7 * 24 * 3600_000;
   let bytes = 0;
   const files = [0, 1].map((i) => openSync(path.join(dir, `audit-${i}.jsonl`), 'w'));
-  let batch = ['', ''];
+  const batch = ['', ''];
   for (let n = 0; n < RECORDS; n++) {
     const replica = n % 2;
     const roll = (n * 7919) % 100;
@@ -39,17 +39,21 @@ export function writeAuditFiles(dir: string): number {
       client: { name: 'agent-sdk', version: '1.2.0' },
       tool,
       outcome,
-      error: outcome === 'ok' ? null : {
-        // the gateway's own codes and messages (SPEC §3), so the scanner sees realistic lines
-        code: outcome === 'refused' ? 'INVALID_ARGS' : 'SERVICE_HTTP_STATUS',
-        message: outcome === 'refused'
-          ? [
-              `Missing required parameter: \`${['priority', 'customer_id', 'limit', 'email'][n % 4]}\``,
-              'Invalid value for `priority`: expected one of "low", "normal", "high"',
-              'Invalid value for `limit`: expected <= 100',
-            ][n % 3]
-          : 'Service error: HTTP 503',
-      },
+      error:
+        outcome === 'ok'
+          ? null
+          : {
+              // the gateway's own codes and messages (SPEC §3), so the scanner sees realistic lines
+              code: outcome === 'refused' ? 'INVALID_ARGS' : 'SERVICE_HTTP_STATUS',
+              message:
+                outcome === 'refused'
+                  ? [
+                      `Missing required parameter: \`${['priority', 'customer_id', 'limit', 'email'][n % 4]}\``,
+                      'Invalid value for `priority`: expected one of "low", "normal", "high"',
+                      'Invalid value for `limit`: expected <= 100',
+                    ][n % 3]
+                  : 'Service error: HTTP 503',
+            },
       duration_ms: (n % 50) + 1,
     };
     batch[replica] += `${JSON.stringify(record)}\n`;
@@ -79,12 +83,16 @@ function rssMb(pid: number): number {
 /** Starts the dashboard and resolves with the URL of its `Dashboard:` line and the ms it took. */
 function startDashboard(dir: string): Promise<{ child: ChildProcess; url: string; ms: number }> {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [CLI, 'dashboard', '--audit-dir', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'dashboard', '--audit-dir', dir, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
     const timer = setTimeout(() => reject(new Error(`dashboard did not start within 120 s: ${err}`)), 120_000);
-    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const url = /^Dashboard: (\S+)$/m.exec(out)?.[1];
@@ -122,10 +130,16 @@ export async function runDashboardBench(): Promise<void> {
     const rss = rssMb(child.pid!);
     const cpu = cpuMs(child.pid!);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-    const summary = await (await fetch(`${started.url}api/summary?window=7d`)).json() as { totals: { calls: number }; ingest: { records: number; malformed: number } };
+    const summary = (await (await fetch(`${started.url}api/summary?window=7d`)).json()) as {
+      totals: { calls: number };
+      ingest: { records: number; malformed: number };
+    };
     if (summary.totals.calls !== RECORDS) throw new Error(`ingested ${summary.totals.calls} of ${RECORDS} records`);
-    const fmt = (n: number, d = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-    console.log(`${fmt(RECORDS)} audit records in 2 files (${fmt(sizeMb, 1)} MB, ${fmt(bytes)} chars), built CLI, start to "Dashboard:" line\n`);
+    const fmt = (n: number, d = 0): string =>
+      n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+    console.log(
+      `${fmt(RECORDS)} audit records in 2 files (${fmt(sizeMb, 1)} MB, ${fmt(bytes)} chars), built CLI, start to "Dashboard:" line\n`,
+    );
     console.log('| row | value | target |');
     console.log('|---|---:|---|');
     console.log(`| ingest ${fmt(RECORDS)} records (process start to listening) | ${fmt(started.ms)} ms | < 5000 ms |`);

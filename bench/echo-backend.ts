@@ -27,7 +27,10 @@ function main(): void {
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
   });
-  const stop = (): void => { server.close(); server.closeAllConnections(); };
+  const stop = (): void => {
+    server.close();
+    server.closeAllConnections();
+  };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

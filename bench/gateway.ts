@@ -47,7 +47,7 @@ type Autocannon = (options: {
   pipelining: number;
   duration: number;
 }) => Promise<AutocannonResult>;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 export const autocannon = require('autocannon') as Autocannon;
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -64,25 +64,44 @@ export function serveArgs(args: string[], cli = CLI): string[] {
 export const children = new Set<ChildProcess>();
 
 /** Spawns `node args…` and resolves with the child and the first stdout line that parses as JSON matching `pick`. */
-export function spawnAndRead<T>(args: string[], pick: (line: Record<string, unknown>) => T | undefined, timeoutMs = 15_000, node = process.execPath): Promise<{ child: ChildProcess; value: T }> {
+export function spawnAndRead<T>(
+  args: string[],
+  pick: (line: Record<string, unknown>) => T | undefined,
+  timeoutMs = 15_000,
+  node = process.execPath,
+): Promise<{ child: ChildProcess; value: T }> {
   return new Promise((resolve, reject) => {
     const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     child.on('close', () => children.delete(child));
     let out = '';
     let err = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${args.join(' ')}: no start line in ${timeoutMs} ms: ${err}`)); }, timeoutMs);
-    child.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${args.join(' ')}: no start line in ${timeoutMs} ms: ${err}`));
+    }, timeoutMs);
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       for (const line of out.split('\n')) {
         try {
           const value = pick(JSON.parse(line) as Record<string, unknown>);
-          if (value !== undefined) { clearTimeout(timer); resolve({ child, value }); return; }
-        } catch { /* not a (complete) JSON line */ }
+          if (value !== undefined) {
+            clearTimeout(timer);
+            resolve({ child, value });
+            return;
+          }
+        } catch {
+          /* not a (complete) JSON line */
+        }
       }
     });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`${args.join(' ')} exited ${code}: ${err}`)); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${args.join(' ')} exited ${code}: ${err}`));
+    });
   });
 }
 
@@ -96,7 +115,8 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 export const portOf = (line: Record<string, unknown>) => (typeof line.port === 'number' ? line.port : undefined);
-export const urlOf = (line: Record<string, unknown>) => (line.msg === 'listening' && typeof line.url === 'string' ? line.url : undefined);
+export const urlOf = (line: Record<string, unknown>) =>
+  line.msg === 'listening' && typeof line.url === 'string' ? line.url : undefined;
 
 export function getCustomerTool(backendUrl: string, name = 'get_customer'): ToolConfig {
   return {
@@ -134,7 +154,11 @@ function generatedTool(backendUrl: string, i: number): ToolConfig {
       properties: {
         name: { type: 'string', required: true, maxLength: 200 },
         email: { type: 'string', format: 'email' },
-        addresses: { type: 'array', maxItems: 5, items: { type: 'object', properties: { zip_code: { type: 'integer', required: true } } } },
+        addresses: {
+          type: 'array',
+          maxItems: 5,
+          items: { type: 'object', properties: { zip_code: { type: 'integer', required: true } } },
+        },
       },
     },
   };
@@ -146,7 +170,12 @@ function generatedTool(backendUrl: string, i: number): ToolConfig {
   };
 }
 
-export function gatewayConfig(tools: ToolConfig[], validateInput: boolean, sha256: string, metrics = false): GatewayConfig {
+export function gatewayConfig(
+  tools: ToolConfig[],
+  validateInput: boolean,
+  sha256: string,
+  metrics = false,
+): GatewayConfig {
   return {
     version: 1,
     gateway: {
@@ -163,34 +192,57 @@ export function gatewayConfig(tools: ToolConfig[], validateInput: boolean, sha25
   };
 }
 
-async function startGatewayProcess(dir: string, config: GatewayConfig, label: string, cli = CLI): Promise<{ child: ChildProcess; url: string }> {
+async function startGatewayProcess(
+  dir: string,
+  config: GatewayConfig,
+  label: string,
+  cli = CLI,
+): Promise<{ child: ChildProcess; url: string }> {
   const file = path.join(dir, `${label}.json`);
   writeFileSync(file, JSON.stringify(config));
-  const { child, value } = await spawnAndRead(serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, `${label}.audit.jsonl`)], cli), urlOf);
+  const { child, value } = await spawnAndRead(
+    serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, `${label}.audit.jsonl`)], cli),
+    urlOf,
+  );
   return { child, url: value };
 }
 
 const CALL_ARGS = { customer_id: 'C-0042', limit: 5, status: 'open' };
-export const callBody = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_customer', arguments: CALL_ARGS } });
+export const callBody = (id: number) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_customer', arguments: CALL_ARGS } });
 
 /** Opens an MCP session with raw requests; returns the headers autocannon sends with every call. */
 export async function mcpHeaders(url: string, token: string): Promise<Record<string, string>> {
-  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
+  const base = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${token}`,
+  };
   const init = await fetch(url, {
     method: 'POST',
     headers: base,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
   });
   const sessionId = init.headers.get('mcp-session-id');
   await init.text();
   if (init.status !== 200 || sessionId === null) throw new Error(`initialize failed: HTTP ${init.status}`);
   const headers = { ...base, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
-  const ack = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const ack = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   await ack.text();
   // One checked call: the row measures successful calls, not fast refusals.
   const probe = await fetch(url, { method: 'POST', headers, body: callBody(1) });
   const text = await probe.text();
-  if (!text.includes('"structuredContent"') || text.includes('"isError":true')) throw new Error(`probe call failed: ${text.slice(0, 300)}`);
+  if (!text.includes('"structuredContent"') || text.includes('"isError":true'))
+    throw new Error(`probe call failed: ${text.slice(0, 300)}`);
   return headers;
 }
 
@@ -223,7 +275,8 @@ async function modernHeaders(url: string, token: string): Promise<Record<string,
   };
   const probe = await fetch(url, { method: 'POST', headers, body: modernCallBody(1) });
   const text = await probe.text();
-  if (!text.includes('"resultType":"complete"') || text.includes('"isError":true')) throw new Error(`modern probe call failed: ${text.slice(0, 300)}`);
+  if (!text.includes('"resultType":"complete"') || text.includes('"isError":true'))
+    throw new Error(`modern probe call failed: ${text.slice(0, 300)}`);
   return headers;
 }
 
@@ -259,11 +312,25 @@ function cpuMs(pid: number | undefined): number {
 
 async function load(target: Target, warmUp: boolean): Promise<Row> {
   // A short warm-up (JIT, connection pools) that is not measured.
-  if (warmUp) await autocannon({ url: target.url, ...target.options, connections: CONNECTIONS, pipelining: 1, duration: 1 });
+  if (warmUp)
+    await autocannon({ url: target.url, ...target.options, connections: CONNECTIONS, pipelining: 1, duration: 1 });
   const cpuBefore = cpuMs(target.pid);
-  const r = await autocannon({ url: target.url, ...target.options, connections: CONNECTIONS, pipelining: 1, duration: DURATION_S });
+  const r = await autocannon({
+    url: target.url,
+    ...target.options,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: DURATION_S,
+  });
   const cpuUs = ((cpuMs(target.pid) - cpuBefore) * 1000) / r.requests.total;
-  return { name: target.name, rps: r.requests.average, cpuUs, p50: r.latency.p50, p99: r.latency.p99, failures: r.non2xx + r.errors + r.timeouts };
+  return {
+    name: target.name,
+    rps: r.requests.average,
+    cpuUs,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    failures: r.non2xx + r.errors + r.timeouts,
+  };
 }
 
 /** Runs the targets interleaved for ROUNDS rounds; each row is the mean of its rounds (failures summed). */
@@ -284,18 +351,28 @@ export async function measure(targets: readonly Target[]): Promise<Row[]> {
 }
 
 /** Time from spawn to the first `/readyz` 200, and VmRSS right after, with `tools` generated tools. */
-async function startupRow(dir: string, backendUrl: string, sha256: string): Promise<{ readyMs: number; rssMb: number }> {
+async function startupRow(
+  dir: string,
+  backendUrl: string,
+  sha256: string,
+): Promise<{ readyMs: number; rssMb: number }> {
   const tools = Array.from({ length: MANY_TOOLS }, (_, i) => generatedTool(backendUrl, i));
   const file = path.join(dir, 'many.json');
   writeFileSync(file, JSON.stringify(gatewayConfig(tools, true, sha256)));
   const started = process.hrtime.bigint();
-  const { child, value: url } = await spawnAndRead(serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, 'many.audit.jsonl')]), urlOf);
+  const { child, value: url } = await spawnAndRead(
+    serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, 'many.audit.jsonl')]),
+    urlOf,
+  );
   const readyz = new URL('/readyz', url).toString();
   let readyMs = Number.NaN;
   for (let i = 0; i < 500; i++) {
     const res = await fetch(readyz).catch(() => undefined);
     await res?.arrayBuffer();
-    if (res?.status === 200) { readyMs = Number(process.hrtime.bigint() - started) / 1e6; break; }
+    if (res?.status === 200) {
+      readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+      break;
+    }
     await new Promise((r) => setTimeout(r, 5));
   }
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -321,19 +398,37 @@ export async function runGatewayBench(): Promise<void> {
     let modernRow = -1;
     let baselineRow = -1;
     for (const validate of [true, false]) {
-      const gw = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], validate, sha256), validate ? 'on' : 'off');
+      const gw = await startGatewayProcess(
+        dir,
+        gatewayConfig([getCustomerTool(backendUrl)], validate, sha256),
+        validate ? 'on' : 'off',
+      );
       gateways.push(gw.child);
       const headers = await mcpHeaders(gw.url, token);
       const pid = gw.child.pid;
-      targets.push({ name: `gateway, validate_input ${validate ? 'on' : 'off'} (2025, signed session)`, url: gw.url, pid, options: { method: 'POST', headers, body: callBody(2) } });
+      targets.push({
+        name: `gateway, validate_input ${validate ? 'on' : 'off'} (2025, signed session)`,
+        url: gw.url,
+        pid,
+        options: { method: 'POST', headers, body: callBody(2) },
+      });
       if (validate) {
         const modern = await modernHeaders(gw.url, token);
         modernRow = targets.length;
-        targets.push({ name: 'gateway, validate_input on (2026-07-28, no session)', url: gw.url, pid, options: { method: 'POST', headers: modern, body: modernCallBody(2) } });
+        targets.push({
+          name: 'gateway, validate_input on (2026-07-28, no session)',
+          url: gw.url,
+          pid,
+          options: { method: 'POST', headers: modern, body: modernCallBody(2) },
+        });
       }
     }
     // the same gateway with `metrics: true`: the cost of counting every call (SPEC §4c; target within 5 %)
-    const withMetrics = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], true, sha256, true), 'metrics');
+    const withMetrics = await startGatewayProcess(
+      dir,
+      gatewayConfig([getCustomerTool(backendUrl)], true, sha256, true),
+      'metrics',
+    );
     gateways.push(withMetrics.child);
     const metricsRow = targets.length;
     targets.push({
@@ -343,36 +438,61 @@ export async function runGatewayBench(): Promise<void> {
       options: { method: 'POST', headers: await mcpHeaders(withMetrics.url, token), body: callBody(2) },
     });
     if (BASELINE_CLI !== undefined) {
-      const gw = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], true, sha256), 'baseline', BASELINE_CLI);
+      const gw = await startGatewayProcess(
+        dir,
+        gatewayConfig([getCustomerTool(backendUrl)], true, sha256),
+        'baseline',
+        BASELINE_CLI,
+      );
       gateways.push(gw.child);
       baselineRow = targets.length;
-      targets.push({ name: 'baseline build, validate_input on (2025 session)', url: gw.url, pid: gw.child.pid, options: { method: 'POST', headers: await mcpHeaders(gw.url, token), body: callBody(2) } });
+      targets.push({
+        name: 'baseline build, validate_input on (2025 session)',
+        url: gw.url,
+        pid: gw.child.pid,
+        options: { method: 'POST', headers: await mcpHeaders(gw.url, token), body: callBody(2) },
+      });
     }
     targets.push({
       name: 'minimal Node proxy (limit)',
       url: `http://127.0.0.1:${proxyPort}/mcp`,
       options: { method: 'POST', headers: { 'content-type': 'application/json' }, body: callBody(2) },
     });
-    targets.push({ name: 'backend direct', url: `${backendUrl}/customers/C-0042?limit=5&status=open`, options: { method: 'GET' } });
+    targets.push({
+      name: 'backend direct',
+      url: `${backendUrl}/customers/C-0042?limit=5&status=open`,
+      options: { method: 'GET' },
+    });
     const rows = await measure(targets);
     await Promise.all(gateways.map((g) => stopChild(g)));
 
-    console.log(`tools/call, ${CONNECTIONS} connections, pipelining 1, ${DURATION_S} s per row x ${ROUNDS} rounds interleaved, mean (autocannon)\n`);
+    console.log(
+      `tools/call, ${CONNECTIONS} connections, pipelining 1, ${DURATION_S} s per row x ${ROUNDS} rounds interleaved, mean (autocannon)\n`,
+    );
     console.log('| row | req/s | p50 ms | p99 ms | gateway CPU µs/call | failed |');
     console.log('|---|---:|---:|---:|---:|---:|');
-    for (const r of rows) console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUs)} | ${r.failures} |`);
+    for (const r of rows)
+      console.log(
+        `| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUs)} | ${r.failures} |`,
+      );
     const [on, , off] = rows;
     const proxy = rows.find((r) => r.name.startsWith('minimal'))!;
     console.log(`\n| ratio | value | target |`);
     console.log('|---|---:|---|');
     const modern = rows[modernRow];
     console.log(`| 2026-07-28 call / 2025 signed-session call, req/s | ${fmt(modern.rps / on.rps, 2)} | >= 0.95 |`);
-    console.log(`| 2026-07-28 call / 2025 signed-session call, CPU per call | ${fmt(modern.cpuUs / on.cpuUs, 2)} | <= 1.05 |`);
+    console.log(
+      `| 2026-07-28 call / 2025 signed-session call, CPU per call | ${fmt(modern.cpuUs / on.cpuUs, 2)} | <= 1.05 |`,
+    );
     if (baselineRow >= 0) {
       const base = rows[baselineRow];
       console.log(`| 2025 signed session / baseline session map, req/s | ${fmt(on.rps / base.rps, 2)} | >= 0.95 |`);
-      console.log(`| 2025 signed session / baseline session map, CPU per call | ${fmt(on.cpuUs / base.cpuUs, 2)} | <= 1.05 |`);
-      console.log(`| 2026-07-28 call / baseline session map, CPU per call | ${fmt(modern.cpuUs / base.cpuUs, 2)} | <= 1.05 |`);
+      console.log(
+        `| 2025 signed session / baseline session map, CPU per call | ${fmt(on.cpuUs / base.cpuUs, 2)} | <= 1.05 |`,
+      );
+      console.log(
+        `| 2026-07-28 call / baseline session map, CPU per call | ${fmt(modern.cpuUs / base.cpuUs, 2)} | <= 1.05 |`,
+      );
     }
     const metrics = rows[metricsRow];
     console.log(`| metrics on / off, req/s | ${fmt(metrics.rps / on.rps, 2)} | >= 0.95 |`);

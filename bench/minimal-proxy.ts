@@ -29,7 +29,14 @@ function main(target: string): void {
       for (const [k, v] of Object.entries(args)) if (k !== 'customer_id') query.append(k, String(v));
       const path = `/customers/${encodeURIComponent(String(args.customer_id))}${query.size > 0 ? `?${query}` : ''}`;
       const out = http.request(
-        { host: backend.hostname, port: backend.port, path, method: 'GET', agent, headers: { accept: 'application/json' } },
+        {
+          host: backend.hostname,
+          port: backend.port,
+          path,
+          method: 'GET',
+          agent,
+          headers: { accept: 'application/json' },
+        },
         (upstream) => {
           const parts: Buffer[] = [];
           upstream.on('data', (c: Buffer) => parts.push(c));
@@ -45,7 +52,9 @@ function main(target: string): void {
           });
         },
       );
-      out.on('error', () => { if (!res.headersSent) res.writeHead(502).end(); });
+      out.on('error', () => {
+        if (!res.headersSent) res.writeHead(502).end();
+      });
       out.end();
     });
   });
@@ -53,7 +62,11 @@ function main(target: string): void {
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
   });
-  const stop = (): void => { server.close(); server.closeAllConnections(); agent.destroy(); };
+  const stop = (): void => {
+    server.close();
+    server.closeAllConnections();
+    agent.destroy();
+  };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

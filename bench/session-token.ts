@@ -7,13 +7,18 @@
 import { randomBytes } from 'node:crypto';
 import { createSessionSigner } from '../src/gateway/mcp/session-token';
 
-interface Row { readonly case: string; readonly perCallMs: number }
+interface Row {
+  readonly case: string;
+  readonly perCallMs: number;
+}
 
 async function measure(name: string, batch: number, fn: () => void): Promise<Row> {
   // tinybench is an ES module: loaded with a dynamic import from this CommonJS build.
   const { Bench } = await import('tinybench');
   const bench = new Bench({ time: 400, warmupTime: 100 });
-  bench.add(name, () => { for (let i = 0; i < batch; i++) fn(); });
+  bench.add(name, () => {
+    for (let i = 0; i < batch; i++) fn();
+  });
   await bench.run();
   const result = bench.getTask(name)?.result as { period?: number } | undefined;
   return { case: name, perCallMs: (result?.period ?? NaN) / batch };
@@ -26,7 +31,11 @@ function format(ms: number): string {
 /** Runs the session-token benchmark and prints its table. */
 export async function runSessionTokenBench(): Promise<void> {
   const signer = createSessionSigner({ key: randomBytes(32), ttlMs: 3_600_000 });
-  const claims = { principal: 'ci-bot', protocolVersion: '2025-11-25', clientInfo: { name: 'claude-code', version: '2.1.0' } };
+  const claims = {
+    principal: 'ci-bot',
+    protocolVersion: '2025-11-25',
+    clientInfo: { name: 'claude-code', version: '2.1.0' },
+  };
   const id = signer.issue(claims);
   const tampered = `${id.slice(0, 10)}${id[10] === 'A' ? 'B' : 'A'}${id.slice(11)}`;
   const huge = 'A'.repeat(1024 * 1024);
@@ -46,7 +55,10 @@ export async function runSessionTokenBench(): Promise<void> {
   console.log(`id length: ${id.length} characters\n`);
   console.log('| case | ops/s | mean |');
   console.log('| --- | ---: | ---: |');
-  for (const row of rows) console.log(`| ${row.case} | ${Math.round(1000 / row.perCallMs).toLocaleString('en-US')} | ${format(row.perCallMs)} |`);
+  for (const row of rows)
+    console.log(
+      `| ${row.case} | ${Math.round(1000 / row.perCallMs).toLocaleString('en-US')} | ${format(row.perCallMs)} |`,
+    );
 }
 
 if (require.main === module) {

@@ -18,26 +18,46 @@ const ticketInput = {
   due: { type: 'string', format: 'date' },
   estimate_hours: { type: 'number', minimum: 0 },
   urgent: { type: 'boolean' },
-  customer: { type: 'object', required: true, properties: {
-    name: { type: 'string', required: true },
-    email: { type: 'string', format: 'email', required: true },
-    addresses: { type: 'array', maxItems: 5, items: { type: 'object', properties: {
-      street: { type: 'string', required: true },
-      city: { type: 'string', required: true },
-      zip_code: { type: 'integer', required: true },
-    } } },
-  } },
+  customer: {
+    type: 'object',
+    required: true,
+    properties: {
+      name: { type: 'string', required: true },
+      email: { type: 'string', format: 'email', required: true },
+      addresses: {
+        type: 'array',
+        maxItems: 5,
+        items: {
+          type: 'object',
+          properties: {
+            street: { type: 'string', required: true },
+            city: { type: 'string', required: true },
+            zip_code: { type: 'integer', required: true },
+          },
+        },
+      },
+    },
+  },
   tags: { type: 'array', uniqueItems: true, maxItems: 10, items: { type: 'string', maxLength: 32 } },
   metadata: { type: 'object' },
 } as const satisfies InputSpec;
 
 const validArgs = {
-  subject: 'Printer on fire', body: 'Third floor, again.', priority: 2, status: 'open', due: '2025-03-01',
-  estimate_hours: 1.5, urgent: true,
-  customer: { name: 'Ada', email: 'ada@example.com', addresses: [
-    { street: 'Main St 1', city: 'Springfield', zip_code: 12345 },
-    { street: 'Side St 2', city: 'Shelbyville', zip_code: 54321 },
-  ] },
+  subject: 'Printer on fire',
+  body: 'Third floor, again.',
+  priority: 2,
+  status: 'open',
+  due: '2025-03-01',
+  estimate_hours: 1.5,
+  urgent: true,
+  customer: {
+    name: 'Ada',
+    email: 'ada@example.com',
+    addresses: [
+      { street: 'Main St 1', city: 'Springfield', zip_code: 12345 },
+      { street: 'Side St 2', city: 'Shelbyville', zip_code: 54321 },
+    ],
+  },
   tags: ['hardware', 'fire'],
   metadata: { source: 'email' },
 };
@@ -54,14 +74,22 @@ function wrongArrayPayload(): Record<string, unknown> {
   return { ...validArgs, tags: Array.from({ length: 10_000 }, (_, i) => ({ n: i, filler: 'y'.repeat(80) })) };
 }
 
-interface Row { readonly case: string; readonly ours: number; readonly raw: number }
+interface Row {
+  readonly case: string;
+  readonly ours: number;
+  readonly raw: number;
+}
 
 async function measure(name: string, batch: number, ours: () => void, raw: () => void): Promise<Row> {
   // tinybench is an ES module: loaded with a dynamic import from this CommonJS build.
   const { Bench } = await import('tinybench');
   const bench = new Bench({ time: 400, warmupTime: 100 });
-  bench.add('ours', () => { for (let i = 0; i < batch; i++) ours(); });
-  bench.add('raw', () => { for (let i = 0; i < batch; i++) raw(); });
+  bench.add('ours', () => {
+    for (let i = 0; i < batch; i++) ours();
+  });
+  bench.add('raw', () => {
+    for (let i = 0; i < batch; i++) raw();
+  });
   await bench.run();
   const perCallMs = (taskName: string): number => {
     const result = bench.getTask(taskName)?.result as { period?: number } | undefined;
@@ -96,32 +124,75 @@ export async function runValidationBench(): Promise<void> {
   const bytes = (x: unknown): string => `${(JSON.stringify(x).length / 1048576).toFixed(2)} MiB`;
 
   const rows: Row[] = [];
-  rows.push(await measure('valid call (10 fields, nested array of objects)', 1000, () => validator.validate(validArgs), () => raw(validArgs)));
+  rows.push(
+    await measure(
+      'valid call (10 fields, nested array of objects)',
+      1000,
+      () => validator.validate(validArgs),
+      () => raw(validArgs),
+    ),
+  );
   const invalid = validator.validate(invalidArgs);
-  rows.push(await measure(`invalid call, ${invalid.valid ? 0 : invalid.violations.length} violations`, 100, () => validator.validate(invalidArgs), () => raw(invalidArgs)));
+  rows.push(
+    await measure(
+      `invalid call, ${invalid.valid ? 0 : invalid.violations.length} violations`,
+      100,
+      () => validator.validate(invalidArgs),
+      () => raw(invalidArgs),
+    ),
+  );
 
   // Cold compiles: each iteration compiles a schema never seen before (a distinct maxLength), so no cache hits.
   let n = 0;
-  const distinct = (): Record<string, unknown> => generateInputSchema({ ...ticketInput, subject: { type: 'string', required: true, maxLength: 1000 + n++ } });
+  const distinct = (): Record<string, unknown> =>
+    generateInputSchema({ ...ticketInput, subject: { type: 'string', required: true, maxLength: 1000 + n++ } });
   const rawAjv = new Ajv2020({ strict: false, ownProperties: true });
-  const formatsFree = (s: Record<string, unknown>): Record<string, unknown> => JSON.parse(JSON.stringify(s).replace(/,"format":"[a-z-]+"/g, ''));
-  rows.push(await measure('compile a distinct schema (cold)', 1, () => compileToolSchema(distinct()), () => {
-    const s = formatsFree(distinct());
-    rawAjv.compile(s);
-    rawAjv.removeSchema(s);
-  }));
-  rows.push(await measure(`refuse ${bytes(bigKeys)}: 20,000 unknown keys`, 1, () => validator.validate(bigKeys), () => raw(bigKeys)));
-  rows.push(await measure(`refuse ${bytes(bigArray)}: 10,000 wrong-typed elements`, 1, () => validator.validate(bigArray), () => raw(bigArray)));
+  const formatsFree = (s: Record<string, unknown>): Record<string, unknown> =>
+    JSON.parse(JSON.stringify(s).replace(/,"format":"[a-z-]+"/g, ''));
+  rows.push(
+    await measure(
+      'compile a distinct schema (cold)',
+      1,
+      () => compileToolSchema(distinct()),
+      () => {
+        const s = formatsFree(distinct());
+        rawAjv.compile(s);
+        rawAjv.removeSchema(s);
+      },
+    ),
+  );
+  rows.push(
+    await measure(
+      `refuse ${bytes(bigKeys)}: 20,000 unknown keys`,
+      1,
+      () => validator.validate(bigKeys),
+      () => raw(bigKeys),
+    ),
+  );
+  rows.push(
+    await measure(
+      `refuse ${bytes(bigArray)}: 10,000 wrong-typed elements`,
+      1,
+      () => validator.validate(bigArray),
+      () => raw(bigArray),
+    ),
+  );
 
   console.log('| case | ours ops/s | ours mean | raw ajv ops/s | raw ajv mean | ours / raw |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const row of rows) {
-    console.log(`| ${row.case} | ${Math.round(1000 / row.ours).toLocaleString('en-US')} | ${format(row.ours)} | `
-      + `${Math.round(1000 / row.raw).toLocaleString('en-US')} | ${format(row.raw)} | ${(row.ours / row.raw).toFixed(2)}× |`);
+    console.log(
+      `| ${row.case} | ${Math.round(1000 / row.ours).toLocaleString('en-US')} | ${format(row.ours)} | ` +
+        `${Math.round(1000 / row.raw).toLocaleString('en-US')} | ${format(row.raw)} | ${(row.ours / row.raw).toFixed(2)}× |`,
+    );
   }
   const [valid, , , keys, array] = rows;
-  console.log(`\nTargets: valid call ≤ 1.3× raw ajv: ${valid.ours / valid.raw <= 1.3 ? 'met' : 'MISSED'}; `
-    + `1 MiB refusals < 50 ms: ${keys.ours < 50 && array.ours < 50 ? 'met' : 'MISSED'}.`);
-  console.log('Notes: the raw compile row uses ajv without formats (ours adds ajv-formats and the canonical-JSON cache key); '
-    + 'an invalid call compares our full explanation (walker, ≤ 20 violations) with ajv stopping at its first error.');
+  console.log(
+    `\nTargets: valid call ≤ 1.3× raw ajv: ${valid.ours / valid.raw <= 1.3 ? 'met' : 'MISSED'}; ` +
+      `1 MiB refusals < 50 ms: ${keys.ours < 50 && array.ours < 50 ? 'met' : 'MISSED'}.`,
+  );
+  console.log(
+    'Notes: the raw compile row uses ajv without formats (ours adds ajv-formats and the canonical-JSON cache key); ' +
+      'an invalid call compares our full explanation (walker, ≤ 20 violations) with ajv stopping at its first error.',
+  );
 }

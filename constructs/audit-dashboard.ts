@@ -90,7 +90,9 @@ export class AuditDashboard extends Construct {
     this.name = props.name ?? id;
     if (typeof this.name !== 'string' || !TOOL_NAME_RE.test(this.name)) {
       const origin = props.name === undefined ? ' (the construct id)' : '';
-      throw new Error(`Invalid dashboard name ${quote(this.name)}${origin}: a dashboard name is ${NAME_RULE}; set 'name'`);
+      throw new Error(
+        `Invalid dashboard name ${quote(this.name)}${origin}: a dashboard name is ${NAME_RULE}; set 'name'`,
+      );
     }
     const fail = (message: string): never => {
       throw new Error(`AuditDashboard '${this.name}': ${message}`);
@@ -114,11 +116,16 @@ export class AuditDashboard extends Construct {
           'call which tools and their refusal messages. Add auth.tokens for anything beyond a local test',
       );
     }
-    this.container = this.createContainer(props.baseImage ?? DEFAULT_BASE_IMAGE, volumes, JSON.stringify(config, null, 2));
-    this.url = `http://localhost:${this.port}/`;
-    new TerraformOutput(this, 'Url', { value: this.url, description: `Audit dashboard ${this.name}` }).overrideLogicalId(
-      `dashboard_${this.name.replace(/[^A-Za-z0-9_-]/g, '_')}_url`,
+    this.container = this.createContainer(
+      props.baseImage ?? DEFAULT_BASE_IMAGE,
+      volumes,
+      JSON.stringify(config, null, 2),
     );
+    this.url = `http://localhost:${this.port}/`;
+    new TerraformOutput(this, 'Url', {
+      value: this.url,
+      description: `Audit dashboard ${this.name}`,
+    }).overrideLogicalId(`dashboard_${this.name.replace(/[^A-Za-z0-9_-]/g, '_')}_url`);
   }
 
   private createContainer(baseImage: string, volumes: readonly AuditMount[], config: string): Container {
@@ -128,7 +135,9 @@ export class AuditDashboard extends Construct {
       image: GatewayImage.of(this).imageFor(baseImage).imageId,
       command: ['dashboard', '--config', DASHBOARD_CONFIG_FILE],
       restart: 'unless-stopped',
-      upload: [{ file: DASHBOARD_CONFIG_FILE, content: Lazy.stringValue({ produce: () => terraformLiteral(`${config}\n`) }) }],
+      upload: [
+        { file: DASHBOARD_CONFIG_FILE, content: Lazy.stringValue({ produce: () => terraformLiteral(`${config}\n`) }) },
+      ],
       ports: [{ internal: DASHBOARD_CONTAINER_PORT, external: this.port }],
       // the image's probe, pointed at the dashboard's port rather than a gateway config's
       env: [`GATEWAY_HEALTH_URL=${healthUrl}`],
@@ -177,7 +186,8 @@ function checkAuth(auth: AuditDashboardProps['auth'], fail: (m: string) => never
   }
   return {
     tokens: auth.tokens.map((token, i) => {
-      if (typeof token?.id !== 'string' || token.id.trim() === '') fail(`auth.tokens[${i}].id must be a non-empty string`);
+      if (typeof token?.id !== 'string' || token.id.trim() === '')
+        fail(`auth.tokens[${i}].id must be a non-empty string`);
       const checked = normalizeTokenSha256(token.sha256);
       if ('problem' in checked) return fail(`auth.tokens[${i}].sha256 (token '${token.id}') ${checked.problem}`);
       return { id: token.id, sha256: checked.sha256 };
@@ -186,14 +196,17 @@ function checkAuth(auth: AuditDashboardProps['auth'], fail: (m: string) => never
 }
 
 function checkRetentionDays(days: number, fail: (m: string) => never): number {
-  if (!Number.isInteger(days) || days < 1 || days > 90) fail(`retentionDays (${quote(days)}) must be an integer from 1 to 90`);
+  if (!Number.isInteger(days) || days < 1 || days > 90)
+    fail(`retentionDays (${quote(days)}) must be an integer from 1 to 90`);
   return days;
 }
 
 function checkFlag(flag: FlagRuleOptions, fail: (m: string) => never): { min_refusals: number; min_rate: number } {
   const minRefusals = flag.minRefusals ?? 10;
   const minRate = flag.minRate ?? 0.5;
-  if (!Number.isInteger(minRefusals) || minRefusals < 1) fail(`flag.minRefusals (${quote(minRefusals)}) must be an integer >= 1`);
-  if (typeof minRate !== 'number' || !(minRate >= 0 && minRate <= 1)) fail(`flag.minRate (${quote(minRate)}) must be a number from 0 to 1`);
+  if (!Number.isInteger(minRefusals) || minRefusals < 1)
+    fail(`flag.minRefusals (${quote(minRefusals)}) must be an integer >= 1`);
+  if (typeof minRate !== 'number' || !(minRate >= 0 && minRate <= 1))
+    fail(`flag.minRate (${quote(minRate)}) must be a number from 0 to 1`);
   return { min_refusals: minRefusals, min_rate: minRate };
 }

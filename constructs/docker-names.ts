@@ -14,6 +14,6 @@ export function dockerName(scope: IConstruct, ...parts: string[]): string {
 
 /** Quote a user value for an error message, without letting a huge value flood the terminal. */
 export function quote(value: unknown): string {
-  const text = typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -39,8 +39,13 @@ export class GatewayImage extends Construct {
   public imageFor(baseImage: string): Image {
     const existing = this.images.get(baseImage);
     if (existing !== undefined) return existing;
-    const tag = baseImage.replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[.-]+/, '').slice(0, 128);
-    const stackName = TerraformStack.of(this).node.id.toLowerCase().replace(/[^a-z0-9_.-]/g, '-');
+    const tag = baseImage
+      .replace(/[^A-Za-z0-9_.-]/g, '-')
+      .replace(/^[.-]+/, '')
+      .slice(0, 128);
+    const stackName = TerraformStack.of(this)
+      .node.id.toLowerCase()
+      .replace(/[^a-z0-9_.-]/g, '-');
     const image = new Image(this, baseImage === DEFAULT_BASE_IMAGE ? 'Resource' : `Image-${tag}`, {
       name: `cdktf-mcp-gateway-${stackName}:${tag}`,
       buildAttribute: {

@@ -22,14 +22,15 @@ export class GatewaySecrets {
     fail: (m: string) => never,
   ) {
     if (values !== undefined && (typeof values !== 'object' || values === null || Array.isArray(values))) {
-      fail("secrets must be an object of secret name to value, e.g. { CRM_API_KEY: crmApiKey.stringValue }");
+      fail('secrets must be an object of secret name to value, e.g. { CRM_API_KEY: crmApiKey.stringValue }');
     }
     const checked = new Map<string, string>();
     for (const [name, value] of Object.entries(values ?? {})) {
       const problem = secretNameProblem(name);
       if (problem !== undefined) fail(`secrets.${name}: the name ${problem}`);
       // never quote the value: it is a secret
-      if (typeof value !== 'string') fail(`secrets.${name} must be a string (e.g. a sensitive TerraformVariable's stringValue)`);
+      if (typeof value !== 'string')
+        fail(`secrets.${name} must be a string (e.g. a sensitive TerraformVariable's stringValue)`);
       if (!Token.isUnresolved(value)) {
         Annotations.of(scope).addWarning(
           `secrets.${name} is a literal string: it is written into cdk.tf.json and the Terraform state. ` +
@@ -67,7 +68,9 @@ export class GatewaySecrets {
     }
     for (const name of this.values.keys()) {
       if (!used.has(name)) {
-        Annotations.of(this.scope).addWarning(`Gateway '${gateway}': secrets.${name} is named by none of its services: remove it, or reference it with Secret.env('${name}')`);
+        Annotations.of(this.scope).addWarning(
+          `Gateway '${gateway}': secrets.${name} is named by none of its services: remove it, or reference it with Secret.env('${name}')`,
+        );
       }
     }
     return errors;

@@ -71,13 +71,17 @@ export interface GatewayServiceOptions {
  */
 export function createGatewayService(scope: Construct, options: GatewayServiceOptions): DockerService {
   const config = new Config(scope, 'Config', {
-    name: Lazy.stringValue({ produce: () => `${dockerName(scope, options.name)}-${contentHash(options.configText())}` }),
+    name: Lazy.stringValue({
+      produce: () => `${dockerName(scope, options.name)}-${contentHash(options.configText())}`,
+    }),
     data: Lazy.stringValue({ produce: () => Buffer.from(options.configText(), 'utf8').toString('base64') }),
     // a new config exists before the service moves to it, and the old one goes only once no task uses it
     lifecycle: { createBeforeDestroy: true },
   });
   const volume =
-    options.auditLog === false ? undefined : new Volume(scope, 'AuditLog', { name: dockerName(scope, options.name, 'audit') });
+    options.auditLog === false
+      ? undefined
+      : new Volume(scope, 'AuditLog', { name: dockerName(scope, options.name, 'audit') });
   const hostNetwork = options.publishMode === 'host-network';
   return new DockerService(scope, 'Resource', {
     name: dockerName(scope, options.name),
@@ -91,7 +95,8 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
         env: volume === undefined ? undefined : { [AUDIT_LOG_ENV]: slotAuditPath(options.auditLog) },
         labels: [{ label: GATEWAY_LABEL, value: options.name }],
         configs: [{ configId: config.id, configName: config.name, fileName: GATEWAY_CONFIG_FILE, fileMode: 0o444 }],
-        secrets: options.sessionKey === undefined ? undefined : [sessionKeySecret(scope, options.name, options.sessionKey)],
+        secrets:
+          options.sessionKey === undefined ? undefined : [sessionKeySecret(scope, options.name, options.sessionKey)],
         mounts: volume === undefined ? undefined : [{ type: 'volume', source: volume.name, target: AUDIT_LOG_DIR }],
         healthcheck: { test: ['CMD', 'node', GATEWAY_HEALTHCHECK_SCRIPT], ...HEALTH },
         stopSignal: 'SIGTERM',
@@ -104,7 +109,14 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
       ? undefined
       : {
           mode: 'vip',
-          ports: [{ targetPort: GATEWAY_CONTAINER_PORT, publishedPort: options.port, publishMode: 'ingress', protocol: 'tcp' }],
+          ports: [
+            {
+              targetPort: GATEWAY_CONTAINER_PORT,
+              publishedPort: options.port,
+              publishMode: 'ingress',
+              protocol: 'tcp',
+            },
+          ],
         },
     updateConfig: {
       parallelism: 1,
@@ -119,10 +131,15 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
 }
 
 /** `replicas` (undefined: a container) after the checks that tie `sessionKey` and `publishMode` to it. */
-export function checkReplicas(props: Pick<GatewayProps, 'replicas' | 'sessionKey' | 'publishMode'>, fail: (m: string) => never): number | undefined {
+export function checkReplicas(
+  props: Pick<GatewayProps, 'replicas' | 'sessionKey' | 'publishMode'>,
+  fail: (m: string) => never,
+): number | undefined {
   const { replicas, sessionKey, publishMode } = props;
   if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 1)) {
-    fail(`replicas (${typeof replicas === 'number' ? String(replicas) : quote(replicas)}) must be an integer >= 1 (leave it out for one docker_container)`);
+    fail(
+      `replicas (${typeof replicas === 'number' ? String(replicas) : quote(replicas)}) must be an integer >= 1 (leave it out for one docker_container)`,
+    );
   }
   if (publishMode !== undefined && !(PUBLISH_MODES as readonly string[]).includes(publishMode)) {
     fail(`publishMode ${quote(publishMode)} is not supported: expected one of ${PUBLISH_MODES.join(', ')}`);
@@ -130,7 +147,9 @@ export function checkReplicas(props: Pick<GatewayProps, 'replicas' | 'sessionKey
   if (replicas === undefined) {
     if (publishMode !== undefined) fail(`publishMode applies to replicas only: set 'replicas', or drop 'publishMode'`);
     if (sessionKey !== undefined) {
-      fail("sessionKey is delivered as a Docker secret, which needs a Swarm service: set 'replicas' (1 or more), or drop 'sessionKey'");
+      fail(
+        "sessionKey is delivered as a Docker secret, which needs a Swarm service: set 'replicas' (1 or more), or drop 'sessionKey'",
+      );
     }
     return undefined;
   }

@@ -226,7 +226,9 @@ export class Gateway extends Construct {
       ...resourceUrlSetting(auth, props.resourceUrl ?? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`, fail),
       audit_log: auditLog,
       ...metricsSetting(props.metrics, this.port, fail),
-      ...(props.allowedHosts !== undefined ? { allowed_hosts: checkList('allowedHosts', props.allowedHosts, fail) } : {}),
+      ...(props.allowedHosts !== undefined
+        ? { allowed_hosts: checkList('allowedHosts', props.allowedHosts, fail) }
+        : {}),
       ...(props.allowedOrigins !== undefined
         ? { allowed_origins: checkList('allowedOrigins', props.allowedOrigins, fail) }
         : {}),
@@ -316,7 +318,8 @@ export class Gateway extends Construct {
   private uploads(): { file: string; content: string }[] {
     const uploads = [{ file: GATEWAY_CONFIG_FILE, content: terraformLiteral(renderGatewayConfig(this.config())) }];
     for (const upload of this.services.flatMap((s) => s.gatewayUploads)) {
-      if (!uploads.some((u) => u.file === upload.file)) uploads.push({ file: upload.file, content: terraformLiteral(upload.content) });
+      if (!uploads.some((u) => u.file === upload.file))
+        uploads.push({ file: upload.file, content: terraformLiteral(upload.content) });
     }
     return uploads;
   }
@@ -404,11 +407,14 @@ function outputIdOf(name: string): string {
 function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): GatewaySettings['auth'] {
   if (auth === 'none') return 'none';
   if (typeof auth !== 'object' || auth === null || (!Array.isArray(auth.tokens) && auth.oauth === undefined)) {
-    return fail("'auth' is required: { tokens: [{ id, sha256 }] } and/or { oauth: { issuer } }, or 'none' to turn authentication off");
+    return fail(
+      "'auth' is required: { tokens: [{ id, sha256 }] } and/or { oauth: { issuer } }, or 'none' to turn authentication off",
+    );
   }
   const oauth = auth.oauth === undefined ? undefined : checkOAuth(auth.oauth, fail);
   if (auth.tokens === undefined) return { oauth: oauth! };
-  if (!Array.isArray(auth.tokens)) return fail(`auth.tokens (${quote(auth.tokens)}) must be an array of { id, sha256 }`);
+  if (!Array.isArray(auth.tokens))
+    return fail(`auth.tokens (${quote(auth.tokens)}) must be an array of { id, sha256 }`);
   if (auth.tokens.length === 0) {
     fail("auth.tokens is empty, so nobody could call the gateway: add a token, or set auth: 'none' on purpose");
   }
@@ -423,7 +429,9 @@ function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): G
     const sha256 = checked.sha256;
     const same = tokens.find((t) => t.id === token.id || t.sha256 === sha256);
     if (same !== undefined) {
-      fail(`auth.tokens[${i}] repeats the ${same.id === token.id ? `id '${token.id}'` : 'sha256 of another token'}: each token needs its own id and hash`);
+      fail(
+        `auth.tokens[${i}] repeats the ${same.id === token.id ? `id '${token.id}'` : 'sha256 of another token'}: each token needs its own id and hash`,
+      );
     }
     const scopes = token.scopes === undefined ? undefined : checkScopes(`auth.tokens[${i}].scopes`, token.scopes, fail);
     tokens.push({ id: token.id, sha256, ...(scopes !== undefined ? { scopes } : {}) });
@@ -467,7 +475,9 @@ function checkAuditLog(
 function checkHostIp(hostIp: string | undefined, fail: (m: string) => never): string | undefined {
   if (hostIp === undefined) return undefined;
   if (typeof hostIp !== 'string' || isIP(hostIp) === 0) {
-    fail(`hostIp ${quote(hostIp)} must be an IP address of the Docker host, e.g. '127.0.0.1' (this host only) or '10.0.0.5'`);
+    fail(
+      `hostIp ${quote(hostIp)} must be an IP address of the Docker host, e.g. '127.0.0.1' (this host only) or '10.0.0.5'`,
+    );
   }
   return hostIp;
 }
@@ -495,7 +505,13 @@ function metricsSetting(
   if (metrics === undefined || metrics === false) return {};
   if (metrics === true) return { metrics: true };
   const port = typeof metrics === 'object' && metrics !== null ? metrics.port : undefined;
-  if (!Number.isInteger(port) || port! < 1 || port! > 65535 || port === GATEWAY_CONTAINER_PORT || port === gatewayPort) {
+  if (
+    !Number.isInteger(port) ||
+    port! < 1 ||
+    port! > 65535 ||
+    port === GATEWAY_CONTAINER_PORT ||
+    port === gatewayPort
+  ) {
     fail(
       `metrics.port (${quote(port)}) must be an integer between 1 and 65535 other than the gateway's ports ` +
         `(${GATEWAY_CONTAINER_PORT} inside, ${gatewayPort} published); or set metrics: true to serve /metrics behind the gateway's tokens`,

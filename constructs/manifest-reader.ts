@@ -31,20 +31,58 @@ type Kind = 'string' | 'boolean' | 'integer' | 'number' | 'any' | 'strings' | 's
 
 /** Parameter spec keys, as in TypeScript; the snake_case spelling of each is accepted too. */
 const PARAM_KEYS: Record<string, Kind> = {
-  type: 'string', required: 'boolean', description: 'string', default: 'any', enum: 'scalars',
-  minimum: 'number', maximum: 'number', exclusiveMinimum: 'number', exclusiveMaximum: 'number',
-  minLength: 'integer', maxLength: 'integer', pattern: 'string', format: 'string',
-  minItems: 'integer', maxItems: 'integer', uniqueItems: 'boolean',
-  items: 'param', properties: 'params', additionalProperties: 'boolean', aliases: 'strings', forwardAs: 'string',
+  type: 'string',
+  required: 'boolean',
+  description: 'string',
+  default: 'any',
+  enum: 'scalars',
+  minimum: 'number',
+  maximum: 'number',
+  exclusiveMinimum: 'number',
+  exclusiveMaximum: 'number',
+  minLength: 'integer',
+  maxLength: 'integer',
+  pattern: 'string',
+  format: 'string',
+  minItems: 'integer',
+  maxItems: 'integer',
+  uniqueItems: 'boolean',
+  items: 'param',
+  properties: 'params',
+  additionalProperties: 'boolean',
+  aliases: 'strings',
+  forwardAs: 'string',
 };
 const SNAKE_PARAM_KEYS = new Map(
   Object.keys(PARAM_KEYS).map((k) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), k] as const),
 );
 
-const SERVICE_KEYS = ['description', 'endpoint', 'input', 'input_schema', 'timeout_ms', 'container', 'forward_identity', 'required_scopes'];
+const SERVICE_KEYS = [
+  'description',
+  'endpoint',
+  'input',
+  'input_schema',
+  'timeout_ms',
+  'container',
+  'forward_identity',
+  'required_scopes',
+];
 const GATEWAY_KEYS = [
-  'services', 'validate_input', 'validation_errors', 'auth', 'audit_log', 'port', 'base_image',
-  'allowed_hosts', 'allowed_origins', 'host_ip', 'metrics', 'replicas', 'session_key', 'publish_mode', 'resource_url',
+  'services',
+  'validate_input',
+  'validation_errors',
+  'auth',
+  'audit_log',
+  'port',
+  'base_image',
+  'allowed_hosts',
+  'allowed_origins',
+  'host_ip',
+  'metrics',
+  'replicas',
+  'session_key',
+  'publish_mode',
+  'resource_url',
 ];
 const PUBLISH_MODE_NAMES = ['host-network', 'ingress'];
 /** A Terraform variable name. */
@@ -62,7 +100,10 @@ class Reader {
   private readonly lines = new LineCounter();
   private readonly errors: { line: number; column: number; text: string }[] = [];
 
-  public constructor(private readonly file: string, private readonly text: string) {}
+  public constructor(
+    private readonly file: string,
+    private readonly text: string,
+  ) {}
 
   public read(): ManifestDocument {
     const doc = parseDocument(this.text, { lineCounter: this.lines, uniqueKeys: true, prettyErrors: true });
@@ -74,7 +115,11 @@ class Reader {
     this.throwIfErrors();
 
     const root = doc.contents;
-    const result = { services: [] as ManifestService[], gateways: [] as ManifestGateway[], dashboards: [] as ManifestDashboard[] };
+    const result = {
+      services: [] as ManifestService[],
+      gateways: [] as ManifestGateway[],
+      dashboards: [] as ManifestDashboard[],
+    };
     if (!isMap(root)) {
       this.error(root, '', 'expected a map with `services` and `gateways`');
     } else {
@@ -121,11 +166,20 @@ class Reader {
       const e = endpointNode as YAMLMap;
       this.checkKeys(e, `${path}.endpoint`, ['url', 'method', 'headers', 'tls']);
       const url = this.value(this.required(e, `${path}.endpoint`, 'url'), `${path}.endpoint.url`, 'string');
-      const method = this.oneOf(this.required(e, `${path}.endpoint`, 'method'), `${path}.endpoint.method`, BACKEND_METHODS);
+      const method = this.oneOf(
+        this.required(e, `${path}.endpoint`, 'method'),
+        `${path}.endpoint.method`,
+        BACKEND_METHODS,
+      );
       const headers = this.headers(this.child(e, 'headers'), `${path}.endpoint.headers`);
       const tls = this.tls(this.child(e, 'tls'), `${path}.endpoint.tls`);
       if (url !== undefined && method !== undefined) {
-        endpoint = { url: url as string, method: method as BackendMethod, ...(headers ? { headers } : {}), ...(tls ? { tls } : {}) };
+        endpoint = {
+          url: url as string,
+          method: method as BackendMethod,
+          ...(headers ? { headers } : {}),
+          ...(tls ? { tls } : {}),
+        };
       }
     }
     const inputNode = this.child(map, 'input');
@@ -171,7 +225,11 @@ class Reader {
     if (auditNode !== undefined) {
       if (isMap(auditNode)) {
         this.checkKeys(auditNode, `${path}.audit_log`, ['path']);
-        const file = this.value(this.required(auditNode, `${path}.audit_log`, 'path'), `${path}.audit_log.path`, 'string');
+        const file = this.value(
+          this.required(auditNode, `${path}.audit_log`, 'path'),
+          `${path}.audit_log.path`,
+          'string',
+        );
         if (file !== undefined) auditLog = { path: file as string };
       } else {
         auditLog = this.value(auditNode, `${path}.audit_log`, 'boolean', 'expected a boolean or { path }') as boolean;
@@ -179,7 +237,8 @@ class Reader {
     }
     const replicasNode = this.child(map, 'replicas');
     const replicas = this.value(replicasNode, `${path}.replicas`, 'integer') as number | undefined;
-    if (replicas !== undefined && replicas < 1) this.error(replicasNode!, `${path}.replicas`, 'expected an integer >= 1');
+    if (replicas !== undefined && replicas < 1)
+      this.error(replicasNode!, `${path}.replicas`, 'expected an integer >= 1');
     const sessionKeyVariable = this.sessionKey(this.child(map, 'session_key'), `${path}.session_key`);
     if (auth === undefined) return undefined;
     return {
@@ -188,12 +247,13 @@ class Reader {
       replicas,
       sessionKeyVariable,
       publishMode: this.oneOf(this.child(map, 'publish_mode'), `${path}.publish_mode`, PUBLISH_MODE_NAMES) as
-        | PublishMode
-        | undefined,
+        PublishMode | undefined,
       validateInput: this.optional(map, path, 'validate_input', 'boolean') as boolean | undefined,
-      validationErrors: this.oneOf(this.child(map, 'validation_errors'), `${path}.validation_errors`, VALIDATION_CHANNELS) as
-        | ValidationErrorsChannel
-        | undefined,
+      validationErrors: this.oneOf(
+        this.child(map, 'validation_errors'),
+        `${path}.validation_errors`,
+        VALIDATION_CHANNELS,
+      ) as ValidationErrorsChannel | undefined,
       auth,
       auditLog,
       port: portNode === undefined ? undefined : this.port(portNode, `${path}.port`),
@@ -218,7 +278,11 @@ class Reader {
         const service = this.value(item, itemPath, 'string') as string | undefined;
         if (service === undefined) return;
         if (!known.includes(service)) {
-          this.error(item, itemPath, `unknown service \`${service}\` (declared services: ${known.join(', ') || 'none'})`);
+          this.error(
+            item,
+            itemPath,
+            `unknown service \`${service}\` (declared services: ${known.join(', ') || 'none'})`,
+          );
         } else if (services.includes(service)) {
           this.error(item, itemPath, `service \`${service}\` is listed twice`);
         } else services.push(service);
@@ -228,7 +292,12 @@ class Reader {
   }
 
   /** A `dashboards` entry: `gateways` (names), `auth`, `port`, `retention_days`, `flag`. */
-  private dashboard(name: string, node: Node | null, key: Node, known: readonly string[]): ManifestDashboard | undefined {
+  private dashboard(
+    name: string,
+    node: Node | null,
+    key: Node,
+    known: readonly string[],
+  ): ManifestDashboard | undefined {
     const path = `dashboards.${name}`;
     if (!this.expectMap(node, path)) return undefined;
     const map = node as YAMLMap;
@@ -237,18 +306,24 @@ class Reader {
     if (this.child(map, 'gateways') === undefined) this.error(map, path, 'missing required key `gateways`');
     for (const gateway of gateways) {
       if (!known.includes(gateway)) {
-        this.error(this.child(map, 'gateways')!, `${path}.gateways`, `unknown gateway \`${gateway}\` (declared gateways: ${known.join(', ') || 'none'})`);
+        this.error(
+          this.child(map, 'gateways')!,
+          `${path}.gateways`,
+          `unknown gateway \`${gateway}\` (declared gateways: ${known.join(', ') || 'none'})`,
+        );
       }
     }
     // A dashboard takes static tokens only.
-    const auth = this.auth(this.required(map, path, 'auth'), `${path}.auth`, false) as ManifestDashboard['auth'] | undefined;
+    const auth = this.auth(this.required(map, path, 'auth'), `${path}.auth`, false) as
+      ManifestDashboard['auth'] | undefined;
     const portNode = this.child(map, 'port');
     const flagNode = this.child(map, 'flag');
     let flag: ManifestDashboard['flag'];
     if (flagNode !== undefined && this.expectMap(flagNode, `${path}.flag`)) {
       this.checkKeys(flagNode as YAMLMap, `${path}.flag`, ['min_refusals', 'min_rate']);
       flag = {
-        minRefusals: this.optional(flagNode as YAMLMap, `${path}.flag`, 'min_refusals', 'integer') as number | undefined,
+        minRefusals: this.optional(flagNode as YAMLMap, `${path}.flag`, 'min_refusals', 'integer') as
+          number | undefined,
         minRate: this.optional(flagNode as YAMLMap, `${path}.flag`, 'min_rate', 'number') as number | undefined,
       };
     }
@@ -277,7 +352,8 @@ class Reader {
   /** `session_key: { variable: NAME }`: the name of a sensitive Terraform variable, never a key. */
   private sessionKey(node: Node | undefined, path: string): string | undefined {
     if (node === undefined) return undefined;
-    const expected = 'expected { variable: NAME } naming a sensitive Terraform variable (set it with TF_VAR_NAME); never the key itself';
+    const expected =
+      'expected { variable: NAME } naming a sensitive Terraform variable (set it with TF_VAR_NAME); never the key itself';
     if (!isMap(node)) {
       // never echo the value: it may be the key
       this.error(node, path, expected);
@@ -287,7 +363,11 @@ class Reader {
     const variableNode = this.required(node, path, 'variable');
     const variable = this.value(variableNode, `${path}.variable`, 'string') as string | undefined;
     if (variable !== undefined && !VARIABLE_NAME_RE.test(variable)) {
-      this.error(variableNode!, `${path}.variable`, 'expected a Terraform variable name (letters, digits, _ and -, not starting with a digit)');
+      this.error(
+        variableNode!,
+        `${path}.variable`,
+        'expected a Terraform variable name (letters, digits, _ and -, not starting with a digit)',
+      );
       return undefined;
     }
     return variable;
@@ -321,7 +401,8 @@ class Reader {
       // the Gateway construct's rule, checked here to report it at the value rather than at the gateway
       const checked = sha256 === undefined ? undefined : normalizeTokenSha256(sha256);
       if (checked !== undefined && 'problem' in checked) this.error(shaNode!, `${tpath}.sha256`, checked.problem);
-      else if (id !== undefined && sha256 !== undefined) tokens.push({ id, sha256, ...(scopes !== undefined ? { scopes } : {}) });
+      else if (id !== undefined && sha256 !== undefined)
+        tokens.push({ id, sha256, ...(scopes !== undefined ? { scopes } : {}) });
     });
     return { tokens, ...(oauth !== undefined ? { oauth } : {}) };
   }
@@ -330,7 +411,15 @@ class Reader {
   private oauth(node: Node | undefined, path: string): GatewayOAuth | undefined {
     if (node === undefined || !this.expectMap(node, path)) return undefined;
     const map = node as YAMLMap;
-    this.checkKeys(map, path, ['issuer', 'audience', 'jwks_uri', 'scopes', 'principal_claim', 'algorithms', 'allow_plain_jwt']);
+    this.checkKeys(map, path, [
+      'issuer',
+      'audience',
+      'jwks_uri',
+      'scopes',
+      'principal_claim',
+      'algorithms',
+      'allow_plain_jwt',
+    ]);
     const issuer = this.value(this.required(map, path, 'issuer'), `${path}.issuer`, 'string') as string | undefined;
     if (issuer === undefined) return undefined;
     const opt = (key: string, kind: 'string' | 'strings' | 'boolean'): unknown => this.optional(map, path, key, kind);
@@ -363,7 +452,11 @@ class Reader {
       const key = isScalar(keyNode) ? String(keyNode.value) : '';
       const name = key in PARAM_KEYS ? key : SNAKE_PARAM_KEYS.get(key);
       if (name === undefined) {
-        this.error(keyNode, `${path}.${key}`, `unknown key \`${key}\` (expected one of: ${Object.keys(PARAM_KEYS).join(', ')})`);
+        this.error(
+          keyNode,
+          `${path}.${key}`,
+          `unknown key \`${key}\` (expected one of: ${Object.keys(PARAM_KEYS).join(', ')})`,
+        );
         continue;
       }
       if (name in spec) {
@@ -373,10 +466,15 @@ class Reader {
       const value = pair.value as Node | null;
       const kind = PARAM_KEYS[name];
       const parsed =
-        kind === 'param' ? this.param(value, `${path}.${key}`)
-        : kind === 'params' ? (value === null ? undefined : this.params(value, `${path}.${key}`))
-        : name === 'type' ? this.oneOf(value ?? undefined, `${path}.${key}`, PARAM_TYPES)
-        : this.value(value, `${path}.${key}`, kind);
+        kind === 'param'
+          ? this.param(value, `${path}.${key}`)
+          : kind === 'params'
+            ? value === null
+              ? undefined
+              : this.params(value, `${path}.${key}`)
+            : name === 'type'
+              ? this.oneOf(value ?? undefined, `${path}.${key}`, PARAM_TYPES)
+              : this.value(value, `${path}.${key}`, kind);
       if (parsed !== undefined) spec[name] = parsed;
     }
     if (!(node as YAMLMap).has('type')) this.error(node, path, 'missing required key `type`');
@@ -409,7 +507,8 @@ class Reader {
       const vpath = `${path}.${name}`;
       if (isMap(value)) {
         this.checkKeys(value, vpath, ['secret']);
-        const secret = this.value(this.required(value, vpath, 'secret'), `${vpath}.secret`, 'string') as string | undefined;
+        const secret = this.value(this.required(value, vpath, 'secret'), `${vpath}.secret`, 'string') as
+          string | undefined;
         if (secret === undefined) continue;
         try {
           headers[name] = Secret.env(secret);
@@ -439,7 +538,11 @@ class Reader {
     try {
       return { ca: Secret.env(caSecret!) };
     } catch (err) {
-      this.error(this.child(map, 'ca_secret')!, `${path}.ca_secret`, (err as Error).message.replace(/^Secret\.env\([^)]*\): /, ''));
+      this.error(
+        this.child(map, 'ca_secret')!,
+        `${path}.ca_secret`,
+        (err as Error).message.replace(/^Secret\.env\([^)]*\): /, ''),
+      );
       return undefined;
     }
   }
@@ -465,7 +568,8 @@ class Reader {
     const env: Record<string, string> = {};
     for (const [name, value] of this.entries(node as YAMLMap)) {
       // `PORT: 8080` is natural YAML; environment values are strings either way
-      if (isScalar(value) && ['string', 'number', 'boolean'].includes(typeof value.value)) env[name] = String(value.value);
+      if (isScalar(value) && ['string', 'number', 'boolean'].includes(typeof value.value))
+        env[name] = String(value.value);
       else this.error(value, `${path}.${name}`, 'expected a string');
     }
     return env;
@@ -498,22 +602,35 @@ class Reader {
     const v: unknown = isScalar(node) ? node.value : undefined;
     const ok = (() => {
       switch (kind) {
-        case 'string': return typeof v === 'string';
-        case 'boolean': return typeof v === 'boolean';
-        case 'integer': return Number.isInteger(v);
-        case 'number': return typeof v === 'number' && Number.isFinite(v);
-        case 'any': return node !== null;
+        case 'string':
+          return typeof v === 'string';
+        case 'boolean':
+          return typeof v === 'boolean';
+        case 'integer':
+          return Number.isInteger(v);
+        case 'number':
+          return typeof v === 'number' && Number.isFinite(v);
+        case 'any':
+          return node !== null;
         case 'strings':
           return isSeq(node) && node.items.every((i) => isScalar(i) && typeof i.value === 'string');
         case 'scalars':
-          return isSeq(node) && node.items.every((i) => isScalar(i) && ['string', 'number', 'boolean'].includes(typeof i.value));
-        default: return false;
+          return (
+            isSeq(node) &&
+            node.items.every((i) => isScalar(i) && ['string', 'number', 'boolean'].includes(typeof i.value))
+          );
+        default:
+          return false;
       }
     })();
     if (ok) return kind === 'any' || kind === 'strings' || kind === 'scalars' ? (node as Node).toJSON() : v;
     const expected: Record<string, string> = {
-      string: 'expected a string', boolean: 'expected a boolean', integer: 'expected an integer',
-      number: 'expected a number', any: 'expected a value', strings: 'expected a list of strings',
+      string: 'expected a string',
+      boolean: 'expected a boolean',
+      integer: 'expected an integer',
+      number: 'expected a number',
+      any: 'expected a value',
+      strings: 'expected a list of strings',
       scalars: 'expected a list of strings, numbers or booleans (never null)',
     };
     this.error(node, path, expectation ?? expected[kind]);
@@ -536,13 +653,21 @@ class Reader {
     for (const pair of map.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : '';
       if (!allowed.includes(key)) {
-        this.error(pair.key as Node, path === '' ? key : `${path}.${key}`, `unknown key \`${key}\` (expected one of: ${allowed.join(', ')})`);
+        this.error(
+          pair.key as Node,
+          path === '' ? key : `${path}.${key}`,
+          `unknown key \`${key}\` (expected one of: ${allowed.join(', ')})`,
+        );
       }
     }
   }
 
   private entries(map: YAMLMap): [string, Node | null, Node][] {
-    return map.items.map((pair) => [isScalar(pair.key) ? String(pair.key.value) : '', pair.value as Node | null, pair.key as Node]);
+    return map.items.map((pair) => [
+      isScalar(pair.key) ? String(pair.key.value) : '',
+      pair.value as Node | null,
+      pair.key as Node,
+    ]);
   }
 
   private child(map: YAMLMap, key: string): Node | undefined {

@@ -46,7 +46,10 @@ export class Manifest extends Construct {
     this.dashboards = new Map(
       doc.dashboards.map(({ at, gateways: names, ...props }) => {
         const gateways = names.map((name) => this.gateways.get(name)!);
-        return [props.name, attempt(file, at, () => new AuditDashboard(dashboardsScope, props.name, { ...props, gateways }))];
+        return [
+          props.name,
+          attempt(file, at, () => new AuditDashboard(dashboardsScope, props.name, { ...props, gateways })),
+        ];
       }),
     );
     if (clashes.length > 0) {
@@ -112,9 +115,18 @@ function createGateways(
   const ports = new Map<number, string>();
   for (const { at, services: names, sessionKeyVariable, ...props } of entries) {
     const serving = names.map((name) => services.get(name)!);
-    const sessionKey = sessionKeyVariable === undefined ? undefined : sensitiveVariable(scope, sessionKeyVariable).stringValue;
-    const gateway = attempt(file, at, () =>
-      new Gateway(scope, props.name, { ...props, sessionKey, services: serving, secrets: secretVariables(scope, serving) }),
+    const sessionKey =
+      sessionKeyVariable === undefined ? undefined : sensitiveVariable(scope, sessionKeyVariable).stringValue;
+    const gateway = attempt(
+      file,
+      at,
+      () =>
+        new Gateway(scope, props.name, {
+          ...props,
+          sessionKey,
+          services: serving,
+          secrets: secretVariables(scope, serving),
+        }),
     );
     gateways.set(props.name, gateway);
     const first = ports.get(gateway.port);
@@ -143,7 +155,11 @@ function secretVariables(scope: Construct, services: readonly Service[]): Record
     const variable =
       existing instanceof TerraformVariable
         ? existing
-        : new TerraformVariable(stack, id, { type: 'string', sensitive: true, description: `Secret ${name} for the MCP gateways` });
+        : new TerraformVariable(stack, id, {
+            type: 'string',
+            sensitive: true,
+            description: `Secret ${name} for the MCP gateways`,
+          });
     variable.overrideLogicalId(name);
     values[name] = variable.stringValue;
   }

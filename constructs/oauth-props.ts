@@ -2,7 +2,13 @@
  * The OAuth props of a `Gateway` and a `Service` (SPEC §4d), checked at synth and turned into the config's
  * snake_case `auth.oauth`, `scopes` and `required_scopes`.
  */
-import { ASYMMETRIC_ALGORITHMS, type OAuthAlgorithm, type OAuthConfig, SCOPE_PATTERN, SECURE_URL_PATTERN } from '../src/contract';
+import {
+  ASYMMETRIC_ALGORITHMS,
+  type OAuthAlgorithm,
+  type OAuthConfig,
+  SCOPE_PATTERN,
+  SECURE_URL_PATTERN,
+} from '../src/contract';
 import { quote } from './docker-names';
 
 /** A gateway's OAuth 2.1 resource-server settings: which authorization server issues the tokens it accepts. */
@@ -76,7 +82,9 @@ export function checkOAuth(oauth: GatewayOAuth, fail: (m: string) => never): OAu
     const algorithms: readonly string[] = Array.isArray(oauth.algorithms) ? oauth.algorithms : [];
     const bad = algorithms.find((a) => !(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(a));
     if (algorithms.length === 0 || bad !== undefined) {
-      fail(`auth.oauth.algorithms (${quote(oauth.algorithms)}) must list algorithms from ${ASYMMETRIC_ALGORITHMS.join(', ')} (never HS* or none)`);
+      fail(
+        `auth.oauth.algorithms (${quote(oauth.algorithms)}) must list algorithms from ${ASYMMETRIC_ALGORITHMS.join(', ')} (never HS* or none)`,
+      );
     }
   }
   if (oauth.allowPlainJwt !== undefined && typeof oauth.allowPlainJwt !== 'boolean') {
@@ -96,7 +104,9 @@ export function checkOAuth(oauth: GatewayOAuth, fail: (m: string) => never): OAu
 /** Checks `resourceUrl` (the URL agents reach the gateway at). */
 export function checkResourceUrl(resourceUrl: unknown, fail: (m: string) => never): string {
   if (typeof resourceUrl !== 'string' || !secureUrl.test(resourceUrl)) {
-    fail(`resourceUrl (${quote(resourceUrl)}) must be the https:// URL agents reach the MCP endpoint at (http:// only on localhost), e.g. 'https://gw.example.com/mcp'`);
+    fail(
+      `resourceUrl (${quote(resourceUrl)}) must be the https:// URL agents reach the MCP endpoint at (http:// only on localhost), e.g. 'https://gw.example.com/mcp'`,
+    );
   }
   return resourceUrl as string;
 }

@@ -48,7 +48,8 @@ export function checkHeaders(
   for (const [name, value] of Object.entries(headers)) {
     const nameProblem = headerNameProblem(name);
     if (nameProblem !== undefined) fail(`endpoint.headers ${quote(name)} ${nameProblem}`);
-    if (seen.has(name.toLowerCase())) fail(`endpoint.headers ${quote(name)} repeats another header (names are case-insensitive)`);
+    if (seen.has(name.toLowerCase()))
+      fail(`endpoint.headers ${quote(name)} repeats another header (names are case-insensitive)`);
     seen.add(name.toLowerCase());
     if (Secret.isSecret(value)) {
       out[name] = value.toConfig();

@@ -31,7 +31,9 @@ export function checkBuild(build: ServiceContainerBuild, fail: (m: string) => ne
   }
   const context = path.resolve(build.context);
   if (!fs.statSync(context, { throwIfNoEntry: false })?.isDirectory()) {
-    fail(`container.build.context ${quote(build.context)} is not a directory (resolved to ${context}; relative paths start where the app runs)`);
+    fail(
+      `container.build.context ${quote(build.context)} is not a directory (resolved to ${context}; relative paths start where the app runs)`,
+    );
   }
   const dockerfile = build.dockerfile ?? 'Dockerfile';
   const file = path.resolve(context, dockerfile);
@@ -68,7 +70,9 @@ export class BackendImages extends Construct {
    * @param build checked by {@link checkBuild}
    */
   public imageFor(name: string, build: ServiceContainerBuild): Image {
-    const repository = dockerName(this, name).toLowerCase().replace(/[^a-z0-9_.-]/g, '-');
+    const repository = dockerName(this, name)
+      .toLowerCase()
+      .replace(/[^a-z0-9_.-]/g, '-');
     const existing = this.images.get(repository);
     if (existing !== undefined) return existing;
     const scope = new Construct(this, repository);

@@ -193,7 +193,9 @@ export class Service extends Construct {
     this.gatewayUploads = extras.uploads;
     this.timeoutMs = props.timeoutMs ?? DEFAULT_SERVICE_TIMEOUT_MS;
     if (!Number.isInteger(this.timeoutMs) || this.timeoutMs < 1 || this.timeoutMs > MAX_SERVICE_TIMEOUT_MS) {
-      fail(`timeoutMs (${quote(props.timeoutMs)}) must be an integer between 1 and ${MAX_SERVICE_TIMEOUT_MS} (milliseconds)`);
+      fail(
+        `timeoutMs (${quote(props.timeoutMs)}) must be an integer between 1 and ${MAX_SERVICE_TIMEOUT_MS} (milliseconds)`,
+      );
     }
 
     const input = resolveInput(props, this.name, fail);
@@ -211,8 +213,10 @@ export class Service extends Construct {
     const clash = fixedQueryClash(this.endpoint.url, this.endpoint.method, this.inputSchema, this.forwardAs);
     if (clash !== undefined) {
       const { param, field } = clash;
-      fail(`parameter '${param}' would be sent as query parameter '${field}', which endpoint.url already fixes (?${field}=…): ` +
-        `rename the parameter, give it forwardAs: '<another name>', or remove ${field} from endpoint.url`);
+      fail(
+        `parameter '${param}' would be sent as query parameter '${field}', which endpoint.url already fixes (?${field}=…): ` +
+          `rename the parameter, give it forwardAs: '<another name>', or remove ${field} from endpoint.url`,
+      );
     }
     this.checkPlaceholdersRequired(props.inputSchema !== undefined, fail);
 
@@ -241,8 +245,15 @@ export class Service extends Construct {
       input_schema: this.inputSchema,
       ...(hasAliases ? { aliases: { ...this.aliases } } : {}),
       ...(hasForwardAs ? { forward_as: { ...this.forwardAs } } : {}),
-      ...(this.requiredScopes !== undefined && this.requiredScopes.length > 0 ? { required_scopes: [...this.requiredScopes] } : {}),
-      backend: { url: this.endpoint.url, method: this.endpoint.method, timeout_ms: this.timeoutMs, ...this.backendExtras },
+      ...(this.requiredScopes !== undefined && this.requiredScopes.length > 0
+        ? { required_scopes: [...this.requiredScopes] }
+        : {}),
+      backend: {
+        url: this.endpoint.url,
+        method: this.endpoint.method,
+        timeout_ms: this.timeoutMs,
+        ...this.backendExtras,
+      },
     };
   }
 
@@ -330,7 +341,12 @@ function checkEndpoint(endpoint: ServiceEndpoint | undefined, fail: (m: string) 
   if (!BACKEND_METHODS.includes(method)) {
     fail(`endpoint.method ${quote(method)} is not supported: expected one of ${BACKEND_METHODS.join(', ')}`);
   }
-  return { url, method, ...(endpoint.headers !== undefined ? { headers: endpoint.headers } : {}), ...(endpoint.tls !== undefined ? { tls: endpoint.tls } : {}) };
+  return {
+    url,
+    method,
+    ...(endpoint.headers !== undefined ? { headers: endpoint.headers } : {}),
+    ...(endpoint.tls !== undefined ? { tls: endpoint.tls } : {}),
+  };
 }
 
 /** The headers, TLS and identity settings of a service: as the config holds them, the secrets named, the uploads. */
@@ -359,7 +375,9 @@ function checkRawSchema(schema: Record<string, unknown>, fail: (m: string) => ne
   }
   const compiled = compileToolSchema(schema);
   if (!compiled.ok) {
-    fail(`inputSchema does not compile: ${compiled.error}. Fix the JSON Schema (draft 2020-12) or declare 'input' instead`);
+    fail(
+      `inputSchema does not compile: ${compiled.error}. Fix the JSON Schema (draft 2020-12) or declare 'input' instead`,
+    );
   }
   return schema;
 }
@@ -401,12 +419,22 @@ function resolveInput(
   props: ServiceProps,
   name: string,
   fail: (message: string) => never,
-): { inputSchema: Record<string, unknown>; description: string; aliases: Record<string, string>; forwardAs: Record<string, string> } {
+): {
+  inputSchema: Record<string, unknown>;
+  description: string;
+  aliases: Record<string, string>;
+  forwardAs: Record<string, string>;
+} {
   if (props.input !== undefined && props.inputSchema !== undefined) {
     fail("set either 'input' (declared parameters) or 'inputSchema' (a raw JSON Schema), not both");
   }
   if (props.inputSchema !== undefined) {
-    return { inputSchema: checkRawSchema(props.inputSchema, fail), description: props.description ?? '', aliases: {}, forwardAs: {} };
+    return {
+      inputSchema: checkRawSchema(props.inputSchema, fail),
+      description: props.description ?? '',
+      aliases: {},
+      forwardAs: {},
+    };
   }
   let resolved;
   try {
@@ -426,7 +454,12 @@ function resolveInput(
 }
 
 /** The endpoint URL's host, which becomes the backend container's network alias; it must be a hostname. */
-function containerHostOf(url: string, container: ServiceContainer, name: string, fail: (message: string) => never): string {
+function containerHostOf(
+  url: string,
+  container: ServiceContainer,
+  name: string,
+  fail: (message: string) => never,
+): string {
   const host = new URL(withStandIns(url)).hostname;
   if (host === 'localhost' || /^[0-9.]+$/.test(host) || host.startsWith('[')) {
     fail(

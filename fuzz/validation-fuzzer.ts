@@ -63,38 +63,187 @@ function jsonLength(value: unknown): number {
 }
 const TRIES = 5;
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-
 // Names: ordinary, non-identifiers, and every name an object inherits (top-level reserved ones are refused).
-const NAMES = ['id', 'name', 'limit', 'tags', 'my key', 'a-b', 'x', '', 'toString', 'valueOf', 'hasOwnProperty', 'constructor',
-  '__proto__', 'prototype', '"]);//', '`${x}`', '\u2028', 'é'];
-const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '', 'x'.repeat(200), '\u0000'];
+const NAMES = [
+  'id',
+  'name',
+  'limit',
+  'tags',
+  'my key',
+  'a-b',
+  'x',
+  '',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'constructor',
+  '__proto__',
+  'prototype',
+  '"]);//',
+  '`${x}`',
+  '\u2028',
+  'é',
+];
+const HOSTILE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '',
+  'x'.repeat(200),
+  '\u0000',
+];
 const FORMATS = ['date-time', 'date', 'time', 'email', 'uri', 'uuid', 'hostname', 'ipv4', 'ipv6'] as const;
 // Ordinary patterns and the classic catastrophic ones: the engine must stay linear on both.
-const PATTERNS = ['^A-[0-9]{4}$', '^\\p{L}+$', 'ab', '^.{2}$', '\\d', '^(a+)+$', '(a|aa)*c', '^(\\w+\\s?)*$', '^([a-z0-9]+-?)*[a-z0-9]$',
-  '(x+x+)+y', '^[^@]+@[^@]+\\.[a-z]{2,}$', '.*.*=.*'];
+const PATTERNS = [
+  '^A-[0-9]{4}$',
+  '^\\p{L}+$',
+  'ab',
+  '^.{2}$',
+  '\\d',
+  '^(a+)+$',
+  '(a|aa)*c',
+  '^(\\w+\\s?)*$',
+  '^([a-z0-9]+-?)*[a-z0-9]$',
+  '(x+x+)+y',
+  '^[^@]+@[^@]+\\.[a-z]{2,}$',
+  '.*.*=.*',
+];
 /** Text near each format and pattern: a unit to repeat, and what to put around it. */
-const NEAR_MISS_UNITS = ['a', 'x', '0', '1.', ':', '::', 'ff:', '.', '-', '/', '//', '@', 'a@', '@/', '%', '%4', '#', '?', '[', ']',
-  'T', '00:', '2020-01-01', 'xn--', 'a.', '\\', ' ', '\u00e9', '\ud83d', 'aa', 'ab', 'a ', 'a-', 'A-1'];
-const PREFIXES = ['', 'a:', 'a://', 'http://', 'mailto:', '"', '[', '2020-01-01T', 'xn--', 'a@', 'A-', '10:00:00', '::'];
+const NEAR_MISS_UNITS = [
+  'a',
+  'x',
+  '0',
+  '1.',
+  ':',
+  '::',
+  'ff:',
+  '.',
+  '-',
+  '/',
+  '//',
+  '@',
+  'a@',
+  '@/',
+  '%',
+  '%4',
+  '#',
+  '?',
+  '[',
+  ']',
+  'T',
+  '00:',
+  '2020-01-01',
+  'xn--',
+  'a.',
+  '\\',
+  ' ',
+  '\u00e9',
+  '\ud83d',
+  'aa',
+  'ab',
+  'a ',
+  'a-',
+  'A-1',
+];
+const PREFIXES = [
+  '',
+  'a:',
+  'a://',
+  'http://',
+  'mailto:',
+  '"',
+  '[',
+  '2020-01-01T',
+  'xn--',
+  'a@',
+  'A-',
+  '10:00:00',
+  '::',
+];
 const SUFFIXES = ['', '\n', '!', '#\n', '@', ']', ' ', '\u2028', 'y', 'c', 'Z'];
 const NUMBERS = [0, -0, 1, 1.5, -1, 100, 1e6, 1e20, 2 ** 53, -(2 ** 53), 2 ** 53 - 1, Infinity, -Infinity, 1e-320, 0.1];
 
 /** Hostile raw schemas (the ajv path), each with its own tricks. */
 const RAW_SCHEMAS: Record<string, unknown>[] = [
-  { type: 'object', properties: { labels: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }] } } } },
-  { type: 'object', properties: { items: { type: 'array', items: { allOf: Array.from({ length: 10 }, (_, k) => ({ anyOf: [{ type: 'string', minLength: k }, { type: 'number' }] })) } } } },
+  {
+    type: 'object',
+    properties: {
+      labels: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }] } },
+    },
+  },
+  {
+    type: 'object',
+    properties: {
+      items: {
+        type: 'array',
+        items: {
+          allOf: Array.from({ length: 10 }, (_, k) => ({
+            anyOf: [{ type: 'string', minLength: k }, { type: 'number' }],
+          })),
+        },
+      },
+    },
+  },
   { type: 'object', properties: { tags: { type: 'array', uniqueItems: true } } },
-  { type: 'object', properties: { tags: { type: 'array', uniqueItems: true, items: { anyOf: [{ type: 'object' }, { type: 'string' }] } } } },
-  { type: 'object', patternProperties: { '^(a+)+$': { type: 'integer' }, '^x': { type: 'string', pattern: '(x+x+)+y' } } },
-  { type: 'object', properties: { n: { type: ['integer', 'null'] }, m: { oneOf: [{ type: 'integer' }, { type: 'number', minimum: 5 }] } } },
-  { type: 'object', properties: { link: { type: 'string', format: 'uri' }, url: { type: 'string', format: 'url' }, when: { type: 'string', format: 'iso-date-time' } },
-    if: { required: ['link'] }, then: { required: ['when'] }, else: { not: { required: ['url'] } } },
-  { type: 'object', $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' }, v: { type: 'integer' } } } }, properties: { list: { $ref: '#/$defs/node' } } },
-  { type: 'object', properties: { e: { enum: [{ a: 1 }, [1, 2], 'x', 3] }, c: { const: { k: [1, { z: 2 }] } } }, additionalProperties: { type: 'string', format: 'email' } },
-  { type: 'object', properties: { s: { type: 'string', format: 'hostname' }, r: { type: 'string', format: 'regex' }, d: { type: 'string', format: 'duration' },
-    t: { type: 'string', format: 'uri-template' }, p: { type: 'string', format: 'json-pointer' }, v6: { type: 'string', format: 'ipv6' } } },
-  { type: 'object', properties: { a: { type: 'array', contains: { type: 'string', pattern: '^(\\w+\\s?)*$' }, prefixItems: [{ type: 'integer' }] } }, dependentRequired: { a: ['b'] } },
+  {
+    type: 'object',
+    properties: {
+      tags: { type: 'array', uniqueItems: true, items: { anyOf: [{ type: 'object' }, { type: 'string' }] } },
+    },
+  },
+  {
+    type: 'object',
+    patternProperties: { '^(a+)+$': { type: 'integer' }, '^x': { type: 'string', pattern: '(x+x+)+y' } },
+  },
+  {
+    type: 'object',
+    properties: {
+      n: { type: ['integer', 'null'] },
+      m: { oneOf: [{ type: 'integer' }, { type: 'number', minimum: 5 }] },
+    },
+  },
+  {
+    type: 'object',
+    properties: {
+      link: { type: 'string', format: 'uri' },
+      url: { type: 'string', format: 'url' },
+      when: { type: 'string', format: 'iso-date-time' },
+    },
+    if: { required: ['link'] },
+    then: { required: ['when'] },
+    else: { not: { required: ['url'] } },
+  },
+  {
+    type: 'object',
+    $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' }, v: { type: 'integer' } } } },
+    properties: { list: { $ref: '#/$defs/node' } },
+  },
+  {
+    type: 'object',
+    properties: { e: { enum: [{ a: 1 }, [1, 2], 'x', 3] }, c: { const: { k: [1, { z: 2 }] } } },
+    additionalProperties: { type: 'string', format: 'email' },
+  },
+  {
+    type: 'object',
+    properties: {
+      s: { type: 'string', format: 'hostname' },
+      r: { type: 'string', format: 'regex' },
+      d: { type: 'string', format: 'duration' },
+      t: { type: 'string', format: 'uri-template' },
+      p: { type: 'string', format: 'json-pointer' },
+      v6: { type: 'string', format: 'ipv6' },
+    },
+  },
+  {
+    type: 'object',
+    properties: {
+      a: { type: 'array', contains: { type: 'string', pattern: '^(\\w+\\s?)*$' }, prefixItems: [{ type: 'integer' }] },
+    },
+    dependentRequired: { a: ['b'] },
+  },
 ];
 
 const opt = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(a, { nil: undefined });
@@ -103,46 +252,85 @@ function stripUndefined<T extends object>(o: T): T {
 }
 
 const scalarSpec: fc.Arbitrary<ParamSpec> = fc.oneof(
+  fc
+    .record({
+      type: fc.constant('string' as const),
+      minLength: opt(fc.integer({ min: 0, max: 3 })),
+      maxLength: opt(fc.constantFrom(4, 64, 100000)),
+      pattern: opt(fc.constantFrom(...PATTERNS)),
+      format: opt(fc.constantFrom(...FORMATS)),
+    })
+    .map(stripUndefined),
+  fc
+    .record({
+      type: fc.constantFrom('integer' as const, 'number' as const),
+      minimum: opt(fc.constantFrom(-5, 0, 1.5, -1e300)),
+      maximum: opt(fc.constantFrom(3, 100, 2 ** 60)),
+      exclusiveMaximum: opt(fc.constantFrom(3, 1e300)),
+    })
+    .map(stripUndefined),
   fc.record({
-    type: fc.constant('string' as const), minLength: opt(fc.integer({ min: 0, max: 3 })), maxLength: opt(fc.constantFrom(4, 64, 100000)),
-    pattern: opt(fc.constantFrom(...PATTERNS)), format: opt(fc.constantFrom(...FORMATS)),
-  }).map(stripUndefined),
+    type: fc.constant('string' as const),
+    enum: fc.uniqueArray(fc.constantFrom('a', 'b', '__proto__', 'constructor', ''), { minLength: 1, maxLength: 4 }),
+  }),
   fc.record({
-    type: fc.constantFrom('integer' as const, 'number' as const), minimum: opt(fc.constantFrom(-5, 0, 1.5, -1e300)),
-    maximum: opt(fc.constantFrom(3, 100, 2 ** 60)), exclusiveMaximum: opt(fc.constantFrom(3, 1e300)),
-  }).map(stripUndefined),
-  fc.record({ type: fc.constant('string' as const), enum: fc.uniqueArray(fc.constantFrom('a', 'b', '__proto__', 'constructor', ''), { minLength: 1, maxLength: 4 }) }),
-  fc.record({ type: fc.constant('integer' as const), enum: fc.uniqueArray(fc.integer({ min: -3, max: 9 }), { minLength: 1, maxLength: 12 }) }),
+    type: fc.constant('integer' as const),
+    enum: fc.uniqueArray(fc.integer({ min: -3, max: 9 }), { minLength: 1, maxLength: 12 }),
+  }),
   fc.constant({ type: 'boolean' } as ParamSpec),
 );
 
 const { spec: paramSpec } = fc.letrec<{ spec: ParamSpec; object: ParamSpec; array: ParamSpec }>((tie) => ({
-  spec: fc.oneof({ depthSize: 'small' }, scalarSpec, scalarSpec, tie('array'), tie('object'), fc.constant({ type: 'object' } as ParamSpec)),
-  array: fc.record({
-    type: fc.constant('array' as const), items: opt(tie('spec')), minItems: opt(fc.integer({ min: 0, max: 2 })),
-    maxItems: opt(fc.constantFrom(3, 12, 100000)), uniqueItems: opt(fc.boolean()),
-  }).map(stripUndefined),
-  object: fc.record({
-    type: fc.constant('object' as const),
-    properties: fc.dictionary(fc.constantFrom(...NAMES), fc.tuple(tie('spec'), fc.boolean())
-      .map(([s, required]) => (required ? { ...s, required: true } : s)), { maxKeys: 4 }),
-    additionalProperties: opt(fc.boolean()),
-  }).map(stripUndefined),
+  spec: fc.oneof(
+    { depthSize: 'small' },
+    scalarSpec,
+    scalarSpec,
+    tie('array'),
+    tie('object'),
+    fc.constant({ type: 'object' } as ParamSpec),
+  ),
+  array: fc
+    .record({
+      type: fc.constant('array' as const),
+      items: opt(tie('spec')),
+      minItems: opt(fc.integer({ min: 0, max: 2 })),
+      maxItems: opt(fc.constantFrom(3, 12, 100000)),
+      uniqueItems: opt(fc.boolean()),
+    })
+    .map(stripUndefined),
+  object: fc
+    .record({
+      type: fc.constant('object' as const),
+      properties: fc.dictionary(
+        fc.constantFrom(...NAMES),
+        fc.tuple(tie('spec'), fc.boolean()).map(([s, required]) => (required ? { ...s, required: true } : s)),
+        { maxKeys: 4 },
+      ),
+      additionalProperties: opt(fc.boolean()),
+    })
+    .map(stripUndefined),
 }));
 
-const inputSpec: fc.Arbitrary<InputSpec> = fc.tuple(
-  fc.dictionary(fc.constantFrom(...NAMES), fc.tuple(paramSpec, fc.boolean()).map(([s, required]) => (required ? { ...s, required: true } : s)), { maxKeys: 5 }),
-  fc.constantFrom(undefined, 'alias', 'forwardAs'),
-  fc.constantFrom('p', 'constructor', '__proto__', 'toString', 'q'),
-).map(([spec, extra, name]) => {
-  // Sometimes an alias or a forwardAs (hostile names included: synthesis must refuse the reserved ones).
-  const first = Object.keys(spec)[0];
-  if (extra === undefined || first === undefined) return spec;
-  const out: Record<string, ParamSpec> = {};
-  for (const key of Object.keys(spec)) Object.defineProperty(out, key, { value: spec[key], enumerable: true, writable: true, configurable: true });
-  out[first] = { ...spec[first], [extra === 'alias' ? 'aliases' : 'forwardAs']: extra === 'alias' ? [name] : name };
-  return out;
-});
+const inputSpec: fc.Arbitrary<InputSpec> = fc
+  .tuple(
+    fc.dictionary(
+      fc.constantFrom(...NAMES),
+      fc.tuple(paramSpec, fc.boolean()).map(([s, required]) => (required ? { ...s, required: true } : s)),
+      { maxKeys: 5 },
+    ),
+    fc.constantFrom(undefined, 'alias', 'forwardAs'),
+    fc.constantFrom('p', 'constructor', '__proto__', 'toString', 'q'),
+  )
+  .map(([spec, extra, name]) => {
+    // Sometimes an alias or a forwardAs (hostile names included: synthesis must refuse the reserved ones).
+    const first = Object.keys(spec)[0];
+    if (extra === undefined || first === undefined) return spec;
+    const out: Record<string, ParamSpec> = {};
+    for (const key of Object.keys(spec))
+      Object.defineProperty(out, key, { value: spec[key], enumerable: true, writable: true, configurable: true });
+    out[first] = { ...spec[first], [extra === 'alias' ? 'aliases' : 'forwardAs']: extra === 'alias' ? [name] : name };
+    return out;
+  });
 
 /** Sets `key` as an own property, as JSON.parse does (also for `__proto__`). */
 function own(o: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
@@ -152,7 +340,13 @@ function own(o: Record<string, unknown>, key: string, value: unknown): Record<st
 
 /** Long text near every format and pattern: a prefix, a repeated unit, a suffix that breaks the match at the end. */
 function nearMiss(maxLength: number): fc.Arbitrary<string> {
-  return fc.tuple(fc.constantFrom(...PREFIXES), fc.constantFrom(...NEAR_MISS_UNITS), fc.constantFrom(...SUFFIXES), size(maxLength))
+  return fc
+    .tuple(
+      fc.constantFrom(...PREFIXES),
+      fc.constantFrom(...NEAR_MISS_UNITS),
+      fc.constantFrom(...SUFFIXES),
+      size(maxLength),
+    )
     .map(([p, u, s, n]) => p + u.repeat(Math.max(1, Math.floor(n / u.length))) + s);
 }
 
@@ -163,31 +357,52 @@ function nearMiss(maxLength: number): fc.Arbitrary<string> {
  */
 function size(max: number): fc.Arbitrary<number> {
   const bits = Math.max(0, Math.floor(Math.log2(max)));
-  return fc.oneof({ weight: 12, arbitrary: fc.integer({ min: 1, max: Math.min(8, max) }) },
-    { weight: 3, arbitrary: fc.integer({ min: 0, max: bits }).map((e) => 2 ** e) }, { weight: 1, arbitrary: fc.constant(max) });
+  return fc.oneof(
+    { weight: 12, arbitrary: fc.integer({ min: 1, max: Math.min(8, max) }) },
+    { weight: 3, arbitrary: fc.integer({ min: 0, max: bits }).map((e) => 2 ** e) },
+    { weight: 1, arbitrary: fc.constant(max) },
+  );
 }
 
 function adversarial(maxLength: number): fc.Arbitrary<unknown> {
-  const leaf: fc.Arbitrary<unknown> = fc.oneof(nearMiss(maxLength), fc.constantFrom(...NUMBERS), fc.constantFrom(null, true, false, 'x', ''));
+  const leaf: fc.Arbitrary<unknown> = fc.oneof(
+    nearMiss(maxLength),
+    fc.constantFrom(...NUMBERS),
+    fc.constantFrom(null, true, false, 'x', ''),
+  );
   // Repeated in wide values: small, so that a value stays within a request body (JSON never shares a subtree).
-  const small: fc.Arbitrary<unknown> = fc.oneof(nearMiss(64), fc.constantFrom(...NUMBERS), fc.constantFrom(null, true, false, 'x', ''));
+  const small: fc.Arbitrary<unknown> = fc.oneof(
+    nearMiss(64),
+    fc.constantFrom(...NUMBERS),
+    fc.constantFrom(null, true, false, 'x', ''),
+  );
   return fc.oneof(
     { weight: 12, arbitrary: leaf },
     // Deep: nested arrays or objects (up to 3,000 levels).
-    { weight: 1, arbitrary: fc.tuple(size(3000), fc.boolean(), leaf).map(([depth, arrays, inner]) => {
-      let x: unknown = inner;
-      for (let i = 0; i < depth; i++) x = arrays ? [x] : own({}, 'a', x);
-      return x;
-    }) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(size(3000), fc.boolean(), leaf).map(([depth, arrays, inner]) => {
+        let x: unknown = inner;
+        for (let i = 0; i < depth; i++) x = arrays ? [x] : own({}, 'a', x);
+        return x;
+      }),
+    },
     // Wide: many keys (hostile ones first) or many elements, equal or distinct.
-    { weight: 1, arbitrary: fc.tuple(size(3000), small, fc.boolean()).map(([n, inner, distinct]) => {
-      const o: Record<string, unknown> = {};
-      for (const key of HOSTILE_KEYS) own(o, key, inner);
-      for (let i = 0; i < n; i++) own(o, `key_${'k'.repeat(30)}_${i}`, distinct ? i : inner);
-      return o;
-    }) },
-    { weight: 1, arbitrary: fc.tuple(size(5000), small, fc.boolean()).map(([n, inner, distinct]) =>
-      Array.from({ length: n }, (_, i) => (distinct ? { n: i, v: inner } : inner))) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(size(3000), small, fc.boolean()).map(([n, inner, distinct]) => {
+        const o: Record<string, unknown> = {};
+        for (const key of HOSTILE_KEYS) own(o, key, inner);
+        for (let i = 0; i < n; i++) own(o, `key_${'k'.repeat(30)}_${i}`, distinct ? i : inner);
+        return o;
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(size(5000), small, fc.boolean())
+        .map(([n, inner, distinct]) => Array.from({ length: n }, (_, i) => (distinct ? { n: i, v: inner } : inner))),
+    },
   );
 }
 
@@ -198,20 +413,34 @@ function shaped(schema: unknown, maxLength: number, depth = 0): fc.Arbitrary<unk
   if (depth > 4) return hostile;
   let own_: fc.Arbitrary<unknown>;
   if (Array.isArray(s.enum)) own_ = fc.constantFrom(...(s.enum as unknown[]));
-  else if (s.type === 'string') own_ = fc.oneof(nearMiss(maxLength), fc.constantFrom('2024-02-29T12:00:00Z', 'ada@example.com', 'https://example.com/x', '::1', 'A-1234', 'aaaa'));
-  else if (s.type === 'integer' || s.type === 'number') own_ = fc.oneof(fc.constantFrom(...NUMBERS), fc.integer({ min: -10, max: 120 }));
+  else if (s.type === 'string')
+    own_ = fc.oneof(
+      nearMiss(maxLength),
+      fc.constantFrom('2024-02-29T12:00:00Z', 'ada@example.com', 'https://example.com/x', '::1', 'A-1234', 'aaaa'),
+    );
+  else if (s.type === 'integer' || s.type === 'number')
+    own_ = fc.oneof(fc.constantFrom(...NUMBERS), fc.integer({ min: -10, max: 120 }));
   else if (s.type === 'boolean') own_ = fc.boolean();
   else if (s.type === 'array') {
     const items = shaped(s.items, maxLength, depth + 1);
     own_ = fc.array(items, { maxLength: 6 }).chain((xs) => fc.constantFrom(xs, [...xs, ...xs.slice(0, 1)]));
   } else {
-    const props = (typeof s.properties === 'object' && s.properties !== null ? s.properties : {}) as Record<string, unknown>;
+    const props = (typeof s.properties === 'object' && s.properties !== null ? s.properties : {}) as Record<
+      string,
+      unknown
+    >;
     const names = Object.keys(props);
-    own_ = fc.tuple(...names.map((n) => fc.option(shaped(props[n], maxLength, depth + 1), { nil: undefined })),
-      fc.subarray(HOSTILE_KEYS, { maxLength: 2 }), hostile)
+    own_ = fc
+      .tuple(
+        ...names.map((n) => fc.option(shaped(props[n], maxLength, depth + 1), { nil: undefined })),
+        fc.subarray(HOSTILE_KEYS, { maxLength: 2 }),
+        hostile,
+      )
       .map((parts) => {
         const o: Record<string, unknown> = {};
-        names.forEach((n, i) => { if (parts[i] !== undefined) own(o, n, parts[i]); });
+        names.forEach((n, i) => {
+          if (parts[i] !== undefined) own(o, n, parts[i]);
+        });
         for (const key of parts[names.length] as string[]) own(o, key, parts[names.length + 1]);
         return o;
       });
@@ -220,7 +449,11 @@ function shaped(schema: unknown, maxLength: number, depth = 0): fc.Arbitrary<unk
 }
 
 /** A schema (generated from a declared input, or a raw one) and {@link VALUES_PER_SCHEMA} values for it. */
-interface Case { readonly input?: InputSpec; readonly schema: Record<string, unknown>; readonly values: unknown[] }
+interface Case {
+  readonly input?: InputSpec;
+  readonly schema: Record<string, unknown>;
+  readonly values: unknown[];
+}
 
 function cases(maxLength: number): fc.Arbitrary<Case> {
   const generated = inputSpec.chain((input): fc.Arbitrary<Case> => {
@@ -231,11 +464,17 @@ function cases(maxLength: number): fc.Arbitrary<Case> {
       if (err instanceof InputSpecError) return fc.constant<Case>({ input, schema: {}, values: [] }); // refused at synthesis
       throw err;
     }
-    return fc.array(shaped(schema, maxLength), { minLength: VALUES_PER_SCHEMA, maxLength: VALUES_PER_SCHEMA })
+    return fc
+      .array(shaped(schema, maxLength), { minLength: VALUES_PER_SCHEMA, maxLength: VALUES_PER_SCHEMA })
       .map((values) => ({ input, schema, values }));
   });
-  const raw = fc.constantFrom(...RAW_SCHEMAS).chain((schema): fc.Arbitrary<Case> =>
-    fc.array(shaped(schema, maxLength), { minLength: VALUES_PER_SCHEMA, maxLength: VALUES_PER_SCHEMA }).map((values) => ({ schema, values })));
+  const raw = fc
+    .constantFrom(...RAW_SCHEMAS)
+    .chain((schema): fc.Arbitrary<Case> =>
+      fc
+        .array(shaped(schema, maxLength), { minLength: VALUES_PER_SCHEMA, maxLength: VALUES_PER_SCHEMA })
+        .map((values) => ({ schema, values })),
+    );
   return fc.oneof({ weight: 4, arbitrary: generated }, { weight: 1, arbitrary: raw });
 }
 
@@ -272,11 +511,18 @@ function check(schema: Record<string, unknown>, generated: boolean, value: unkno
     if (walked.length > 0) throw new Error(`valid, but the walker finds ${walked.map((v) => v.message).join('; ')}`);
     return;
   }
-  if (result.violations.length < 1 || result.violations.length > MAX_VIOLATIONS) throw new Error(`${result.violations.length} violations`);
-  if (result.violations[0].rule === 'internal' && depthOf(value) < 1000) throw new Error(`could not validate a shallow value: ${result.message}`);
+  if (result.violations.length < 1 || result.violations.length > MAX_VIOLATIONS)
+    throw new Error(`${result.violations.length} violations`);
+  if (result.violations[0].rule === 'internal' && depthOf(value) < 1000)
+    throw new Error(`could not validate a shallow value: ${result.message}`);
   const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
   // Without the walker's step budget (MAX_WALK_STEPS), which may leave a far-apart violation to ajv's first error.
-  if (generated && isObject && result.violations[0].rule !== 'internal' && collectViolations(schema, value, Infinity).length === 0) {
+  if (
+    generated &&
+    isObject &&
+    result.violations[0].rule !== 'internal' &&
+    collectViolations(schema, value, Infinity).length === 0
+  ) {
     throw new Error(`refused (${result.message}) but the walker finds nothing`);
   }
 }
@@ -316,11 +562,13 @@ export function runValidationFuzzer(options: FuzzOptions): FuzzReport {
       let bestCpu = Infinity;
       let result: ValidationResult | undefined;
       let validated: unknown = value;
-      for (let tryNo = 0; tryNo < TRIES && (best > budgetMs && bestCpu > budgetMs); tryNo++) {
+      for (let tryNo = 0; tryNo < TRIES && best > budgetMs && bestCpu > budgetMs; tryNo++) {
         const cpu = process.cpuUsage();
         const t = performance.now();
-        const normalized = typeof value === 'object' && value !== null && !Array.isArray(value)
-          ? normalizeAliases(value as Record<string, unknown>, aliases) : { ok: true as const, args: value };
+        const normalized =
+          typeof value === 'object' && value !== null && !Array.isArray(value)
+            ? normalizeAliases(value as Record<string, unknown>, aliases)
+            : { ok: true as const, args: value };
         result = normalized.ok ? validator.validate(normalized.args) : undefined;
         validated = normalized.ok ? normalized.args : value;
         best = Math.min(best, performance.now() - t);
@@ -335,15 +583,24 @@ export function runValidationFuzzer(options: FuzzOptions): FuzzReport {
       // Over budget by the clock and by CPU time on every try: the input, not a busy machine, is slow.
       if (best > budgetMs && bestCpu > budgetMs) {
         dump(schema, value);
-        throw new Error(`validation took ${best.toFixed(1)} ms (${bestCpu.toFixed(1)} ms of CPU; budget ${budgetMs} ms, best of ${TRIES})`);
+        throw new Error(
+          `validation took ${best.toFixed(1)} ms (${bestCpu.toFixed(1)} ms of CPU; budget ${budgetMs} ms, best of ${TRIES})`,
+        );
       }
       if (result !== undefined) check(schema, generated, validated, result);
-      if (ajv !== undefined && typeof value === 'object' && value !== null && !Array.isArray(value) && depthOf(value) < 1000) {
+      if (
+        ajv !== undefined &&
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        depthOf(value) < 1000
+      ) {
         const fast = (validator as ToolValidator & { fast: (d: unknown) => boolean }).fast(value);
         if (fast !== ajv(value)) throw new Error(`subset compiler says ${fast}, ajv ${!fast}`);
       }
       count++;
-      if (options.onProgress !== undefined && count % (options.progressEvery ?? 100_000) === 0) options.onProgress(count, slowestMs);
+      if (options.onProgress !== undefined && count % (options.progressEvery ?? 100_000) === 0)
+        options.onProgress(count, slowestMs);
     }
   });
   // Batches until `count` inputs ran: some schemas are refused at synthesis and some values are too large to send.

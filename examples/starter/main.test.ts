@@ -13,10 +13,16 @@ test('the starter synthesizes a gateway with the greet tool, a built backend and
   assert.ok(gateway, 'no gateway container');
   const upload = gateway.upload?.find((u) => u.file === '/etc/cdktf-mcp-gateway/gateway.json');
   const config = JSON.parse(upload!.content);
-  assert.deepEqual(config.tools.map((t: { name: string }) => t.name), ['greet']);
+  assert.deepEqual(
+    config.tools.map((t: { name: string }) => t.name),
+    ['greet'],
+  );
   assert.deepEqual(config.tools[0].backend.headers, { 'X-Api-Key': { secret: 'GREETER_API_KEY' } });
   assert.deepEqual(gateway.ports, [{ internal: 8080, external: 8080, ip: '127.0.0.1' }]);
   const images = Object.values<{ name: string; build?: unknown }>(json.resource.docker_image);
-  assert.ok(images.some((i) => i.name === 'starter-greeter:latest' && i.build !== undefined), 'no backend image build');
+  assert.ok(
+    images.some((i) => i.name === 'starter-greeter:latest' && i.build !== undefined),
+    'no backend image build',
+  );
   assert.equal(json.output.gateway_greeter_url.value, 'http://127.0.0.1:8080/mcp');
 });

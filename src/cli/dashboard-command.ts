@@ -1,8 +1,14 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../dashboard';
 import {
-  checkTokenHash, DEFAULT_DASHBOARD_HOST, DEFAULT_DASHBOARD_PORT, DEFAULT_FLAG_RULE, loadDashboardConfig,
-  startDashboard, type DashboardSettings, type RunningDashboard,
+  checkTokenHash,
+  DEFAULT_DASHBOARD_HOST,
+  DEFAULT_DASHBOARD_PORT,
+  DEFAULT_FLAG_RULE,
+  loadDashboardConfig,
+  startDashboard,
+  type DashboardSettings,
+  type RunningDashboard,
 } from '../dashboard';
 
 const USAGE = `Usage: cdktf-mcp-gateway dashboard --audit-dir DIR [--audit-dir DIR ...] [--port N] [--host H]
@@ -58,7 +64,8 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardSettings |
   if (values.help === true) return 'help';
   if (values.config !== undefined) {
     const others = Object.keys(values).filter((k) => k !== 'config');
-    if (others.length > 0) throw new UsageError(`--config FILE cannot be combined with --${others[0]} (put it in the file)`);
+    if (others.length > 0)
+      throw new UsageError(`--config FILE cannot be combined with --${others[0]} (put it in the file)`);
     if (values.config === '') throw new UsageError('--config: must not be empty');
     return loadDashboardConfig(values.config);
   }
@@ -68,7 +75,8 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardSettings |
   let port = DEFAULT_DASHBOARD_PORT;
   if (values.port !== undefined) {
     port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : NaN;
-    if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port: must be an integer 0-65535, got ${JSON.stringify(values.port)}`);
+    if (!(port >= 0 && port <= 65535))
+      throw new UsageError(`--port: must be an integer 0-65535, got ${JSON.stringify(values.port)}`);
   }
   if (values.host === '') throw new UsageError('--host: must not be empty');
   let retentionDays = 7;
@@ -147,6 +155,7 @@ function startFailure(err: unknown, settings: DashboardSettings): string {
   const where = `${settings.host}:${settings.port}`;
   if (e.code === 'EADDRINUSE') return `dashboard: cannot listen on ${where}: address already in use`;
   if (e.code === 'EACCES') return `dashboard: cannot listen on ${where}: permission denied`;
-  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') return `dashboard: cannot listen on ${where}: address not available`;
+  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
+    return `dashboard: cannot listen on ${where}: address not available`;
   return e instanceof Error ? e.message.split('\n')[0] : String(err);
 }

@@ -8,8 +8,16 @@
  */
 import { ConfigError } from '../gateway';
 import {
-  BackendStartError, DEV_USAGE, DevFileError, DevSession, DevUsageError, killAllChildrenSync, parseDevArgs,
-  startDevSession, SynthError, SynthOutputError,
+  BackendStartError,
+  DEV_USAGE,
+  DevFileError,
+  DevSession,
+  DevUsageError,
+  killAllChildrenSync,
+  parseDevArgs,
+  startDevSession,
+  SynthError,
+  SynthOutputError,
 } from '../dev';
 
 /** Errors with a message meant for the user as-is (no stack trace). */
@@ -17,15 +25,19 @@ const USER_ERRORS = [DevUsageError, DevFileError, SynthError, SynthOutputError, 
 
 /** Prints the lines a user (or a test) needs to connect to each gateway. */
 export function describeSession(session: DevSession): string {
-  const blocks = session.gateways.map((g) => [
-    `Gateway ${g.name} (stack ${g.stack}; tools: ${g.toolNames.join(', ')})`,
-    `MCP URL: ${g.url}`,
-    g.token !== undefined ? `Token: ${g.token}` : 'Token: (none: this gateway declares auth none)',
-    `Audit log: ${g.auditLogPath}`,
-    ...(g.unmappedHosts.length > 0
-      ? [`Warning: no local backend for ${g.unmappedHosts.join(', ')}; calls to those tools will fail (use --map HOST:PORT=127.0.0.1:PORT or dev.json)`]
-      : []),
-  ].join('\n'));
+  const blocks = session.gateways.map((g) =>
+    [
+      `Gateway ${g.name} (stack ${g.stack}; tools: ${g.toolNames.join(', ')})`,
+      `MCP URL: ${g.url}`,
+      g.token !== undefined ? `Token: ${g.token}` : 'Token: (none: this gateway declares auth none)',
+      `Audit log: ${g.auditLogPath}`,
+      ...(g.unmappedHosts.length > 0
+        ? [
+            `Warning: no local backend for ${g.unmappedHosts.join(', ')}; calls to those tools will fail (use --map HOST:PORT=127.0.0.1:PORT or dev.json)`,
+          ]
+        : []),
+    ].join('\n'),
+  );
   const dashboards = session.dashboards.map((d) => `Audit dashboard ${d.name} (stack ${d.stack})\nDashboard: ${d.url}`);
   return `\n${[...blocks, ...dashboards].join('\n\n')}\n\nPress Ctrl-C to stop.\n`;
 }
@@ -47,7 +59,9 @@ export async function run(argv: string[]): Promise<number> {
   // A signal may arrive at any moment; before the session is up there is nothing to drain, only children to kill.
   let session: DevSession | undefined;
   let stopRequested: (() => void) | undefined;
-  const stopped = new Promise<void>((resolve) => { stopRequested = resolve; });
+  const stopped = new Promise<void>((resolve) => {
+    stopRequested = resolve;
+  });
   let signals = 0;
   const onSignal = (): void => {
     signals++;
@@ -77,7 +91,8 @@ export async function run(argv: string[]): Promise<number> {
     const known = USER_ERRORS.some((E) => err instanceof E);
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`cdktf-mcp-gateway dev: ${message}\n`);
-    if (err instanceof SynthError && err.output !== '') process.stderr.write(`--- synthesis output (tail) ---\n${err.output}`);
+    if (err instanceof SynthError && err.output !== '')
+      process.stderr.write(`--- synthesis output (tail) ---\n${err.output}`);
     if (!known && err instanceof Error && err.stack !== undefined) process.stderr.write(`${err.stack}\n`);
     return 1;
   }
@@ -92,4 +107,3 @@ export async function run(argv: string[]): Promise<number> {
   process.stdout.write('Stopped.\n');
   return 0;
 }
-

@@ -42,13 +42,17 @@ async function main(argv: string[]): Promise<number> {
       return command === undefined ? 2 : 0;
     default:
       // One line, like every other refusal of the CLI: scripts read it.
-      process.stderr.write(`cdktf-mcp-gateway: unknown command '${command}' (expected serve, dev or dashboard; see --help)\n`);
+      process.stderr.write(
+        `cdktf-mcp-gateway: unknown command '${command}' (expected serve, dev or dashboard; see --help)\n`,
+      );
       return 2;
   }
 }
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err: unknown) => {
     process.stderr.write(`cdktf-mcp-gateway: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;

@@ -64,7 +64,8 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | 'help' {
   let port: number | undefined;
   if (values.port !== undefined) {
     port = /^\d+$/.test(values.port) ? Number(values.port) : NaN;
-    if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port: must be an integer 0-65535, got ${JSON.stringify(values.port)}`);
+    if (!(port >= 0 && port <= 65535))
+      throw new UsageError(`--port: must be an integer 0-65535, got ${JSON.stringify(values.port)}`);
   }
   if (values.host === '') throw new UsageError('--host: must not be empty');
   if (values['audit-log'] === '') throw new UsageError('--audit-log: must not be empty');

@@ -23,15 +23,28 @@ export const CLIENT_HEADER = 'x-mcp-client';
  * backend can trust them). `authorization` is allowed: credentials towards the backend are the point.
  */
 export const RESERVED_BACKEND_HEADERS: readonly string[] = [
-  'host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect',
-  'accept', 'content-type', 'user-agent', PRINCIPAL_HEADER, CLIENT_HEADER,
+  'host',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'accept',
+  'content-type',
+  'user-agent',
+  PRINCIPAL_HEADER,
+  CLIENT_HEADER,
 ];
 
 /**
  * Secret names the gateway refuses: they would replace a variable of the gateway's own process (the secret is
  * passed in its environment), e.g. `NODE_OPTIONS` could make it load any code.
  */
-const RESERVED_SECRET_NAME = /^(PATH|HOME|HOSTNAME|USER|SHELL|PWD|TZ|LANG|LC_.*|NODE_.*|NPM_.*|UV_.*|CDKTF_MCP_GATEWAY_.*)$/i;
+const RESERVED_SECRET_NAME =
+  /^(PATH|HOME|HOSTNAME|USER|SHELL|PWD|TZ|LANG|LC_.*|NODE_.*|NPM_.*|UV_.*|CDKTF_MCP_GATEWAY_.*)$/i;
 
 /** A header value written in the config: visible ASCII, Latin-1 text, spaces and tabs, no line break. */
 const HEADER_VALUE_RE = /^[\t\x20-\x7e\x80-\xff]*$/;
@@ -39,7 +52,7 @@ const HEADER_VALUE_RE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Why `name` cannot be a backend header, or `undefined`. */
 export function headerNameProblem(name: string): string | undefined {
   if (!new RegExp(HEADER_NAME_PATTERN).test(name)) {
-    return 'is not a valid header name (letters, digits and !#$%&\'*+.^_`|~- only, at most 128)';
+    return "is not a valid header name (letters, digits and !#$%&'*+.^_`|~- only, at most 128)";
   }
   const lower = name.toLowerCase();
   if (lower.startsWith('proxy-') || RESERVED_BACKEND_HEADERS.includes(lower)) {

@@ -1,6 +1,12 @@
 import { SECRET_NAME_PATTERN } from './backend-rules';
 import { OAUTH_CONFIG_SCHEMA, SCOPES_SCHEMA, SECURE_URL_PATTERN } from './oauth-config';
-import { BACKEND_METHODS, MAX_SERVICE_TIMEOUT_MS, TOKEN_SHA256_PATTERN, TOOL_NAME_PATTERN, VALIDATION_CHANNELS } from './rules';
+import {
+  BACKEND_METHODS,
+  MAX_SERVICE_TIMEOUT_MS,
+  TOKEN_SHA256_PATTERN,
+  TOOL_NAME_PATTERN,
+  VALIDATION_CHANNELS,
+} from './rules';
 
 const positiveInteger = (what: string) => ({
   type: 'integer',
@@ -82,7 +88,8 @@ export const GATEWAY_CONFIG_SCHEMA = {
         resource_url: {
           type: 'string',
           pattern: SECURE_URL_PATTERN,
-          'x-message': 'must be the https:// URL agents reach the MCP endpoint at (http:// only on localhost), e.g. https://gw.example.com/mcp',
+          'x-message':
+            'must be the https:// URL agents reach the MCP endpoint at (http:// only on localhost), e.g. https://gw.example.com/mcp',
         },
         audit_log: {
           if: { type: 'object' },
@@ -111,7 +118,11 @@ export const GATEWAY_CONFIG_SCHEMA = {
         session_ttl_ms: positiveInteger('milliseconds'),
         session_key_file: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string (a file path)' },
         max_streams_per_principal: positiveInteger('streams'),
-        tools_list_ttl_ms: { type: 'integer', minimum: 0, 'x-message': 'must be a non-negative integer (milliseconds)' },
+        tools_list_ttl_ms: {
+          type: 'integer',
+          minimum: 0,
+          'x-message': 'must be a non-negative integer (milliseconds)',
+        },
         metrics: {
           if: { type: 'object' },
           then: {
@@ -119,7 +130,9 @@ export const GATEWAY_CONFIG_SCHEMA = {
             required: ['port'],
             additionalProperties: false,
             'x-message': 'must be true, false or { port }',
-            properties: { port: { type: 'integer', minimum: 1, maximum: 65535, 'x-message': 'must be an integer 1-65535' } },
+            properties: {
+              port: { type: 'integer', minimum: 1, maximum: 65535, 'x-message': 'must be an integer 1-65535' },
+            },
           },
           else: { type: 'boolean', 'x-message': 'must be true, false or { port }' },
         },

@@ -9,7 +9,6 @@ import type { BackendMethod, ValidationErrorsChannel } from './rules';
 
 export const GATEWAY_CONFIG_VERSION = 1;
 
-
 /** A bearer token, known to the gateway only by the SHA-256 hash (lowercase hex) of the token. */
 export interface TokenConfig {
   /** Names the caller in the audit log (`principal`). */

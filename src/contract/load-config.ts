@@ -38,7 +38,9 @@ function parseText(text: string, file: string): unknown {
   const doc = parseDocument(text, { prettyErrors: false, lineCounter });
   if (doc.errors.length > 0) {
     const problem = explainYamlErrors(doc.errors, text, lineCounter);
-    throw new ConfigError(`invalid YAML in ${file} at line ${problem.line}, column ${problem.column}: ${problem.message}`);
+    throw new ConfigError(
+      `invalid YAML in ${file} at line ${problem.line}, column ${problem.column}: ${problem.message}`,
+    );
   }
   return doc.toJS();
 }

@@ -75,7 +75,8 @@ export interface OAuthConfig {
  * A URL the gateway fetches keys or metadata from: `https://`, or `http://` on a loopback host only, so a network
  * attacker cannot substitute keys. No query or fragment (RFC 8414 issuer identifiers have neither).
  */
-export const SECURE_URL_PATTERN = '^(https://[^/?#\\s]+|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?)(/[^?#\\s]*)?$';
+export const SECURE_URL_PATTERN =
+  '^(https://[^/?#\\s]+|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?)(/[^?#\\s]*)?$';
 
 /** An OAuth scope token (RFC 6749 §3.3): printable ASCII without space, `"` or `\`. */
 export const SCOPE_PATTERN = '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$';
@@ -106,13 +107,19 @@ export const OAUTH_CONFIG_SCHEMA = {
   type: 'object',
   required: ['issuer'],
   additionalProperties: false,
-  'x-message': 'must be an object { issuer, audience?, jwks_uri?, scopes?, principal_claim?, algorithms?, allow_plain_jwt? }',
+  'x-message':
+    'must be an object { issuer, audience?, jwks_uri?, scopes?, principal_claim?, algorithms?, allow_plain_jwt? }',
   properties: {
     issuer: secureUrl,
     audience: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
     jwks_uri: secureUrl,
     scopes: SCOPES_SCHEMA,
-    principal_claim: { type: 'string', minLength: 1, maxLength: 256, 'x-message': 'must be a claim name (a non-empty string)' },
+    principal_claim: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      'x-message': 'must be a claim name (a non-empty string)',
+    },
     algorithms: {
       type: 'array',
       minItems: 1,

@@ -44,7 +44,7 @@ function describe(error: ErrorObject): string {
     return `${fieldPath(path, (error.params as { additionalProperty: string }).additionalProperty)}: unknown field`;
   }
   const custom = (error.parentSchema as Record<string, unknown> | undefined)?.['x-message'];
-  return `${path === '' ? 'config' : path}: ${typeof custom === 'string' ? custom : error.message ?? 'is invalid'}`;
+  return `${path === '' ? 'config' : path}: ${typeof custom === 'string' ? custom : (error.message ?? 'is invalid')}`;
 }
 
 /** Cross-field checks a JSON Schema cannot express. */
@@ -109,7 +109,8 @@ function backendExtrasProblem(backend: GatewayConfig['tools'][number]['backend']
     const nameProblem = headerNameProblem(name);
     if (nameProblem !== undefined) return `${where}: ${nameProblem}`;
     const first = seen.get(name.toLowerCase());
-    if (first !== undefined) return `${where}: repeats the header ${JSON.stringify(first)} (names are case-insensitive)`;
+    if (first !== undefined)
+      return `${where}: repeats the header ${JSON.stringify(first)} (names are case-insensitive)`;
     seen.set(name.toLowerCase(), name);
     const valueProblem = typeof value === 'string' ? headerValueProblem(value) : undefined;
     if (valueProblem !== undefined) return `${where}: ${valueProblem}`;

@@ -37,7 +37,9 @@ export const TOKEN_SHA256_PATTERN = '^[0-9a-f]{64}$';
 export function normalizeTokenSha256(value: unknown): { readonly sha256: string } | { readonly problem: string } {
   if (typeof value !== 'string') return { problem: 'must be a string of 64 hex characters, the SHA-256 of the token' };
   if (value.trim() === '') {
-    return { problem: 'is empty (an unset environment variable?): set it to the SHA-256 of the token, 64 hex characters' };
+    return {
+      problem: 'is empty (an unset environment variable?): set it to the SHA-256 of the token, 64 hex characters',
+    };
   }
   if (/^[0-9a-fA-F]{64}\s+(-|\S+)?\s*$/.test(value)) {
     return { problem: "holds sha256sum's whole output line: keep only the 64 hex characters before the two spaces" };
@@ -54,4 +56,3 @@ export function normalizeTokenSha256(value: unknown): { readonly sha256: string 
   }
   return { sha256: value.toLowerCase() };
 }
-

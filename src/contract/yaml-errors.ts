@@ -33,12 +33,21 @@ export function explainYamlErrors(errors: readonly YAMLError[], text: string, li
       return {
         line: start.line,
         column: start.col,
-        message: 'a value cannot be `key: value` on the same line: quote the value or put the nested map on its own lines',
+        message:
+          'a value cannot be `key: value` on the same line: quote the value or put the nested map on its own lines',
       };
     case 'TAB_AS_INDENT':
-      return { line: start.line, column: start.col, message: 'this line is indented with a tab: YAML indents with spaces only' };
+      return {
+        line: start.line,
+        column: start.col,
+        message: 'this line is indented with a tab: YAML indents with spaces only',
+      };
     default:
-      return { line: start.line, column: start.col, message: error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '') };
+      return {
+        line: start.line,
+        column: start.col,
+        message: error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, ''),
+      };
   }
 }
 

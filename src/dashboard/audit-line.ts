@@ -73,7 +73,8 @@ function checkFields(fields: Record<string, unknown>): DashboardRecord | undefin
   if (outcome !== 'ok' && outcome !== 'error' && outcome !== 'refused') return undefined;
   if (typeof client !== 'object' || client === null || Array.isArray(client)) return undefined;
   const { name, version } = client as Record<string, unknown>;
-  if ((name !== null && typeof name !== 'string') || (version !== null && typeof version !== 'string')) return undefined;
+  if ((name !== null && typeof name !== 'string') || (version !== null && typeof version !== 'string'))
+    return undefined;
   let message: string | null = null;
   if (error !== null) {
     if (typeof error !== 'object' || Array.isArray(error)) return undefined;

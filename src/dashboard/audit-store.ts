@@ -80,7 +80,7 @@ class Tier {
   }
 
   /** Removes the first `count` buckets (in order) and returns them. */
-  shift(count: number): Array<[number, Map<number, Cell>]> {
+  shift(count: number): [number, Map<number, Cell>][] {
     const removed = this.order.splice(0, count).map((i): [number, Map<number, Cell>] => [i, this.buckets.get(i)!]);
     for (const [i] of removed) this.buckets.delete(i);
     return removed;
@@ -157,9 +157,8 @@ export class AuditStore {
     }
     this.stats.records++;
     const series = this.seriesOf(record);
-    const bucket = minute >= firstMinuteTier
-      ? this.minutes.bucket(minute)
-      : this.hours.bucket(Math.floor(minute / HOUR_MINUTES));
+    const bucket =
+      minute >= firstMinuteTier ? this.minutes.bucket(minute) : this.hours.bucket(Math.floor(minute / HOUR_MINUTES));
     let cell = bucket.get(series.id);
     if (cell === undefined) {
       cell = { calls: 0, refusals: 0, errors: 0, lastMs: record.tsMs, messages: undefined, otherMessages: 0 };
@@ -172,8 +171,12 @@ export class AuditStore {
     if (record.outcome === 'refused') {
       cell.refusals++;
       this.refusals.add(record.principal, {
-        tsMs: record.tsMs, gateway: record.gateway, tool: record.tool, message: record.message ?? '',
-        clientName: record.clientName, clientVersion: record.clientVersion,
+        tsMs: record.tsMs,
+        gateway: record.gateway,
+        tool: record.tool,
+        message: record.message ?? '',
+        clientName: record.clientName,
+        clientVersion: record.clientVersion,
       });
     } else {
       cell.errors++;
@@ -201,7 +204,12 @@ export class AuditStore {
       this.overflowSeries ??= this.newSeries('(other)', '(other)', '(other)', true);
       return this.overflowSeries;
     }
-    series = this.newSeries(detached(record.gateway), record.principal === null ? null : detached(record.principal), detached(record.tool), false);
+    series = this.newSeries(
+      detached(record.gateway),
+      record.principal === null ? null : detached(record.principal),
+      detached(record.tool),
+      false,
+    );
     this.seriesByKey.set(detached(key), series);
     return series;
   }
@@ -266,7 +274,8 @@ export class AuditStore {
     cell.errors += from.errors;
     if (from.lastMs > cell.lastMs) cell.lastMs = from.lastMs;
     cell.otherMessages += from.otherMessages;
-    if (from.messages !== undefined) for (const [message, count] of from.messages) this.countMessage(cell, message, count);
+    if (from.messages !== undefined)
+      for (const [message, count] of from.messages) this.countMessage(cell, message, count);
   }
 
   /**

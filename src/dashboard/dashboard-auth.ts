@@ -25,7 +25,10 @@ export class DashboardAuth {
   private readonly hashes: ReturnType<typeof tokenHashes>;
   private readonly key = randomBytes(32);
 
-  constructor(auth: DashboardSettings['auth'], private readonly now: () => number = Date.now) {
+  constructor(
+    auth: DashboardSettings['auth'],
+    private readonly now: () => number = Date.now,
+  ) {
     this.hashes = auth === undefined || auth === 'none' ? [] : tokenHashes(auth.tokens);
   }
 

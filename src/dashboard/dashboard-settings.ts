@@ -33,7 +33,6 @@ export interface DashboardSettings {
 export const DEFAULT_DASHBOARD_PORT = 8090;
 export const DEFAULT_DASHBOARD_HOST = '127.0.0.1';
 
-
 /** Whether `host` only accepts connections from this machine. */
 export function isLoopbackHost(host: string): boolean {
   if (host === 'localhost') return true;
@@ -50,8 +49,8 @@ export function isLoopbackHost(host: string): boolean {
 export function checkExposure(settings: DashboardSettings): void {
   if (settings.auth === undefined && !isLoopbackHost(settings.host)) {
     throw new ConfigError(
-      `dashboard: host ${settings.host} is not a loopback address, so a token is required `
-      + '(pass --token-sha256 HEX or set auth.tokens in the config file, or bind to 127.0.0.1)',
+      `dashboard: host ${settings.host} is not a loopback address, so a token is required ` +
+        '(pass --token-sha256 HEX or set auth.tokens in the config file, or bind to 127.0.0.1)',
     );
   }
 }
@@ -96,20 +95,27 @@ export function parseDashboardConfig(doc: unknown, file: string): DashboardSetti
   };
   if (!isObject(doc)) return fail('(root)', 'must be an object');
   const known = new Set(['audit_dirs', 'port', 'host', 'auth', 'retention_ms', 'flag']);
-  for (const key of Object.keys(doc)) if (!known.has(key)) fail(key, `unknown setting (expected one of ${[...known].join(', ')})`);
+  for (const key of Object.keys(doc))
+    if (!known.has(key)) fail(key, `unknown setting (expected one of ${[...known].join(', ')})`);
   const dirs = doc.audit_dirs;
   if (!Array.isArray(dirs) || dirs.length === 0 || !dirs.every((d) => typeof d === 'string' && d !== '')) {
     fail('audit_dirs', 'must be a non-empty array of directory paths');
   }
   const port = doc.port ?? DEFAULT_DASHBOARD_PORT;
-  if (!Number.isInteger(port) || (port as number) < 0 || (port as number) > 65535) fail('port', `must be an integer 0-65535, got ${short(port)}`);
+  if (!Number.isInteger(port) || (port as number) < 0 || (port as number) > 65535)
+    fail('port', `must be an integer 0-65535, got ${short(port)}`);
   const host = doc.host ?? DEFAULT_DASHBOARD_HOST;
   if (typeof host !== 'string' || host === '') fail('host', 'must be a non-empty string');
   let auth: DashboardSettings['auth'];
   if (doc.auth === 'none') auth = 'none';
   else if (doc.auth !== undefined) {
     const tokens = isObject(doc.auth) ? doc.auth.tokens : undefined;
-    if (!isObject(doc.auth) || Object.keys(doc.auth).some((k) => k !== 'tokens') || !Array.isArray(tokens) || tokens.length === 0) {
+    if (
+      !isObject(doc.auth) ||
+      Object.keys(doc.auth).some((k) => k !== 'tokens') ||
+      !Array.isArray(tokens) ||
+      tokens.length === 0
+    ) {
       fail('auth', 'must be "none" or { tokens: [{ id, sha256 }, ...] } with at least one token');
     }
     auth = {
@@ -133,12 +139,19 @@ export function parseDashboardConfig(doc: unknown, file: string): DashboardSetti
     const f = doc.flag as Record<string, unknown>;
     const minRefusals = f.min_refusals ?? DEFAULT_FLAG_RULE.minRefusals;
     const minRate = f.min_rate ?? DEFAULT_FLAG_RULE.minRate;
-    if (!Number.isInteger(minRefusals) || (minRefusals as number) < 1) fail('flag.min_refusals', `must be an integer >= 1, got ${short(minRefusals)}`);
-    if (typeof minRate !== 'number' || !(minRate >= 0 && minRate <= 1)) fail('flag.min_rate', `must be a number from 0 to 1, got ${short(minRate)}`);
+    if (!Number.isInteger(minRefusals) || (minRefusals as number) < 1)
+      fail('flag.min_refusals', `must be an integer >= 1, got ${short(minRefusals)}`);
+    if (typeof minRate !== 'number' || !(minRate >= 0 && minRate <= 1))
+      fail('flag.min_rate', `must be a number from 0 to 1, got ${short(minRate)}`);
     flag = { minRefusals: minRefusals as number, minRate: minRate as number };
   }
   return {
-    auditDirs: dirs as string[], port: port as number, host: host as string, auth, retentionMs: retentionMs as number, flag,
+    auditDirs: dirs as string[],
+    port: port as number,
+    host: host as string,
+    auth,
+    retentionMs: retentionMs as number,
+    flag,
   };
 }
 

@@ -9,6 +9,7 @@ import type { AuditOutcome } from './gateway-shared';
  */
 
 /** A backslash (an escape) or a control character other than the newline: such text goes to `JSON.parse`. */
+// eslint-disable-next-line no-control-regex -- matching control characters is this expression's whole job
 export const NEEDS_JSON_PARSE = /[\\\u0000-\u0009\u000b-\u001f]/;
 
 /** The fields of a line as the scanner found them; strings are views of the chunk (see `detached-string.ts`). */
@@ -76,9 +77,16 @@ function digits(at: number, count: number): number {
 function isoTime(): number {
   if (src.charCodeAt(pos) !== 0x22 || src.charCodeAt(pos + 25) !== 0x22 || pos + 26 > end) return NaN;
   const p = pos + 1;
-  if (src.charCodeAt(p + 4) !== 0x2d || src.charCodeAt(p + 7) !== 0x2d || src.charCodeAt(p + 10) !== 0x54
-    || src.charCodeAt(p + 13) !== 0x3a || src.charCodeAt(p + 16) !== 0x3a || src.charCodeAt(p + 19) !== 0x2e
-    || src.charCodeAt(p + 23) !== 0x5a) return NaN;
+  if (
+    src.charCodeAt(p + 4) !== 0x2d ||
+    src.charCodeAt(p + 7) !== 0x2d ||
+    src.charCodeAt(p + 10) !== 0x54 ||
+    src.charCodeAt(p + 13) !== 0x3a ||
+    src.charCodeAt(p + 16) !== 0x3a ||
+    src.charCodeAt(p + 19) !== 0x2e ||
+    src.charCodeAt(p + 23) !== 0x5a
+  )
+    return NaN;
   const year = digits(p, 4);
   const month = digits(p + 5, 2);
   const day = digits(p + 8, 2);
@@ -86,15 +94,33 @@ function isoTime(): number {
   const minute = digits(p + 14, 2);
   const second = digits(p + 17, 2);
   const ms = digits(p + 20, 3);
-  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour < 0 || hour > 23
-    || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) return NaN;
+  if (
+    year < 1000 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > daysIn(year, month) ||
+    hour < 0 ||
+    hour > 23 ||
+    minute < 0 ||
+    minute > 59 ||
+    second < 0 ||
+    second > 59 ||
+    ms < 0
+  )
+    return NaN;
   pos += 26;
   return Date.UTC(year, month - 1, day, hour, minute, second, ms);
 }
 
 function daysIn(year: number, month: number): number {
-  return month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28)
-    : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return month === 2
+    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      ? 29
+      : 28
+    : month === 4 || month === 6 || month === 9 || month === 11
+      ? 30
+      : 31;
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -162,7 +188,14 @@ function scan(): ScannedLine | undefined {
   pos += number[0].length;
   if (!Number.isFinite(Number(number[0])) || !lit('}') || pos !== end) return undefined;
   return {
-    ts, gateway, principal: principalNull ? null : principal, clientName: nameNull ? null : clientName,
-    clientVersion: versionNull ? null : clientVersion, tool, outcome, message, code,
+    ts,
+    gateway,
+    principal: principalNull ? null : principal,
+    clientName: nameNull ? null : clientName,
+    clientVersion: versionNull ? null : clientVersion,
+    tool,
+    outcome,
+    message,
+    code,
   };
 }

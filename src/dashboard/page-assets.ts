@@ -32,7 +32,9 @@ export function loadPageAssets(dir: string = join(__dirname, 'assets')): Map<str
     try {
       return readFileSync(file);
     } catch (err) {
-      throw new ConfigError(`dashboard: cannot read the page asset ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'} (reinstall the package, or run npm run build)`);
+      throw new ConfigError(
+        `dashboard: cannot read the page asset ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'} (reinstall the package, or run npm run build)`,
+      );
     }
   };
   for (const [url, [file, contentType]] of Object.entries(OWN_ASSETS)) {

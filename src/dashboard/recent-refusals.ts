@@ -41,8 +41,12 @@ export class RecentRefusals {
     while (at > 0 && list[at - 1].tsMs > entry.tsMs) at--;
     const s = this.strings;
     list.splice(at, 0, {
-      tsMs: entry.tsMs, gateway: s.intern(entry.gateway), tool: s.intern(entry.tool), message: s.intern(entry.message),
-      clientName: s.internNullable(entry.clientName), clientVersion: s.internNullable(entry.clientVersion),
+      tsMs: entry.tsMs,
+      gateway: s.intern(entry.gateway),
+      tool: s.intern(entry.tool),
+      message: s.intern(entry.message),
+      clientName: s.internNullable(entry.clientName),
+      clientVersion: s.internNullable(entry.clientVersion),
     });
     if (list.length > this.perAgent) list.shift();
   }

@@ -30,8 +30,9 @@ export const MAX_REFUSALS_LIMIT = 50;
  * script, no CDN), cannot be framed, and sends no referrer (a `?token=` URL must not leak).
  */
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    + "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
@@ -84,22 +85,7 @@ function route(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse)
   if (!path.startsWith('/api/')) throw new DashboardError(404, `Not found: ${shortPath(path)}`);
   ctx.auth.check(req);
   if (path === '/api/summary') {
-    const window = parseWindow(url.searchParams.get('window'));
-    const { stats } = ctx.store;
-    sendJson(res, 200, {
-      ...summarize(ctx.store, window, ctx.flag),
-      ingest: {
-        files: ctx.ingester.stats.files,
-        records: stats.records,
-        malformed: ctx.ingester.stats.malformed,
-        out_of_range: stats.outOfRange,
-        series_overflow: stats.seriesOverflow,
-        evicted_minutes: stats.evictedMinutes,
-        restarts: ctx.ingester.stats.restarts,
-        unreadable_dirs: ctx.ingester.stats.unreadableDirs,
-        retention_ms: ctx.store.retentionMs,
-      },
-    });
+    sendJson(res, 200, summaryBody(ctx, url));
     return;
   }
   if (path === '/api/timeseries') {
@@ -110,32 +96,57 @@ function route(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse)
   }
   const refusals = /^\/api\/agents\/([^/]+)\/refusals$/.exec(path);
   if (refusals !== null) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(refusals[1]);
-    } catch {
-      throw new DashboardError(400, 'principal: not a valid URL-encoded name');
-    }
-    const principal = agentOf(segment);
-    const windowParam = url.searchParams.get('window');
-    const window = windowParam === null ? undefined : parseWindow(windowParam);
-    const limit = parseLimit(url.searchParams.get('limit'));
-    const now = ctx.store.now();
-    const sinceMs = window === undefined ? 0 : (Math.floor(now / MINUTE_MS) - WINDOWS[window].minutes + 1) * MINUTE_MS;
-    sendJson(res, 200, {
-      principal,
-      ...(window !== undefined ? { window } : {}),
-      refusals: ctx.store.refusals.recent(principal, sinceMs, limit).map((r) => ({
-        ts: new Date(r.tsMs).toISOString(),
-        gateway: r.gateway,
-        tool: r.tool,
-        message: r.message,
-        client: { name: r.clientName, version: r.clientVersion },
-      })),
-    });
+    sendJson(res, 200, refusalsBody(ctx, refusals[1], url));
     return;
   }
   throw new DashboardError(404, `Not found: ${shortPath(path)}`);
+}
+
+/** `/api/summary`: the window's numbers and how ingestion is going. */
+function summaryBody(ctx: DashboardContext, url: URL) {
+  const window = parseWindow(url.searchParams.get('window'));
+  const { stats } = ctx.store;
+  return {
+    ...summarize(ctx.store, window, ctx.flag),
+    ingest: {
+      files: ctx.ingester.stats.files,
+      records: stats.records,
+      malformed: ctx.ingester.stats.malformed,
+      out_of_range: stats.outOfRange,
+      series_overflow: stats.seriesOverflow,
+      evicted_minutes: stats.evictedMinutes,
+      restarts: ctx.ingester.stats.restarts,
+      unreadable_dirs: ctx.ingester.stats.unreadableDirs,
+      retention_ms: ctx.store.retentionMs,
+    },
+  };
+}
+
+/** `/api/agents/:principal/refusals`: the agent's recent refused calls. */
+function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, url: URL) {
+  let segment: string;
+  try {
+    segment = decodeURIComponent(encodedPrincipal);
+  } catch {
+    throw new DashboardError(400, 'principal: not a valid URL-encoded name');
+  }
+  const principal = agentOf(segment);
+  const windowParam = url.searchParams.get('window');
+  const window = windowParam === null ? undefined : parseWindow(windowParam);
+  const limit = parseLimit(url.searchParams.get('limit'));
+  const now = ctx.store.now();
+  const sinceMs = window === undefined ? 0 : (Math.floor(now / MINUTE_MS) - WINDOWS[window].minutes + 1) * MINUTE_MS;
+  return {
+    principal,
+    ...(window !== undefined ? { window } : {}),
+    refusals: ctx.store.refusals.recent(principal, sinceMs, limit).map((r) => ({
+      ts: new Date(r.tsMs).toISOString(),
+      gateway: r.gateway,
+      tool: r.tool,
+      message: r.message,
+      client: { name: r.clientName, version: r.clientVersion },
+    })),
+  };
 }
 
 function agentOf(segment: string): string | null {
@@ -146,7 +157,10 @@ function parseLimit(value: string | null): number {
   if (value === null) return MAX_REFUSALS_LIMIT;
   const n = /^\d{1,4}$/.test(value) ? Number(value) : NaN;
   if (!(n >= 1 && n <= MAX_REFUSALS_LIMIT)) {
-    throw new DashboardError(400, `limit: must be an integer from 1 to ${MAX_REFUSALS_LIMIT} (got ${JSON.stringify(value.slice(0, 20))})`);
+    throw new DashboardError(
+      400,
+      `limit: must be an integer from 1 to ${MAX_REFUSALS_LIMIT} (got ${JSON.stringify(value.slice(0, 20))})`,
+    );
   }
   return n;
 }
@@ -155,12 +169,24 @@ function shortPath(path: string): string {
   return path.length > 80 ? `${path.slice(0, 80)}…` : path;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
-  send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', { 'Cache-Control': 'no-store', ...headers });
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', {
+    'Cache-Control': 'no-store',
+    ...headers,
+  });
 }
 
 function send(
-  res: ServerResponse, status: number, body: string | Buffer, contentType: string, headers: Readonly<Record<string, string>>,
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  contentType: string,
+  headers: Readonly<Record<string, string>>,
 ): void {
   res.writeHead(status, {
     ...SECURITY_HEADERS,

@@ -39,21 +39,40 @@ export interface RunningDashboard {
  * console.log(`Dashboard: ${dashboard.url}`);
  * @throws ConfigError for settings that cannot work (exposure without a token, missing page assets)
  */
-export async function startDashboard(settings: DashboardSettings, options: StartDashboardOptions = {}): Promise<RunningDashboard> {
+export async function startDashboard(
+  settings: DashboardSettings,
+  options: StartDashboardOptions = {},
+): Promise<RunningDashboard> {
   checkExposure(settings);
   const logger = options.logger ?? jsonLogger();
   if (settings.auth === 'none' && !isLoopbackHost(settings.host)) {
-    logger('warn', 'dashboard authentication is off (auth: none): anyone who reaches the port reads the audit summary', { host: settings.host });
+    logger(
+      'warn',
+      'dashboard authentication is off (auth: none): anyone who reaches the port reads the audit summary',
+      { host: settings.host },
+    );
   }
   const assets = loadPageAssets();
   const store = new AuditStore({ ...options.store, retentionMs: settings.retentionMs });
-  const ingester = new AuditIngester({ dirs: settings.auditDirs, store, logger, pollIntervalMs: options.pollIntervalMs });
+  const ingester = new AuditIngester({
+    dirs: settings.auditDirs,
+    store,
+    logger,
+    pollIntervalMs: options.pollIntervalMs,
+  });
   await ingester.start();
   const pruneTimer = setInterval(() => store.prune(), 60_000);
   pruneTimer.unref();
-  const server: Server = createServer(createRequestListener({
-    store, ingester, auth: new DashboardAuth(settings.auth), flag: settings.flag, assets, logger,
-  }));
+  const server: Server = createServer(
+    createRequestListener({
+      store,
+      ingester,
+      auth: new DashboardAuth(settings.auth),
+      flag: settings.flag,
+      assets,
+      logger,
+    }),
+  );
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   try {
@@ -73,11 +92,17 @@ export async function startDashboard(settings: DashboardSettings, options: Start
   const host = settings.host.includes(':') && !settings.host.startsWith('[') ? `[${settings.host}]` : settings.host;
   const url = `http://${host}:${port}/`;
   logger('info', 'dashboard listening', {
-    url, audit_dirs: settings.auditDirs, files: ingester.stats.files, records: store.stats.records,
+    url,
+    audit_dirs: settings.auditDirs,
+    files: ingester.stats.files,
+    records: store.stats.records,
     malformed: ingester.stats.malformed,
   });
   return {
-    url, port, store, ingester,
+    url,
+    port,
+    store,
+    ingester,
     close: async () => {
       ingester.close();
       clearInterval(pruneTimer);

@@ -86,7 +86,8 @@ export function summarize(store: AuditStore, window: WindowName, rule: FlagRule)
     row.refusals += cell.refusals;
     row.errors += cell.errors;
     if (cell.lastMs > row.lastMs) row.lastMs = cell.lastMs;
-    if (cell.messages !== undefined) for (const [message, count] of cell.messages) row.messages.set(message, (row.messages.get(message) ?? 0) + count);
+    if (cell.messages !== undefined)
+      for (const [message, count] of cell.messages) row.messages.set(message, (row.messages.get(message) ?? 0) + count);
     row.otherMessages += cell.otherMessages;
   });
 
@@ -117,15 +118,19 @@ export function summarize(store: AuditStore, window: WindowName, rule: FlagRule)
     agents.push({
       principal: list[0].series.principal,
       overflow: list[0].series.overflow,
-      calls, refusals, errors,
+      calls,
+      refusals,
+      errors,
       refusal_rate: refusalRate(calls, refusals),
       flagged: isFlagged(rule, calls, refusals),
       last_seen: new Date(lastMs).toISOString(),
       tools,
     });
   }
-  agents.sort((a, b) => Number(b.flagged) - Number(a.flagged) || byFailures(a, b)
-    || compareText(a.principal ?? '', b.principal ?? ''));
+  agents.sort(
+    (a, b) =>
+      Number(b.flagged) - Number(a.flagged) || byFailures(a, b) || compareText(a.principal ?? '', b.principal ?? ''),
+  );
   return {
     window,
     from: new Date(from * MINUTE_MS).toISOString(),
@@ -159,8 +164,12 @@ function byFailures(
   a: { refusals: number; calls: number; gateway?: string; tool?: string },
   b: { refusals: number; calls: number; gateway?: string; tool?: string },
 ): number {
-  return b.refusals - a.refusals || b.calls - a.calls
-    || compareText(a.gateway ?? '', b.gateway ?? '') || compareText(a.tool ?? '', b.tool ?? '');
+  return (
+    b.refusals - a.refusals ||
+    b.calls - a.calls ||
+    compareText(a.gateway ?? '', b.gateway ?? '') ||
+    compareText(a.tool ?? '', b.tool ?? '')
+  );
 }
 
 /** Code-unit order: the same on every machine (no locale). */
@@ -200,5 +209,13 @@ export function timeseries(store: AuditStore, window: WindowName, principal?: st
     refusals[i] += cell.refusals;
     errors[i] += cell.errors;
   });
-  return { window, ...(principal !== undefined ? { principal } : {}), step_ms: step * MINUTE_MS, t, calls, refusals, errors };
+  return {
+    window,
+    ...(principal !== undefined ? { principal } : {}),
+    step_ms: step * MINUTE_MS,
+    t,
+    calls,
+    refusals,
+    errors,
+  };
 }

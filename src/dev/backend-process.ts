@@ -24,7 +24,11 @@ export class BackendStartError extends Error {}
  * Runs the backend command in `dir` and resolves once it printed its address.
  * @param onOutput receives each output line of the backend (for a prefixed echo)
  */
-export async function startBackend(spec: DevBackendSpec, dir: string, onOutput: (line: string) => void): Promise<RunningBackend> {
+export async function startBackend(
+  spec: DevBackendSpec,
+  dir: string,
+  onOutput: (line: string) => void,
+): Promise<RunningBackend> {
   const name = spec.name ?? spec.hosts[0];
   const child = spawnManaged(spec.command, { cwd: dir, env: process.env });
   let tail = '';
@@ -43,12 +47,19 @@ export async function startBackend(spec: DevBackendSpec, dir: string, onOutput: 
   const outcome = await Promise.race([
     ready,
     child.exited.then((code) => `exited (${code})`),
-    new Promise<string>((resolve) => { timer = setTimeout(() => resolve(`printed no 'Backend: http://HOST:PORT' line within ${timeoutMs} ms`), timeoutMs); }),
+    new Promise<string>((resolve) => {
+      timer = setTimeout(
+        () => resolve(`printed no 'Backend: http://HOST:PORT' line within ${timeoutMs} ms`),
+        timeoutMs,
+      );
+    }),
   ]);
   clearTimeout(timer);
   if (typeof outcome === 'string') {
     await child.stop(1000);
-    throw new BackendStartError(`backend ${name} (${spec.command}) ${outcome}${tail === '' ? '' : `; its output ended with:\n${tail.trimEnd()}`}`);
+    throw new BackendStartError(
+      `backend ${name} (${spec.command}) ${outcome}${tail === '' ? '' : `; its output ended with:\n${tail.trimEnd()}`}`,
+    );
   }
   return outcome;
 }

@@ -45,7 +45,10 @@ export function spawnManaged(command: string, options: { cwd: string; env: NodeJ
       killGroup('SIGTERM');
       let timer: NodeJS.Timeout | undefined;
       const forced = new Promise<void>((resolve) => {
-        timer = setTimeout(() => { killGroup('SIGKILL'); resolve(); }, graceMs);
+        timer = setTimeout(() => {
+          killGroup('SIGKILL');
+          resolve();
+        }, graceMs);
       });
       await Promise.race([exited.then(() => undefined), forced]);
       clearTimeout(timer);
@@ -59,7 +62,11 @@ export function spawnManaged(command: string, options: { cwd: string; env: NodeJ
     live.delete(managed);
     // Whatever the child left running in its group (a server a wrapper script started) goes with it.
     if (child.pid !== undefined) {
-      try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ }
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
     }
   });
   return managed;

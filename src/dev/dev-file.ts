@@ -53,12 +53,18 @@ export function readDevFile(dir: string): DevFile {
     backends: backends.map((b: unknown, i): DevBackendSpec => {
       const where = `${file}: backends[${i}]`;
       const spec = b as Partial<Record<keyof DevBackendSpec, unknown>> | null;
-      if (typeof spec?.command !== 'string' || spec.command.trim() === '') throw new DevFileError(`${where}.command: must be a shell command`);
+      if (typeof spec?.command !== 'string' || spec.command.trim() === '')
+        throw new DevFileError(`${where}.command: must be a shell command`);
       const hosts = spec.hosts;
-      if (!Array.isArray(hosts) || hosts.length === 0 || !hosts.every((h) => typeof h === 'string' && /^[^\s/]+:\d+$/.test(h))) {
+      if (
+        !Array.isArray(hosts) ||
+        hosts.length === 0 ||
+        !hosts.every((h) => typeof h === 'string' && /^[^\s/]+:\d+$/.test(h))
+      ) {
         throw new DevFileError(`${where}.hosts: must list the HOST:PORT names it replaces, e.g. ["api:8080"]`);
       }
-      if (spec.name !== undefined && typeof spec.name !== 'string') throw new DevFileError(`${where}.name: must be a string`);
+      if (spec.name !== undefined && typeof spec.name !== 'string')
+        throw new DevFileError(`${where}.name: must be a string`);
       const t = spec.readyTimeoutMs;
       if (t !== undefined && !(typeof t === 'number' && Number.isInteger(t) && t > 0)) {
         throw new DevFileError(`${where}.readyTimeoutMs: must be a positive integer`);

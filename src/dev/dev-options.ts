@@ -8,8 +8,7 @@ import { DEFAULT_SYNTH_TIMEOUT_MS } from './synthesize-app';
 /** Where `dev` serves one gateway. */
 export type PortChoice =
   /** the host port the stack publishes (`Gateway.port`), plus `--port-offset` */
-  | { readonly kind: 'stack' }
-  | { readonly kind: 'fixed'; readonly port: number };
+  { readonly kind: 'stack' } | { readonly kind: 'fixed'; readonly port: number };
 
 /** Parsed options of the `dev` command. */
 export interface DevOptions {
@@ -100,7 +99,11 @@ function readFlags(argv: readonly string[]) {
   // A flag's value is never another flag: `--port --map x` misses the port's value.
   argv.forEach((arg, i) => {
     const flag = FLAGS[arg.slice(2) as keyof typeof FLAGS] as { type: string } | undefined;
-    if (arg.startsWith('--') && flag?.type === 'string' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--'))) {
+    if (
+      arg.startsWith('--') &&
+      flag?.type === 'string' &&
+      (argv[i + 1] === undefined || argv[i + 1].startsWith('--'))
+    ) {
       throw new DevUsageError(`${arg}: missing value`);
     }
   });
@@ -108,7 +111,8 @@ function readFlags(argv: readonly string[]) {
   const args: string[] = [];
   for (const arg of argv) {
     const flag = args.at(-1);
-    if (/^-\d+$/.test(arg) && flag?.startsWith('--') === true && !flag.includes('=')) args[args.length - 1] = `${flag}=${arg}`;
+    if (/^-\d+$/.test(arg) && flag?.startsWith('--') === true && !flag.includes('='))
+      args[args.length - 1] = `${flag}=${arg}`;
     else args.push(arg);
   }
   try {
@@ -120,7 +124,8 @@ function readFlags(argv: readonly string[]) {
 }
 
 function parsePort(raw: string, flag: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new DevUsageError(`${flag}: must be an integer 0-65535, got '${raw}'`);
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535)
+    throw new DevUsageError(`${flag}: must be an integer 0-65535, got '${raw}'`);
   return Number(raw);
 }
 
@@ -160,18 +165,27 @@ function parseInteger(raw: string | undefined, flag: string, shape: RegExp, what
 }
 
 /** The port `dev` listens on for a gateway, or a usage error (e.g. `--port 9000` with two gateways). */
-export function resolveGatewayPort(options: DevOptions, gateway: string, stackPort: number, gatewayCount: number): number {
+export function resolveGatewayPort(
+  options: DevOptions,
+  gateway: string,
+  stackPort: number,
+  gatewayCount: number,
+): number {
   const named = options.ports[gateway];
   if (named !== undefined) return named;
   if (options.defaultPort !== undefined) {
     if (options.defaultPort !== 0 && gatewayCount > 1) {
-      throw new DevUsageError(`--port ${options.defaultPort}: the app has ${gatewayCount} gateways; use --port NAME=PORT or --port 0`);
+      throw new DevUsageError(
+        `--port ${options.defaultPort}: the app has ${gatewayCount} gateways; use --port NAME=PORT or --port 0`,
+      );
     }
     return options.defaultPort;
   }
   const port = stackPort + options.portOffset;
   if (port < 0 || port > 65535) {
-    throw new DevUsageError(`--port-offset ${options.portOffset}: gateway '${gateway}' would listen on ${port}, outside 0-65535`);
+    throw new DevUsageError(
+      `--port-offset ${options.portOffset}: gateway '${gateway}' would listen on ${port}, outside 0-65535`,
+    );
   }
   return port;
 }

@@ -78,7 +78,10 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      await Promise.allSettled([...gateways.map((g) => g.gateway.close()), ...dashboards.map((d) => d.dashboard.close())]);
+      await Promise.allSettled([
+        ...gateways.map((g) => g.gateway.close()),
+        ...dashboards.map((d) => d.dashboard.close()),
+      ]);
       await Promise.allSettled(backends.map((b) => b.child.stop()));
     })();
     return closing;
@@ -156,7 +159,9 @@ async function serveDashboard(
     hooks.gatewayLogger !== undefined ? { logger: hooks.gatewayLogger } : {},
   ).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EADDRINUSE') throw err;
-    throw new DevUsageError(`dashboard ${d.name}: port ${port} on 127.0.0.1 is in use; choose another with --port ${d.name}=PORT or --port-offset N`);
+    throw new DevUsageError(
+      `dashboard ${d.name}: port ${port} on 127.0.0.1 is in use; choose another with --port ${d.name}=PORT or --port-offset N`,
+    );
   });
   return { name: d.name, stack: d.stack, url: dashboard.url, dashboard };
 }
@@ -202,7 +207,9 @@ async function serveGateway(
   );
   const authorities = config.tools.map((t) => backendAuthority(t.backend.url));
   const unmappedHosts = [
-    ...new Set(authorities.filter((a): a is string => a !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):/.test(a))),
+    ...new Set(
+      authorities.filter((a): a is string => a !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):/.test(a)),
+    ),
   ];
   return {
     name: g.name,

@@ -57,16 +57,20 @@ export function localGatewayConfig(config: GatewayConfig, options: LocalGatewayO
   // The deployed gateway's host/origin allowlists name its public address; on loopback the runtime's
   // defaults (localhost names only) are what a local client sends.
   const { allowed_hosts: _hosts, allowed_origins: _origins, ...settings } = config.gateway;
-  const tools: ToolConfig[] = config.tools.map((t) => ({ ...t, backend: { ...t.backend, url: mapBackendUrl(t.backend.url, options.maps) } }));
+  const tools: ToolConfig[] = config.tools.map((t) => ({
+    ...t,
+    backend: { ...t.backend, url: mapBackendUrl(t.backend.url, options.maps) },
+  }));
   return {
     ...config,
     gateway: {
       ...settings,
       // The port is passed to startGateway instead: the config allows only 1-65535, dev also 0 (any free port).
       host: '127.0.0.1',
-      auth: options.token !== undefined && settings.auth !== 'none'
-        ? { tokens: [{ id: devPrincipal(settings.auth), sha256: sha256Hex(options.token) }] }
-        : settings.auth,
+      auth:
+        options.token !== undefined && settings.auth !== 'none'
+          ? { tokens: [{ id: devPrincipal(settings.auth), sha256: sha256Hex(options.token) }] }
+          : settings.auth,
       audit_log: { path: options.auditLogPath },
     },
     tools,

@@ -10,7 +10,10 @@ import { onLines, spawnManaged } from './child-processes';
 
 /** A synthesis that failed; the message is one line, details in `output`. */
 export class SynthError extends Error {
-  constructor(message: string, readonly output = '') {
+  constructor(
+    message: string,
+    readonly output = '',
+  ) {
     super(message);
   }
 }
@@ -59,9 +62,12 @@ export function readCdktfJson(dir: string): CdktfJson {
     throw new SynthError(`${file}: invalid JSON (${(err as Error).message})`);
   }
   const app = (doc as { app?: unknown }).app;
-  if (typeof app !== 'string' || app.trim() === '') throw new SynthError(`${file}: "app" must be the command that runs the app`);
+  if (typeof app !== 'string' || app.trim() === '')
+    throw new SynthError(`${file}: "app" must be the command that runs the app`);
   const context = (doc as { context?: unknown }).context;
-  return typeof context === 'object' && context !== null ? { app, context: context as Record<string, unknown> } : { app };
+  return typeof context === 'object' && context !== null
+    ? { app, context: context as Record<string, unknown> }
+    : { app };
 }
 
 /** Runs the app command and resolves with the output directory once it exits 0. */
@@ -79,12 +85,16 @@ export async function synthesizeApp(options: SynthesizeAppOptions): Promise<Synt
     },
   });
   let output = '';
-  const keep = (line: string): void => { output = `${output}${line}\n`.slice(-OUTPUT_TAIL_CHARS); };
+  const keep = (line: string): void => {
+    output = `${output}${line}\n`.slice(-OUTPUT_TAIL_CHARS);
+  };
   onLines(child.process.stdout, keep);
   onLines(child.process.stderr, keep);
   const timeoutMs = options.timeoutMs ?? DEFAULT_SYNTH_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
   const result = await Promise.race([child.exited, timedOut]);
   clearTimeout(timer);
   try {
@@ -94,7 +104,10 @@ export async function synthesizeApp(options: SynthesizeAppOptions): Promise<Synt
     }
     if (result !== 0) throw new SynthError(`synthesis (${app}) failed with exit code ${result}`, output);
     if (!fs.existsSync(path.join(outdir, 'stacks'))) {
-      throw new SynthError(`synthesis (${app}) wrote no stacks to CDKTF_OUTDIR (does the app pass its own outdir to App?)`, output);
+      throw new SynthError(
+        `synthesis (${app}) wrote no stacks to CDKTF_OUTDIR (does the app pass its own outdir to App?)`,
+        output,
+      );
     }
   } catch (err) {
     fs.rmSync(outdir, { recursive: true, force: true });

@@ -70,7 +70,8 @@ export function readSynthesizedStacks(outdir: string): { stack: string; doc: Jso
 
 /** The gateways of one synthesized stack document, in resource order. */
 export function gatewaysInStack(stack: string, doc: Json): SynthesizedGateway[] {
-  const containers = isObject(doc.resource) && isObject(doc.resource.docker_container) ? doc.resource.docker_container : {};
+  const containers =
+    isObject(doc.resource) && isObject(doc.resource.docker_container) ? doc.resource.docker_container : {};
   const found: SynthesizedGateway[] = [];
   for (const [id, container] of Object.entries(containers)) {
     if (!isObject(container)) continue;
@@ -85,13 +86,19 @@ export function gatewaysInStack(stack: string, doc: Json): SynthesizedGateway[] 
     try {
       config = readUploadedConfig(upload.content);
     } catch (err) {
-      throw new SynthOutputError(`${where}: the content of ${GATEWAY_CONFIG_FILE} is not JSON (${(err as Error).message})`);
+      throw new SynthOutputError(
+        `${where}: the content of ${GATEWAY_CONFIG_FILE} is not JSON (${(err as Error).message})`,
+      );
     }
-    const port = blocks(container.ports).find((p) => Number(p.internal) === GATEWAY_CONTAINER_PORT)
-      ?? blocks(container.ports)[0];
-    const hostPort = Number(port?.external ?? (config as Partial<GatewayConfig>)?.gateway?.port ?? GATEWAY_CONTAINER_PORT);
+    const port =
+      blocks(container.ports).find((p) => Number(p.internal) === GATEWAY_CONTAINER_PORT) ?? blocks(container.ports)[0];
+    const hostPort = Number(
+      port?.external ?? (config as Partial<GatewayConfig>)?.gateway?.port ?? GATEWAY_CONTAINER_PORT,
+    );
     if (!Number.isInteger(hostPort) || hostPort < 0 || hostPort > 65535) {
-      throw new SynthOutputError(`${where}: ports.external must be a literal port number, got ${JSON.stringify(port?.external)}`);
+      throw new SynthOutputError(
+        `${where}: ports.external must be a literal port number, got ${JSON.stringify(port?.external)}`,
+      );
     }
     found.push({ name, stack, resource: `docker_container.${id}`, config, hostPort });
   }
@@ -133,7 +140,8 @@ export function findSynthesizedDashboards(outdir: string, stacks: readonly strin
   const chosen = readSynthesizedStacks(outdir).filter((s) => stacks.length === 0 || stacks.includes(s.stack));
   const found: SynthesizedDashboard[] = [];
   for (const { stack, doc } of chosen) {
-    const containers = isObject(doc.resource) && isObject(doc.resource.docker_container) ? doc.resource.docker_container : {};
+    const containers =
+      isObject(doc.resource) && isObject(doc.resource.docker_container) ? doc.resource.docker_container : {};
     for (const [id, container] of Object.entries(containers)) {
       if (!isObject(container)) continue;
       const name = labelValue(container, DASHBOARD_LABEL);
@@ -141,9 +149,12 @@ export function findSynthesizedDashboards(outdir: string, stacks: readonly strin
       const upload = blocks(container.upload).find((u) => u.file === DASHBOARD_CONFIG_FILE);
       let config: SynthesizedDashboard['config'] = {};
       try {
-        if (typeof upload?.content === 'string') config = readUploadedConfig(upload.content) as SynthesizedDashboard['config'];
+        if (typeof upload?.content === 'string')
+          config = readUploadedConfig(upload.content) as SynthesizedDashboard['config'];
       } catch (err) {
-        throw new SynthOutputError(`stack ${stack}, docker_container.${id}: ${DASHBOARD_CONFIG_FILE} is not JSON (${(err as Error).message})`);
+        throw new SynthOutputError(
+          `stack ${stack}, docker_container.${id}: ${DASHBOARD_CONFIG_FILE} is not JSON (${(err as Error).message})`,
+        );
       }
       const port = blocks(container.ports).find((p) => Number(p.internal) === DASHBOARD_CONTAINER_PORT);
       const hostPort = Number(port?.external ?? DASHBOARD_CONTAINER_PORT);

@@ -103,9 +103,18 @@ function principalsOf(auth: GatewayConfig['gateway']['auth']): ReadonlyMap<Princ
 function modernAnswers(config: GatewayConfig, toolSet: ToolSet): ModernAnswers {
   const g = config.gateway;
   const serverInfo: ServerInfo = { name: PACKAGE_NAME, title: g.name, version: PACKAGE_VERSION };
-  const cache = { ttlMs: g.tools_list_ttl_ms ?? DEFAULT_TOOLS_LIST_TTL_MS, cacheScope: g.auth === 'none' ? 'public' : 'private' } as const;
+  const cache = {
+    ttlMs: g.tools_list_ttl_ms ?? DEFAULT_TOOLS_LIST_TTL_MS,
+    cacheScope: g.auth === 'none' ? 'public' : 'private',
+  } as const;
   const lists = scopedLists(toolSet.tools, (visible) =>
-    JSON.stringify(toolsListResult(toolSet.listing.filter((t) => visible(t.name)), serverInfo, cache)),
+    JSON.stringify(
+      toolsListResult(
+        toolSet.listing.filter((t) => visible(t.name)),
+        serverInfo,
+        cache,
+      ),
+    ),
   );
   return {
     serverInfo,

@@ -18,7 +18,8 @@ export function reusePortSupport(
   version: string = process.versions.node,
   platform: NodeJS.Platform = process.platform,
 ): ReusePortSupport {
-  if (platform !== 'linux') return { supported: false, reason: `SO_REUSEPORT sharing needs Linux (this is ${platform})` };
+  if (platform !== 'linux')
+    return { supported: false, reason: `SO_REUSEPORT sharing needs Linux (this is ${platform})` };
   const [major, minor] = version.split('.').map(Number);
   if (major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12)) return { supported: true };
   return { supported: false, reason: `reusePort needs Node >= 22.12 (this is Node ${version})` };

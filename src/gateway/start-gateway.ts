@@ -248,7 +248,9 @@ class Gateway implements RunningGateway {
       closed = handedOver.closed;
       this.server.close();
     } else {
-      closed = this.server.listening ? new Promise<void>((resolve) => this.server.close(() => resolve())) : Promise.resolve();
+      closed = this.server.listening
+        ? new Promise<void>((resolve) => this.server.close(() => resolve()))
+        : Promise.resolve();
     }
     this.streams.closeAll(this.state.modern.serverInfo);
     this.server.closeIdleConnections();

@@ -8,7 +8,7 @@
  * } as const satisfies InputSpec;
  * type Args = InferArgs<typeof input>; // { customer_id: string; limit?: number }
  */
-export type InputSpec = { readonly [name: string]: ParamSpec };
+export type InputSpec = Readonly<Record<string, ParamSpec>>;
 
 /** The JSON types a parameter may declare. */
 export type ParamType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
@@ -89,22 +89,31 @@ export interface ParamSpec {
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
-type RequiredKeys<S extends InputSpec> = { [K in keyof S]: S[K] extends { readonly required: true } ? K : never }[keyof S];
+type RequiredKeys<S extends InputSpec> = {
+  [K in keyof S]: S[K] extends { readonly required: true } ? K : never;
+}[keyof S];
 type OptionalKeys<S extends InputSpec> = Exclude<keyof S, RequiredKeys<S>>;
 
 /** The TypeScript type of a value valid for one parameter spec. */
-export type InferParam<P extends ParamSpec> =
-  P extends { readonly enum: readonly (infer E)[] } ? E
-  : P['type'] extends 'string' ? string
-  : P['type'] extends 'integer' | 'number' ? number
-  : P['type'] extends 'boolean' ? boolean
-  : P['type'] extends 'array'
-    ? P extends { readonly items: infer I extends ParamSpec } ? InferParam<I>[] : unknown[]
-  : P['type'] extends 'object'
-    ? P extends { readonly properties: infer Props extends InputSpec }
-      ? P extends { readonly additionalProperties: true } ? InferArgs<Props> & Record<string, unknown> : InferArgs<Props>
-      : Record<string, unknown>
-  : never;
+export type InferParam<P extends ParamSpec> = P extends { readonly enum: readonly (infer E)[] }
+  ? E
+  : P['type'] extends 'string'
+    ? string
+    : P['type'] extends 'integer' | 'number'
+      ? number
+      : P['type'] extends 'boolean'
+        ? boolean
+        : P['type'] extends 'array'
+          ? P extends { readonly items: infer I extends ParamSpec }
+            ? InferParam<I>[]
+            : unknown[]
+          : P['type'] extends 'object'
+            ? P extends { readonly properties: infer Props extends InputSpec }
+              ? P extends { readonly additionalProperties: true }
+                ? InferArgs<Props> & Record<string, unknown>
+                : InferArgs<Props>
+              : Record<string, unknown>
+            : never;
 
 /** The TypeScript type of the valid arguments of a declared input. */
 export type InferArgs<S extends InputSpec> = Simplify<

@@ -30,7 +30,8 @@ export function forwardAsOf(input: InputSpec | undefined): Record<string, string
   if (!isJsonObject(input)) return out;
   for (const name of Object.keys(input)) {
     const field = input[name]?.forwardAs;
-    if (field !== undefined) Object.defineProperty(out, name, { value: field, enumerable: true, writable: true, configurable: true });
+    if (field !== undefined)
+      Object.defineProperty(out, name, { value: field, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -27,7 +27,10 @@ export function pointerToPath(pointer: string, data: unknown): string {
       node = node[Number(segment)];
     } else {
       path = keyPath(path, segment);
-      node = typeof node === 'object' && node !== null && hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
+      node =
+        typeof node === 'object' && node !== null && hasOwn(node, segment)
+          ? (node as Record<string, unknown>)[segment]
+          : undefined;
     }
   }
   return path;
@@ -40,46 +43,74 @@ function num(x: unknown): number {
 function mapOne(e: ErrorObject, path: string): Violation | undefined {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
-    case 'type': return v.invalidType(path, p.type);
-    case 'required': return v.missingRequired(keyPath(path, String(p.missingProperty)));
+    case 'type':
+      return v.invalidType(path, p.type);
+    case 'required':
+      return v.missingRequired(keyPath(path, String(p.missingProperty)));
     case 'dependentRequired':
-    case 'dependencies': return v.missingRequired(keyPath(path, String(p.missingProperty)), e.keyword);
-    case 'additionalProperties': return v.unknownParameter(keyPath(path, String(p.additionalProperty)));
-    case 'unevaluatedProperties': return v.unknownParameter(keyPath(path, String(p.unevaluatedProperty)), 'unevaluatedProperties');
-    case 'propertyNames': return v.invalidParameterName(keyPath(path, String(p.propertyName)));
-    case 'enum': return v.enumValue(path, Array.isArray(p.allowedValues) ? p.allowedValues : []);
-    case 'const': return v.constValue(path, p.allowedValue);
+    case 'dependencies':
+      return v.missingRequired(keyPath(path, String(p.missingProperty)), e.keyword);
+    case 'additionalProperties':
+      return v.unknownParameter(keyPath(path, String(p.additionalProperty)));
+    case 'unevaluatedProperties':
+      return v.unknownParameter(keyPath(path, String(p.unevaluatedProperty)), 'unevaluatedProperties');
+    case 'propertyNames':
+      return v.invalidParameterName(keyPath(path, String(p.propertyName)));
+    case 'enum':
+      return v.enumValue(path, Array.isArray(p.allowedValues) ? p.allowedValues : []);
+    case 'const':
+      return v.constValue(path, p.allowedValue);
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
-    case 'exclusiveMaximum': return v.bound(path, e.keyword, p.limit);
+    case 'exclusiveMaximum':
+      return v.bound(path, e.keyword, p.limit);
     case 'minLength':
-    case 'maxLength': return v.length(path, e.keyword, num(p.limit));
-    case 'pattern': return v.pattern(path, String(p.pattern));
-    case 'format': return v.format(path, String(p.format));
+    case 'maxLength':
+      return v.length(path, e.keyword, num(p.limit));
+    case 'pattern':
+      return v.pattern(path, String(p.pattern));
+    case 'format':
+      return v.format(path, String(p.format));
     case 'minItems':
-    case 'maxItems': return v.itemCount(path, e.keyword, num(p.limit));
+    case 'maxItems':
+      return v.itemCount(path, e.keyword, num(p.limit));
     case 'items':
-    case 'additionalItems': return v.itemCount(path, 'items', num(p.limit));
-    case 'unevaluatedItems': return v.itemCount(path, 'unevaluatedItems', num(p.len));
-    case 'uniqueItems': return v.uniqueItems(path);
+    case 'additionalItems':
+      return v.itemCount(path, 'items', num(p.limit));
+    case 'unevaluatedItems':
+      return v.itemCount(path, 'unevaluatedItems', num(p.len));
+    case 'uniqueItems':
+      return v.uniqueItems(path);
     case 'minProperties':
-    case 'maxProperties': return v.propertyCount(path, e.keyword, num(p.limit));
-    case 'multipleOf': return v.multipleOf(path, p.multipleOf);
+    case 'maxProperties':
+      return v.propertyCount(path, e.keyword, num(p.limit));
+    case 'multipleOf':
+      return v.multipleOf(path, p.multipleOf);
     case 'contains':
       return p.maxContains !== undefined && p.minContains === undefined
         ? v.containsCount(path, false, num(p.maxContains))
         : v.containsCount(path, true, p.minContains === undefined ? 1 : num(p.minContains));
-    case 'anyOf': return v.invalidValue(path, 'anyOf', 'expected to match one of the allowed schemas');
+    case 'anyOf':
+      return v.invalidValue(path, 'anyOf', 'expected to match one of the allowed schemas');
     case 'oneOf':
       return Array.isArray(p.passingSchemas)
         ? v.invalidValue(path, 'oneOf', 'expected to match exactly one of the allowed schemas')
         : v.invalidValue(path, 'oneOf', 'expected to match one of the allowed schemas');
-    case 'not': return v.invalidValue(path, 'not', 'expected not to match the disallowed schema');
-    case 'false schema': return v.noValue(path);
-    case SAFE_INTEGER_KEYWORD: return v.unsafeInteger(path);
-    case 'if': return v.invalidValue(path, 'if', `expected to match the "${p.failingKeyword === 'else' ? 'else' : 'then'}" schema`);
-    default: return v.schemaMismatch(path, /^[A-Za-z$][A-Za-z0-9_$-]{0,63}$/.test(e.keyword) ? e.keyword : 'schema');
+    case 'not':
+      return v.invalidValue(path, 'not', 'expected not to match the disallowed schema');
+    case 'false schema':
+      return v.noValue(path);
+    case SAFE_INTEGER_KEYWORD:
+      return v.unsafeInteger(path);
+    case 'if':
+      return v.invalidValue(
+        path,
+        'if',
+        `expected to match the "${p.failingKeyword === 'else' ? 'else' : 'then'}" schema`,
+      );
+    default:
+      return v.schemaMismatch(path, /^[A-Za-z$][A-Za-z0-9_$-]{0,63}$/.test(e.keyword) ? e.keyword : 'schema');
   }
 }
 
@@ -104,7 +135,8 @@ export function mapAjvErrors(errors: readonly ErrorObject[] | null | undefined, 
   for (const e of all) {
     if (SUMMARIZING.has(e.keyword)) summaries.add(`${e.schemaPath}/`);
     for (const prefix of ancestors(e.schemaPath)) {
-      if (prefix.endsWith('/then/') || prefix.endsWith('/else/')) ifsWithInner.add(`${prefix.slice(0, -'then/'.length)}if`);
+      if (prefix.endsWith('/then/') || prefix.endsWith('/else/'))
+        ifsWithInner.add(`${prefix.slice(0, -'then/'.length)}if`);
     }
   }
   const out: Violation[] = [];

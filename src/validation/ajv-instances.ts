@@ -17,11 +17,11 @@ import { uniqueItemsKeyword } from './unique-items';
 let compileWarnings: string[] | undefined;
 
 const logger = {
-  log(): void {},
+  log: (): void => undefined,
   warn(...args: unknown[]): void {
     compileWarnings?.push(args.map(String).join(' '));
   },
-  error(): void {},
+  error: (): void => undefined,
 };
 
 /** How an ajv instance is set up; every instance shares the rest (formats, strictness, own properties). */
@@ -97,7 +97,10 @@ export class SchemaCompiler {
    * @param role how the instances are set up
    * @param compilesPerInstance compiles before moving to a fresh instance (about 0.5 ms to create one)
    */
-  constructor(private readonly role: AjvRole, private readonly compilesPerInstance: number) {}
+  constructor(
+    private readonly role: AjvRole,
+    private readonly compilesPerInstance: number,
+  ) {}
 
   /**
    * Compiles `schema` (already checked with `checkSchema`); throws ajv's error, or for an unknown format its warning.
@@ -130,15 +133,21 @@ export class SchemaCompiler {
 }
 
 /** Compiles the function every call runs: stops at the first error. */
-export const fastCompiler = new SchemaCompiler({ allErrors: false, messages: false, validateSchema: false, optimize: false }, 200);
+export const fastCompiler = new SchemaCompiler(
+  { allErrors: false, messages: false, validateSchema: false, optimize: false },
+  200,
+);
 /** Compiles, on a schema's first refusal the walker cannot explain, the function that reports every error. */
-export const allErrorsCompiler = new SchemaCompiler({ allErrors: true, messages: true, validateSchema: false, optimize: false }, 200);
+export const allErrorsCompiler = new SchemaCompiler(
+  { allErrors: true, messages: true, validateSchema: false, optimize: false },
+  200,
+);
 
 /** Whether `value` satisfies format `name` as ajv checks it; `true` when the format does not apply to the value. */
 export function formatAccepts(name: string, value: unknown): boolean {
   const def = schemaChecker.formats[name];
   if (def === undefined || def === true) return true;
-  let type: string = 'string';
+  let type = 'string';
   let check: unknown = def;
   if (typeof def === 'object' && !(def instanceof RegExp)) {
     type = def.type ?? 'string';

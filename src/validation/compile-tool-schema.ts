@@ -18,7 +18,9 @@ function refusal(violations: readonly Violation[]): ValidationResult {
 
 const NOT_AN_OBJECT = refusal([Object.freeze({ path: '', rule: 'type', message: messages.invalidArgumentsObject })]);
 // The total validator's last resort (e.g. a stack overflow on absurdly deep data): refuse, never throw.
-const CANNOT_VALIDATE = refusal([Object.freeze({ path: '', rule: 'internal', message: 'Invalid arguments: could not be validated' })]);
+const CANNOT_VALIDATE = refusal([
+  Object.freeze({ path: '', rule: 'internal', message: 'Invalid arguments: could not be validated' }),
+]);
 const EMPTY_ARGS = Object.freeze({});
 
 /**
@@ -78,7 +80,10 @@ class CompiledToolValidator implements ToolValidator {
    * @param schema the schema as written: the walker reports properties in its order
    * @param compiled ajv's functions, shared across schemas equal up to key order
    */
-  constructor(private readonly schema: AnySchemaObject, private readonly compiled: CompiledSchema) {
+  constructor(
+    private readonly schema: AnySchemaObject,
+    private readonly compiled: CompiledSchema,
+  ) {
     this.fast = compiled.fast;
   }
 
@@ -142,7 +147,9 @@ export function canonicalJson(value: unknown): string {
   }
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (isJsonObject(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
   }
   throw new Error(`a value of type ${typeof value} is not JSON`);
@@ -183,7 +190,8 @@ function findPatternProblem(schema: AnySchemaObject): string | undefined {
  * that name, so the verdict would depend on which compiler ran; refused instead, like other uncompilable schemas.
  */
 function findEmptyRequiredName(schema: AnySchemaObject): string | undefined {
-  const refusal = (at: string): string => `input schema: ${at} lists the empty property name "", which ajv does not check; rename that property`;
+  const refusal = (at: string): string =>
+    `input schema: ${at} lists the empty property name "", which ajv does not check; rename that property`;
   return findInSubschemas(schema, (s, at) => {
     if (Array.isArray(s.required) && s.required.includes('')) return refusal(`${at}/required`);
     if (isJsonObject(s.dependentRequired)) {

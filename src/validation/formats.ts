@@ -74,7 +74,8 @@ function decodePunycode(input: string): string | undefined {
     }
     return k + Math.floor(((base - tMin + 1) * d) / (d + 38));
   };
-  const digit = (c: number): number => (c >= 48 && c <= 57 ? c - 22 : c >= 65 && c <= 90 ? c - 65 : c >= 97 && c <= 122 ? c - 97 : base);
+  const digit = (c: number): number =>
+    c >= 48 && c <= 57 ? c - 22 : c >= 65 && c <= 90 ? c - 65 : c >= 97 && c <= 122 ? c - 97 : base;
   const output: number[] = [];
   const delimiter = input.lastIndexOf('-');
   for (let j = 0; j < Math.max(delimiter, 0); j++) output.push(input.charCodeAt(j));
@@ -105,25 +106,37 @@ function decodePunycode(input: string): string | undefined {
 }
 
 // Code points with canonical combining class 9 (virama), which a ZERO WIDTH JOINER must follow (RFC 5892 A.2).
-const VIRAMA = /[\u094D\u09CD\u0A4D\u0ACD\u0B4D\u0BCD\u0C4D\u0CCD\u0D3B\u0D3C\u0D4D\u0DCA\u0E3A\u0EBA\u0F84\u1039\u103A\u1714\u1715\u1734\u17D2\u1A60\u1B44\u1BAA\u1BAB\u1BF2\u1BF3\u2D7F\uA806\uA82C\uA8C4\uA953\uA9C0\uAAF6\uABED]/u;
+const VIRAMA =
+  /[\u094D\u09CD\u0A4D\u0ACD\u0B4D\u0BCD\u0C4D\u0CCD\u0D3B\u0D3C\u0D4D\u0DCA\u0E3A\u0EBA\u0F84\u1039\u103A\u1714\u1715\u1734\u17D2\u1A60\u1B44\u1BAA\u1BAB\u1BF2\u1BF3\u2D7F\uA806\uA82C\uA8C4\uA953\uA9C0\uAAF6\uABED]/u;
 
 /** A U-label's characters and contextual rules (RFC 5891 §4.2, RFC 5892 appendix A). */
 function isULabel(label: string): boolean {
   if (label === '' || label.startsWith('-') || label.endsWith('-') || label.slice(2, 4) === '--') return false;
   if (/^\p{M}/u.test(label)) return false;
+  // eslint-disable-next-line no-misleading-character-class -- ZWNJ/ZWJ are listed as single code points on purpose (RFC 5892)
   if (!/^[\p{L}\p{M}\p{N}\-\u00B7\u0375\u05F3\u05F4\u30FB\u200C\u200D\u06FD\u06FE\u0F0B]+$/u.test(label)) return false;
+  // eslint-disable-next-line no-misleading-character-class -- single code points (RFC 5892 DISALLOWED), no sequence meant
   if (/[\u0640\u07FA\u302E\u302F\u3031-\u3035\u303B]/u.test(label)) return false;
   if (/[\u0660-\u0669]/u.test(label) && /[\u06F0-\u06F9]/u.test(label)) return false;
-  if (/[\u30FB]/u.test(label) && !/[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(label.replace(/\u30FB/g, ''))) return false;
+  if (
+    /[\u30FB]/u.test(label) &&
+    !/[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u.test(label.replace(/\u30FB/g, ''))
+  )
+    return false;
   const chars = Array.from(label);
   return chars.every((c, i) => {
     switch (c) {
-      case '\u00B7': return chars[i - 1] === 'l' && chars[i + 1] === 'l';
-      case '\u0375': return chars[i + 1] !== undefined && /\p{Script=Greek}/u.test(chars[i + 1]);
+      case '\u00B7':
+        return chars[i - 1] === 'l' && chars[i + 1] === 'l';
+      case '\u0375':
+        return chars[i + 1] !== undefined && /\p{Script=Greek}/u.test(chars[i + 1]);
       case '\u05F3':
-      case '\u05F4': return chars[i - 1] !== undefined && /\p{Script=Hebrew}/u.test(chars[i - 1]);
-      case '\u200D': return chars[i - 1] !== undefined && VIRAMA.test(chars[i - 1]);
-      default: return true;
+      case '\u05F4':
+        return chars[i - 1] !== undefined && /\p{Script=Hebrew}/u.test(chars[i - 1]);
+      case '\u200D':
+        return chars[i - 1] !== undefined && VIRAMA.test(chars[i - 1]);
+      default:
+        return true;
     }
   });
 }
@@ -141,7 +154,9 @@ export function isHostname(s: string): boolean {
 }
 
 const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
-const LOCAL_PART = new RegExp(`^(?:${ATEXT}+(?:\\.${ATEXT}+)*|"(?:[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\\x20-\\x7e])*")$`);
+const LOCAL_PART = new RegExp(
+  `^(?:${ATEXT}+(?:\\.${ATEXT}+)*|"(?:[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\\x20-\\x7e])*")$`,
+);
 
 /** RFC 5321 mailbox: dot-atom or quoted local part; host name or `[IPv4]` / `[IPv6:…]` literal. */
 export function isEmail(s: string): boolean {
@@ -156,7 +171,7 @@ export function isEmail(s: string): boolean {
   return isHostname(domain);
 }
 
-const UNRESERVED = "A-Za-z0-9\\-._~";
+const UNRESERVED = 'A-Za-z0-9\\-._~';
 const SUB_DELIMS = "!$&'()*+,;=";
 const PCT = '%[0-9A-Fa-f]{2}';
 const PCHAR = `(?:[${UNRESERVED}${SUB_DELIMS}:@]|${PCT})`;
@@ -209,11 +224,14 @@ export function isUri(s: string): boolean {
 
 // ajv-formats' `url` (https://gist.github.com/dperini/729294), its host part only: the user-info part
 // `\S+(?::\S*)?@` overlapped itself and took quadratic time. Lookaheads here read a bounded length.
-const URL_HOST = new RegExp('^(?:(?!(?:10|127)(?:\\.\\d{1,3}){3})(?!(?:169\\.254|192\\.168)(?:\\.\\d{1,3}){2})'
-  + '(?!172\\.(?:1[6-9]|2\\d|3[0-1])(?:\\.\\d{1,3}){2})(?:[1-9]\\d?|1\\d\\d|2[01]\\d|22[0-3])'
-  + '(?:\\.(?:1?\\d{1,2}|2[0-4]\\d|25[0-5])){2}(?:\\.(?:[1-9]\\d?|1\\d\\d|2[0-4]\\d|25[0-4]))'
-  + '|(?:(?:[a-z0-9\\u{00a1}-\\u{ffff}]+-)*[a-z0-9\\u{00a1}-\\u{ffff}]+)(?:\\.(?:[a-z0-9\\u{00a1}-\\u{ffff}]+-)*'
-  + '[a-z0-9\\u{00a1}-\\u{ffff}]+)*(?:\\.(?:[a-z\\u{00a1}-\\u{ffff}]{2,})))(?::\\d{2,5})?$', 'iu');
+const URL_HOST = new RegExp(
+  '^(?:(?!(?:10|127)(?:\\.\\d{1,3}){3})(?!(?:169\\.254|192\\.168)(?:\\.\\d{1,3}){2})' +
+    '(?!172\\.(?:1[6-9]|2\\d|3[0-1])(?:\\.\\d{1,3}){2})(?:[1-9]\\d?|1\\d\\d|2[01]\\d|22[0-3])' +
+    '(?:\\.(?:1?\\d{1,2}|2[0-4]\\d|25[0-5])){2}(?:\\.(?:[1-9]\\d?|1\\d\\d|2[0-4]\\d|25[0-4]))' +
+    '|(?:(?:[a-z0-9\\u{00a1}-\\u{ffff}]+-)*[a-z0-9\\u{00a1}-\\u{ffff}]+)(?:\\.(?:[a-z0-9\\u{00a1}-\\u{ffff}]+-)*' +
+    '[a-z0-9\\u{00a1}-\\u{ffff}]+)*(?:\\.(?:[a-z\\u{00a1}-\\u{ffff}]{2,})))(?::\\d{2,5})?$',
+  'iu',
+);
 const URL_SCHEME = /^(?:https?|ftp):\/\//i;
 // ECMAScript's \s, which `\S` in ajv-formats' expression excludes.
 const WHITESPACE = /[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
@@ -270,12 +288,12 @@ function isoDate(s: string): boolean {
 /** The formats replaced in ajv, by name. */
 export const strictFormats: Readonly<Record<string, (s: string) => boolean>> = {
   'date-time': isDateTime,
-  'date': isDate,
-  'time': isTime,
-  'uuid': isUuid,
-  'email': isEmail,
-  'hostname': isHostname,
-  'uri': isUri,
-  'url': isUrl,
+  date: isDate,
+  time: isTime,
+  uuid: isUuid,
+  email: isEmail,
+  hostname: isHostname,
+  uri: isUri,
+  url: isUrl,
   'iso-date-time': isIsoDateTime,
 };

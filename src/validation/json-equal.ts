@@ -32,7 +32,9 @@ function compileEnum(allowed: unknown[]): ReportingValidate {
   if (allowed.length === 0) throw new Error('enum must have non-empty array'); // ajv's own words
   const validate: ReportingValidate = (data) => {
     if (allowed.some((value) => jsonEqual(value, data))) return true;
-    validate.errors = [{ keyword: 'enum', params: { allowedValues: allowed }, message: 'must be equal to one of the allowed values' }];
+    validate.errors = [
+      { keyword: 'enum', params: { allowedValues: allowed }, message: 'must be equal to one of the allowed values' },
+    ];
     return false;
   };
   return validate;
@@ -48,6 +50,11 @@ function compileConst(allowed: unknown): ReportingValidate {
 }
 
 /** Replaces ajv's `enum` (remove that one first). */
-export const enumKeyword: KeywordDefinition = { keyword: 'enum', schemaType: 'array', errors: true, compile: compileEnum };
+export const enumKeyword: KeywordDefinition = {
+  keyword: 'enum',
+  schemaType: 'array',
+  errors: true,
+  compile: compileEnum,
+};
 /** Replaces ajv's `const` (remove that one first). */
 export const constKeyword: KeywordDefinition = { keyword: 'const', errors: true, compile: compileConst };

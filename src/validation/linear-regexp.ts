@@ -25,14 +25,26 @@ export interface LinearRegExp {
 /** A valid ECMAScript pattern that the linear-time engine cannot run; `construct` names what it does not support. */
 export class UnsupportedPatternError extends Error {
   constructor(public readonly construct: string) {
-    super(`uses ${construct}, which the gateway's linear-time regular expression engine does not support; rewrite the pattern without it`);
+    super(
+      `uses ${construct}, which the gateway's linear-time regular expression engine does not support; rewrite the pattern without it`,
+    );
     this.name = 'UnsupportedPatternError';
   }
 }
 
 // ECMAScript's \s: WhiteSpace and LineTerminator code points.
-const WHITE_SPACE: readonly (readonly [number, number])[] = [[0x9, 0xd], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680],
-  [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]];
+const WHITE_SPACE: readonly (readonly [number, number])[] = [
+  [0x9, 0xd],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
+];
 const MAX_CODE_POINT = 0x10ffff;
 
 function hex(cp: number): string {
@@ -62,14 +74,48 @@ const DOT = `[^${hex(0xa)}${hex(0xd)}${hex(0x2028)}${hex(0x2029)}]`;
 
 // ECMAScript's long General_Category names, for RE2, which knows the short ones.
 const CATEGORY_NAMES: Readonly<Record<string, string>> = {
-  Letter: 'L', Cased_Letter: 'LC', Uppercase_Letter: 'Lu', Lowercase_Letter: 'Ll', Titlecase_Letter: 'Lt',
-  Modifier_Letter: 'Lm', Other_Letter: 'Lo', Mark: 'M', Combining_Mark: 'M', Nonspacing_Mark: 'Mn',
-  Spacing_Mark: 'Mc', Enclosing_Mark: 'Me', Number: 'N', Decimal_Number: 'Nd', digit: 'Nd', Letter_Number: 'Nl',
-  Other_Number: 'No', Punctuation: 'P', punct: 'P', Connector_Punctuation: 'Pc', Dash_Punctuation: 'Pd',
-  Open_Punctuation: 'Ps', Close_Punctuation: 'Pe', Initial_Punctuation: 'Pi', Final_Punctuation: 'Pf',
-  Other_Punctuation: 'Po', Symbol: 'S', Math_Symbol: 'Sm', Currency_Symbol: 'Sc', Modifier_Symbol: 'Sk',
-  Other_Symbol: 'So', Separator: 'Z', Space_Separator: 'Zs', Line_Separator: 'Zl', Paragraph_Separator: 'Zp',
-  Other: 'C', Control: 'Cc', cntrl: 'Cc', Format: 'Cf', Surrogate: 'Cs', Private_Use: 'Co', Unassigned: 'Cn',
+  Letter: 'L',
+  Cased_Letter: 'LC',
+  Uppercase_Letter: 'Lu',
+  Lowercase_Letter: 'Ll',
+  Titlecase_Letter: 'Lt',
+  Modifier_Letter: 'Lm',
+  Other_Letter: 'Lo',
+  Mark: 'M',
+  Combining_Mark: 'M',
+  Nonspacing_Mark: 'Mn',
+  Spacing_Mark: 'Mc',
+  Enclosing_Mark: 'Me',
+  Number: 'N',
+  Decimal_Number: 'Nd',
+  digit: 'Nd',
+  Letter_Number: 'Nl',
+  Other_Number: 'No',
+  Punctuation: 'P',
+  punct: 'P',
+  Connector_Punctuation: 'Pc',
+  Dash_Punctuation: 'Pd',
+  Open_Punctuation: 'Ps',
+  Close_Punctuation: 'Pe',
+  Initial_Punctuation: 'Pi',
+  Final_Punctuation: 'Pf',
+  Other_Punctuation: 'Po',
+  Symbol: 'S',
+  Math_Symbol: 'Sm',
+  Currency_Symbol: 'Sc',
+  Modifier_Symbol: 'Sk',
+  Other_Symbol: 'So',
+  Separator: 'Z',
+  Space_Separator: 'Zs',
+  Line_Separator: 'Zl',
+  Paragraph_Separator: 'Zp',
+  Other: 'C',
+  Control: 'Cc',
+  cntrl: 'Cc',
+  Format: 'Cf',
+  Surrogate: 'Cs',
+  Private_Use: 'Co',
+  Unassigned: 'Cn',
 };
 const SHORT_CATEGORIES = new Set(Object.values(CATEGORY_NAMES));
 
@@ -84,7 +130,8 @@ function property(body: string, negated: boolean): string {
     if (SHORT_CATEGORIES.has(value)) re2 = value;
     else if (Object.prototype.hasOwnProperty.call(CATEGORY_NAMES, value)) re2 = CATEGORY_NAMES[value];
     else if (name === undefined && value === 'Any') return negated ? '' : ALL;
-    else if (name === undefined && value === 'ASCII') return negated ? `${hex(0x80)}-${hex(MAX_CODE_POINT)}` : `${hex(0)}-${hex(0x7f)}`;
+    else if (name === undefined && value === 'ASCII')
+      return negated ? `${hex(0x80)}-${hex(MAX_CODE_POINT)}` : `${hex(0)}-${hex(0x7f)}`;
   } else if (name === 'Script' || name === 'sc') {
     re2 = value;
   }
@@ -104,19 +151,35 @@ const SYNTAX = new Set('^$\\.*+?()[]{}|/-'.split(''));
 function escape(source: string, i: number, inClass: boolean): [string, number] {
   const c = source[i + 1];
   switch (c) {
-    case 'd': case 'D': case 'w': case 'W': return [`\\${c}`, i + 2];
-    case 'b': return [inClass ? hex(8) : '\\b', i + 2];
-    case 'B': return ['\\B', i + 2];
-    case 's': return [inClass ? SPACE_RANGES : `[${SPACE_RANGES}]`, i + 2];
-    case 'S': return [inClass ? NON_SPACE_RANGES : `[${NON_SPACE_RANGES}]`, i + 2];
-    case 't': return [hex(9), i + 2];
-    case 'n': return [hex(0xa), i + 2];
-    case 'v': return [hex(0xb), i + 2];
-    case 'f': return [hex(0xc), i + 2];
-    case 'r': return [hex(0xd), i + 2];
-    case '0': return [hex(0), i + 2];
-    case 'c': return [hex(source.charCodeAt(i + 2) % 32), i + 3];
-    case 'x': return [hex(parseInt(source.slice(i + 2, i + 4), 16)), i + 4];
+    case 'd':
+    case 'D':
+    case 'w':
+    case 'W':
+      return [`\\${c}`, i + 2];
+    case 'b':
+      return [inClass ? hex(8) : '\\b', i + 2];
+    case 'B':
+      return ['\\B', i + 2];
+    case 's':
+      return [inClass ? SPACE_RANGES : `[${SPACE_RANGES}]`, i + 2];
+    case 'S':
+      return [inClass ? NON_SPACE_RANGES : `[${NON_SPACE_RANGES}]`, i + 2];
+    case 't':
+      return [hex(9), i + 2];
+    case 'n':
+      return [hex(0xa), i + 2];
+    case 'v':
+      return [hex(0xb), i + 2];
+    case 'f':
+      return [hex(0xc), i + 2];
+    case 'r':
+      return [hex(0xd), i + 2];
+    case '0':
+      return [hex(0), i + 2];
+    case 'c':
+      return [hex(source.charCodeAt(i + 2) % 32), i + 3];
+    case 'x':
+      return [hex(parseInt(source.slice(i + 2, i + 4), 16)), i + 4];
     case 'u': {
       if (source[i + 2] === '{') {
         const end = source.indexOf('}', i);
@@ -130,15 +193,18 @@ function escape(source: string, i: number, inClass: boolean): [string, number] {
       }
       return [hex(unit), i + 6];
     }
-    case 'p': case 'P': {
+    case 'p':
+    case 'P': {
       const end = source.indexOf('}', i);
       const body = property(source.slice(i + 3, end), c === 'P');
       if (inClass || /^\\[pP]\{/.test(body)) return [body, end + 1];
       return [body === '' ? `[^${ALL}]` : `[${body}]`, end + 1];
     }
-    case 'k': throw new UnsupportedPatternError(`a backreference ${source.slice(i, source.indexOf('>', i) + 1)}`);
+    case 'k':
+      throw new UnsupportedPatternError(`a backreference ${source.slice(i, source.indexOf('>', i) + 1)}`);
     default:
-      if (c >= '1' && c <= '9') throw new UnsupportedPatternError(`a backreference \\${/^[0-9]+/.exec(source.slice(i + 1))?.[0]}`);
+      if (c >= '1' && c <= '9')
+        throw new UnsupportedPatternError(`a backreference \\${/^[0-9]+/.exec(source.slice(i + 1))?.[0]}`);
       // An identity escape of a syntax character (the only ones unicode mode allows).
       if (SYNTAX.has(c)) return [hex(c.charCodeAt(0)), i + 2];
       throw new UnsupportedPatternError(`the escape \\${c}`);
@@ -167,9 +233,13 @@ function translate(source: string): string {
         out += '(?:';
         i += 3;
       } else if (source[i + 2] === '=' || source[i + 2] === '!') {
-        throw new UnsupportedPatternError(`a ${source[i + 2] === '!' ? 'negative ' : ''}lookahead ${source.slice(i, i + 3)}…)`);
+        throw new UnsupportedPatternError(
+          `a ${source[i + 2] === '!' ? 'negative ' : ''}lookahead ${source.slice(i, i + 3)}…)`,
+        );
       } else if (source[i + 2] === '<' && (source[i + 3] === '=' || source[i + 3] === '!')) {
-        throw new UnsupportedPatternError(`a ${source[i + 3] === '!' ? 'negative ' : ''}lookbehind ${source.slice(i, i + 4)}…)`);
+        throw new UnsupportedPatternError(
+          `a ${source[i + 3] === '!' ? 'negative ' : ''}lookbehind ${source.slice(i, i + 4)}…)`,
+        );
       } else if (source[i + 2] === '<') {
         out += '(?:'; // a named group: its name only matters for captures
         i = source.indexOf('>', i) + 1;
@@ -232,7 +302,10 @@ class Re2Pattern implements LinearRegExp {
   private lastInput: string | undefined;
   private lastResult = false;
 
-  constructor(public readonly source: string, private readonly re: RE2JS) {}
+  constructor(
+    public readonly source: string,
+    private readonly re: RE2JS,
+  ) {}
 
   public test(input: string): boolean {
     if (input !== this.lastInput) {
@@ -257,7 +330,7 @@ class Re2Pattern implements LinearRegExp {
  * compileLinearPattern('(a)\\1'); // throws: uses a backreference \1, which …
  */
 export function compileLinearPattern(source: string): LinearRegExp {
-  new RegExp(source, 'u'); // eslint-disable-line no-new -- validates the ECMAScript syntax, or throws SyntaxError
+  new RegExp(source, 'u');
   const translated = translate(source);
   try {
     return new Re2Pattern(source, RE2JS.compile(translated));

@@ -38,7 +38,13 @@ export function normalizeAliases(
     }
     // The parameter's own name always comes first in the message; two aliases appear in input order.
     const [first, second] = earlier === name || key !== name ? [earlier, key] : [key, earlier];
-    conflicts.push(Object.freeze({ path: keyPath('', name), rule: 'aliases', message: messages.conflictingParameters(first, second) }));
+    conflicts.push(
+      Object.freeze({
+        path: keyPath('', name),
+        rule: 'aliases',
+        message: messages.conflictingParameters(first, second),
+      }),
+    );
   }
   if (conflicts.length > 0) {
     return { ok: false, message: joinMessages(conflicts), violations: Object.freeze(conflicts) };

@@ -15,6 +15,7 @@ export const CUT_MARK = '…';
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // Anything that needs escaping in a backtick-quoted name: control characters, quotes, backslash, backtick,
 // the JavaScript line separators, and lone surrogates (JSON.stringify escapes those).
+// eslint-disable-next-line no-control-regex -- control characters are what must be escaped
 const NEEDS_ESCAPE = /[\u0000-\u001f\u007f"\\`\u2028\u2029\ud800-\udfff]/;
 
 /** The first {@link MAX_NAME_CODE_POINTS} code points of `name`, followed by `…` when it was longer. */
@@ -23,8 +24,12 @@ export function cutName(name: string): string {
   let index = 0;
   for (let count = 0; count < MAX_NAME_CODE_POINTS && index < name.length; count++) {
     const code = name.charCodeAt(index);
-    const isPair = code >= 0xd800 && code <= 0xdbff && index + 1 < name.length
-      && name.charCodeAt(index + 1) >= 0xdc00 && name.charCodeAt(index + 1) <= 0xdfff;
+    const isPair =
+      code >= 0xd800 &&
+      code <= 0xdbff &&
+      index + 1 < name.length &&
+      name.charCodeAt(index + 1) >= 0xdc00 &&
+      name.charCodeAt(index + 1) <= 0xdfff;
     index += isPair ? 2 : 1;
   }
   return index >= name.length ? name : name.slice(0, index) + CUT_MARK;

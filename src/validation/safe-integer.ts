@@ -47,7 +47,12 @@ export function markSafeIntegers(schema: unknown): unknown {
     else if (SCHEMA_MAPS.includes(key) && isJsonObject(value)) {
       const map: Record<string, unknown> = {};
       for (const name of Object.keys(value)) {
-        Object.defineProperty(map, name, { value: markSafeIntegers(value[name]), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(map, name, {
+          value: markSafeIntegers(value[name]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       copy = map;
     }

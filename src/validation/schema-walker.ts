@@ -52,14 +52,22 @@ function isNumber(x: unknown): x is number {
 // Mirrors ajv's type checks: finite numbers only, `1.0` is an integer, `null` only matches "null".
 function hasType(type: string, x: unknown): boolean {
   switch (type) {
-    case 'string': return typeof x === 'string';
-    case 'number': return isNumber(x);
-    case 'integer': return isNumber(x) && Number.isInteger(x);
-    case 'boolean': return typeof x === 'boolean';
-    case 'null': return x === null;
-    case 'array': return Array.isArray(x);
-    case 'object': return typeof x === 'object' && x !== null && !Array.isArray(x);
-    default: return false;
+    case 'string':
+      return typeof x === 'string';
+    case 'number':
+      return isNumber(x);
+    case 'integer':
+      return isNumber(x) && Number.isInteger(x);
+    case 'boolean':
+      return typeof x === 'boolean';
+    case 'null':
+      return x === null;
+    case 'array':
+      return Array.isArray(x);
+    case 'object':
+      return typeof x === 'object' && x !== null && !Array.isArray(x);
+    default:
+      return false;
   }
 }
 
@@ -137,7 +145,8 @@ function walk(schema: unknown, x: unknown, path: string, out: Violation[]): void
     return;
   }
   if (hasOwn(schema, 'const') && !jsonEqual(x, schema.const)) push(out, v.constValue(path, schema.const));
-  if (Array.isArray(schema.enum) && !schema.enum.some((e) => jsonEqual(e, x))) push(out, v.enumValue(path, schema.enum));
+  if (Array.isArray(schema.enum) && !schema.enum.some((e) => jsonEqual(e, x)))
+    push(out, v.enumValue(path, schema.enum));
 
   if (isNumber(x)) walkNumber(schema, x, path, out);
   else if (typeof x === 'string') walkString(schema, x, path, out);
@@ -161,8 +170,10 @@ function walkNumber(schema: Schema, x: number, path: string, out: Violation[]): 
 }
 
 function walkString(schema: Schema, x: string, path: string, out: Violation[]): void {
-  if (isNumber(schema.minLength) && codePointLength(x) < schema.minLength) push(out, v.length(path, 'minLength', schema.minLength));
-  if (isNumber(schema.maxLength) && codePointLength(x) > schema.maxLength) push(out, v.length(path, 'maxLength', schema.maxLength));
+  if (isNumber(schema.minLength) && codePointLength(x) < schema.minLength)
+    push(out, v.length(path, 'minLength', schema.minLength));
+  if (isNumber(schema.maxLength) && codePointLength(x) > schema.maxLength)
+    push(out, v.length(path, 'maxLength', schema.maxLength));
   if (typeof schema.pattern === 'string') {
     const re = patternRegExp(schema.pattern);
     if (re !== null && !re.test(x)) push(out, v.pattern(path, schema.pattern));
@@ -171,8 +182,10 @@ function walkString(schema: Schema, x: string, path: string, out: Violation[]): 
 }
 
 function walkArray(schema: Schema, x: readonly unknown[], path: string, out: Violation[]): void {
-  if (isNumber(schema.minItems) && x.length < schema.minItems) push(out, v.itemCount(path, 'minItems', schema.minItems));
-  if (isNumber(schema.maxItems) && x.length > schema.maxItems) push(out, v.itemCount(path, 'maxItems', schema.maxItems));
+  if (isNumber(schema.minItems) && x.length < schema.minItems)
+    push(out, v.itemCount(path, 'minItems', schema.minItems));
+  if (isNumber(schema.maxItems) && x.length > schema.maxItems)
+    push(out, v.itemCount(path, 'maxItems', schema.maxItems));
   // Uniqueness of an array that is too long anyway is left for later: the check costs time on large payloads.
   const tooLong = isNumber(schema.maxItems) && x.length > schema.maxItems;
   if (schema.uniqueItems === true && !tooLong && hasDuplicateItems(x, schema.items)) push(out, v.uniqueItems(path));

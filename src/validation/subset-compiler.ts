@@ -50,7 +50,9 @@ function outside(): never {
 
 /** A JavaScript string literal for `s`; U+2028/2029 escaped too, though ES2019 allows them in literals. */
 function stringLiteral(s: string): string {
-  return JSON.stringify(s).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(s)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 function numberLiteral(n: unknown): string {
@@ -84,7 +86,8 @@ function formatCheck(name: unknown): RegExp | ((s: string) => boolean) {
   if (typeof def === 'object' && def !== null) {
     const d = def as { type?: unknown; async?: unknown; validate?: unknown };
     if ((d.type ?? 'string') !== 'string' || d.async === true) outside();
-    if (d.validate instanceof RegExp || typeof d.validate === 'function') return d.validate as RegExp | ((s: string) => boolean);
+    if (d.validate instanceof RegExp || typeof d.validate === 'function')
+      return d.validate as RegExp | ((s: string) => boolean);
   }
   return outside();
 }
@@ -109,10 +112,15 @@ class Emitter {
 
   public build(): SubsetValidator {
     const bindings = this.constants.map((_, i) => `k${i}=k[${i}]`);
-    const body = `"use strict";${bindings.length > 0 ? `const ${bindings.join(',')};` : ''}`
-      + `return function validate(data){${this.code.join('\n')}\nreturn true;};`;
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the point: code from a closed, escaped subset
-    return new Function('h', 'u', 'k', body)(Object.prototype.hasOwnProperty, ucs2length, this.constants) as SubsetValidator;
+    const body =
+      `"use strict";${bindings.length > 0 ? `const ${bindings.join(',')};` : ''}` +
+      `return function validate(data){${this.code.join('\n')}\nreturn true;};`;
+
+    return new Function('h', 'u', 'k', body)(
+      Object.prototype.hasOwnProperty,
+      ucs2length,
+      this.constants,
+    ) as SubsetValidator;
   }
 
   /** Emits the checks of `schema` on the value in variable `v`. */
@@ -129,15 +137,20 @@ class Emitter {
     }
     if (schema.examples !== undefined && !Array.isArray(schema.examples)) outside();
     switch (type as NodeType) {
-      case 'string': return this.string(schema, v);
+      case 'string':
+        return this.string(schema, v);
       // Finite numbers only (ajv's strictNumbers), integers within ±(2^53−1) (SPEC §3; NaN fails every comparison).
-      case 'integer': return this.number(schema, v, `!(typeof ${v}==="number"&&${v}<=${SAFE}&&${v}>=${-SAFE}&&!(${v}%1))`);
-      case 'number': return this.number(schema, v, `typeof ${v}!=="number"||${v}-${v}!==0`);
+      case 'integer':
+        return this.number(schema, v, `!(typeof ${v}==="number"&&${v}<=${SAFE}&&${v}>=${-SAFE}&&!(${v}%1))`);
+      case 'number':
+        return this.number(schema, v, `typeof ${v}!=="number"||${v}-${v}!==0`);
       case 'boolean':
         this.line(`if(typeof ${v}!=="boolean")return false;`);
         return this.enumeration(schema.enum, v);
-      case 'array': return this.array(schema, v, depth);
-      case 'object': return this.object(schema, v, depth);
+      case 'array':
+        return this.array(schema, v, depth);
+      case 'object':
+        return this.object(schema, v, depth);
     }
   }
 
@@ -187,7 +200,12 @@ class Emitter {
     this.line(`if(${wrongType})return false;`);
     this.enumeration(schema.enum, v);
     // Negated comparisons: like ajv's `x > max || isNaN(x)`.
-    const bounds = [['minimum', '>='], ['maximum', '<='], ['exclusiveMinimum', '>'], ['exclusiveMaximum', '<']] as const;
+    const bounds = [
+      ['minimum', '>='],
+      ['maximum', '<='],
+      ['exclusiveMinimum', '>'],
+      ['exclusiveMaximum', '<'],
+    ] as const;
     for (const [keyword, ok] of bounds) {
       if (schema[keyword] !== undefined) this.line(`if(!(${v}${ok}${numberLiteral(schema[keyword])}))return false;`);
     }
@@ -218,10 +236,13 @@ class Emitter {
     }
     // Scalars of one type: equal exactly when ===, except NaN (not JSON; SameValueZero in the Set agrees).
     const [i, j, a, s] = [this.fresh('i'), this.fresh('j'), this.fresh('a'), this.fresh('s')];
-    const same = itemType === 'number' ? `(${v}[${j}]===${a}||(${a}!==${a}&&${v}[${j}]!==${v}[${j}]))` : `${v}[${j}]===${a}`;
-    this.line(`if(${v}.length>1){if(${v}.length<=${MAX_PAIRWISE}){`
-      + `for(let ${i}=1;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];for(let ${j}=0;${j}<${i};${j}++)if(${same})return false;}`
-      + `}else{const ${s}=new Set();for(let ${i}=0;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];if(${s}.has(${a}))return false;${s}.add(${a});}}}`);
+    const same =
+      itemType === 'number' ? `(${v}[${j}]===${a}||(${a}!==${a}&&${v}[${j}]!==${v}[${j}]))` : `${v}[${j}]===${a}`;
+    this.line(
+      `if(${v}.length>1){if(${v}.length<=${MAX_PAIRWISE}){` +
+        `for(let ${i}=1;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];for(let ${j}=0;${j}<${i};${j}++)if(${same})return false;}` +
+        `}else{const ${s}=new Set();for(let ${i}=0;${i}<${v}.length;${i}++){const ${a}=${v}[${i}];if(${s}.has(${a}))return false;${s}.add(${a});}}}`,
+    );
   }
 
   private object(schema: Record<string, unknown>, v: string, depth: number): void {
@@ -243,9 +264,12 @@ class Emitter {
     if (additional === false) {
       // Own enumerable keys, as ajv's Object.keys loop sees them.
       const key = this.fresh('p');
-      const undeclared = names.length === 0 ? 'true'
-        : names.length <= MAX_CHAINED ? names.map((n) => `${key}!==${stringLiteral(n)}`).join('&&')
-          : `!${this.constant(new Set(names))}.has(${key})`;
+      const undeclared =
+        names.length === 0
+          ? 'true'
+          : names.length <= MAX_CHAINED
+            ? names.map((n) => `${key}!==${stringLiteral(n)}`).join('&&')
+            : `!${this.constant(new Set(names))}.has(${key})`;
       this.line(`for(const ${key} in ${v})if(${undeclared}&&h.call(${v},${key}))return false;`);
     }
     for (const name of names) {

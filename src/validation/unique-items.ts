@@ -34,12 +34,13 @@ export function jsonHash(x: unknown): number {
     case 'number':
       FLOATS[0] = x === 0 ? 0 : x; // -0 equals 0
       return mix(mix(SEED, 2 ^ WORDS[0]), WORDS[1]);
-    case 'boolean': return mix(SEED, x ? 3 : 4);
+    case 'boolean':
+      return mix(SEED, x ? 3 : 4);
     case 'object': {
       if (x === null) return mix(SEED, 5);
       if (Array.isArray(x)) {
         let h = mix(SEED, 6);
-        for (let i = 0; i < x.length; i++) h = mix(h, jsonHash(x[i]));
+        for (const item of x) h = mix(h, jsonHash(item));
         return mix(h, x.length);
       }
       // A sum of member hashes: the same for every key order.
@@ -51,7 +52,8 @@ export function jsonHash(x: unknown): number {
       }
       return mix(mix(SEED, 7 ^ sum), count);
     }
-    default: return mix(SEED, 8);
+    default:
+      return mix(SEED, 8);
   }
 }
 

@@ -35,7 +35,8 @@ export function invalidValue(path: string, rule: string, expectation: string): V
 export function invalidType(path: string, types: unknown): Violation {
   const list = Array.isArray(types) ? types.map(String) : String(types).split(',');
   const expected = list.join(' or ');
-  const message = path === '' ? `Invalid arguments: expected ${expected}` : `Invalid type for \`${path}\`: expected ${expected}`;
+  const message =
+    path === '' ? `Invalid arguments: expected ${expected}` : `Invalid type for \`${path}\`: expected ${expected}`;
   return violation(path, 'type', message);
 }
 
@@ -65,15 +66,26 @@ export function constValue(path: string, allowed: unknown): Violation {
 }
 
 const COMPARISON: Record<string, string> = {
-  minimum: '>=', maximum: '<=', exclusiveMinimum: '>', exclusiveMaximum: '<',
+  minimum: '>=',
+  maximum: '<=',
+  exclusiveMinimum: '>',
+  exclusiveMaximum: '<',
 };
 
-export function bound(path: string, rule: 'minimum' | 'maximum' | 'exclusiveMinimum' | 'exclusiveMaximum', limit: unknown): Violation {
+export function bound(
+  path: string,
+  rule: 'minimum' | 'maximum' | 'exclusiveMinimum' | 'exclusiveMaximum',
+  limit: unknown,
+): Violation {
   return invalidValue(path, rule, `expected ${COMPARISON[rule]} ${limit}`);
 }
 
 export function length(path: string, rule: 'minLength' | 'maxLength', limit: number): Violation {
-  return invalidValue(path, rule, `expected ${rule === 'minLength' ? 'at least' : 'at most'} ${plural(limit, 'character', 'characters')}`);
+  return invalidValue(
+    path,
+    rule,
+    `expected ${rule === 'minLength' ? 'at least' : 'at most'} ${plural(limit, 'character', 'characters')}`,
+  );
 }
 
 /** The largest integer that JSON numbers carry exactly through the gateway: 2^53−1. */
@@ -95,8 +107,16 @@ export function format(path: string, name: string): Violation {
   return invalidValue(path, 'format', `expected format ${name}`);
 }
 
-export function itemCount(path: string, rule: 'minItems' | 'maxItems' | 'items' | 'unevaluatedItems', limit: number): Violation {
-  return invalidValue(path, rule, `expected ${rule === 'minItems' ? 'at least' : 'at most'} ${plural(limit, 'item', 'items')}`);
+export function itemCount(
+  path: string,
+  rule: 'minItems' | 'maxItems' | 'items' | 'unevaluatedItems',
+  limit: number,
+): Violation {
+  return invalidValue(
+    path,
+    rule,
+    `expected ${rule === 'minItems' ? 'at least' : 'at most'} ${plural(limit, 'item', 'items')}`,
+  );
 }
 
 export function uniqueItems(path: string): Violation {
@@ -104,7 +124,11 @@ export function uniqueItems(path: string): Violation {
 }
 
 export function propertyCount(path: string, rule: 'minProperties' | 'maxProperties', limit: number): Violation {
-  return invalidValue(path, rule, `expected ${rule === 'minProperties' ? 'at least' : 'at most'} ${plural(limit, 'property', 'properties')}`);
+  return invalidValue(
+    path,
+    rule,
+    `expected ${rule === 'minProperties' ? 'at least' : 'at most'} ${plural(limit, 'property', 'properties')}`,
+  );
 }
 
 export function multipleOf(path: string, factor: unknown): Violation {
@@ -112,7 +136,11 @@ export function multipleOf(path: string, factor: unknown): Violation {
 }
 
 export function containsCount(path: string, atLeast: boolean, limit: number): Violation {
-  return invalidValue(path, 'contains', `expected ${atLeast ? 'at least' : 'at most'} ${plural(limit, 'matching item', 'matching items')}`);
+  return invalidValue(
+    path,
+    'contains',
+    `expected ${atLeast ? 'at least' : 'at most'} ${plural(limit, 'matching item', 'matching items')}`,
+  );
 }
 
 /** A `false` schema: no value is accepted at this place. */
@@ -128,6 +156,9 @@ export function schemaMismatch(path: string, rule = 'schema'): Violation {
 /** Joins violations per SPEC §3: one → its text; several → the first 5 joined by `; ` and ` (+N more)`. */
 export function joinMessages(violations: readonly Violation[]): string {
   if (violations.length === 1) return violations[0].message;
-  const head = violations.slice(0, 5).map((v) => v.message).join('; ');
+  const head = violations
+    .slice(0, 5)
+    .map((v) => v.message)
+    .join('; ');
   return violations.length > 5 ? `${head} (+${violations.length - 5} more)` : head;
 }

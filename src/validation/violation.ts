@@ -23,5 +23,4 @@ export interface ToolValidator {
 
 /** The outcome of compiling a tool input schema. */
 export type CompileResult =
-  | { readonly ok: true; readonly validator: ToolValidator }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly validator: ToolValidator } | { readonly ok: false; readonly error: string };

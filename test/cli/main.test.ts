@@ -21,7 +21,10 @@ describe('cdktf-mcp-gateway (the built CLI)', () => {
     const { code, stdout, stderr } = run('deploy');
     assert.equal(code, 2);
     assert.equal(stdout, '');
-    assert.equal(stderr, "cdktf-mcp-gateway: unknown command 'deploy' (expected serve, dev or dashboard; see --help)\n");
+    assert.equal(
+      stderr,
+      "cdktf-mcp-gateway: unknown command 'deploy' (expected serve, dev or dashboard; see --help)\n",
+    );
   });
 
   it('dispatches to serve, which refuses a missing --config with one line', () => {

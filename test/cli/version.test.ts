@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from '../helpers/gateway-process';
 
-const VERSION = (JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { version: string })
+  .version;
 
 describe('cdktf-mcp-gateway --version', () => {
   for (const flag of ['--version', '-v']) {

@@ -9,7 +9,13 @@ import { parseServeArgs } from '../../src/cli/serve-command';
 import { reusePortSupport } from '../../src/gateway/reuse-port';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../helpers/config';
-import { cliNodeArgs, killAllGatewayProcesses, runCli, startGatewayProcess, writeTempConfig } from '../helpers/gateway-process';
+import {
+  cliNodeArgs,
+  killAllGatewayProcesses,
+  runCli,
+  startGatewayProcess,
+  writeTempConfig,
+} from '../helpers/gateway-process';
 import { openSession } from '../helpers/mcp';
 import { ciRequired, reusePortNode } from '../helpers/reuse-port-node';
 import { makeToken } from '../helpers/tokens';
@@ -19,20 +25,38 @@ const bot = makeToken('workers-bot');
 
 /** A `get_customer` call of session `sessionId` on a connection of its own (no keep-alive). */
 function postOnNewConnection(port: number, sessionId: string, i: number): Promise<{ status: number; text: string }> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: i + 10, method: 'tools/call', params: { name: 'get_customer', arguments: { customer_id: `C-${String(i).padStart(4, '0')}` } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: i + 10,
+    method: 'tools/call',
+    params: { name: 'get_customer', arguments: { customer_id: `C-${String(i).padStart(4, '0')}` } },
+  });
   return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent: false, timeout: 10_000,
-      headers: {
-        'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${bot.token}`,
-        'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25',
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        agent: false,
+        timeout: 10_000,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${bot.token}`,
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+        },
       },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
     req.on('error', reject);
     req.end(body);
@@ -66,7 +90,10 @@ describe('serve --workers', () => {
         const { configPath } = writeTempConfig(gatewayConfig({ tokens: [bot], tools: [] }));
         const r = await runCli(['serve', '--config', configPath, '--workers', '2']);
         assert.equal(r.code, 2);
-        assert.equal(r.stderr, `cdktf-mcp-gateway: --workers needs SO_REUSEPORT to share the port: reusePort needs Node >= 22.12 (this is Node ${process.versions.node})\n`);
+        assert.equal(
+          r.stderr,
+          `cdktf-mcp-gateway: --workers needs SO_REUSEPORT to share the port: reusePort needs Node >= 22.12 (this is Node ${process.versions.node})\n`,
+        );
       });
     }
 
@@ -74,12 +101,21 @@ describe('serve --workers', () => {
     if ('path' in node) {
       it('exits 2 with one line for port 0 (each worker would get a port of its own)', async () => {
         const { configPath } = writeTempConfig(gatewayConfig({ tokens: [bot], tools: [] }));
-        const child = spawn(node.path, cliNodeArgs(['serve', '--config', configPath, '--port', '0', '--workers', '2']), { stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(
+          node.path,
+          cliNodeArgs(['serve', '--config', configPath, '--port', '0', '--workers', '2']),
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
         let stderr = '';
-        child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+        child.stderr.on('data', (c: Buffer) => {
+          stderr += c.toString();
+        });
         const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
         assert.equal(code, 2);
-        assert.equal(stderr, 'cdktf-mcp-gateway: --workers needs a fixed port: with port 0 each worker would listen on a port of its own\n');
+        assert.equal(
+          stderr,
+          'cdktf-mcp-gateway: --workers needs a fixed port: with port 0 each worker would listen on a port of its own\n',
+        );
       });
     }
   });
@@ -103,12 +139,31 @@ describe('serve --workers', () => {
 
     it('start two processes on the port, answer calls, and stop both on SIGTERM to the primary, exit 0', async () => {
       const port = await freePort();
-      const config = gatewayConfig({ tokens: [bot], tools: supportDeskTools(backend.url), settings: { host: '127.0.0.1' } });
-      const gw = await startGatewayProcess({ config, port, nodePath: node.path, extraArgs: ['--workers', '2'], startTimeoutMs: 30_000 });
+      const config = gatewayConfig({
+        tokens: [bot],
+        tools: supportDeskTools(backend.url),
+        settings: { host: '127.0.0.1' },
+      });
+      const gw = await startGatewayProcess({
+        config,
+        port,
+        nodePath: node.path,
+        extraArgs: ['--workers', '2'],
+        startTimeoutMs: 30_000,
+      });
       await gw.waitForOutput(/"msg":"workers listening"/, 30_000);
-      const listening = gw.logLines().filter((l) => (l as { msg?: string }).msg === 'listening') as { url: string; reuse_port: boolean }[];
+      const listening = gw.logLines().filter((l) => (l as { msg?: string }).msg === 'listening') as {
+        url: string;
+        reuse_port: boolean;
+      }[];
       assert.equal(listening.length, 2);
-      assert.deepEqual(listening.map((l) => [l.url, l.reuse_port]), [[gw.url, true], [gw.url, true]]);
+      assert.deepEqual(
+        listening.map((l) => [l.url, l.reuse_port]),
+        [
+          [gw.url, true],
+          [gw.url, true],
+        ],
+      );
       const session = await openSession(gw.url, { token: bot.token });
       // a new connection per call: the kernel spreads them over both workers, which share the primary's key
       for (let i = 0; i < 20; i++) {

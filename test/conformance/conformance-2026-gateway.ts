@@ -23,7 +23,9 @@ export function conformance2026GatewayConfig(backendUrl: string, added = false):
     tokens: 'none',
     settings: { validate_input: true },
     tools: [
-      tool('test_simple_text', `${backendUrl}/simple-text`, { description: 'Answers a small JSON object (shown as text content)' }),
+      tool('test_simple_text', `${backendUrl}/simple-text`, {
+        description: 'Answers a small JSON object (shown as text content)',
+      }),
       tool('test_error_handling', `${backendUrl}/status/500`, { description: 'Its backend always answers HTTP 500' }),
       tool('json_schema_2020_12_tool', `${backendUrl}/json-schema`, {
         description: 'Tool with JSON Schema 2020-12 features',
@@ -35,10 +37,18 @@ export function conformance2026GatewayConfig(backendUrl: string, added = false):
       }),
       // An ordinary tool: the gateway answers every tools/call with a result and never sends requests on the
       // response stream, which is what the check behind this name verifies.
-      tool('test_streaming_elicitation', `${backendUrl}/simple-text`, { description: 'Answers at once (no server-to-client request)' }),
+      tool('test_streaming_elicitation', `${backendUrl}/simple-text`, {
+        description: 'Answers at once (no server-to-client request)',
+      }),
       // An ordinary tool: the gateway never sends notifications/message, which is what the check verifies.
       tool('test_logging_tool', `${backendUrl}/simple-text`, { description: 'Answers at once (no log notification)' }),
-      ...(added ? [tool('test_tool_added_by_trigger', `${backendUrl}/simple-text`, { description: 'Present after an odd number of triggers' })] : []),
+      ...(added
+        ? [
+            tool('test_tool_added_by_trigger', `${backendUrl}/simple-text`, {
+              description: 'Present after an odd number of triggers',
+            }),
+          ]
+        : []),
     ],
   });
 }

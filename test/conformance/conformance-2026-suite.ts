@@ -17,7 +17,9 @@ export function findSuite2026(): { cli: string; version: string } {
   try {
     pkgJson = require.resolve(`${ALIAS}/package.json`, { paths: [PROJECT_ROOT] });
   } catch {
-    throw new Error(`${ALIAS} is not installed: run \`npm install\` (a dev dependency aliasing @modelcontextprotocol/conformance@0.2.0-alpha.12).`);
+    throw new Error(
+      `${ALIAS} is not installed: run \`npm install\` (a dev dependency aliasing @modelcontextprotocol/conformance@0.2.0-alpha.12).`,
+    );
   }
   const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as { version: string; bin?: Record<string, string> };
   const bin = pkg.bin?.conformance;
@@ -49,7 +51,18 @@ export async function runSuite2026(options: Run2026Options): Promise<Run2026> {
   const codes = new Map<string, number | null>();
   let output = '';
   for (const scenario of options.scenarios) {
-    const args = [options.cli, 'server', '--url', options.url, '--scenario', scenario, '--spec-version', '2026-07-28', '--output-dir', options.outputDir];
+    const args = [
+      options.cli,
+      'server',
+      '--url',
+      options.url,
+      '--scenario',
+      scenario,
+      '--spec-version',
+      '2026-07-28',
+      '--output-dir',
+      options.outputDir,
+    ];
     const { code, text } = await runOnce(options.node, args, options.outputDir, options.timeoutMs ?? 45_000);
     codes.set(scenario, code);
     output += `\n=== ${scenario} (exit ${code}) ===\n${text}`;
@@ -57,17 +70,32 @@ export async function runSuite2026(options: Run2026Options): Promise<Run2026> {
   return { codes, output, results: readResults(options.outputDir) };
 }
 
-function runOnce(node: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; text: string }> {
+function runOnce(
+  node: string,
+  args: string[],
+  cwd: string,
+  timeoutMs: number,
+): Promise<{ code: number | null; text: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd });
     let text = '';
-    child.stdout.on('data', (c: Buffer) => { text += c.toString('utf8'); });
-    child.stderr.on('data', (c: Buffer) => { text += c.toString('utf8'); });
+    child.stdout.on('data', (c: Buffer) => {
+      text += c.toString('utf8');
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      text += c.toString('utf8');
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`the conformance suite did not finish within ${timeoutMs} ms; output:\n${text}`));
     }, timeoutMs);
-    child.on('error', (err) => { clearTimeout(timer); reject(err); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, text }); });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, text });
+    });
   });
 }

@@ -12,7 +12,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { CLI_PATH, killAllGatewayProcesses, startGatewayProcess } from '../helpers/gateway-process';
-import { conformance2026GatewayConfig, startConformance2026Backend, type Conformance2026Backend } from './conformance-2026-gateway';
+import {
+  conformance2026GatewayConfig,
+  startConformance2026Backend,
+  type Conformance2026Backend,
+} from './conformance-2026-gateway';
 import { findSuite2026, runSuite2026, type Run2026 } from './conformance-2026-suite';
 import { type ConformanceCheck, findSuiteNode } from './conformance-suite';
 import { SCENARIOS_2026 } from './scenarios-2026';
@@ -61,11 +65,21 @@ describe('MCP conformance suite 0.2.0-alpha at 2026-07-28 (official, server scen
         const na = notApplicable[c.id];
         return na ? c.status !== na.status : c.status !== 'SUCCESS';
       });
-      assert.deepEqual(wrong.map(describeCheck), [], `${scenario}: checks that are neither SUCCESS nor an expected not-applicable status`);
-      const succeeded = checks.filter((c) => c.status === 'SUCCESS').map((c) => c.id).sort();
+      assert.deepEqual(
+        wrong.map(describeCheck),
+        [],
+        `${scenario}: checks that are neither SUCCESS nor an expected not-applicable status`,
+      );
+      const succeeded = checks
+        .filter((c) => c.status === 'SUCCESS')
+        .map((c) => c.id)
+        .sort();
       assert.deepEqual(succeeded, [...expected.successChecks].sort(), `${scenario}: checks\n${all}`);
       for (const id of Object.keys(notApplicable)) {
-        assert.ok(checks.some((c) => c.id === id), `${scenario}: the not-applicable check ${id} did not run; checks\n${all}`);
+        assert.ok(
+          checks.some((c) => c.id === id),
+          `${scenario}: the not-applicable check ${id} did not run; checks\n${all}`,
+        );
       }
     });
   }

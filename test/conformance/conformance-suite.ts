@@ -39,7 +39,9 @@ function versionOf(binary: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     const child = spawn(binary, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
-    child.stdout.on('data', (c: Buffer) => { out += c.toString('utf8'); });
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+    });
     child.on('error', () => resolve(undefined));
     child.on('close', (code) => resolve(code === 0 ? out.trim() : undefined));
   });
@@ -129,14 +131,21 @@ export function runSuite(options: RunSuiteOptions): Promise<SuiteRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(options.node, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.outputDir });
     let output = '';
-    child.stdout.on('data', (c: Buffer) => { output += c.toString('utf8'); });
-    child.stderr.on('data', (c: Buffer) => { output += c.toString('utf8'); });
+    child.stdout.on('data', (c: Buffer) => {
+      output += c.toString('utf8');
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      output += c.toString('utf8');
+    });
     const timeoutMs = options.timeoutMs ?? 45_000;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`the conformance suite did not finish within ${timeoutMs} ms; output:\n${output}`));
     }, timeoutMs);
-    child.on('error', (err) => { clearTimeout(timer); reject(err); });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     child.on('close', (code) => {
       clearTimeout(timer);
       try {

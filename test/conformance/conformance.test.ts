@@ -76,7 +76,11 @@ describe('MCP conformance suite (official, server scenarios)', function () {
       const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
       assert.deepEqual(bad.map(describeCheck), [], `${scenario} reported failures or warnings`);
       const succeeded = checks.filter((c) => c.status === 'SUCCESS').map((c) => c.id);
-      assert.deepEqual(succeeded, expected.successChecks, `${scenario}: checks\n${checks.map(describeCheck).join('\n')}`);
+      assert.deepEqual(
+        succeeded,
+        expected.successChecks,
+        `${scenario}: checks\n${checks.map(describeCheck).join('\n')}`,
+      );
       for (const id of expected.infoChecks ?? []) {
         assert.ok(
           checks.some((c) => c.id === id && c.status === 'INFO'),
@@ -96,8 +100,12 @@ describe('MCP conformance suite (official, server scenarios)', function () {
       const ok = failures.length === 1 && refusal.test(failures[0].errorMessage ?? '');
       if (!ok) wrong.push(`${scenario} (expected ${refusal}): ${checks.map(describeCheck).join(' | ')}`);
     }
-    assert.deepEqual(wrong, [], 'a not-applicable scenario did not end on the expected refusal (if the gateway now ' +
-      'offers the feature, move the scenario to APPLICABLE_SCENARIOS)');
+    assert.deepEqual(
+      wrong,
+      [],
+      'a not-applicable scenario did not end on the expected refusal (if the gateway now ' +
+        'offers the feature, move the scenario to APPLICABLE_SCENARIOS)',
+    );
   });
 
   it('calls the backend only for the tools the applicable scenarios call', () => {

@@ -22,7 +22,8 @@ export interface Scenario2026 {
 }
 
 const WIRE = 'wire-schema-valid';
-const NO_PROMPTS_RESOURCES = 'the gateway offers tools only: prompts/list, resources/list and resources/templates/list answer -32601';
+const NO_PROMPTS_RESOURCES =
+  'the gateway offers tools only: prompts/list, resources/list and resources/templates/list answer -32601';
 
 export const SCENARIOS_2026: Readonly<Record<string, Scenario2026>> = {
   'server-stateless': {
@@ -77,12 +78,18 @@ export const SCENARIOS_2026: Readonly<Record<string, Scenario2026>> = {
     },
   },
   'tools-list': {
-    covers: 'tools/list over the stateless wire: name, description, inputSchema; tool-name format; same order three times; schema-valid results',
+    covers:
+      'tools/list over the stateless wire: name, description, inputSchema; tool-name format; same order three times; schema-valid results',
     successChecks: ['tools-list', 'tools-name-format', 'tools-list-deterministic-order', WIRE],
   },
   caching: {
     covers: 'tools/list carries ttlMs (non-negative integer) and cacheScope (public|private)',
-    successChecks: ['sep-2549-tools-list-caching-hints', 'sep-2549-ttl-non-negative', 'sep-2549-cache-scope-valid', WIRE],
+    successChecks: [
+      'sep-2549-tools-list-caching-hints',
+      'sep-2549-ttl-non-negative',
+      'sep-2549-cache-scope-valid',
+      WIRE,
+    ],
     notApplicable: {
       'sep-2549-prompts-list-caching-hints': { status: 'FAILURE', reason: NO_PROMPTS_RESOURCES },
       'sep-2549-resources-list-caching-hints': { status: 'FAILURE', reason: NO_PROMPTS_RESOURCES },
@@ -105,7 +112,8 @@ export const SCENARIOS_2026: Readonly<Record<string, Scenario2026>> = {
     ],
   },
   'dns-rebinding-protection': {
-    covers: 'server/discover with Host/Origin evil.example.com → 4xx (403); with the URL’s own localhost Host/Origin → 2xx',
+    covers:
+      'server/discover with Host/Origin evil.example.com → 4xx (403); with the URL’s own localhost Host/Origin → 2xx',
     successChecks: ['localhost-host-rebinding-rejected', 'localhost-host-valid-accepted'],
   },
 };

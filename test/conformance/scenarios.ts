@@ -40,7 +40,8 @@ export const APPLICABLE_SCENARIOS: Readonly<Record<string, ApplicableScenario>> 
     successChecks: ['tools-call-error'],
   },
   'json-schema-2020-12': {
-    covers: 'a raw 2020-12 inputSchema (`$schema`, `$defs`/`$ref`, `additionalProperties: false`) is advertised unchanged (SEP-1613)',
+    covers:
+      'a raw 2020-12 inputSchema (`$schema`, `$defs`/`$ref`, `additionalProperties: false`) is advertised unchanged (SEP-1613)',
     successChecks: [
       'json-schema-2020-12-tool-found',
       'json-schema-2020-12-$schema',

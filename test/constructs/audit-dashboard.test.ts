@@ -52,7 +52,10 @@ describe('AuditDashboard', () => {
       assert.deepEqual(volumes, ['desk-agents-audit', 'desk-legacy-audit']);
       assert.deepEqual(
         container.volumes.map((v: Json) => [v.container_path, v.read_only]),
-        [['/var/log/cdktf-mcp-gateway/agents', true], ['/var/log/cdktf-mcp-gateway/legacy', true]],
+        [
+          ['/var/log/cdktf-mcp-gateway/agents', true],
+          ['/var/log/cdktf-mcp-gateway/legacy', true],
+        ],
       );
       const [agentsVolume, legacyVolume] = container.volumes.map((v: Json) => v.volume_name);
       assert.match(agentsVolume, /^\$\{docker_volume\.agents_AuditLog_[0-9A-F]+\.name\}$/);
@@ -95,7 +98,13 @@ describe('AuditDashboard', () => {
       thrown(() => deskStack({ auth: { tokens: [{ id: 'ops', sha256: 'secret' }] } })).message,
       /auth\.tokens\[0\]\.sha256 \(token 'ops'\) must be 64 hex characters/,
     );
-    assert.doesNotMatch(thrown(() => deskStack({ auth: { tokens: [{ id: 'ops', sha256: 'secret' }] } })).message, /secret/);
-    assert.match(thrown(() => deskStack({ flag: { minRate: 2 } })).message, /flag\.minRate \(2\) must be a number from 0 to 1/);
+    assert.doesNotMatch(
+      thrown(() => deskStack({ auth: { tokens: [{ id: 'ops', sha256: 'secret' }] } })).message,
+      /secret/,
+    );
+    assert.match(
+      thrown(() => deskStack({ flag: { minRate: 2 } })).message,
+      /flag\.minRate \(2\) must be a number from 0 to 1/,
+    );
   });
 });

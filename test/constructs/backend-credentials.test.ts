@@ -10,14 +10,33 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformVariable } from 'cdktf';
 import { Gateway, Manifest, Secret, Service, type ServiceProps } from '../../constructs';
-import { configOf, configText, gatewayContainer, hashOf, newStack, resourcesOf, synth, thrown, warningsOf } from './synth';
+import {
+  configOf,
+  configText,
+  gatewayContainer,
+  hashOf,
+  newStack,
+  resourcesOf,
+  synth,
+  thrown,
+  warningsOf,
+} from './synth';
 
 const AUTH = { tokens: [{ id: 'bot', sha256: hashOf('credentials-token') }] };
 const CANARY = 'canary-synth-7d41-never-in-config';
 
-function crm(stack: ReturnType<typeof newStack>, extra: Partial<ServiceProps> = {}, endpoint: Partial<ServiceProps['endpoint']> = {}): Service {
+function crm(
+  stack: ReturnType<typeof newStack>,
+  extra: Partial<ServiceProps> = {},
+  endpoint: Partial<ServiceProps['endpoint']> = {},
+): Service {
   return new Service(stack, 'get_customer', {
-    endpoint: { url: 'https://crm:8443/customers', method: 'GET', headers: { Authorization: Secret.env('CRM_API_KEY') }, ...endpoint },
+    endpoint: {
+      url: 'https://crm:8443/customers',
+      method: 'GET',
+      headers: { Authorization: Secret.env('CRM_API_KEY') },
+      ...endpoint,
+    },
     ...extra,
   });
 }
@@ -28,7 +47,25 @@ describe('backend credentials and deployment props', () => {
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'credentials-'));
     caFile = path.join(dir, 'ca.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'ca.key'), '-out', caFile, '-days', '2', '-subj', '/CN=synth test CA'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        path.join(dir, 'ca.key'),
+        '-out',
+        caFile,
+        '-days',
+        '2',
+        '-subj',
+        '/CN=synth test CA',
+      ],
+      { stdio: 'ignore' },
+    );
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -42,28 +79,51 @@ describe('backend credentials and deployment props', () => {
         secrets: { CRM_API_KEY: key.stringValue },
       });
       const json = synth(stack);
-      assert.deepEqual(configOf(json, 'support').tools[0].backend.headers, { Authorization: { secret: 'CRM_API_KEY' }, 'X-Tenant': 'acme' });
+      assert.deepEqual(configOf(json, 'support').tools[0].backend.headers, {
+        Authorization: { secret: 'CRM_API_KEY' },
+        'X-Tenant': 'acme',
+      });
       assert.deepEqual(gatewayContainer(json, 'support').env, ['CRM_API_KEY=${var.crm_api_key}']);
       assert.equal(json.variable.crm_api_key.sensitive, true);
     });
 
     it('never writes a secret value into the gateway config, and warns that a literal value lands in cdk.tf.json', () => {
       const stack = newStack();
-      const gateway = new Gateway(stack, 'support', { services: [crm(stack)], auth: AUTH, secrets: { CRM_API_KEY: CANARY } });
+      const gateway = new Gateway(stack, 'support', {
+        services: [crm(stack)],
+        auth: AUTH,
+        secrets: { CRM_API_KEY: CANARY },
+      });
       const json = synth(stack);
       assert.ok(!configText(json, 'support').includes(CANARY));
-      assert.match(warningsOf(gateway).join('\n'), /secrets\.CRM_API_KEY is a literal string: it is written into cdk\.tf\.json and the Terraform state/);
+      assert.match(
+        warningsOf(gateway).join('\n'),
+        /secrets\.CRM_API_KEY is a literal string: it is written into cdk\.tf\.json and the Terraform state/,
+      );
       assert.ok(!warningsOf(gateway).join('\n').includes(CANARY));
     });
 
     it('fails synthesis when a service names a secret the gateway has no value for, naming the fix', () => {
       const stack = newStack();
       new Gateway(stack, 'support', { services: [crm(stack)], auth: AUTH });
-      assert.match(thrown(() => synth(stack)).message,
-        /Gateway 'support': service 'get_customer' uses Secret\.env\('CRM_API_KEY'\) but the gateway has no value for it: add secrets: \{ CRM_API_KEY: /);
+      assert.match(
+        thrown(() => synth(stack)).message,
+        /Gateway 'support': service 'get_customer' uses Secret\.env\('CRM_API_KEY'\) but the gateway has no value for it: add secrets: \{ CRM_API_KEY: /,
+      );
     });
 
-    for (const name of ['Host', 'content-length', 'Connection', 'Transfer-Encoding', 'keep-alive', 'Upgrade', 'TE', 'Trailer', 'Proxy-Authorization', 'X-MCP-Principal']) {
+    for (const name of [
+      'Host',
+      'content-length',
+      'Connection',
+      'Transfer-Encoding',
+      'keep-alive',
+      'Upgrade',
+      'TE',
+      'Trailer',
+      'Proxy-Authorization',
+      'X-MCP-Principal',
+    ]) {
       it(`refuses the reserved header ${name} at construction`, () => {
         const err = thrown(() => crm(newStack(), {}, { headers: { [name]: 'x' } }));
         assert.match(err.message, new RegExp(`^Service 'get_customer': endpoint\\.headers '${name}' is reserved`));
@@ -75,20 +135,28 @@ describe('backend credentials and deployment props', () => {
       const err = thrown(() => crm(newStack(), {}, { headers: { 'X-Key': `${CANARY}\r\nHost: evil` } }));
       assert.match(err.message, /endpoint\.headers 'X-Key' holds a line break/);
       assert.ok(!err.message.includes(CANARY));
-      assert.match(thrown(() => Secret.env('NODE_OPTIONS')).message, /Secret\.env\('NODE_OPTIONS'\): the name is reserved/);
+      assert.match(
+        thrown(() => Secret.env('NODE_OPTIONS')).message,
+        /Secret\.env\('NODE_OPTIONS'\): the name is reserved/,
+      );
       assert.match(thrown(() => Secret.env('1X')).message, /must be an environment variable name/);
       assert.equal(Secret.env('__proto__').name, '__proto__', 'a legal variable name, read as an own key only');
     });
 
     it('refuses a secret name the gateway process reads itself in Gateway.secrets', () => {
       const stack = newStack();
-      assert.match(thrown(() => new Gateway(stack, 'support', { services: [], auth: AUTH, secrets: { PATH: 'x' } })).message,
-        /Gateway 'support': secrets\.PATH: the name is reserved/);
+      assert.match(
+        thrown(() => new Gateway(stack, 'support', { services: [], auth: AUTH, secrets: { PATH: 'x' } })).message,
+        /Gateway 'support': secrets\.PATH: the name is reserved/,
+      );
     });
 
     it('adds forward_identity to the config only when forwardIdentity is true', () => {
       const stack = newStack();
-      const a = new Service(stack, 'a', { endpoint: { url: 'http://api:8080/a', method: 'GET' }, forwardIdentity: true });
+      const a = new Service(stack, 'a', {
+        endpoint: { url: 'http://api:8080/a', method: 'GET' },
+        forwardIdentity: true,
+      });
       const b = new Service(stack, 'b', { endpoint: { url: 'http://api:8080/b', method: 'GET' } });
       new Gateway(stack, 'support', { services: [a, b], auth: AUTH });
       const tools = configOf(synth(stack), 'support').tools;
@@ -116,10 +184,19 @@ describe('backend credentials and deployment props', () => {
       const s = crm(stack, {}, { headers: {}, tls: { ca: Secret.env('CRM_CA') } });
       assert.deepEqual(s.toolConfig().backend.tls, { ca_secret: 'CRM_CA' });
       assert.deepEqual(s.secretNames, ['CRM_CA']);
-      assert.match(thrown(() => crm(newStack(), {}, { url: 'http://crm:8080/x', headers: {}, tls: { caFile } })).message, /endpoint\.tls applies only to an https:\/\/ URL/);
-      assert.match(thrown(() => crm(newStack(), {}, { headers: {}, tls: { caFile: path.join(dir, 'none.pem') } })).message, /endpoint\.tls\.caFile '.*none\.pem' cannot be read \(ENOENT\)/);
+      assert.match(
+        thrown(() => crm(newStack(), {}, { url: 'http://crm:8080/x', headers: {}, tls: { caFile } })).message,
+        /endpoint\.tls applies only to an https:\/\/ URL/,
+      );
+      assert.match(
+        thrown(() => crm(newStack(), {}, { headers: {}, tls: { caFile: path.join(dir, 'none.pem') } })).message,
+        /endpoint\.tls\.caFile '.*none\.pem' cannot be read \(ENOENT\)/,
+      );
       fs.writeFileSync(path.join(dir, 'empty.pem'), 'nothing');
-      assert.match(thrown(() => crm(newStack(), {}, { headers: {}, tls: { caFile: path.join(dir, 'empty.pem') } })).message, /holds no PEM certificate/);
+      assert.match(
+        thrown(() => crm(newStack(), {}, { headers: {}, tls: { caFile: path.join(dir, 'empty.pem') } })).message,
+        /holds no PEM certificate/,
+      );
       assert.match(thrown(() => crm(newStack(), {}, { headers: {}, tls: {} })).message, /needs exactly one of caFile/);
     });
   });
@@ -127,7 +204,12 @@ describe('backend credentials and deployment props', () => {
   describe('Gateway.hostIp', () => {
     it('publishes the port on that address and shows it in the output URL', () => {
       const stack = newStack();
-      const gateway = new Gateway(stack, 'support', { services: [crm(stack, {}, { headers: {} })], auth: AUTH, hostIp: '127.0.0.1', port: 9000 });
+      const gateway = new Gateway(stack, 'support', {
+        services: [crm(stack, {}, { headers: {} })],
+        auth: AUTH,
+        hostIp: '127.0.0.1',
+        port: 9000,
+      });
       const json = synth(stack);
       assert.deepEqual(gatewayContainer(json, 'support').ports, [{ internal: 8080, external: 9000, ip: '127.0.0.1' }]);
       assert.equal(gateway.url, 'http://127.0.0.1:9000/mcp');
@@ -141,7 +223,10 @@ describe('backend credentials and deployment props', () => {
       };
       assert.equal(at('::1'), 'http://[::1]:8080/mcp');
       assert.equal(at('0.0.0.0'), 'http://localhost:8080/mcp');
-      assert.match(thrown(() => at('localhost')).message, /hostIp 'localhost' must be an IP address of the Docker host/);
+      assert.match(
+        thrown(() => at('localhost')).message,
+        /hostIp 'localhost' must be an IP address of the Docker host/,
+      );
     });
 
     it('leaves ports without ip when hostIp is not set', () => {
@@ -179,11 +264,23 @@ describe('backend credentials and deployment props', () => {
 
     it('refuses both image and build, neither, a missing context and a Dockerfile outside the context', () => {
       const make = (container: object) => () =>
-        new Service(newStack(), 'health', { endpoint: { url: 'http://api:8080/health', method: 'GET' }, container: container as never });
-      assert.match(thrown(make({ image: 'a:1', build: { context }, port: 8080 })).message, /container needs exactly one of image .* and build/);
+        new Service(newStack(), 'health', {
+          endpoint: { url: 'http://api:8080/health', method: 'GET' },
+          container: container as never,
+        });
+      assert.match(
+        thrown(make({ image: 'a:1', build: { context }, port: 8080 })).message,
+        /container needs exactly one of image .* and build/,
+      );
       assert.match(thrown(make({ port: 8080 })).message, /container needs exactly one of image/);
-      assert.match(thrown(make({ build: { context: path.join(dir, 'nope') }, port: 8080 })).message, /container\.build\.context '.*nope' is not a directory/);
-      assert.match(thrown(make({ build: { context, dockerfile: '../ca.pem' }, port: 8080 })).message, /container\.build\.dockerfile '\.\.\/ca\.pem' is not a file inside the context/);
+      assert.match(
+        thrown(make({ build: { context: path.join(dir, 'nope') }, port: 8080 })).message,
+        /container\.build\.context '.*nope' is not a directory/,
+      );
+      assert.match(
+        thrown(make({ build: { context, dockerfile: '../ca.pem' }, port: 8080 })).message,
+        /container\.build\.dockerfile '\.\.\/ca\.pem' is not a file inside the context/,
+      );
     });
   });
 
@@ -191,7 +288,9 @@ describe('backend credentials and deployment props', () => {
     it('reads headers, secrets (as sensitive variables), tls, forward_identity, host_ip and build', () => {
       fs.writeFileSync(path.join(dir, 'm-ca.pem'), fs.readFileSync(caFile));
       const file = path.join(dir, 'credentials.yaml');
-      fs.writeFileSync(file, `services:
+      fs.writeFileSync(
+        file,
+        `services:
   get_customer:
     endpoint:
       url: "https://crm:8443/customers"
@@ -205,7 +304,8 @@ gateways:
     services: [get_customer]
     auth: { tokens: [{ id: bot, sha256: "${hashOf('m')}" }] }
     host_ip: 127.0.0.1
-`);
+`,
+      );
       const stack = newStack();
       new Manifest(stack, 'm', { path: file });
       const json = synth(stack);
@@ -216,12 +316,18 @@ gateways:
       assert.deepEqual(gatewayContainer(json, 'support').env, ['CRM_API_KEY=${var.CRM_API_KEY}']);
       assert.equal(json.variable.CRM_API_KEY.sensitive, true);
       assert.equal(gatewayContainer(json, 'support').ports[0].ip, '127.0.0.1');
-      assert.ok(resourcesOf(json, 'docker_image').some((i: { build?: unknown }) => i.build !== undefined && (i as { name: string }).name.includes('crm')));
+      assert.ok(
+        resourcesOf(json, 'docker_image').some(
+          (i: { build?: unknown }) => i.build !== undefined && (i as { name: string }).name.includes('crm'),
+        ),
+      );
     });
 
     it('reports a bad secret name and both image and build at their line and column', () => {
       const file = path.join(dir, 'bad.yaml');
-      fs.writeFileSync(file, `services:
+      fs.writeFileSync(
+        file,
+        `services:
   s:
     endpoint: { url: "http://api:8080/x", method: GET, headers: { X-Key: { secret: NODE_OPTIONS } } }
     container: { image: a, build: { context: backend }, port: 8080 }
@@ -229,7 +335,8 @@ gateways:
   g:
     services: [s]
     auth: none
-`);
+`,
+      );
       const err = thrown(() => new Manifest(newStack(), 'm', { path: file }));
       assert.match(err.message, /bad\.yaml:3:\d+: services\.s\.endpoint\.headers\.X-Key\.secret: the name is reserved/);
       assert.match(err.message, /bad\.yaml:4:\d+: services\.s\.container: set exactly one of `image` and `build`/);

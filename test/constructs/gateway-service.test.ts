@@ -9,15 +9,27 @@ import { hashOf, Json, newStack, resourcesOf, synth, thrown } from './synth';
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
 
 /** A stack with one service and a replicated gateway `support` (props override the defaults). */
-function replicatedStack(props: Partial<GatewayProps> = {}, withKey = true): { stack: TerraformStack; gateway: Gateway } {
+function replicatedStack(
+  props: Partial<GatewayProps> = {},
+  withKey = true,
+): { stack: TerraformStack; gateway: Gateway } {
   const stack = newStack('desk');
   const getCustomer = new Service(stack, 'get_customer', {
     description: 'Look up a customer',
     endpoint: { url: 'http://crm.internal:8080/customers/{customer_id}', method: 'GET' },
     input: { customer_id: { type: 'string', required: true } },
   });
-  const sessionKey = withKey ? new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true }).stringValue : undefined;
-  const gateway = new Gateway(stack, 'support', { services: [getCustomer], auth, replicas: 2, sessionKey, port: 9090, ...props });
+  const sessionKey = withKey
+    ? new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true }).stringValue
+    : undefined;
+  const gateway = new Gateway(stack, 'support', {
+    services: [getCustomer],
+    auth,
+    replicas: 2,
+    sessionKey,
+    port: 9090,
+    ...props,
+  });
   return { stack, gateway };
 }
 
@@ -51,7 +63,13 @@ describe('Gateway with replicas (docker_service)', () => {
     it('runs each replica in the host network, binding the published port itself (shared through SO_REUSEPORT)', () => {
       const service = only(json, 'docker_service');
       assert.deepEqual(service.task_spec.networks_advanced, [{ name: 'host' }]);
-      assert.deepEqual(service.task_spec.container_spec.args, ['serve', '--config', '/etc/cdktf-mcp-gateway/gateway.json', '--port', '9090']);
+      assert.deepEqual(service.task_spec.container_spec.args, [
+        'serve',
+        '--config',
+        '/etc/cdktf-mcp-gateway/gateway.json',
+        '--port',
+        '9090',
+      ]);
       assert.equal(service.endpoint_spec, undefined);
       assert.deepEqual(resourcesOf(json, 'docker_network'), []);
     });
@@ -79,24 +97,43 @@ describe('Gateway with replicas (docker_service)', () => {
       assert.equal(secret.name, 'desk-support-session-key-${substr(sha256(var.session_key), 0, 12)}');
       assert.deepEqual(secret.lifecycle, { create_before_destroy: true });
       assert.equal(json.variable.session_key.sensitive, true);
-      assert.deepEqual(only(json, 'docker_service').task_spec.container_spec.secrets, [{
-        secret_id: '${docker_secret.support_SessionKey_C19D2864.id}',
-        secret_name: '${docker_secret.support_SessionKey_C19D2864.name}',
-        file_name: 'cdktf-mcp-gateway-session-key',
-        file_uid: '1000',
-        file_gid: '1000',
-        file_mode: 0o400,
-      }]);
+      assert.deepEqual(only(json, 'docker_service').task_spec.container_spec.secrets, [
+        {
+          secret_id: '${docker_secret.support_SessionKey_C19D2864.id}',
+          secret_name: '${docker_secret.support_SessionKey_C19D2864.name}',
+          file_name: 'cdktf-mcp-gateway-session-key',
+          file_uid: '1000',
+          file_gid: '1000',
+          file_mode: 0o400,
+        },
+      ]);
     });
 
     it('rolls updates one task at a time, new before old, health-gated, rolling back on failure', () => {
       const service = only(json, 'docker_service');
       assert.deepEqual(service.update_config, {
-        parallelism: 1, order: 'start-first', failure_action: 'rollback', monitor: '10s', delay: '0s', max_failure_ratio: '0',
+        parallelism: 1,
+        order: 'start-first',
+        failure_action: 'rollback',
+        monitor: '10s',
+        delay: '0s',
+        max_failure_ratio: '0',
       });
-      assert.deepEqual(service.rollback_config, { parallelism: 1, order: 'start-first', failure_action: 'pause', monitor: '10s', delay: '0s' });
+      assert.deepEqual(service.rollback_config, {
+        parallelism: 1,
+        order: 'start-first',
+        failure_action: 'pause',
+        monitor: '10s',
+        delay: '0s',
+      });
       const spec = service.task_spec.container_spec;
-      assert.deepEqual(spec.healthcheck, { test: ['CMD', 'node', '/app/healthcheck.js'], interval: '3s', timeout: '3s', start_period: '10s', retries: 3 });
+      assert.deepEqual(spec.healthcheck, {
+        test: ['CMD', 'node', '/app/healthcheck.js'],
+        interval: '3s',
+        timeout: '3s',
+        start_period: '10s',
+        retries: 3,
+      });
       assert.equal(spec.stop_signal, 'SIGTERM');
       // longer than the hand-over (keep-alive timeout + 1 s) plus the drain timeout (10 s)
       assert.equal(spec.stop_grace_period, '30s');
@@ -107,14 +144,24 @@ describe('Gateway with replicas (docker_service)', () => {
       const volume = only(json, 'docker_volume');
       assert.equal(volume.name, 'desk-support-audit');
       const spec = only(json, 'docker_service').task_spec.container_spec;
-      assert.deepEqual(spec.mounts, [{ type: 'volume', source: '${docker_volume.support_AuditLog_4E7CD409.name}', target: '/var/log/cdktf-mcp-gateway' }]);
-      assert.deepEqual(spec.env, { CDKTF_MCP_GATEWAY_AUDIT_LOG: '/var/log/cdktf-mcp-gateway/audit-{{.Task.Slot}}.jsonl' });
+      assert.deepEqual(spec.mounts, [
+        {
+          type: 'volume',
+          source: '${docker_volume.support_AuditLog_4E7CD409.name}',
+          target: '/var/log/cdktf-mcp-gateway',
+        },
+      ]);
+      assert.deepEqual(spec.env, {
+        CDKTF_MCP_GATEWAY_AUDIT_LOG: '/var/log/cdktf-mcp-gateway/audit-{{.Task.Slot}}.jsonl',
+      });
     });
 
     it('labels the service and its tasks with the gateway name and outputs the URL, as for a container', () => {
       const service = only(json, 'docker_service');
       assert.deepEqual(service.labels, [{ label: 'cdktf-mcp-gateway.gateway', value: 'support' }]);
-      assert.deepEqual(service.task_spec.container_spec.labels, [{ label: 'cdktf-mcp-gateway.gateway', value: 'support' }]);
+      assert.deepEqual(service.task_spec.container_spec.labels, [
+        { label: 'cdktf-mcp-gateway.gateway', value: 'support' },
+      ]);
       assert.equal(json.output.gateway_support_url.value, 'http://localhost:9090/mcp');
     });
   });
@@ -160,20 +207,29 @@ describe('Gateway with replicas (docker_service)', () => {
       assert.notEqual(configOn.data, configOff.data);
       assert.deepEqual({ ...configOf(on), gateway: { ...configOf(on).gateway, validate_input: false } }, configOf(off));
       // everything else in the stack is byte for byte the same (the service refers to the config by reference)
-      const rest = (json: Json, config: Json) => JSON.stringify(json).split(config.name).join('NAME').split(config.data).join('DATA');
+      const rest = (json: Json, config: Json) =>
+        JSON.stringify(json).split(config.name).join('NAME').split(config.data).join('DATA');
       assert.equal(rest(on, configOn), rest(off, configOff));
     });
   });
 
   describe('checks', () => {
-    const key = (stack: TerraformStack) => new TerraformVariable(stack, 'k', { type: 'string', sensitive: true }).stringValue;
+    const key = (stack: TerraformStack) =>
+      new TerraformVariable(stack, 'k', { type: 'string', sensitive: true }).stringValue;
     const make = (props: Partial<GatewayProps>) => () => {
       const stack = newStack('desk');
       const svc = new Service(stack, 's', { endpoint: { url: 'http://crm.internal/x', method: 'GET' } });
       return new Gateway(stack, 'support', { services: [svc], auth, sessionKey: key(stack), ...props });
     };
 
-    const badReplicas: [unknown, string][] = [[0, '0'], [-1, '-1'], [1.5, '1.5'], [Number.NaN, 'NaN'], [Infinity, 'Infinity'], ['2', "'2'"]];
+    const badReplicas: [unknown, string][] = [
+      [0, '0'],
+      [-1, '-1'],
+      [1.5, '1.5'],
+      [Number.NaN, 'NaN'],
+      [Infinity, 'Infinity'],
+      ['2', "'2'"],
+    ];
     for (const [bad, shown] of badReplicas) {
       it(`refuses replicas ${shown}`, () => {
         assert.equal(
@@ -195,7 +251,9 @@ describe('Gateway with replicas (docker_service)', () => {
     });
 
     it('refuses a literal session key without echoing it', () => {
-      const message = thrown(make({ replicas: 2, sessionKey: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA==' })).message;
+      const message = thrown(
+        make({ replicas: 2, sessionKey: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA==' }),
+      ).message;
       assert.equal(
         message,
         "Gateway 'support': sessionKey must be a reference to a sensitive value, not a literal (a literal would be written into " +
@@ -223,13 +281,20 @@ describe('Gateway with replicas (docker_service)', () => {
 
     it('refuses a service whose backend container would sit on the bridge network a Swarm service cannot join', () => {
       const stack = newStack('desk');
-      const crm = new Service(stack, 'crm', { endpoint: { url: 'http://crm:8080/x', method: 'GET' }, container: { image: 'acme/crm:1', port: 8080 } });
+      const crm = new Service(stack, 'crm', {
+        endpoint: { url: 'http://crm:8080/x', method: 'GET' },
+        container: { image: 'acme/crm:1', port: 8080 },
+      });
       new Gateway(stack, 'support', { services: [crm], auth, replicas: 2, sessionKey: key(stack) });
-      assert.throws(() => synth(stack), (err: Error) => err.message.includes(
-        "Gateway 'support' has replicas, but service 'crm' deploys its backend as a docker_container on the gateway's bridge " +
-          "network, which a Swarm service cannot join: deploy the backend elsewhere and drop its 'container' (point " +
-          "endpoint.url at it), or drop 'replicas'",
-      ));
+      assert.throws(
+        () => synth(stack),
+        (err: Error) =>
+          err.message.includes(
+            "Gateway 'support' has replicas, but service 'crm' deploys its backend as a docker_container on the gateway's bridge " +
+              "network, which a Swarm service cannot join: deploy the backend elsewhere and drop its 'container' (point " +
+              "endpoint.url at it), or drop 'replicas'",
+          ),
+      );
     });
   });
 });
@@ -243,7 +308,9 @@ describe('Manifest: replicas, session_key, publish_mode', () => {
 
   function manifest(gatewayLines: string): TerraformStack {
     const file = path.join(dir, 'm.yaml');
-    fs.writeFileSync(file, `services:
+    fs.writeFileSync(
+      file,
+      `services:
   get_customer:
     endpoint: { url: "http://crm.internal/customers/{id}", method: GET }
     input: { id: { type: string, required: true } }
@@ -251,14 +318,17 @@ gateways:
   support:
     services: [get_customer]
     auth: none
-${gatewayLines}`);
+${gatewayLines}`,
+    );
     const stack = newStack('desk');
     new Manifest(stack, 'm', { path: file });
     return stack;
   }
 
   it('declares a replicated gateway whose session key is a sensitive variable created by the manifest', () => {
-    const json = synth(manifest('    replicas: 3\n    session_key: { variable: gw_session_key }\n    publish_mode: ingress\n'));
+    const json = synth(
+      manifest('    replicas: 3\n    session_key: { variable: gw_session_key }\n    publish_mode: ingress\n'),
+    );
     const service = only(json, 'docker_service');
     assert.deepEqual(service.mode, { replicated: { replicas: 3 } });
     assert.equal(service.endpoint_spec.ports[0].publish_mode, 'ingress');
@@ -267,14 +337,16 @@ ${gatewayLines}`);
     assert.equal(only(json, 'docker_secret').data, '${base64encode(var.gw_session_key)}');
   });
 
-  it('reports a missing session key at the gateway, with the construct\'s advice', () => {
+  it("reports a missing session key at the gateway, with the construct's advice", () => {
     const err = thrown(() => manifest('    replicas: 2\n')) as ManifestError;
     assert.ok(err instanceof ManifestError);
     assert.match(err.message, /^.*m\.yaml:6:3: gateways\.support: Gateway 'support': replicas: 2 needs 'sessionKey'/);
   });
 
   it('refuses a key written in the manifest, without echoing it, and bad replicas / publish_mode', () => {
-    const err = thrown(() => manifest('    replicas: 0\n    session_key: c2VjcmV0c2VjcmV0c2VjcmV0\n    publish_mode: bridge\n'));
+    const err = thrown(() =>
+      manifest('    replicas: 0\n    session_key: c2VjcmV0c2VjcmV0c2VjcmV0\n    publish_mode: bridge\n'),
+    );
     assert.ok(!err.message.includes('c2VjcmV0'), err.message);
     const lines = err.message.split('\n').map((l) => l.replace(/^.*m\.yaml:/, ''));
     assert.deepEqual(lines, [

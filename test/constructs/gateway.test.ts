@@ -4,12 +4,26 @@ import * as path from 'node:path';
 import { Testing, TerraformStack } from 'cdktf';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 import { Gateway, GatewayProps, Service } from '../../constructs';
-import { configOf, configText, gatewayContainer, hashOf, Json, newStack, resourcesOf, synth, thrown, warningsOf } from './synth';
+import {
+  configOf,
+  configText,
+  gatewayContainer,
+  hashOf,
+  Json,
+  newStack,
+  resourcesOf,
+  synth,
+  thrown,
+  warningsOf,
+} from './synth';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
 
 /** A stack with one service and one gateway `support` (props override the defaults). */
-function supportStack(props: Partial<GatewayProps> = {}, stackId = 'desk'): { stack: TerraformStack; gateway: Gateway } {
+function supportStack(
+  props: Partial<GatewayProps> = {},
+  stackId = 'desk',
+): { stack: TerraformStack; gateway: Gateway } {
   const stack = newStack(stackId);
   const getCustomer = new Service(stack, 'get_customer', {
     description: 'Look up a customer',
@@ -228,7 +242,9 @@ describe('Gateway', () => {
     });
 
     it('refuses a sha256 that is not 64 hex characters, without echoing it', () => {
-      const message = thrown(() => supportStack({ auth: { tokens: [{ id: 'bot', sha256: 'my-secret-token' }] } })).message;
+      const message = thrown(() =>
+        supportStack({ auth: { tokens: [{ id: 'bot', sha256: 'my-secret-token' }] } }),
+      ).message;
       assert.equal(
         message,
         "Gateway 'support': auth.tokens[0].sha256 (token 'bot') must be 64 hex characters, the SHA-256 of the token " +
@@ -251,7 +267,10 @@ describe('Gateway', () => {
     });
 
     it('refuses two tokens with one id', () => {
-      const tokens = [{ id: 'bot', sha256: hashOf('a') }, { id: 'bot', sha256: hashOf('b') }];
+      const tokens = [
+        { id: 'bot', sha256: hashOf('a') },
+        { id: 'bot', sha256: hashOf('b') },
+      ];
       assert.equal(
         thrown(() => supportStack({ auth: { tokens } })).message,
         "Gateway 'support': auth.tokens[1] repeats the id 'bot': each token needs its own id and hash",
@@ -285,7 +304,7 @@ describe('Gateway', () => {
     it('refuses an allowedHosts entry that is not a non-empty string', () => {
       assert.equal(
         thrown(() => supportStack({ allowedHosts: ['mcp.example.com', ''] })).message,
-        "Gateway 'support': allowedHosts ([\"mcp.example.com\",\"\"]) must be a list of non-empty strings, " +
+        'Gateway \'support\': allowedHosts (["mcp.example.com",""]) must be a list of non-empty strings, ' +
           "e.g. ['mcp.example.com']",
       );
     });
@@ -341,7 +360,10 @@ describe('Gateway', () => {
     /** The Docker names and outputs of one synthesized stack of `outdir`. */
     function namesIn(outdir: string, stackId: string): Json {
       const json = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', stackId, 'cdk.tf.json'), 'utf8'));
-      const names = (type: string): string[] => resourcesOf(json, type).map((r: Json) => r.name as string).sort();
+      const names = (type: string): string[] =>
+        resourcesOf(json, type)
+          .map((r: Json) => r.name as string)
+          .sort();
       return {
         images: names('docker_image'),
         containers: names('docker_container'),

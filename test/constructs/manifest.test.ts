@@ -56,8 +56,15 @@ describe('Manifest', () => {
       assert.deepEqual([...manifest.services.keys()], ['get_customer']);
       assert.deepEqual([...manifest.gateways.keys()], ['support']);
       const tool = manifest.services.get('get_customer')!.toolConfig();
-      assert.deepEqual(tool.input_schema, generateInputSchema({ customer_id: { type: 'string', required: true, minLength: 6 } }));
-      assert.deepEqual(tool.backend, { url: 'http://crm:8080/customers/{customer_id}', method: 'GET', timeout_ms: 5000 });
+      assert.deepEqual(
+        tool.input_schema,
+        generateInputSchema({ customer_id: { type: 'string', required: true, minLength: 6 } }),
+      );
+      assert.deepEqual(tool.backend, {
+        url: 'http://crm:8080/customers/{customer_id}',
+        method: 'GET',
+        timeout_ms: 5000,
+      });
     });
 
     it('synthesizes the gateway config with the snake_case settings', () => {
@@ -79,7 +86,9 @@ describe('Manifest', () => {
       const stack = newStack();
       new Manifest(stack, 'm', { path: file(GOOD) });
       const json = synth(stack);
-      const backend = Object.values(json.resource.docker_container).find((c: any) => c.name === 'test-get_customer') as any;
+      const backend = Object.values(json.resource.docker_container).find(
+        (c: any) => c.name === 'test-get_customer',
+      ) as any;
       assert.deepEqual(backend.env, ['PORT=8080']);
     });
 

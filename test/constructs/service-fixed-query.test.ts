@@ -41,7 +41,13 @@ describe('Service: a parameter named like a query parameter fixed in endpoint.ur
   });
 
   it('accepts the same name in a POST body and a query placeholder filled by its parameter', () => {
-    new Service(newStack(), 'post', { endpoint: { url: 'http://api:8080/x?fixed=1', method: 'POST' }, input: { fixed: { type: 'string' } } });
-    new Service(newStack(), 'get', { endpoint: { url: 'http://api:8080/x?q={q}', method: 'GET' }, input: { q: { type: 'string', required: true } } });
+    new Service(newStack(), 'post', {
+      endpoint: { url: 'http://api:8080/x?fixed=1', method: 'POST' },
+      input: { fixed: { type: 'string' } },
+    });
+    new Service(newStack(), 'get', {
+      endpoint: { url: 'http://api:8080/x?q={q}', method: 'GET' },
+      input: { q: { type: 'string', required: true } },
+    });
   });
 });

@@ -8,7 +8,7 @@ const endpoint = { url: 'http://crm:8080/customers/{customer_id}', method: 'GET'
 const input = { customer_id: { type: 'string', required: true } } as const satisfies InputSpec;
 
 // Compile-time assertions, checked by `npm run typecheck`: Equal is true only for identical types.
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function expectType<T extends true>(): T | undefined {
   return undefined;
 }
@@ -49,7 +49,11 @@ describe('Service', () => {
     });
 
     it('keeps a raw inputSchema exactly as written', () => {
-      const inputSchema = { type: 'object', properties: { q: { type: ['string', 'null'] } }, additionalProperties: false };
+      const inputSchema = {
+        type: 'object',
+        properties: { q: { type: ['string', 'null'] } },
+        additionalProperties: false,
+      };
       const service = new Service(newStack(), 'search', {
         endpoint: { url: 'http://api:8080/search', method: 'GET' },
         inputSchema,
@@ -69,7 +73,10 @@ describe('Service', () => {
 
     it('refuses a name longer than 64 characters', () => {
       const name = 'a'.repeat(65);
-      assert.match(thrown(() => new Service(newStack(), 'x', { name, endpoint, input })).message, /^Invalid service name 'a{65}': /);
+      assert.match(
+        thrown(() => new Service(newStack(), 'x', { name, endpoint, input })).message,
+        /^Invalid service name 'a{65}': /,
+      );
     });
 
     it('refuses input and inputSchema together', () => {
@@ -83,7 +90,8 @@ describe('Service', () => {
       const bad = { a: { type: 'strin' } } as unknown as InputSpec;
       const reason = thrown(() => generateInputSchema(bad)).message;
       assert.equal(
-        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, input: bad })).message,
+        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, input: bad }))
+          .message,
         `Service 'x': invalid 'input': ${reason}`,
       );
     });
@@ -91,7 +99,8 @@ describe('Service', () => {
     it('refuses an alias that clashes with another parameter', () => {
       const clash: InputSpec = { a: { type: 'string', aliases: ['b'] }, b: { type: 'string' } };
       assert.equal(
-        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, input: clash })).message,
+        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, input: clash }))
+          .message,
         `Service 'x': invalid 'input': ${thrown(() => generateInputSchema(clash)).message}`,
       );
     });
@@ -99,7 +108,8 @@ describe('Service', () => {
     it('refuses an alias equal to another parameter, naming both', () => {
       const clash: InputSpec = { a: { type: 'string', aliases: ['b'] }, b: { type: 'string' } };
       assert.equal(
-        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, input: clash })).message,
+        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, input: clash }))
+          .message,
         "Service 'x': invalid 'input': Invalid input spec at `a`: alias \"b\" clashes with the parameter `b`; choose another alias",
       );
     });
@@ -107,7 +117,8 @@ describe('Service', () => {
     it('refuses an alias equal to an alias of another parameter', () => {
       const clash: InputSpec = { a: { type: 'string', aliases: ['text'] }, b: { type: 'string', aliases: ['text'] } };
       assert.equal(
-        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, input: clash })).message,
+        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, input: clash }))
+          .message,
         "Service 'x': invalid 'input': Invalid input spec at `b`: alias \"text\" clashes with an alias of `a`; choose another alias",
       );
     });
@@ -121,7 +132,10 @@ describe('Service', () => {
             input: { id: { type: 'string', requird: true } },
           }),
       ).message;
-      assert.match(message, /^Service 'x': invalid 'input': Invalid input spec at `id`: unknown attribute "requird"; use one of /);
+      assert.match(
+        message,
+        /^Service 'x': invalid 'input': Invalid input spec at `id`: unknown attribute "requird"; use one of /,
+      );
     });
 
     it('refuses a raw inputSchema that does not compile and says how to fix it', () => {
@@ -129,7 +143,8 @@ describe('Service', () => {
       const compiled = compileToolSchema(inputSchema);
       assert.equal(compiled.ok, false);
       assert.equal(
-        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, inputSchema })).message,
+        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, inputSchema }))
+          .message,
         `Service 'x': inputSchema does not compile: ${(compiled as { error: string }).error}. ` +
           "Fix the JSON Schema (draft 2020-12) or declare 'input' instead",
       );
@@ -164,14 +179,16 @@ describe('Service', () => {
 
     it('refuses a timeout that is not a positive integer', () => {
       assert.equal(
-        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, timeoutMs: 0 })).message,
+        thrown(() => new Service(newStack(), 'x', { endpoint: { url: 'http://a:1/', method: 'GET' }, timeoutMs: 0 }))
+          .message,
         "Service 'x': timeoutMs (0) must be an integer between 1 and 600000 (milliseconds)",
       );
     });
 
     it('refuses a URL placeholder that names no parameter', () => {
       assert.equal(
-        thrown(() => new Service(newStack(), 'x', { endpoint, input: { id: { type: 'string', required: true } } })).message,
+        thrown(() => new Service(newStack(), 'x', { endpoint, input: { id: { type: 'string', required: true } } }))
+          .message,
         "Service 'x': endpoint.url placeholder {customer_id} names no parameter: declare a top-level parameter " +
           "'customer_id' (or one with forwardAs: 'customer_id') or remove the placeholder",
       );
@@ -195,15 +212,20 @@ describe('Service', () => {
 
     it('names the parameter, not the forwarded field, when a forwardAs placeholder is optional', () => {
       assert.equal(
-        thrown(() => new Service(newStack(), 'x', { endpoint, input: { id: { type: 'string', forwardAs: 'customer_id' } } }))
-          .message,
+        thrown(
+          () => new Service(newStack(), 'x', { endpoint, input: { id: { type: 'string', forwardAs: 'customer_id' } } }),
+        ).message,
         "Service 'x': endpoint.url placeholder {customer_id} is filled from parameter 'id', which is not " +
           'required: set required: true on input.id (the gateway refuses a call without it)',
       );
     });
 
     it('refuses a raw inputSchema that leaves a placeholder parameter out of required', () => {
-      const inputSchema = { type: 'object', properties: { customer_id: { type: 'string' } }, additionalProperties: false };
+      const inputSchema = {
+        type: 'object',
+        properties: { customer_id: { type: 'string' } },
+        additionalProperties: false,
+      };
       assert.equal(
         thrown(() => new Service(newStack(), 'x', { endpoint, inputSchema })).message,
         "Service 'x': endpoint.url placeholder {customer_id} is filled from parameter 'customer_id', which is not " +
@@ -211,7 +233,12 @@ describe('Service', () => {
       );
     });
 
-    for (const url of ['http://{host}/customers', 'http://crm:{port}/customers', '{scheme}://crm/customers', 'http:/{host}/customers']) {
+    for (const url of [
+      'http://{host}/customers',
+      'http://crm:{port}/customers',
+      '{scheme}://crm/customers',
+      'http:/{host}/customers',
+    ]) {
       it(`refuses a placeholder before the path (${url})`, () => {
         assert.equal(
           thrown(() => new Service(newStack(), 'x', { endpoint: { url, method: 'GET' } })).message,
@@ -245,7 +272,8 @@ describe('Service', () => {
 
     it('refuses a container port out of range', () => {
       assert.equal(
-        thrown(() => new Service(newStack(), 'x', { endpoint, input, container: { image: 'acme/crm:1.4', port: 0 } })).message,
+        thrown(() => new Service(newStack(), 'x', { endpoint, input, container: { image: 'acme/crm:1.4', port: 0 } }))
+          .message,
         "Service 'x': container.port (0) must be an integer between 1 and 65535",
       );
     });
@@ -310,7 +338,7 @@ describe('Service', () => {
       new Service(stack, 'b', { endpoint, input, container: { image: 'acme/crm:1.5', port: 8080 } });
       assert.deepEqual(a.node.validate(), [
         "Services 'b' and 'a' both deploy a container for host 'crm': one network alias can name only one container; " +
-          'remove \'container\' from all but one (services may share a backend)',
+          "remove 'container' from all but one (services may share a backend)",
       ]);
     });
 

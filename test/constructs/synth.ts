@@ -5,7 +5,7 @@ import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 import { fromTerraformLiteral, GatewayConfig } from '../../src/contract';
 
 // Synthesized JSON is loosely typed by nature; tests read it by key.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+
 export type Json = any;
 
 /** A fresh app and stack with a Docker provider, as an app has (the stack id prefixes Docker names). */
@@ -36,7 +36,9 @@ export function gatewayContainer(json: Json, name: string): Json {
 
 /** The config text uploaded into a gateway container (Terraform escapes undone). */
 export function configText(json: Json, name: string): string {
-  const upload = gatewayContainer(json, name).upload.find((u: Json) => u.file === '/etc/cdktf-mcp-gateway/gateway.json');
+  const upload = gatewayContainer(json, name).upload.find(
+    (u: Json) => u.file === '/etc/cdktf-mcp-gateway/gateway.json',
+  );
   return fromTerraformLiteral(upload.content as string);
 }
 
@@ -62,6 +64,5 @@ export function thrown(fn: () => unknown): Error {
 
 /** A token hash for tests: the SHA-256 of `test-token-N`. */
 export function hashOf(token: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('node:crypto').createHash('sha256').update(token).digest('hex') as string;
 }

@@ -23,8 +23,8 @@ type RequiredKeys<T> = { [K in keyof T]-?: undefined extends T[K] ? never : K }[
 
 const S = GATEWAY_CONFIG_SCHEMA;
 const gatewaySchema = S.properties.gateway;
-const authSchema = gatewaySchema.properties.auth.else;
-type TokenSchema = typeof authSchema.properties.tokens.items;
+type AuthSchema = typeof gatewaySchema.properties.auth.else;
+type TokenSchema = AuthSchema['properties']['tokens']['items'];
 const toolSchema = S.properties.tools.items;
 const backendSchema = toolSchema.properties.backend;
 
@@ -35,7 +35,7 @@ type Req<T extends { required: readonly string[] }> = T['required'][number];
 export type FieldChecks = [
   Expect<Equal<Keys<typeof S>, keyof GatewayConfig>>,
   Expect<Equal<Keys<typeof gatewaySchema>, keyof GatewaySettings>>,
-  Expect<Equal<Keys<typeof authSchema>, keyof AuthConfig>>,
+  Expect<Equal<Keys<AuthSchema>, keyof AuthConfig>>,
   Expect<Equal<Keys<TokenSchema>, keyof TokenConfig>>,
   Expect<Equal<Keys<typeof OAUTH_CONFIG_SCHEMA>, keyof OAuthConfig>>,
   Expect<Equal<Keys<typeof toolSchema>, keyof ToolConfig>>,
@@ -59,15 +59,43 @@ describe('the config type and the config schema', () => {
     const sample: GatewayConfig = {
       version: 1,
       gateway: {
-        name: 'g', host: 'h', port: 1, validate_input: true, validation_errors: 'auto', auth: 'none', audit_log: true,
-        allowed_hosts: [], allowed_origins: [], max_body_bytes: 1, max_response_bytes: 1, max_concurrent_calls: 1,
-        session_ttl_ms: 1, session_key_file: 'k', max_streams_per_principal: 1, tools_list_ttl_ms: 0, metrics: true,
+        name: 'g',
+        host: 'h',
+        port: 1,
+        validate_input: true,
+        validation_errors: 'auto',
+        auth: 'none',
+        audit_log: true,
+        allowed_hosts: [],
+        allowed_origins: [],
+        max_body_bytes: 1,
+        max_response_bytes: 1,
+        max_concurrent_calls: 1,
+        session_ttl_ms: 1,
+        session_key_file: 'k',
+        max_streams_per_principal: 1,
+        tools_list_ttl_ms: 0,
+        metrics: true,
         resource_url: 'https://gw.example.com/mcp',
       },
-      tools: [{
-        name: 't', description: '', input_schema: {}, aliases: {}, forward_as: {}, required_scopes: [],
-        backend: { url: 'https://x', method: 'GET', timeout_ms: 1, headers: {}, tls: { ca_file: 'ca.pem' }, forward_identity: true },
-      }],
+      tools: [
+        {
+          name: 't',
+          description: '',
+          input_schema: {},
+          aliases: {},
+          forward_as: {},
+          required_scopes: [],
+          backend: {
+            url: 'https://x',
+            method: 'GET',
+            timeout_ms: 1,
+            headers: {},
+            tls: { ca_file: 'ca.pem' },
+            forward_identity: true,
+          },
+        },
+      ],
     };
     assert.deepEqual(keys(S), Object.keys(sample).sort());
     assert.deepEqual(keys(gatewaySchema), Object.keys(sample.gateway).sort());

@@ -11,8 +11,10 @@ function problem(oauth: unknown): string | undefined {
   if (validate({ oauth })) return undefined;
   const error = validate.errors![0] as ErrorObject;
   const path = `gateway.auth${error.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}`;
-  if (error.keyword === 'required') return `${path}.${(error.params as { missingProperty: string }).missingProperty}: is required`;
-  if (error.keyword === 'additionalProperties') return `${path}.${(error.params as { additionalProperty: string }).additionalProperty}: unknown field`;
+  if (error.keyword === 'required')
+    return `${path}.${(error.params as { missingProperty: string }).missingProperty}: is required`;
+  if (error.keyword === 'additionalProperties')
+    return `${path}.${(error.params as { additionalProperty: string }).additionalProperty}: unknown field`;
   return `${path}: ${(error.parentSchema as { 'x-message': string })['x-message']}`;
 }
 
@@ -24,26 +26,43 @@ describe('OAUTH_CONFIG_SCHEMA', () => {
   });
 
   it('accepts every field', () => {
-    assert.equal(problem({
-      issuer: 'https://idp.example.com/realms/acme',
-      audience: 'api://crm',
-      jwks_uri: 'https://idp.example.com/keys',
-      scopes: ['mcp:tools', 'crm.read'],
-      principal_claim: 'email',
-      algorithms: ['RS256', 'ES256', 'EdDSA'],
-      allow_plain_jwt: true,
-    }), undefined);
+    assert.equal(
+      problem({
+        issuer: 'https://idp.example.com/realms/acme',
+        audience: 'api://crm',
+        jwks_uri: 'https://idp.example.com/keys',
+        scopes: ['mcp:tools', 'crm.read'],
+        principal_claim: 'email',
+        algorithms: ['RS256', 'ES256', 'EdDSA'],
+        allow_plain_jwt: true,
+      }),
+      undefined,
+    );
   });
 
-  for (const issuer of ['http://localhost:9000', 'http://127.0.0.1', 'http://[::1]:8080/x', 'https://idp.example.com', 'https://idp.example.com:8443/t/']) {
+  for (const issuer of [
+    'http://localhost:9000',
+    'http://127.0.0.1',
+    'http://[::1]:8080/x',
+    'https://idp.example.com',
+    'https://idp.example.com:8443/t/',
+  ]) {
     it(`accepts the issuer ${issuer}`, () => assert.equal(problem({ issuer }), undefined));
   }
 
   for (const issuer of [
-    'http://idp.example.com', 'http://127.0.0.1.evil.example', 'http://localhost@evil.example', 'https://idp.example.com/?a=1',
-    'https://idp.example.com/#f', 'https://', 'ftp://idp', 'https://idp example.com', `https://${'a'.repeat(1 << 20)}?`,
+    'http://idp.example.com',
+    'http://127.0.0.1.evil.example',
+    'http://localhost@evil.example',
+    'https://idp.example.com/?a=1',
+    'https://idp.example.com/#f',
+    'https://',
+    'ftp://idp',
+    'https://idp example.com',
+    `https://${'a'.repeat(1 << 20)}?`,
   ]) {
-    it(`refuses the issuer ${issuer.slice(0, 40)}`, () => assert.equal(problem({ issuer }), `gateway.auth.oauth.issuer: ${URL_MESSAGE}`));
+    it(`refuses the issuer ${issuer.slice(0, 40)}`, () =>
+      assert.equal(problem({ issuer }), `gateway.auth.oauth.issuer: ${URL_MESSAGE}`));
   }
 
   it('requires the issuer and refuses unknown fields', () => {
@@ -71,11 +90,20 @@ describe('OAUTH_CONFIG_SCHEMA', () => {
         'gateway.auth.oauth.scopes[0]: must be a scope name: printable ASCII without spaces, quotes or backslashes',
       );
     }
-    assert.equal(problem({ issuer: 'https://i', scopes: ['a', 'a'] }), 'gateway.auth.oauth.scopes: must be an array of distinct scope names');
+    assert.equal(
+      problem({ issuer: 'https://i', scopes: ['a', 'a'] }),
+      'gateway.auth.oauth.scopes: must be an array of distinct scope names',
+    );
   });
 
   it('refuses an empty principal claim and a non-boolean allow_plain_jwt', () => {
-    assert.equal(problem({ issuer: 'https://i', principal_claim: '' }), 'gateway.auth.oauth.principal_claim: must be a claim name (a non-empty string)');
-    assert.equal(problem({ issuer: 'https://i', allow_plain_jwt: 'yes' }), 'gateway.auth.oauth.allow_plain_jwt: must be true or false');
+    assert.equal(
+      problem({ issuer: 'https://i', principal_claim: '' }),
+      'gateway.auth.oauth.principal_claim: must be a claim name (a non-empty string)',
+    );
+    assert.equal(
+      problem({ issuer: 'https://i', allow_plain_jwt: 'yes' }),
+      'gateway.auth.oauth.allow_plain_jwt: must be true or false',
+    );
   });
 });

@@ -23,7 +23,11 @@ function configWith(tool: Record<string, unknown>): Record<string, unknown> {
 }
 
 function schemaOf(...names: string[]): Record<string, unknown> {
-  return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])), additionalProperties: false };
+  return {
+    type: 'object',
+    properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])),
+    additionalProperties: false,
+  };
 }
 
 /** A document as `JSON.parse` gives it: `__proto__` is then an own key, as in a config file. */
@@ -45,7 +49,12 @@ function refusal(doc: unknown): string {
 describe('parseGatewayConfig: reserved names (SPEC §3)', () => {
   for (const name of ['__proto__', 'constructor', 'prototype']) {
     it(`refuses ${name} as an alias name`, () => {
-      const doc = fromJson(JSON.stringify(configWith({ input_schema: schemaOf('prompt'), aliases: {} })).replace('"aliases":{}', `"aliases":{"${name}":"prompt"}`));
+      const doc = fromJson(
+        JSON.stringify(configWith({ input_schema: schemaOf('prompt'), aliases: {} })).replace(
+          '"aliases":{}',
+          `"aliases":{"${name}":"prompt"}`,
+        ),
+      );
       assert.equal(
         refusal(doc),
         `tools[1].aliases.${name}: ${JSON.stringify(name)} is reserved (JavaScript objects inherit or use it: __proto__, constructor, prototype): choose another alias`,
@@ -61,7 +70,12 @@ describe('parseGatewayConfig: reserved names (SPEC §3)', () => {
     });
 
     it(`refuses ${name} as a forward_as parameter`, () => {
-      const doc = fromJson(JSON.stringify(configWith({ input_schema: schemaOf('p'), forward_as: {} })).replace('"forward_as":{}', `"forward_as":{"${name}":"field"}`));
+      const doc = fromJson(
+        JSON.stringify(configWith({ input_schema: schemaOf('p'), forward_as: {} })).replace(
+          '"forward_as":{}',
+          `"forward_as":{"${name}":"field"}`,
+        ),
+      );
       assert.equal(
         refusal(doc),
         `tools[1].forward_as.${name}: ${JSON.stringify(name)} is reserved (JavaScript objects inherit or use it: __proto__, constructor, prototype): rename the parameter`,
@@ -102,14 +116,21 @@ describe('parseGatewayConfig: reserved names (SPEC §3)', () => {
   });
 
   it('still accepts ordinary names that merely look like Object.prototype members elsewhere', () => {
-    const doc = configWith({ input_schema: schemaOf('toString', 'q'), aliases: { valueOf: 'q' }, forward_as: { toString: 'to_string' } });
+    const doc = configWith({
+      input_schema: schemaOf('toString', 'q'),
+      aliases: { valueOf: 'q' },
+      forward_as: { toString: 'to_string' },
+    });
     assert.doesNotThrow(() => parseGatewayConfig(doc));
   });
 });
 
 describe('parseGatewayConfig: query parameters fixed in the URL (SPEC §4)', () => {
   it('refuses a GET parameter sent under a query name the URL fixes', () => {
-    const doc = configWith({ input_schema: schemaOf('q', 'fixed'), backend: { url: 'http://api/x?fixed=1', method: 'GET' } });
+    const doc = configWith({
+      input_schema: schemaOf('q', 'fixed'),
+      backend: { url: 'http://api/x?fixed=1', method: 'GET' },
+    });
     assert.equal(
       refusal(doc),
       'tools[1].input_schema.properties.fixed: is sent as query parameter "fixed", which backend.url already fixes ' +
@@ -123,15 +144,22 @@ describe('parseGatewayConfig: query parameters fixed in the URL (SPEC §4)', () 
       forward_as: { origin: 'source' },
       backend: { url: 'http://api/x?source=agent', method: 'DELETE' },
     });
-    assert.match(refusal(doc), /^tools\[1\]\.forward_as\.origin: forwards parameter "origin" as query parameter "source", which backend\.url already fixes/);
+    assert.match(
+      refusal(doc),
+      /^tools\[1\]\.forward_as\.origin: forwards parameter "origin" as query parameter "source", which backend\.url already fixes/,
+    );
   });
 
   it('accepts the same name in the body of a POST, and a query placeholder filled by its own parameter', () => {
     assert.doesNotThrow(() =>
-      parseGatewayConfig(configWith({ input_schema: schemaOf('fixed'), backend: { url: 'http://api/x?fixed=1', method: 'POST' } })),
+      parseGatewayConfig(
+        configWith({ input_schema: schemaOf('fixed'), backend: { url: 'http://api/x?fixed=1', method: 'POST' } }),
+      ),
     );
     assert.doesNotThrow(() =>
-      parseGatewayConfig(configWith({ input_schema: schemaOf('q'), backend: { url: 'http://api/x?q={q}', method: 'GET' } })),
+      parseGatewayConfig(
+        configWith({ input_schema: schemaOf('q'), backend: { url: 'http://api/x?q={q}', method: 'GET' } }),
+      ),
     );
   });
 });

@@ -9,7 +9,9 @@ import { tool } from '../helpers/config';
 
 const HASH = 'a'.repeat(64);
 
-function doc(overrides: { gateway?: Record<string, unknown>; tools?: unknown[]; version?: unknown } = {}): Record<string, unknown> {
+function doc(
+  overrides: { gateway?: Record<string, unknown>; tools?: unknown[]; version?: unknown } = {},
+): Record<string, unknown> {
   return {
     version: overrides.version ?? 1,
     gateway: { name: 'agents', auth: { tokens: [{ id: 'bot', sha256: HASH }] }, ...overrides.gateway },
@@ -51,7 +53,10 @@ describe('parseGatewayConfig', () => {
   });
 
   it('names the field and appends the source', () => {
-    assert.equal(refusal(doc({ gateway: { port: 70000 } }), 'gateway.json'), 'gateway.port: must be an integer 1-65535 (in gateway.json)');
+    assert.equal(
+      refusal(doc({ gateway: { port: 70000 } }), 'gateway.json'),
+      'gateway.port: must be an integer 1-65535 (in gateway.json)',
+    );
   });
 
   it('refuses an unsupported version', () => {
@@ -74,11 +79,19 @@ describe('parseGatewayConfig', () => {
   });
 
   it('refuses a backend URL without a host', () => {
-    assert.equal(refusal(doc({ tools: [validTool('a', { url: 'http://' })] })), 'tools[0].backend.url: must be an http(s) URL');
+    assert.equal(
+      refusal(doc({ tools: [validTool('a', { url: 'http://' })] })),
+      'tools[0].backend.url: must be an http(s) URL',
+    );
   });
 
   // A caller-chosen authority is a server-side request forgery (169.254.169.254, 127.0.0.1:2375, …).
-  for (const url of ['http://{host}/customers', 'http://{host}:8080/customers', 'http://crm:{port}/x', 'http://{user}@crm/x']) {
+  for (const url of [
+    'http://{host}/customers',
+    'http://{host}:8080/customers',
+    'http://crm:{port}/x',
+    'http://{user}@crm/x',
+  ]) {
     it(`refuses a placeholder before the path (${url}), naming the field`, () => {
       assert.equal(
         refusal(doc({ tools: [validTool('a'), validTool('b', { url })] })),
@@ -89,7 +102,11 @@ describe('parseGatewayConfig', () => {
 
   it('refuses a placeholder in the scheme or a lenient authority as not an http(s) URL (the schema pattern comes first)', () => {
     for (const url of ['{scheme}://crm/x', 'http:/{host}/x']) {
-      assert.equal(refusal(doc({ tools: [validTool('b', { url })] })), 'tools[0].backend.url: must be an http(s) URL', url);
+      assert.equal(
+        refusal(doc({ tools: [validTool('b', { url })] })),
+        'tools[0].backend.url: must be an http(s) URL',
+        url,
+      );
     }
   });
 
@@ -99,20 +116,32 @@ describe('parseGatewayConfig', () => {
   });
 
   it('refuses an unknown backend method', () => {
-    assert.equal(refusal(doc({ tools: [validTool('a', { method: 'HEAD' })] })), 'tools[0].backend.method: must be one of GET, POST, PUT, PATCH, DELETE');
+    assert.equal(
+      refusal(doc({ tools: [validTool('a', { method: 'HEAD' })] })),
+      'tools[0].backend.method: must be one of GET, POST, PUT, PATCH, DELETE',
+    );
   });
 
   it('refuses an invalid tool name', () => {
-    assert.equal(refusal(doc({ tools: [validTool('get customer')] })), 'tools[0].name: must match ^[A-Za-z0-9_.-]{1,64}$');
+    assert.equal(
+      refusal(doc({ tools: [validTool('get customer')] })),
+      'tools[0].name: must match ^[A-Za-z0-9_.-]{1,64}$',
+    );
   });
 
   it('refuses duplicate tool names', () => {
-    assert.equal(refusal(doc({ tools: [validTool('a'), validTool('b'), validTool('a')] })), 'tools[2].name: duplicate tool name "a" (also tools[0])');
+    assert.equal(
+      refusal(doc({ tools: [validTool('a'), validTool('b'), validTool('a')] })),
+      'tools[2].name: duplicate tool name "a" (also tools[0])',
+    );
   });
 
   it('refuses a token hash that is not 64 lowercase hex characters', () => {
     const d = doc({ gateway: { auth: { tokens: [{ id: 'bot', sha256: 'A'.repeat(64) }] } } });
-    assert.equal(refusal(d), 'gateway.auth.tokens[0].sha256: must be 64 lowercase hex characters (the SHA-256 of the token)');
+    assert.equal(
+      refusal(d),
+      'gateway.auth.tokens[0].sha256: must be 64 lowercase hex characters (the SHA-256 of the token)',
+    );
   });
 
   it('refuses an auth string other than "none"', () => {
@@ -120,12 +149,24 @@ describe('parseGatewayConfig', () => {
   });
 
   it('refuses duplicate token ids', () => {
-    const d = doc({ gateway: { auth: { tokens: [{ id: 'bot', sha256: HASH }, { id: 'bot', sha256: 'b'.repeat(64) }] } } });
+    const d = doc({
+      gateway: {
+        auth: {
+          tokens: [
+            { id: 'bot', sha256: HASH },
+            { id: 'bot', sha256: 'b'.repeat(64) },
+          ],
+        },
+      },
+    });
     assert.equal(refusal(d), 'gateway.auth.tokens[1].id: duplicate token id "bot" (also tokens[0])');
   });
 
   it('refuses an invalid validation_errors channel', () => {
-    assert.equal(refusal(doc({ gateway: { validation_errors: 'json' } })), 'gateway.validation_errors: must be one of "protocol", "tool_result", "auto"');
+    assert.equal(
+      refusal(doc({ gateway: { validation_errors: 'json' } })),
+      'gateway.validation_errors: must be one of "protocol", "tool_result", "auto"',
+    );
   });
 
   it('refuses an audit_log that is neither a boolean nor { path }', () => {
@@ -133,7 +174,10 @@ describe('parseGatewayConfig', () => {
   });
 
   it('refuses a zero timeout', () => {
-    assert.equal(refusal(doc({ tools: [validTool('a', { timeout_ms: 0 })] })), 'tools[0].backend.timeout_ms: must be an integer 1-600000 (milliseconds)');
+    assert.equal(
+      refusal(doc({ tools: [validTool('a', { timeout_ms: 0 })] })),
+      'tools[0].backend.timeout_ms: must be an integer 1-600000 (milliseconds)',
+    );
   });
 
   it('refuses a document that is not an object', () => {
@@ -157,37 +201,48 @@ describe('loadGatewayConfig', () => {
 
   it('reads YAML', () => {
     const file = join(dir, 'gateway.yaml');
-    writeFileSync(file, [
-      'version: 1',
-      'gateway: { name: agents, auth: none, port: 8081 }',
-      'tools: []',
-    ].join('\n'));
-    assert.deepEqual(loadGatewayConfig(file), { version: 1, gateway: { name: 'agents', auth: 'none', port: 8081 }, tools: [] });
+    writeFileSync(file, ['version: 1', 'gateway: { name: agents, auth: none, port: 8081 }', 'tools: []'].join('\n'));
+    assert.deepEqual(loadGatewayConfig(file), {
+      version: 1,
+      gateway: { name: 'agents', auth: 'none', port: 8081 },
+      tools: [],
+    });
   });
 
   it('names the file of a field error', () => {
     const file = join(dir, 'bad-port.json');
     writeFileSync(file, JSON.stringify(doc({ gateway: { port: 'x' } })));
-    assert.throws(() => loadGatewayConfig(file), { name: 'ConfigError', message: `gateway.port: must be an integer 1-65535 (in ${file})` });
+    assert.throws(() => loadGatewayConfig(file), {
+      name: 'ConfigError',
+      message: `gateway.port: must be an integer 1-65535 (in ${file})`,
+    });
   });
 
   it('reports a YAML syntax error with its line and column on one line', () => {
     const file = join(dir, 'broken.yaml');
     writeFileSync(file, 'version: 1\ngateway: { name: agents\n');
-    assert.throws(() => loadGatewayConfig(file), (err: Error) => {
-      assert.match(err.message, new RegExp(`^invalid YAML in ${file} at line \\d+, column \\d+: `));
-      assert.doesNotMatch(err.message, /\n/);
-      return true;
-    });
+    assert.throws(
+      () => loadGatewayConfig(file),
+      (err: Error) => {
+        assert.match(err.message, new RegExp(`^invalid YAML in ${file} at line \\d+, column \\d+: `));
+        assert.doesNotMatch(err.message, /\n/);
+        return true;
+      },
+    );
   });
 
   it('reports invalid JSON', () => {
     const file = join(dir, 'broken.json');
     writeFileSync(file, '{"version": 1,');
-    assert.throws(() => loadGatewayConfig(file), (err: Error) => err.message.startsWith(`invalid JSON in ${file}: `));
+    assert.throws(
+      () => loadGatewayConfig(file),
+      (err: Error) => err.message.startsWith(`invalid JSON in ${file}: `),
+    );
   });
 
   it('reports a missing file', () => {
-    assert.throws(() => loadGatewayConfig(join(dir, 'none.json')), { message: `cannot read config file ${join(dir, 'none.json')}: ENOENT` });
+    assert.throws(() => loadGatewayConfig(join(dir, 'none.json')), {
+      message: `cannot read config file ${join(dir, 'none.json')}: ENOENT`,
+    });
   });
 });

@@ -4,7 +4,13 @@ import { fixedQueryClash, fixedQueryNames } from '../../src/contract';
 describe('fixedQueryNames / fixedQueryClash', () => {
   it('lists the decoded literal query names of a template, not placeholder names, not the fragment', () => {
     assert.deepEqual(fixedQueryNames('http://api/x'), []);
-    assert.deepEqual(fixedQueryNames('http://api/x?a=1&b&a=2&c={c}&{d}=1&e+f=1&g%20h=2#i=1'), ['a', 'b', 'c', 'e f', 'g h']);
+    assert.deepEqual(fixedQueryNames('http://api/x?a=1&b&a=2&c={c}&{d}=1&e+f=1&g%20h=2#i=1'), [
+      'a',
+      'b',
+      'c',
+      'e f',
+      'g h',
+    ]);
   });
 
   it('takes 1 MiB of query in linear time (no regular expression over it)', () => {
@@ -16,7 +22,10 @@ describe('fixedQueryNames / fixedQueryClash', () => {
   it('finds a GET/DELETE parameter, renamed or not, under a fixed name; never for a body method', () => {
     const schema = { type: 'object', properties: { q: {}, fixed: {} } };
     assert.deepEqual(fixedQueryClash('http://api/x?fixed=1', 'GET', schema), { param: 'fixed', field: 'fixed' });
-    assert.deepEqual(fixedQueryClash('http://api/x?src=1', 'DELETE', schema, { q: 'src' }), { param: 'q', field: 'src' });
+    assert.deepEqual(fixedQueryClash('http://api/x?src=1', 'DELETE', schema, { q: 'src' }), {
+      param: 'q',
+      field: 'src',
+    });
     assert.equal(fixedQueryClash('http://api/x?fixed=1', 'PUT', schema), undefined);
     assert.equal(fixedQueryClash('http://api/x?fixed=1', 'GET', schema, { fixed: 'other' }), undefined);
     assert.equal(fixedQueryClash('http://api/x?fixed={fixed}', 'GET', schema), undefined);
@@ -25,6 +34,9 @@ describe('fixedQueryNames / fixedQueryClash', () => {
   it('reads only own entries of forward_as and properties', () => {
     const schema = { type: 'object', properties: JSON.parse('{"__proto__":{}}') as Record<string, unknown> };
     assert.equal(fixedQueryClash('http://api/x?constructor=1', 'GET', schema), undefined);
-    assert.deepEqual(fixedQueryClash('http://api/x?__proto__=1', 'GET', schema), { param: '__proto__', field: '__proto__' });
+    assert.deepEqual(fixedQueryClash('http://api/x?__proto__=1', 'GET', schema), {
+      param: '__proto__',
+      field: '__proto__',
+    });
   });
 });

@@ -46,15 +46,19 @@ describe('YAML indentation errors', () => {
     };
 
     it('names the key indented less than its siblings, at its own column', () => {
-      assert.equal(manifestError(UNDER_INDENTED),
+      assert.equal(
+        manifestError(UNDER_INDENTED),
         'm.yaml:4:4: `endpoint` is indented by 3 spaces but `description` above it by 4 spaces: keys of one map start ' +
-          'in the same column; indent it like its siblings');
+          'in the same column; indent it like its siblings',
+      );
     });
 
     it('names the key indented deeper than a key that already has a value', () => {
-      assert.equal(manifestError(OVER_INDENTED),
+      assert.equal(
+        manifestError(OVER_INDENTED),
         'm.yaml:5:7: `auth` is indented deeper than `port` above it, which already has a value on its line: indent it ' +
-          'like its siblings, or move that value to nested lines');
+          'like its siblings, or move that value to nested lines',
+      );
     });
 
     it('says that YAML indents with spaces when a tab indents a line', () => {
@@ -65,13 +69,17 @@ describe('YAML indentation errors', () => {
   describe('in a gateway config', () => {
     it('reports the same sentences and columns, on one line', () => {
       const under = write('under.yaml', 'version: 1\ngateway:\n  name: g\n  auth: none\ntools: []\n port: 8080\n');
-      assert.equal(thrown(() => loadGatewayConfig(under)).message,
+      assert.equal(
+        thrown(() => loadGatewayConfig(under)).message,
         `invalid YAML in ${under} at line 6, column 2: \`port\` is indented by 1 space but \`tools\` above it by 0 spaces: ` +
-          'keys of one map start in the same column; indent it like its siblings');
+          'keys of one map start in the same column; indent it like its siblings',
+      );
       const over = write('over.yaml', 'version: 1\ngateway:\n  name: g\n  auth: none\n   port: 8080\ntools: []\n');
-      assert.equal(thrown(() => loadGatewayConfig(over)).message,
+      assert.equal(
+        thrown(() => loadGatewayConfig(over)).message,
         `invalid YAML in ${over} at line 5, column 4: \`port\` is indented deeper than \`auth\` above it, which already ` +
-          'has a value on its line: indent it like its siblings, or move that value to nested lines');
+          'has a value on its line: indent it like its siblings, or move that value to nested lines',
+      );
     });
   });
 });

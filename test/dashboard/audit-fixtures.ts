@@ -21,9 +21,7 @@ export function auditRecord(overrides: Partial<AuditRecord> & { tsMs?: number } 
 }
 
 /** A refused call with its message. */
-export function refusal(
-  message: string, overrides: Partial<AuditRecord> & { tsMs?: number } = {},
-): AuditRecord {
+export function refusal(message: string, overrides: Partial<AuditRecord> & { tsMs?: number } = {}): AuditRecord {
   return auditRecord({ outcome: 'refused', error: { code: 'INVALID_ARGS', message }, ...overrides });
 }
 

@@ -1,5 +1,15 @@
 import * as assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, openSync, renameSync, rmSync, truncateSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdtempSync,
+  openSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { silentLogger } from '../../src/gateway';
@@ -64,16 +74,19 @@ describe('AuditIngester', () => {
   });
 
   it('skips and counts malformed lines, including records with fields of the wrong type', async () => {
-    writeFileSync(file('audit-0.jsonl'), [
-      JSON.stringify(auditRecord({ tsMs: NOW })),
-      'garbage',
-      '{"ts":1}',
-      JSON.stringify({ ...auditRecord({ tsMs: NOW }), outcome: 'refused', error: null }),
-      JSON.stringify({ ...auditRecord({ tsMs: NOW }), principal: 42 }),
-      '',
-      JSON.stringify(auditRecord({ tsMs: NOW })),
-      '',
-    ].join('\n'));
+    writeFileSync(
+      file('audit-0.jsonl'),
+      [
+        JSON.stringify(auditRecord({ tsMs: NOW })),
+        'garbage',
+        '{"ts":1}',
+        JSON.stringify({ ...auditRecord({ tsMs: NOW }), outcome: 'refused', error: null }),
+        JSON.stringify({ ...auditRecord({ tsMs: NOW }), principal: 42 }),
+        '',
+        JSON.stringify(auditRecord({ tsMs: NOW })),
+        '',
+      ].join('\n'),
+    );
     await ingester.scan();
     assert.equal(calls(), 2);
     assert.equal(ingester.stats.malformed, 4);
@@ -98,7 +111,10 @@ describe('AuditIngester', () => {
     await ingester.scan();
     renameSync(file('audit-0.jsonl'), file('audit-0.jsonl.1'));
     // the new file is shorter than the old offset would allow, and longer: both must be read whole
-    writeFileSync(file('audit-0.jsonl'), lines([refusal('m', { tsMs: NOW }), refusal('m', { tsMs: NOW }), refusal('m', { tsMs: NOW })]));
+    writeFileSync(
+      file('audit-0.jsonl'),
+      lines([refusal('m', { tsMs: NOW }), refusal('m', { tsMs: NOW }), refusal('m', { tsMs: NOW })]),
+    );
     await ingester.scan();
     assert.equal(calls(), 5);
     assert.equal(ingester.stats.restarts, 1);
@@ -127,12 +143,13 @@ describe('AuditIngester', () => {
     assert.equal(ingester.stats.malformed, 0);
   });
 
-  it('adds up two replicas\' files of one gateway, and two directories', async () => {
+  it("adds up two replicas' files of one gateway, and two directories", async () => {
     const other = mkdtempSync(path.join(tmpdir(), 'dash-ingest-b-'));
     try {
       ingester.close();
       ingester = new AuditIngester({ dirs: [dir, other], store, logger: silentLogger });
-      const bot = (n: number, tool: string) => Array.from({ length: n }, () => refusal(`bad ${tool}`, { tsMs: NOW, tool }));
+      const bot = (n: number, tool: string) =>
+        Array.from({ length: n }, () => refusal(`bad ${tool}`, { tsMs: NOW, tool }));
       writeFileSync(file('audit-0.jsonl'), lines(bot(6, 'create_ticket')));
       writeFileSync(file('audit-1.jsonl'), lines(bot(5, 'create_ticket')));
       writeFileSync(path.join(other, 'audit-billing.jsonl'), lines([auditRecord({ tsMs: NOW, gateway: 'billing' })]));
@@ -143,7 +160,13 @@ describe('AuditIngester', () => {
       assert.equal(bot1.refusals, 11);
       assert.equal(bot1.calls, 12);
       assert.equal(bot1.flagged, true);
-      assert.deepEqual(bot1.tools.map((t) => [t.gateway, t.tool, t.calls]), [['support', 'create_ticket', 11], ['billing', 'get_customer', 1]]);
+      assert.deepEqual(
+        bot1.tools.map((t) => [t.gateway, t.tool, t.calls]),
+        [
+          ['support', 'create_ticket', 11],
+          ['billing', 'get_customer', 1],
+        ],
+      );
       assert.equal(ingester.stats.files, 3);
     } finally {
       rmSync(other, { recursive: true, force: true });
@@ -190,9 +213,12 @@ describe('AuditIngester', () => {
         }
         const refused = (n + i) % 3 === 0;
         if (refused) expectedRefusals++;
-        const tsMs = NOW - (n % 7 * 24 * 60) * 60_000;
-        batch += `${JSON.stringify(refused ? refusal(`message ${n % 4}`, { tsMs, tool: `tool_${n % 5}` })
-          : auditRecord({ tsMs, tool: `tool_${n % 5}` }))}\n`;
+        const tsMs = NOW - (n % 7) * 24 * 60 * 60_000;
+        batch += `${JSON.stringify(
+          refused
+            ? refusal(`message ${n % 4}`, { tsMs, tool: `tool_${n % 5}` })
+            : auditRecord({ tsMs, tool: `tool_${n % 5}` }),
+        )}\n`;
         if (batch.length > 1 << 20) {
           writeSync(fd, batch);
           batch = '';

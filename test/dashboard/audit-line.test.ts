@@ -9,13 +9,21 @@ describe('parseAuditLine', () => {
   it('reads a refused call: names, outcome, message and time', () => {
     const record = parseAuditLine(JSON.stringify(refusal('missing customer_id', { tsMs: TS })));
     assert.deepEqual(record, {
-      tsMs: TS, gateway: 'support', principal: 'support-bot', clientName: 'agent-sdk', clientVersion: '1.2.0',
-      tool: 'get_customer', outcome: 'refused', message: 'missing customer_id',
+      tsMs: TS,
+      gateway: 'support',
+      principal: 'support-bot',
+      clientName: 'agent-sdk',
+      clientVersion: '1.2.0',
+      tool: 'get_customer',
+      outcome: 'refused',
+      message: 'missing customer_id',
     });
   });
 
   it('reads a null principal and a null client name (auth: none, no clientInfo)', () => {
-    const record = parseAuditLine(JSON.stringify(auditRecord({ principal: null, client: { name: null, version: null } })));
+    const record = parseAuditLine(
+      JSON.stringify(auditRecord({ principal: null, client: { name: null, version: null } })),
+    );
     assert.equal(record?.principal, null);
     assert.equal(record?.clientName, null);
     assert.equal(record?.message, null);
@@ -26,7 +34,7 @@ describe('parseAuditLine', () => {
     'a half line': '{"ts":"2026-05-04T10:20:30.000Z","gateway":"sup',
     'an array': '[1,2]',
     'a number': '42',
-    'null': 'null',
+    null: 'null',
     'a numeric ts': JSON.stringify({ ...auditRecord(), ts: 1 }),
     'an unparsable ts': JSON.stringify({ ...auditRecord(), ts: 'yesterday' }),
     'a numeric gateway': JSON.stringify({ ...auditRecord(), gateway: 7 }),
@@ -39,8 +47,9 @@ describe('parseAuditLine', () => {
     'a string error': JSON.stringify({ ...auditRecord(), outcome: 'error', error: 'boom' }),
     'a string duration': JSON.stringify({ ...auditRecord(), duration_ms: '12' }),
     'a missing tool': JSON.stringify({ ...auditRecord(), tool: undefined }),
-    'a __proto__ tool': '{"ts":"2026-05-04T10:20:30.000Z","gateway":"g","session":null,"principal":null,'
-      + '"client":{"name":null,"version":null},"__proto__":{"tool":"x"},"outcome":"ok","error":null,"duration_ms":1}',
+    'a __proto__ tool':
+      '{"ts":"2026-05-04T10:20:30.000Z","gateway":"g","session":null,"principal":null,' +
+      '"client":{"name":null,"version":null},"__proto__":{"tool":"x"},"outcome":"ok","error":null,"duration_ms":1}',
   };
   for (const [what, line] of Object.entries(malformed)) {
     it(`rejects ${what}`, () => {
@@ -74,23 +83,47 @@ describe('the fast scanner of gateway-written lines', () => {
   );
   const isoLike = fc.oneof(
     fc.date({ min: new Date(-1e14), max: new Date(1e14), noInvalidDate: true }).map((d) => d.toISOString()),
-    fc.constantFrom('2026-02-29T10:00:00.000Z', '2024-02-29T10:00:00.000Z', '2026-13-01T00:00:00.000Z',
-      '0050-01-01T00:00:00.000Z', '2026-05-04T24:00:00.000Z', '2026-05-04T10:20:30Z', 'not a time', ''),
+    fc.constantFrom(
+      '2026-02-29T10:00:00.000Z',
+      '2024-02-29T10:00:00.000Z',
+      '2026-13-01T00:00:00.000Z',
+      '0050-01-01T00:00:00.000Z',
+      '2026-05-04T24:00:00.000Z',
+      '2026-05-04T10:20:30Z',
+      'not a time',
+      '',
+    ),
   );
 
   it('reads every line exactly as JSON.parse plus the field checks do', () => {
-    fc.assert(fc.property(
-      isoLike, text, fc.option(text), fc.option(text), fc.option(text), text,
-      fc.constantFrom('ok', 'error', 'refused', 'maybe'),
-      fc.option(fc.record({ code: text, message: text })),
-      fc.oneof(fc.double(), fc.integer(), fc.constant(1e308)),
-      (ts, gateway, principal, name, version, tool, outcome, error, duration) => {
-        const line = JSON.stringify({
-          ts, gateway, session: 's', principal, client: { name, version }, tool, outcome, error, duration_ms: duration,
-        });
-        assert.deepEqual(parseAuditLine(line), parseAuditJson(line));
-      },
-    ), { numRuns: 3000 });
+    fc.assert(
+      fc.property(
+        isoLike,
+        text,
+        fc.option(text),
+        fc.option(text),
+        fc.option(text),
+        text,
+        fc.constantFrom('ok', 'error', 'refused', 'maybe'),
+        fc.option(fc.record({ code: text, message: text })),
+        fc.oneof(fc.double(), fc.integer(), fc.constant(1e308)),
+        (ts, gateway, principal, name, version, tool, outcome, error, duration) => {
+          const line = JSON.stringify({
+            ts,
+            gateway,
+            session: 's',
+            principal,
+            client: { name, version },
+            tool,
+            outcome,
+            error,
+            duration_ms: duration,
+          });
+          assert.deepEqual(parseAuditLine(line), parseAuditJson(line));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 
   it('leaves lines in another form to JSON.parse and still reads them', () => {

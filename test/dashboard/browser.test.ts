@@ -17,11 +17,13 @@ import { makeToken } from '../helpers/tokens';
 import { auditRecord, lines, refusal } from './audit-fixtures';
 
 // Functions passed to page.evaluate run in the page; this project compiles without the DOM library.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+
 declare const document: any, window: any;
-type HTMLElement = {
-  dataset: Record<string, string>; classList: { contains(c: string): boolean }; querySelector(s: string): { textContent: string } | null;
-};
+interface HTMLElement {
+  dataset: Record<string, string>;
+  classList: { contains(c: string): boolean };
+  querySelector(s: string): { textContent: string } | null;
+}
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.resolve(__dirname, '../../docs/images/dashboard.png');
@@ -59,33 +61,67 @@ describe('dashboard page (headless chromium)', function () {
   const file = (): string => path.join(dir, 'audit-support-0.jsonl');
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `chromium is required under CI=${ci}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+    assert.ok(
+      existsSync(CHROMIUM),
+      `chromium is required under CI=${ci}: apt-get install -y chromium (or set CHROMIUM_PATH)`,
+    );
     dir = mkdtempSync(path.join(tmpdir(), 'dash-browser-'));
     const now = Date.now();
     // A quiet hour for two healthy agents, and older traffic (2-20 h ago) that only the 24 h window shows.
     const history = [];
     for (let i = 0; i < 120; i++) {
-      history.push(auditRecord({ tsMs: now - (i % 58) * MINUTE - 5000, principal: 'support-bot', tool: ['get_customer', 'list_orders', 'create_ticket'][i % 3] }));
+      history.push(
+        auditRecord({
+          tsMs: now - (i % 58) * MINUTE - 5000,
+          principal: 'support-bot',
+          tool: ['get_customer', 'list_orders', 'create_ticket'][i % 3],
+        }),
+      );
     }
     for (let i = 0; i < 30; i++) {
-      history.push(i % 6 === 0
-        ? auditRecord({ tsMs: now - i * 2 * MINUTE, principal: 'triage-bot', tool: 'list_orders', outcome: 'error',
-          error: { code: 'SERVICE_HTTP_STATUS', message: 'Service error: HTTP 503' }, client: { name: 'triage', version: '0.9.1' } })
-        : auditRecord({ tsMs: now - i * 2 * MINUTE, principal: 'triage-bot', tool: 'list_orders', client: { name: 'triage', version: '0.9.1' } }));
+      history.push(
+        i % 6 === 0
+          ? auditRecord({
+              tsMs: now - i * 2 * MINUTE,
+              principal: 'triage-bot',
+              tool: 'list_orders',
+              outcome: 'error',
+              error: { code: 'SERVICE_HTTP_STATUS', message: 'Service error: HTTP 503' },
+              client: { name: 'triage', version: '0.9.1' },
+            })
+          : auditRecord({
+              tsMs: now - i * 2 * MINUTE,
+              principal: 'triage-bot',
+              tool: 'list_orders',
+              client: { name: 'triage', version: '0.9.1' },
+            }),
+      );
     }
-    for (let i = 0; i < 200; i++) history.push(auditRecord({ tsMs: now - 2 * 3_600_000 - i * 5 * MINUTE, principal: 'support-bot' }));
+    for (let i = 0; i < 200; i++)
+      history.push(auditRecord({ tsMs: now - 2 * 3_600_000 - i * 5 * MINUTE, principal: 'support-bot' }));
     history.sort((a, b) => a.ts.localeCompare(b.ts));
     writeFileSync(file(), lines(history));
-    dashboard = await startDashboard({
-      auditDirs: [dir], port: 0, host: '127.0.0.1', auth: { tokens: [{ id: 'ops', sha256: token.sha256 }] },
-      retentionMs: DEFAULT_RETENTION_MS, flag: DEFAULT_FLAG_RULE,
-    }, { logger: silentLogger, pollIntervalMs: 250 });
+    dashboard = await startDashboard(
+      {
+        auditDirs: [dir],
+        port: 0,
+        host: '127.0.0.1',
+        auth: { tokens: [{ id: 'ops', sha256: token.sha256 }] },
+        retentionMs: DEFAULT_RETENTION_MS,
+        flag: DEFAULT_FLAG_RULE,
+      },
+      { logger: silentLogger, pollIntervalMs: 250 },
+    );
     const puppeteer = await import('puppeteer-core');
     browser = await puppeteer.launch({
-      executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     });
     page = await browser.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
     page.on('pageerror', (e) => consoleErrors.push(String(e)));
     page.on('requestfailed', (r) => consoleErrors.push(`request failed: ${r.url()}`));
     await page.setViewport({ width: 1280, height: 900 });
@@ -100,40 +136,80 @@ describe('dashboard page (headless chromium)', function () {
   const text = (selector: string): Promise<string | undefined> =>
     page.$eval(selector, (e) => e.textContent ?? '').catch(() => undefined);
   const rowCell = (agent: string, tool: string, col: string): Promise<string | undefined> =>
-    page.evaluate((a, t, c) => {
-      const row = ([...document.querySelectorAll('#agents-body tr')] as HTMLElement[]).find((r) => (r as HTMLElement).dataset.agent === a && (r as HTMLElement).dataset.tool === t);
-      return row?.querySelector(`[data-col="${c}"]`)?.textContent ?? undefined;
-    }, agent, tool, col);
+    page.evaluate(
+      (a, t, c) => {
+        const row = ([...document.querySelectorAll('#agents-body tr')] as HTMLElement[]).find(
+          (r) => (r as HTMLElement).dataset.agent === a && (r as HTMLElement).dataset.tool === t,
+        );
+        return row?.querySelector(`[data-col="${c}"]`)?.textContent ?? undefined;
+      },
+      agent,
+      tool,
+      col,
+    );
 
   it('opens with ?token= (traded for a cookie) and loads with no console error', async () => {
     await page.goto(`${dashboard.url}?token=${encodeURIComponent(token.token)}`, { waitUntil: 'networkidle0' });
     assert.equal(page.url(), dashboard.url);
-    await waitFor('the table', 10_000, async () => ((await rowCell('support-bot', 'get_customer', 'calls')) ? true : undefined));
+    await waitFor('the table', 10_000, async () =>
+      (await rowCell('support-bot', 'get_customer', 'calls')) ? true : undefined,
+    );
     assert.equal(await text('#total-calls'), '150');
     assert.deepEqual(consoleErrors, []);
   });
 
   it('shows a scripted failing agent flagged, with its tool and its message', async () => {
     const now = Date.now();
-    appendFileSync(file(), lines([
-      ...Array.from({ length: 14 }, (_, i) => refusal(FAILING_MESSAGE, { tsMs: now - (14 - i) * 20_000, principal: 'billing-bot', tool: 'create_ticket', client: { name: 'billing-agent', version: '2.3.0' } })),
-      ...Array.from({ length: 4 }, (_, i) => refusal('Missing required parameter: `customer_id`', { tsMs: now - i * 40_000, principal: 'billing-bot', tool: 'get_customer', client: { name: 'billing-agent', version: '2.3.0' } })),
-      auditRecord({ tsMs: now, principal: 'billing-bot', tool: 'get_customer', client: { name: 'billing-agent', version: '2.3.0' } }),
-    ]));
-    await waitFor('billing-bot flagged', 10_000, async () => page.evaluate(() => {
-      const row = document.querySelector('#agents-body tr[data-agent="billing-bot"][data-tool="create_ticket"]') as HTMLElement | null;
-      return row?.dataset.flagged === 'true' && row.classList.contains('flagged') ? true : undefined;
-    }));
+    appendFileSync(
+      file(),
+      lines([
+        ...Array.from({ length: 14 }, (_, i) =>
+          refusal(FAILING_MESSAGE, {
+            tsMs: now - (14 - i) * 20_000,
+            principal: 'billing-bot',
+            tool: 'create_ticket',
+            client: { name: 'billing-agent', version: '2.3.0' },
+          }),
+        ),
+        ...Array.from({ length: 4 }, (_, i) =>
+          refusal('Missing required parameter: `customer_id`', {
+            tsMs: now - i * 40_000,
+            principal: 'billing-bot',
+            tool: 'get_customer',
+            client: { name: 'billing-agent', version: '2.3.0' },
+          }),
+        ),
+        auditRecord({
+          tsMs: now,
+          principal: 'billing-bot',
+          tool: 'get_customer',
+          client: { name: 'billing-agent', version: '2.3.0' },
+        }),
+      ]),
+    );
+    await waitFor('billing-bot flagged', 10_000, async () =>
+      page.evaluate(() => {
+        const row = document.querySelector(
+          '#agents-body tr[data-agent="billing-bot"][data-tool="create_ticket"]',
+        ) as HTMLElement | null;
+        return row?.dataset.flagged === 'true' && row.classList.contains('flagged') ? true : undefined;
+      }),
+    );
     assert.equal(await rowCell('billing-bot', 'create_ticket', 'refusals'), '14');
-    assert.match(await rowCell('billing-bot', 'create_ticket', 'messages') ?? '', /14.*Invalid value for `priority`: expected one of "low", "normal", "high"/);
-    assert.match(await text('#flagged-items') ?? '', /billing-bot: 18 of 19 calls refused/);
+    assert.match(
+      (await rowCell('billing-bot', 'create_ticket', 'messages')) ?? '',
+      /14.*Invalid value for `priority`: expected one of "low", "normal", "high"/,
+    );
+    assert.match((await text('#flagged-items')) ?? '', /billing-bot: 18 of 19 calls refused/);
     assert.equal(await text('#total-flagged'), '1');
   });
 
   it('changes the numbers when the window is switched', async () => {
     const hour = await text('#total-calls');
     await page.click('button[aria-label="Last 24 hours"]');
-    await waitFor('the 24 h totals', 10_000, async () => ((await text('#total-calls')) === String(Number(hour) + 200) ? true : undefined));
+    await waitFor('the 24 h totals', 10_000, async () =>
+      (await text('#total-calls')) === String(Number(hour) + 200) ? true : undefined,
+    );
     assert.equal(await page.$eval('button[aria-label="Last 24 hours"]', (b) => b.getAttribute('aria-pressed')), 'true');
     await page.click('button[aria-label="Last hour"]');
     await waitFor('the 1 h totals', 10_000, async () => ((await text('#total-calls')) === hour ? true : undefined));
@@ -141,18 +217,31 @@ describe('dashboard page (headless chromium)', function () {
 
   it('shows a new refusal within 5 s', async () => {
     const before = Number(await rowCell('billing-bot', 'create_ticket', 'refusals'));
-    appendFileSync(file(), lines([refusal(FAILING_MESSAGE, {
-      tsMs: Date.now(), principal: 'billing-bot', tool: 'create_ticket', client: { name: 'billing-agent', version: '2.3.0' },
-    })]));
+    appendFileSync(
+      file(),
+      lines([
+        refusal(FAILING_MESSAGE, {
+          tsMs: Date.now(),
+          principal: 'billing-bot',
+          tool: 'create_ticket',
+          client: { name: 'billing-agent', version: '2.3.0' },
+        }),
+      ]),
+    );
     await waitFor('the new refusal', 5_000, async () =>
-      (Number(await rowCell('billing-bot', 'create_ticket', 'refusals')) === before + 1 ? true : undefined));
+      Number(await rowCell('billing-bot', 'create_ticket', 'refusals')) === before + 1 ? true : undefined,
+    );
   });
 
   it('lists the recent refusals of an agent when it is clicked, then saves the screenshot', async () => {
     await page.click('#agents-body tr[data-agent="billing-bot"] .agent-button');
-    await waitFor('the refusals panel', 10_000, async () => ((await page.$$('#refusals-body tr')).length > 0 ? true : undefined));
+    await waitFor('the refusals panel', 10_000, async () =>
+      (await page.$$('#refusals-body tr')).length > 0 ? true : undefined,
+    );
     assert.equal(await text('#refusals-title'), 'Recent refusals of billing-bot');
-    const first = await page.$eval('#refusals-body tr', (r) => [...r.querySelectorAll('td')].map((td: { textContent: string }) => td.textContent));
+    const first = await page.$eval('#refusals-body tr', (r) =>
+      [...r.querySelectorAll('td')].map((td: { textContent: string }) => td.textContent),
+    );
     assert.equal(first[1], 'support');
     assert.equal(first[2], 'create_ticket');
     assert.equal(first[3], FAILING_MESSAGE);
@@ -165,7 +254,10 @@ describe('dashboard page (headless chromium)', function () {
   });
 
   it('keeps a caller-chosen message full of markup as text', async () => {
-    appendFileSync(path.join(dir, 'audit-support-1.jsonl'), lines([refusal(HOSTILE_MESSAGE, { tsMs: Date.now(), principal: 'triage-bot', tool: '<b>bold</b>' })]));
+    appendFileSync(
+      path.join(dir, 'audit-support-1.jsonl'),
+      lines([refusal(HOSTILE_MESSAGE, { tsMs: Date.now(), principal: 'triage-bot', tool: '<b>bold</b>' })]),
+    );
     const rendered = await waitFor('the hostile row', 10_000, () => rowCell('triage-bot', '<b>bold</b>', 'messages'));
     assert.match(rendered ?? '', /<img src=x onerror=/);
     assert.equal(await page.evaluate(() => window.__pwned), undefined);

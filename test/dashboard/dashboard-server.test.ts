@@ -4,15 +4,24 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { silentLogger } from '../../src/gateway';
 import {
-  DEFAULT_FLAG_RULE, DEFAULT_RETENTION_MS, startDashboard, type DashboardSettings, type RunningDashboard,
+  DEFAULT_FLAG_RULE,
+  DEFAULT_RETENTION_MS,
+  startDashboard,
+  type DashboardSettings,
+  type RunningDashboard,
 } from '../../src/dashboard';
 import { makeToken } from '../helpers/tokens';
 import { auditRecord, lines, refusal } from './audit-fixtures';
 
 function settings(dir: string, overrides: Partial<DashboardSettings> = {}): DashboardSettings {
   return {
-    auditDirs: [dir], port: 0, host: '127.0.0.1', auth: undefined, retentionMs: DEFAULT_RETENTION_MS,
-    flag: DEFAULT_FLAG_RULE, ...overrides,
+    auditDirs: [dir],
+    port: 0,
+    host: '127.0.0.1',
+    auth: undefined,
+    retentionMs: DEFAULT_RETENTION_MS,
+    flag: DEFAULT_FLAG_RULE,
+    ...overrides,
   };
 }
 
@@ -32,43 +41,56 @@ describe('dashboard HTTP API (a real listening server)', () => {
   it('refuses to start on a non-loopback address without a token, with one line', async () => {
     await assert.rejects(startDashboard(settings(dir, { host: '0.0.0.0' }), { logger: silentLogger }), {
       name: 'ConfigError',
-      message: 'dashboard: host 0.0.0.0 is not a loopback address, so a token is required '
-        + '(pass --token-sha256 HEX or set auth.tokens in the config file, or bind to 127.0.0.1)',
+      message:
+        'dashboard: host 0.0.0.0 is not a loopback address, so a token is required ' +
+        '(pass --token-sha256 HEX or set auth.tokens in the config file, or bind to 127.0.0.1)',
     });
   });
 
-  it('serves summary, time series and one agent\'s refusals on loopback without a token', async () => {
+  it("serves summary, time series and one agent's refusals on loopback without a token", async () => {
     const now = Date.now();
-    writeFileSync(path.join(dir, 'audit-0.jsonl'), lines([
-      ...Array.from({ length: 12 }, (_, i) => refusal(`'priority' must be one of low, normal, high`, {
-        tsMs: now - i * 1000, principal: 'billing-bot', tool: 'create_ticket',
-      })),
-      auditRecord({ tsMs: now, principal: 'billing-bot', tool: 'create_ticket' }),
-      auditRecord({ tsMs: now - 3 * 3_600_000, principal: 'billing-bot', tool: 'create_ticket' }),
-    ]));
+    writeFileSync(
+      path.join(dir, 'audit-0.jsonl'),
+      lines([
+        ...Array.from({ length: 12 }, (_, i) =>
+          refusal(`'priority' must be one of low, normal, high`, {
+            tsMs: now - i * 1000,
+            principal: 'billing-bot',
+            tool: 'create_ticket',
+          }),
+        ),
+        auditRecord({ tsMs: now, principal: 'billing-bot', tool: 'create_ticket' }),
+        auditRecord({ tsMs: now - 3 * 3_600_000, principal: 'billing-bot', tool: 'create_ticket' }),
+      ]),
+    );
     writeFileSync(path.join(dir, 'audit-1.jsonl'), lines([auditRecord({ tsMs: now })]));
     dashboard = await startDashboard(settings(dir), { logger: silentLogger });
 
     const res = await fetch(`${dashboard.url}api/summary?window=1h`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self'/);
-    const summary = await res.json() as any;
+    const summary = (await res.json()) as any;
     assert.deepEqual(summary.totals, { calls: 14, refusals: 12, errors: 0 });
     const bot = summary.agents[0];
     assert.equal(bot.principal, 'billing-bot');
     assert.equal(bot.flagged, true);
-    assert.deepEqual(bot.tools[0].top_messages, [{ message: `'priority' must be one of low, normal, high`, count: 12 }]);
+    assert.deepEqual(bot.tools[0].top_messages, [
+      { message: `'priority' must be one of low, normal, high`, count: 12 },
+    ]);
     assert.equal(summary.ingest.files, 2);
     assert.equal(summary.ingest.malformed, 0);
 
-    const day = await (await fetch(`${dashboard.url}api/summary?window=24h`)).json() as any;
+    const day = (await (await fetch(`${dashboard.url}api/summary?window=24h`)).json()) as any;
     assert.equal(day.totals.calls, 15);
 
-    const series = await (await fetch(`${dashboard.url}api/timeseries?window=1h`)).json() as any;
+    const series = (await (await fetch(`${dashboard.url}api/timeseries?window=1h`)).json()) as any;
     assert.equal(series.t.length, 60);
-    assert.equal(series.calls.reduce((a: number, b: number) => a + b, 0), 14);
+    assert.equal(
+      series.calls.reduce((a: number, b: number) => a + b, 0),
+      14,
+    );
 
-    const refused = await (await fetch(`${dashboard.url}api/agents/billing-bot/refusals?limit=2`)).json() as any;
+    const refused = (await (await fetch(`${dashboard.url}api/agents/billing-bot/refusals?limit=2`)).json()) as any;
     assert.equal(refused.refusals.length, 2);
     assert.deepEqual(Object.keys(refused.refusals[0]), ['ts', 'gateway', 'tool', 'message', 'client']);
     assert.equal(refused.refusals[0].tool, 'create_ticket');
@@ -95,7 +117,9 @@ describe('dashboard HTTP API (a real listening server)', () => {
 
   it('requires a token when one is configured, even on loopback: bearer header or the ?token= cookie exchange', async () => {
     const token = makeToken('ops');
-    dashboard = await startDashboard(settings(dir, { auth: { tokens: [{ id: 'ops', sha256: token.sha256 }] } }), { logger: silentLogger });
+    dashboard = await startDashboard(settings(dir, { auth: { tokens: [{ id: 'ops', sha256: token.sha256 }] } }), {
+      logger: silentLogger,
+    });
     const api = `${dashboard.url}api/summary`;
     assert.equal((await fetch(api)).status, 401);
     assert.equal((await fetch(api, { headers: { Authorization: 'Bearer wrong' } })).status, 401);
@@ -123,7 +147,12 @@ describe('dashboard HTTP API (a real listening server)', () => {
     const html = await page.text();
     assert.doesNotMatch(html, /<script>|<script [^>]*>[^<]/, 'no inline script');
     assert.doesNotMatch(html, /https?:\/\//, 'no CDN');
-    for (const asset of ['/assets/dashboard.js', '/assets/dashboard.css', '/assets/uPlot.iife.min.js', '/assets/uPlot.min.css']) {
+    for (const asset of [
+      '/assets/dashboard.js',
+      '/assets/dashboard.css',
+      '/assets/uPlot.iife.min.js',
+      '/assets/uPlot.min.css',
+    ]) {
       const res = await fetch(new URL(asset, dashboard.url));
       assert.equal(res.status, 200, asset);
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff');

@@ -1,7 +1,14 @@
 import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import {
-  AuditStore, parseAuditLine, summarize, timeseries, WINDOWS, type DashboardRecord, type FlagRule, type WindowName,
+  AuditStore,
+  parseAuditLine,
+  summarize,
+  timeseries,
+  WINDOWS,
+  type DashboardRecord,
+  type FlagRule,
+  type WindowName,
 } from '../../src/dashboard';
 import { refusal, auditRecord } from './audit-fixtures';
 
@@ -9,25 +16,30 @@ const NOW = Date.parse('2026-05-04T12:00:30.000Z');
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
-const recordArb = fc.record({
-  tsMs: fc.oneof(
-    fc.integer({ min: NOW - 8 * DAY, max: NOW + 10 * MINUTE }),
-    fc.integer({ min: NOW - 2 * 3_600_000, max: NOW + 10 * MINUTE }),
-    fc.integer({ min: NOW - 7 * DAY - 2 * 3_600_000, max: NOW - 7 * DAY + 2 * 3_600_000 }),
-    fc.integer({ min: NOW - DAY - 2 * 3_600_000, max: NOW - DAY + 2 * 3_600_000 }),
-  ),
-  gateway: fc.constantFrom('support', 'billing'),
-  principal: fc.constantFrom<string | null>('bot-a', 'bot-b', 'toString', '__proto__', null),
-  clientName: fc.constantFrom<string | null>('sdk', null),
-  clientVersion: fc.constant<string | null>(null),
-  tool: fc.constantFrom('get_customer', 'create_ticket', 'constructor'),
-  outcome: fc.constantFrom('ok', 'ok', 'refused', 'refused', 'error') as fc.Arbitrary<DashboardRecord['outcome']>,
-  message: fc.constantFrom('m1', 'm2', 'm3', 'm4', 'm5', 'm6'),
-}).map((r): DashboardRecord => ({ ...r, message: r.outcome === 'ok' ? null : r.message }));
+const recordArb = fc
+  .record({
+    tsMs: fc.oneof(
+      fc.integer({ min: NOW - 8 * DAY, max: NOW + 10 * MINUTE }),
+      fc.integer({ min: NOW - 2 * 3_600_000, max: NOW + 10 * MINUTE }),
+      fc.integer({ min: NOW - 7 * DAY - 2 * 3_600_000, max: NOW - 7 * DAY + 2 * 3_600_000 }),
+      fc.integer({ min: NOW - DAY - 2 * 3_600_000, max: NOW - DAY + 2 * 3_600_000 }),
+    ),
+    gateway: fc.constantFrom('support', 'billing'),
+    principal: fc.constantFrom<string | null>('bot-a', 'bot-b', 'toString', '__proto__', null),
+    clientName: fc.constantFrom<string | null>('sdk', null),
+    clientVersion: fc.constant<string | null>(null),
+    tool: fc.constantFrom('get_customer', 'create_ticket', 'constructor'),
+    outcome: fc.constantFrom('ok', 'ok', 'refused', 'refused', 'error') as fc.Arbitrary<DashboardRecord['outcome']>,
+    message: fc.constantFrom('m1', 'm2', 'm3', 'm4', 'm5', 'm6'),
+  })
+  .map((r): DashboardRecord => ({ ...r, message: r.outcome === 'ok' ? null : r.message }));
 
 /** Records clustered in time (now, and the edges of the 24 h and 7 d windows), so that flags and ties happen. */
 const logArb = fc.array(recordArb, { maxLength: 400, size: 'large' });
-const ruleArb = fc.record({ minRefusals: fc.integer({ min: 1, max: 6 }), minRate: fc.constantFrom(0, 0.25, 0.5, 0.75, 1) });
+const ruleArb = fc.record({
+  minRefusals: fc.integer({ min: 1, max: 6 }),
+  minRate: fc.constantFrom(0, 0.25, 0.5, 0.75, 1),
+});
 const windowArb = fc.constantFrom<WindowName>('1h', '24h', '7d');
 
 /** The summary computed the slow, obvious way from the raw records. */
@@ -39,37 +51,58 @@ function bruteForce(records: readonly DashboardRecord[], window: WindowName, rul
     const m = Math.floor(r.tsMs / MINUTE);
     return m >= retained && r.tsMs <= NOW + 5 * MINUTE && m >= from && m <= nowMinute;
   });
-  const flagged = (calls: number, refusals: number) => calls > 0 && refusals >= rule.minRefusals && refusals / calls >= rule.minRate;
+  const flagged = (calls: number, refusals: number) =>
+    calls > 0 && refusals >= rule.minRefusals && refusals / calls >= rule.minRate;
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const agents = [...new Set(inWindow.map((r) => r.principal))].map((principal) => {
-    const mine = inWindow.filter((r) => r.principal === principal);
-    const keys = [...new Set(mine.map((r) => `${r.gateway} ${r.tool}`))];
-    const tools = keys.map((key) => {
-      const rows = mine.filter((r) => `${r.gateway} ${r.tool}` === key);
-      const calls = rows.length;
-      const refusals = rows.filter((r) => r.outcome === 'refused').length;
-      const counts = new Map<string, number>();
-      for (const r of rows) if (r.message !== null) counts.set(r.message, (counts.get(r.message) ?? 0) + 1);
-      const ranked = [...counts].sort((a, b) => b[1] - a[1] || cmp(a[0], b[0]));
+  const agents = [...new Set(inWindow.map((r) => r.principal))]
+    .map((principal) => {
+      const mine = inWindow.filter((r) => r.principal === principal);
+      const keys = [...new Set(mine.map((r) => `${r.gateway} ${r.tool}`))];
+      const tools = keys
+        .map((key) => {
+          const rows = mine.filter((r) => `${r.gateway} ${r.tool}` === key);
+          const calls = rows.length;
+          const refusals = rows.filter((r) => r.outcome === 'refused').length;
+          const counts = new Map<string, number>();
+          for (const r of rows) if (r.message !== null) counts.set(r.message, (counts.get(r.message) ?? 0) + 1);
+          const ranked = [...counts].sort((a, b) => b[1] - a[1] || cmp(a[0], b[0]));
+          return {
+            gateway: rows[0].gateway,
+            tool: rows[0].tool,
+            calls,
+            refusals,
+            errors: rows.filter((r) => r.outcome === 'error').length,
+            refusal_rate: refusals / calls,
+            flagged: flagged(calls, refusals),
+            last_seen: new Date(Math.max(...rows.map((r) => r.tsMs))).toISOString(),
+            top_messages: ranked.slice(0, 5).map(([message, count]) => ({ message, count })),
+            other_messages: ranked.slice(5).reduce((s, [, c]) => s + c, 0),
+          };
+        })
+        .sort(
+          (a, b) => b.refusals - a.refusals || b.calls - a.calls || cmp(a.gateway, b.gateway) || cmp(a.tool, b.tool),
+        );
+      const calls = mine.length;
+      const refusals = mine.filter((r) => r.outcome === 'refused').length;
       return {
-        gateway: rows[0].gateway, tool: rows[0].tool, calls, refusals,
-        errors: rows.filter((r) => r.outcome === 'error').length,
+        principal,
+        overflow: false,
+        calls,
+        refusals,
+        errors: mine.filter((r) => r.outcome === 'error').length,
         refusal_rate: refusals / calls,
         flagged: flagged(calls, refusals),
-        last_seen: new Date(Math.max(...rows.map((r) => r.tsMs))).toISOString(),
-        top_messages: ranked.slice(0, 5).map(([message, count]) => ({ message, count })),
-        other_messages: ranked.slice(5).reduce((s, [, c]) => s + c, 0),
+        last_seen: new Date(Math.max(...mine.map((r) => r.tsMs))).toISOString(),
+        tools,
       };
-    }).sort((a, b) => b.refusals - a.refusals || b.calls - a.calls || cmp(a.gateway, b.gateway) || cmp(a.tool, b.tool));
-    const calls = mine.length;
-    const refusals = mine.filter((r) => r.outcome === 'refused').length;
-    return {
-      principal, overflow: false, calls, refusals, errors: mine.filter((r) => r.outcome === 'error').length,
-      refusal_rate: refusals / calls, flagged: flagged(calls, refusals),
-      last_seen: new Date(Math.max(...mine.map((r) => r.tsMs))).toISOString(), tools,
-    };
-  }).sort((a, b) => Number(b.flagged) - Number(a.flagged) || b.refusals - a.refusals || b.calls - a.calls
-    || cmp(a.principal ?? '', b.principal ?? ''));
+    })
+    .sort(
+      (a, b) =>
+        Number(b.flagged) - Number(a.flagged) ||
+        b.refusals - a.refusals ||
+        b.calls - a.calls ||
+        cmp(a.principal ?? '', b.principal ?? ''),
+    );
   return {
     totals: {
       calls: inWindow.length,
@@ -91,26 +124,39 @@ function storeWith(records: readonly DashboardRecord[], batches = 1): AuditStore
 
 describe('summarize (against a brute-force computation on random logs)', () => {
   it('counts, rates, flags, top messages, last seen and order per agent × tool, for every window', () => {
-    fc.assert(fc.property(logArb, windowArb, ruleArb, fc.integer({ min: 1, max: 5 }), (records, window, rule, batches) => {
-      const summary = summarize(storeWith(records, batches), window, rule);
-      const expected = bruteForce(records, window, rule);
-      assert.deepEqual(summary.totals, expected.totals);
-      assert.deepEqual(summary.agents, expected.agents);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(logArb, windowArb, ruleArb, fc.integer({ min: 1, max: 5 }), (records, window, rule, batches) => {
+        const summary = summarize(storeWith(records, batches), window, rule);
+        const expected = bruteForce(records, window, rule);
+        assert.deepEqual(summary.totals, expected.totals);
+        assert.deepEqual(summary.agents, expected.agents);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('puts every call of the window in exactly one step of the time series', () => {
-    fc.assert(fc.property(logArb, windowArb, fc.constantFrom<string | null | undefined>(undefined, 'bot-a', null),
-      (records, window, principal) => {
-        const series = timeseries(storeWith(records), window, principal);
-        const { inWindow } = bruteForce(records, window, { minRefusals: 1, minRate: 0 });
-        const mine = principal === undefined ? inWindow : inWindow.filter((r) => r.principal === principal);
-        const step = WINDOWS[window].stepMinutes * MINUTE;
-        const expected = series.t.map((t) => mine.filter((r) => Math.floor(r.tsMs / step) * step === t).length);
-        assert.deepEqual(series.calls, expected);
-        assert.equal(series.refusals.reduce((a, b) => a + b, 0), mine.filter((r) => r.outcome === 'refused').length);
-        assert.equal(series.step_ms, step);
-      }), { numRuns: 150 });
+    fc.assert(
+      fc.property(
+        logArb,
+        windowArb,
+        fc.constantFrom<string | null | undefined>(undefined, 'bot-a', null),
+        (records, window, principal) => {
+          const series = timeseries(storeWith(records), window, principal);
+          const { inWindow } = bruteForce(records, window, { minRefusals: 1, minRate: 0 });
+          const mine = principal === undefined ? inWindow : inWindow.filter((r) => r.principal === principal);
+          const step = WINDOWS[window].stepMinutes * MINUTE;
+          const expected = series.t.map((t) => mine.filter((r) => Math.floor(r.tsMs / step) * step === t).length);
+          assert.deepEqual(series.calls, expected);
+          assert.equal(
+            series.refusals.reduce((a, b) => a + b, 0),
+            mine.filter((r) => r.outcome === 'refused').length,
+          );
+          assert.equal(series.step_ms, step);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 
   it('flags an agent at exactly 10 refusals and 50 % by default, not at 9', () => {
@@ -126,7 +172,14 @@ describe('summarize (against a brute-force computation on random logs)', () => {
 
 describe('AuditStore bounds', () => {
   const rec = (tsMs: number, i = 0, message = 'm'): DashboardRecord => ({
-    tsMs, gateway: 'g', principal: `p${i % 3}`, clientName: null, clientVersion: null, tool: `t${i}`, outcome: 'refused', message,
+    tsMs,
+    gateway: 'g',
+    principal: `p${i % 3}`,
+    clientName: null,
+    clientVersion: null,
+    tool: `t${i}`,
+    outcome: 'refused',
+    message,
   });
 
   it('rolls minutes older than a day into hours as time passes, keeping the 7 d counts and the order of messages', () => {
@@ -165,7 +218,10 @@ describe('AuditStore bounds', () => {
     const store = new AuditStore({ now: () => NOW, maxMessagesPerCell: 2 });
     store.addAll(['a', 'b', 'c', 'c', 'a'].map((m) => rec(NOW, 0, m)));
     const [tool] = summarize(store, '1h', { minRefusals: 1, minRate: 0 }).agents[0].tools;
-    assert.deepEqual(tool.top_messages, [{ message: 'a', count: 2 }, { message: 'b', count: 1 }]);
+    assert.deepEqual(tool.top_messages, [
+      { message: 'a', count: 2 },
+      { message: 'b', count: 1 },
+    ]);
     assert.equal(tool.other_messages, 2);
   });
 

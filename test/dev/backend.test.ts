@@ -1,5 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { RunningSupportDeskBackend, startSupportDeskBackend, SupportDeskStore } from '../../examples/support-desk/backend';
+import {
+  RunningSupportDeskBackend,
+  startSupportDeskBackend,
+  SupportDeskStore,
+} from '../../examples/support-desk/backend';
 
 describe('support desk backend', () => {
   let backend: RunningSupportDeskBackend;
@@ -7,14 +11,23 @@ describe('support desk backend', () => {
   const call = async (method: string, path: string, body?: unknown): Promise<[number, any]> => {
     const res = await fetch(`${backend.url}${path}`, {
       method,
-      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+      ...(body !== undefined
+        ? {
+            body: typeof body === 'string' ? body : JSON.stringify(body),
+            headers: { 'content-type': 'application/json' },
+          }
+        : {}),
       signal: AbortSignal.timeout(5000),
     });
     return [res.status, await res.json()];
   };
 
-  beforeEach(async () => { backend = await startSupportDeskBackend({ port: 0, store: new SupportDeskStore(() => fixedNow) }); });
-  afterEach(async () => { await backend.close(); });
+  beforeEach(async () => {
+    backend = await startSupportDeskBackend({ port: 0, store: new SupportDeskStore(() => fixedNow) });
+  });
+  afterEach(async () => {
+    await backend.close();
+  });
 
   it('listens on an ephemeral loopback port', () => {
     assert.match(backend.url, /^http:\/\/127\.0\.0\.1:\d+$/);
@@ -33,7 +46,8 @@ describe('support desk backend', () => {
   });
 
   it('searches tickets by text, status, priority, date and limit', async () => {
-    const ids = async (q: string): Promise<string[]> => (await call('GET', `/tickets?${q}`))[1].tickets.map((t: { id: string }) => t.id);
+    const ids = async (q: string): Promise<string[]> =>
+      (await call('GET', `/tickets?${q}`))[1].tickets.map((t: { id: string }) => t.id);
     assert.deepEqual(await ids(''), ['T-1003', 'T-1002', 'T-1001']);
     assert.deepEqual(await ids('query=invoice'), ['T-1002']);
     assert.deepEqual(await ids('status=open&priority=1'), ['T-1001']);
@@ -43,33 +57,63 @@ describe('support desk backend', () => {
 
   it('opens a ticket and finds it afterwards', async () => {
     const [status, ticket] = await call('POST', '/tickets', {
-      subject: 'Broken export', body: 'CSV export is empty', priority: 2, tags: ['export'],
+      subject: 'Broken export',
+      body: 'CSV export is empty',
+      priority: 2,
+      tags: ['export'],
       customer: { name: 'Ada', email: 'ada@example.com', addresses: [{ street: 'a', city: 'b', zip_code: 10115 }] },
     });
     assert.equal(status, 201);
     assert.deepEqual(ticket, {
-      id: 'T-1004', subject: 'Broken export', body: 'CSV export is empty', status: 'open', priority: 2,
+      id: 'T-1004',
+      subject: 'Broken export',
+      body: 'CSV export is empty',
+      status: 'open',
+      priority: 2,
       customer: { name: 'Ada', email: 'ada@example.com', addresses: [{ street: 'a', city: 'b', zip_code: 10115 }] },
-      tags: ['export'], created_at: '2025-06-01T12:00:00.000Z',
+      tags: ['export'],
+      created_at: '2025-06-01T12:00:00.000Z',
     });
     assert.deepEqual((await call('GET', '/tickets/T-1004'))[1].subject, 'Broken export');
   });
 
   it('refuses a ticket without a body the way a real backend does', async () => {
-    assert.deepEqual(await call('POST', '/tickets', { subject: 's', customer: { name: 'a', email: 'e' } }), [400, { error: 'body: required string' }]);
+    assert.deepEqual(await call('POST', '/tickets', { subject: 's', customer: { name: 'a', email: 'e' } }), [
+      400,
+      { error: 'body: required string' },
+    ]);
     assert.deepEqual(await call('POST', '/tickets', '{nope'), [400, { error: 'request body is not valid JSON' }]);
   });
 
   it('merges team settings on PUT /settings/{team}', async () => {
-    assert.deepEqual(await call('PUT', '/settings/billing', { settings: { sla_hours: 8 } }), [200, { team: 'billing', settings: { auto_assign: true, sla_hours: 8 } }]);
-    assert.deepEqual(await call('PUT', '/settings/ops', { settings: 'x' }), [400, { error: 'settings: expected an object' }]);
+    assert.deepEqual(await call('PUT', '/settings/billing', { settings: { sla_hours: 8 } }), [
+      200,
+      { team: 'billing', settings: { auto_assign: true, sla_hours: 8 } },
+    ]);
+    assert.deepEqual(await call('PUT', '/settings/ops', { settings: 'x' }), [
+      400,
+      { error: 'settings: expected an object' },
+    ]);
   });
 
   it('creates tasks from the forwarded description field', async () => {
-    assert.deepEqual(await call('POST', '/tasks', { title: 'Call back', description: 'Call Ada about the refund', due: '2025-06-02' }), [201, {
-      id: 'K-0001', title: 'Call back', description: 'Call Ada about the refund', due: '2025-06-02', created_at: '2025-06-01T12:00:00.000Z',
-    }]);
-    assert.deepEqual(await call('POST', '/tasks', { title: 'x', prompt: 'y' }), [400, { error: 'description: required string' }]);
+    assert.deepEqual(
+      await call('POST', '/tasks', { title: 'Call back', description: 'Call Ada about the refund', due: '2025-06-02' }),
+      [
+        201,
+        {
+          id: 'K-0001',
+          title: 'Call back',
+          description: 'Call Ada about the refund',
+          due: '2025-06-02',
+          created_at: '2025-06-01T12:00:00.000Z',
+        },
+      ],
+    );
+    assert.deepEqual(await call('POST', '/tasks', { title: 'x', prompt: 'y' }), [
+      400,
+      { error: 'description: required string' },
+    ]);
   });
 
   it('answers 404 for an unknown route and 405 for a wrong method', async () => {
@@ -78,6 +122,9 @@ describe('support desk backend', () => {
   });
 
   it('answers 400 for a path parameter with broken percent-encoding', async () => {
-    assert.deepEqual(await call('GET', '/customers/C-%E0%A4'), [400, { error: 'customer_id: invalid percent-encoding in the path' }]);
+    assert.deepEqual(await call('GET', '/customers/C-%E0%A4'), [
+      400,
+      { error: 'customer_id: invalid percent-encoding in the path' },
+    ]);
   });
 });

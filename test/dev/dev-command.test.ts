@@ -13,7 +13,9 @@ const app = path.join(__dirname, 'fixtures/tiny-app');
 
 async function connect(url: string, token: string): Promise<Client> {
   const client = new Client({ name: 'dev-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   return client;
 }
 
@@ -25,7 +27,9 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
   before(function () {
     if (!fs.existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
   });
-  beforeEach(() => { auditDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dev-audit-')); });
+  beforeEach(() => {
+    auditDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dev-audit-'));
+  });
   afterEach(() => {
     killGroup(dev?.child.pid);
     dev = undefined;
@@ -36,8 +40,16 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
     dev = spawnGroup(process.execPath, [cli, 'dev', app, '--port', '0', '--audit-dir', auditDir], { cwd: root });
     await dev.waitFor(/Press Ctrl-C to stop\./, 30_000);
     const out = dev.output();
-    const blocks = [...out.matchAll(/^Gateway (\w+) \(stack tiny; tools: echo\)\nMCP URL: (http:\/\/127\.0\.0\.1:(\d+)\/mcp)\nToken: ([A-Za-z0-9_-]{43})\nAudit log: (.+)$/gm)];
-    assert.deepEqual(blocks.map((b) => b[1]), ['alpha', 'beta'], out);
+    const blocks = [
+      ...out.matchAll(
+        /^Gateway (\w+) \(stack tiny; tools: echo\)\nMCP URL: (http:\/\/127\.0\.0\.1:(\d+)\/mcp)\nToken: ([A-Za-z0-9_-]{43})\nAudit log: (.+)$/gm,
+      ),
+    ];
+    assert.deepEqual(
+      blocks.map((b) => b[1]),
+      ['alpha', 'beta'],
+      out,
+    );
     assert.notEqual(blocks[0][4], blocks[1][4], 'each gateway gets its own token');
     assert.equal(blocks[0][5], path.join(auditDir, 'audit-alpha.jsonl'));
     assert.match(out, /^\[tiny-api\] Backend: http:\/\/127\.0\.0\.1:\d+$/m);
@@ -46,7 +58,10 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
     const client = await connect(url, token);
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['echo']);
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['echo'],
+      );
       const ok = await client.callTool({ name: 'echo', arguments: { word: 'hi', times: 2 } });
       assert.deepEqual(ok.structuredContent, { echo: 'hi hi' });
       await assert.rejects(client.callTool({ name: 'echo', arguments: { word: 'hi', times: '2' } }), {
@@ -55,24 +70,57 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
     } finally {
       await client.close();
     }
-    const unauthorized = await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', Authorization: 'Bearer nope' } });
+    const unauthorized = await fetch(url, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json', Authorization: 'Bearer nope' },
+    });
     assert.equal(unauthorized.status, 401);
 
     const pids = processTree(dev.child.pid!);
     assert.ok(pids.length >= 2, `dev and its backend run: ${pids}`);
     process.kill(dev.child.pid!, 'SIGTERM');
     assert.equal(await dev.exited, 0);
-    await eventually(() => assert.deepEqual(pids.filter(isAlive), [], 'survivors'), { timeoutMs: 5000, intervalMs: 100 });
+    await eventually(() => assert.deepEqual(pids.filter(isAlive), [], 'survivors'), {
+      timeoutMs: 5000,
+      intervalMs: 100,
+    });
     assert.equal(await portIsOpen(Number(port)), false);
 
-    const audit = fs.readFileSync(path.join(auditDir, 'audit-alpha.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(audit.map((r) => [r.gateway, r.principal, r.tool, r.outcome]), [['alpha', 'ci-bot', 'echo', 'ok'], ['alpha', 'ci-bot', 'echo', 'refused']]);
+    const audit = fs
+      .readFileSync(path.join(auditDir, 'audit-alpha.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      audit.map((r) => [r.gateway, r.principal, r.tool, r.outcome]),
+      [
+        ['alpha', 'ci-bot', 'echo', 'ok'],
+        ['alpha', 'ci-bot', 'echo', 'refused'],
+      ],
+    );
     assert.match(dev.output(), /Stopped\.\n$/);
   });
 
   it('serves a gateway on the port given by --port NAME=PORT and the others at stack port + offset', async () => {
     const free = await freePort();
-    dev = spawnGroup(process.execPath, [cli, 'dev', app, '--port', `beta=${free}`, '--port-offset', '-18080', '--port', 'alpha=0', '--audit-dir', auditDir], { cwd: root });
+    dev = spawnGroup(
+      process.execPath,
+      [
+        cli,
+        'dev',
+        app,
+        '--port',
+        `beta=${free}`,
+        '--port-offset',
+        '-18080',
+        '--port',
+        'alpha=0',
+        '--audit-dir',
+        auditDir,
+      ],
+      { cwd: root },
+    );
     await dev.waitFor(/Press Ctrl-C to stop\./, 30_000);
     assert.match(dev.output(), new RegExp(`^MCP URL: http://127\\.0\\.0\\.1:${free}/mcp$`, 'm'));
     process.kill(-dev.child.pid!, 'SIGINT');
@@ -82,11 +130,23 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
   it('names the gateway and the way out when its port is taken', async () => {
     const net = await import('node:net');
     const blocker = net.createServer();
-    const port = await new Promise<number>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)));
+    const port = await new Promise<number>((resolve) =>
+      blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)),
+    );
     try {
-      dev = spawnGroup(process.execPath, [cli, 'dev', app, '--port', `alpha=${port}`, '--port', 'beta=0', '--audit-dir', auditDir], { cwd: root });
+      dev = spawnGroup(
+        process.execPath,
+        [cli, 'dev', app, '--port', `alpha=${port}`, '--port', 'beta=0', '--audit-dir', auditDir],
+        { cwd: root },
+      );
       assert.equal(await dev.exited, 1);
-      assert.match(dev.output(), new RegExp(`^cdktf-mcp-gateway dev: gateway alpha: port ${port} on 127\\.0\\.0\\.1 is in use; choose another with --port alpha=PORT, --port-offset N or --port 0$`, 'm'));
+      assert.match(
+        dev.output(),
+        new RegExp(
+          `^cdktf-mcp-gateway dev: gateway alpha: port ${port} on 127\\.0\\.0\\.1 is in use; choose another with --port alpha=PORT, --port-offset N or --port 0$`,
+          'm',
+        ),
+      );
     } finally {
       blocker.close();
     }
@@ -95,24 +155,45 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
   it('fails with a one-line reason when DIR has no cdktf.json', async () => {
     dev = spawnGroup(process.execPath, [cli, 'dev', auditDir], { cwd: root });
     assert.equal(await dev.exited, 1);
-    assert.equal(dev.output(), `cdktf-mcp-gateway dev: ${path.join(auditDir, 'cdktf.json')}: not found (dev needs a cdktf app directory)\n`);
+    assert.equal(
+      dev.output(),
+      `cdktf-mcp-gateway dev: ${path.join(auditDir, 'cdktf.json')}: not found (dev needs a cdktf app directory)\n`,
+    );
   });
 
   it('stops and reports a backend that exits before printing its address', async () => {
     for (const f of ['cdktf.json', 'app.js']) fs.copyFileSync(path.join(app, f), path.join(auditDir, f));
-    fs.writeFileSync(path.join(auditDir, 'dev.json'), JSON.stringify({
-      backends: [{ name: 'broken', command: 'node -e "console.log(\'listening soon\'); process.exit(4)"', hosts: ['tiny-api:9000'] }],
-    }));
+    fs.writeFileSync(
+      path.join(auditDir, 'dev.json'),
+      JSON.stringify({
+        backends: [
+          {
+            name: 'broken',
+            command: 'node -e "console.log(\'listening soon\'); process.exit(4)"',
+            hosts: ['tiny-api:9000'],
+          },
+        ],
+      }),
+    );
     dev = spawnGroup(process.execPath, [cli, 'dev', auditDir, '--port', '0'], { cwd: root });
     assert.equal(await dev.exited, 1);
-    assert.match(dev.output(), /^cdktf-mcp-gateway dev: backend broken \(node -e .*\) exited \(4\); its output ended with:\nlistening soon$/m);
+    assert.match(
+      dev.output(),
+      /^cdktf-mcp-gateway dev: backend broken \(node -e .*\) exited \(4\); its output ended with:\nlistening soon$/m,
+    );
   });
 
   it('reports a failing synthesis with the tail of its output', async () => {
-    fs.writeFileSync(path.join(auditDir, 'cdktf.json'), JSON.stringify({ app: 'node -e "console.error(\'boom: no stack\'); process.exit(3)"' }));
+    fs.writeFileSync(
+      path.join(auditDir, 'cdktf.json'),
+      JSON.stringify({ app: 'node -e "console.error(\'boom: no stack\'); process.exit(3)"' }),
+    );
     dev = spawnGroup(process.execPath, [cli, 'dev', auditDir], { cwd: root });
     assert.equal(await dev.exited, 1);
-    assert.match(dev.output(), /cdktf-mcp-gateway dev: synthesis \(node -e .*\) failed with exit code 3\n--- synthesis output \(tail\) ---\nboom: no stack\n/);
+    assert.match(
+      dev.output(),
+      /cdktf-mcp-gateway dev: synthesis \(node -e .*\) failed with exit code 3\n--- synthesis output \(tail\) ---\nboom: no stack\n/,
+    );
   });
 });
 

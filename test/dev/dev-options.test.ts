@@ -11,13 +11,33 @@ const parse = (argv: string[]): DevOptions => {
 describe('dev options', () => {
   it('defaults to the current directory, stack ports, dev.json backends and DIR/.dev audit logs', () => {
     assert.deepEqual(parse([]), {
-      dir: '/work', ports: {}, portOffset: 0, maps: {}, stacks: [], startBackends: true, auditDir: path.join('/work', '.dev'), synthTimeoutMs: 120000,
+      dir: '/work',
+      ports: {},
+      portOffset: 0,
+      maps: {},
+      stacks: [],
+      startBackends: true,
+      auditDir: path.join('/work', '.dev'),
+      synthTimeoutMs: 120000,
     });
   });
 
   it('reads DIR, named ports, a port for the rest, an offset and backend maps', () => {
-    const o = parse(['examples/app', '--port', 'agents=9000', '--port=legacy=0', '--port', '0', '--port-offset', '100',
-      '--map', 'api:8080=127.0.0.1:3000', '--no-backends', '--audit-dir', 'logs']);
+    const o = parse([
+      'examples/app',
+      '--port',
+      'agents=9000',
+      '--port=legacy=0',
+      '--port',
+      '0',
+      '--port-offset',
+      '100',
+      '--map',
+      'api:8080=127.0.0.1:3000',
+      '--no-backends',
+      '--audit-dir',
+      'logs',
+    ]);
     assert.equal(o.dir, '/work/examples/app');
     assert.deepEqual(o.ports, { agents: 9000, legacy: 0 });
     assert.equal(o.defaultPort, 0);
@@ -41,8 +61,12 @@ describe('dev options', () => {
   });
 
   it('refuses a bad port, a bad map, an unknown option and a second DIR with one-line reasons', () => {
-    assert.throws(() => parse(['--port', 'agents=70000']), { message: "--port agents: must be an integer 0-65535, got '70000'" });
-    assert.throws(() => parse(['--map', 'api=127.0.0.1:3000']), { message: "--map: expected HOST:PORT=HOST:PORT, got 'api=127.0.0.1:3000'" });
+    assert.throws(() => parse(['--port', 'agents=70000']), {
+      message: "--port agents: must be an integer 0-65535, got '70000'",
+    });
+    assert.throws(() => parse(['--map', 'api=127.0.0.1:3000']), {
+      message: "--map: expected HOST:PORT=HOST:PORT, got 'api=127.0.0.1:3000'",
+    });
     assert.throws(() => parse(['--verbose']), { message: "unknown option '--verbose'" });
     assert.throws(() => parse(['a', 'b']), { message: "unexpected argument 'b' (DIR is already 'a')" });
     assert.throws(() => parse(['--port']), { message: '--port: missing value' });

@@ -17,9 +17,20 @@ const inspectorCli = path.join(root, 'node_modules/@modelcontextprotocol/inspect
  * directory inside a project does).
  */
 async function inspector(gateway: DevGateway, args: readonly string[]): Promise<unknown> {
-  const { stdout } = await promisify(execFile)(process.execPath, [
-    inspectorCli, '--cli', gateway.url, '--transport', 'http', '--header', `Authorization: Bearer ${gateway.token}`, ...args,
-  ], { cwd: path.join(root, 'test'), timeout: 30_000 });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      inspectorCli,
+      '--cli',
+      gateway.url,
+      '--transport',
+      'http',
+      '--header',
+      `Authorization: Bearer ${gateway.token}`,
+      ...args,
+    ],
+    { cwd: path.join(root, 'test'), timeout: 30_000 },
+  );
   return JSON.parse(stdout.slice(stdout.indexOf('{')));
 }
 
@@ -30,8 +41,10 @@ describe('MCP Inspector CLI against dev', function () {
   let agents: DevGateway;
   before(async () => {
     auditDir = fs.mkdtempSync(path.join(os.tmpdir(), 'inspector-test-'));
-    dev = await startDevSession(parseDevArgs(['examples/support-desk', '--port', '0', '--audit-dir', auditDir], root) as DevOptions,
-      { gatewayLogger: silentLogger });
+    dev = await startDevSession(
+      parseDevArgs(['examples/support-desk', '--port', '0', '--audit-dir', auditDir], root) as DevOptions,
+      { gatewayLogger: silentLogger },
+    );
     agents = dev.gateways.find((g) => g.name === 'agents')!;
   });
   after(async () => {
@@ -40,30 +53,62 @@ describe('MCP Inspector CLI against dev', function () {
   });
 
   it('lists the tools of the agents gateway', async () => {
-    const listed = await inspector(agents, ['--method', 'tools/list']) as { tools: { name: string }[] };
-    assert.deepEqual(listed.tools.map((t) => t.name), ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task']);
+    const listed = (await inspector(agents, ['--method', 'tools/list'])) as { tools: { name: string }[] };
+    assert.deepEqual(
+      listed.tools.map((t) => t.name),
+      ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task'],
+    );
   });
 
   it('works from the repository root with the README command: npm run inspect -- URL …', async () => {
     // npm_* variables of the running `npm test` would point the child npm at this package's settings: drop them
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
-    const { stdout } = await promisify(execFile)('npm', [
-      'run', '--silent', 'inspect', '--', agents.url, '--transport', 'http',
-      '--header', `Authorization: Bearer ${agents.token}`, '--method', 'tools/list',
-    ], { cwd: root, env, timeout: 60_000 });
+    const { stdout } = await promisify(execFile)(
+      'npm',
+      [
+        'run',
+        '--silent',
+        'inspect',
+        '--',
+        agents.url,
+        '--transport',
+        'http',
+        '--header',
+        `Authorization: Bearer ${agents.token}`,
+        '--method',
+        'tools/list',
+      ],
+      { cwd: root, env, timeout: 60_000 },
+    );
     const listed = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { tools: { name: string }[] };
     assert.equal(listed.tools.length, 6);
   });
 
   it('calls a tool, and gets a refusal naming the field for an out-of-range value', async () => {
-    const ok = await inspector(agents, ['--method', 'tools/call', '--tool-name', 'get_customer', '--tool-arg', 'customer_id=C-0002']) as {
+    const ok = (await inspector(agents, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_customer',
+      '--tool-arg',
+      'customer_id=C-0002',
+    ])) as {
       structuredContent: { name: string };
     };
     assert.equal(ok.structuredContent.name, 'Grace Hopper');
-    const refused = await inspector(agents, ['--method', 'tools/call', '--tool-name', 'search_tickets', '--tool-arg', 'limit=500']);
+    const refused = await inspector(agents, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'search_tickets',
+      '--tool-arg',
+      'limit=500',
+    ]);
     assert.deepEqual(refused, {
       content: [{ type: 'text', text: 'Invalid value for `limit`: expected <= 100' }],
-      structuredContent: { violations: [{ path: 'limit', rule: 'maximum', message: 'Invalid value for `limit`: expected <= 100' }] },
+      structuredContent: {
+        violations: [{ path: 'limit', rule: 'maximum', message: 'Invalid value for `limit`: expected <= 100' }],
+      },
       isError: true,
     });
   });

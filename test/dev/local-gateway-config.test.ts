@@ -6,26 +6,44 @@ import { generateDevToken, localGatewayConfig, mapBackendUrl, sha256Hex } from '
 const deployed: GatewayConfig = {
   version: 1,
   gateway: {
-    name: 'agents', port: 8080, host: '0.0.0.0', validate_input: true,
+    name: 'agents',
+    port: 8080,
+    host: '0.0.0.0',
+    validate_input: true,
     auth: { tokens: [{ id: 'support-bot', sha256: 'a'.repeat(64) }] },
-    audit_log: true, allowed_hosts: ['mcp.example.com'], allowed_origins: ['https://app.example.com'],
+    audit_log: true,
+    allowed_hosts: ['mcp.example.com'],
+    allowed_origins: ['https://app.example.com'],
   },
-  tools: [{
-    name: 'get_customer', description: 'Look up a customer', input_schema: { type: 'object' },
-    backend: { url: 'http://support-desk-api:8080/customers/{customer_id}', method: 'GET' },
-  }],
+  tools: [
+    {
+      name: 'get_customer',
+      description: 'Look up a customer',
+      input_schema: { type: 'object' },
+      backend: { url: 'http://support-desk-api:8080/customers/{customer_id}', method: 'GET' },
+    },
+  ],
 };
 
 describe('local gateway config', () => {
   it('maps a backend HOST:PORT and keeps {field} placeholders verbatim', () => {
     const maps = { 'support-desk-api:8080': '127.0.0.1:4711' };
-    assert.equal(mapBackendUrl('http://support-desk-api:8080/customers/{customer_id}', maps), 'http://127.0.0.1:4711/customers/{customer_id}');
+    assert.equal(
+      mapBackendUrl('http://support-desk-api:8080/customers/{customer_id}', maps),
+      'http://127.0.0.1:4711/customers/{customer_id}',
+    );
     assert.equal(mapBackendUrl('http://other:8080/x', maps), 'http://other:8080/x');
   });
 
   it('matches a URL without a port by the scheme default port', () => {
-    assert.equal(mapBackendUrl('http://crm/customers', { 'crm:80': '127.0.0.1:3000' }), 'http://127.0.0.1:3000/customers');
-    assert.equal(mapBackendUrl('https://crm/customers', { 'crm:443': '127.0.0.1:3000' }), 'https://127.0.0.1:3000/customers');
+    assert.equal(
+      mapBackendUrl('http://crm/customers', { 'crm:80': '127.0.0.1:3000' }),
+      'http://127.0.0.1:3000/customers',
+    );
+    assert.equal(
+      mapBackendUrl('https://crm/customers', { 'crm:443': '127.0.0.1:3000' }),
+      'https://127.0.0.1:3000/customers',
+    );
   });
 
   it('generates distinct 256-bit base64url tokens', () => {
@@ -35,9 +53,16 @@ describe('local gateway config', () => {
   });
 
   it('serves on loopback with only the dev token (under the gateway’s first token id), a local audit log and the localhost allowlists', () => {
-    const local = localGatewayConfig(deployed, { token: 'tok', auditLogPath: '/tmp/a.jsonl', maps: { 'support-desk-api:8080': '127.0.0.1:1' } });
+    const local = localGatewayConfig(deployed, {
+      token: 'tok',
+      auditLogPath: '/tmp/a.jsonl',
+      maps: { 'support-desk-api:8080': '127.0.0.1:1' },
+    });
     assert.deepEqual(local.gateway, {
-      name: 'agents', port: 8080, host: '127.0.0.1', validate_input: true,
+      name: 'agents',
+      port: 8080,
+      host: '127.0.0.1',
+      validate_input: true,
       auth: { tokens: [{ id: 'support-bot', sha256: crypto.createHash('sha256').update('tok').digest('hex') }] },
       audit_log: { path: '/tmp/a.jsonl' },
     });

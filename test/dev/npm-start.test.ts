@@ -13,7 +13,9 @@ describe('npm start (as a user runs it)', function () {
   this.timeout(150_000);
   let start: Spawned | undefined;
   let auditDir: string;
-  before(() => { auditDir = fs.mkdtempSync(path.join(os.tmpdir(), 'npm-start-test-')); });
+  before(() => {
+    auditDir = fs.mkdtempSync(path.join(os.tmpdir(), 'npm-start-test-'));
+  });
   after(() => {
     killGroup(start?.child.pid);
     fs.rmSync(auditDir, { recursive: true, force: true });
@@ -26,7 +28,10 @@ describe('npm start (as a user runs it)', function () {
     await start.waitFor(/Press Ctrl-C to stop\./, 10_000);
     const out = start.output();
     const token = /^MCP URL: .*\nToken: (\S+)$/m.exec(out)![1];
-    assert.match(out, /^Gateway agents \(stack support-desk; tools: get_customer, search_tickets, create_ticket, health, update_settings, create_task\)$/m);
+    assert.match(
+      out,
+      /^Gateway agents \(stack support-desk; tools: get_customer, search_tickets, create_ticket, health, update_settings, create_task\)$/m,
+    );
     assert.match(out, /^Gateway legacy \(stack support-desk; tools: get_customer, search_tickets, create_ticket\)$/m);
     const dashboard = /^Dashboard: (http:\/\/127\.0\.0\.1:(\d+)\/)$/m.exec(out);
     assert.ok(dashboard, `no Dashboard: line in\n${out}`);
@@ -38,13 +43,22 @@ describe('npm start (as a user runs it)', function () {
     ports.push(Number(dashboard[2]));
 
     const client = new Client({ name: 'npm-start-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task']);
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task'],
+      );
       const refused = await client.callTool({ name: 'get_customer', arguments: { customer_id: 'C-42' } });
       assert.equal(refused.isError, true);
-      assert.deepEqual(refused.content, [{ type: 'text', text: 'Invalid value for `customer_id`: expected to match pattern ^C-[0-9]{4}$' }]);
+      assert.deepEqual(refused.content, [
+        { type: 'text', text: 'Invalid value for `customer_id`: expected to match pattern ^C-[0-9]{4}$' },
+      ]);
       const ok = await client.callTool({ name: 'get_customer', arguments: { customer_id: 'C-0001' } });
       assert.equal(ok.isError, undefined);
       assert.equal((ok.structuredContent as { name: string }).name, 'Ada Lovelace');
@@ -55,7 +69,11 @@ describe('npm start (as a user runs it)', function () {
     const agent = await eventually(
       async () => {
         const summary = (await (await fetch(`${dashboard[1]}api/summary?window=1h`)).json()) as {
-          agents: { principal: string; refusals: number; tools: { tool: string; top_messages: { message: string }[] }[] }[];
+          agents: {
+            principal: string;
+            refusals: number;
+            tools: { tool: string; top_messages: { message: string }[] }[];
+          }[];
         };
         const found = summary.agents.find((a) => a.principal === 'support-agents'); // the gateway's declared token id
         return found !== undefined && found.refusals >= 1 ? found : false;
@@ -63,7 +81,10 @@ describe('npm start (as a user runs it)', function () {
       { timeoutMs: 15_000, intervalMs: 250, what: 'the refusal on the dashboard' },
     );
     const tool = agent.tools.find((t) => t.tool === 'get_customer');
-    assert.deepEqual(tool?.top_messages.map((m) => m.message), ['Invalid value for `customer_id`: expected to match pattern ^C-[0-9]{4}$']);
+    assert.deepEqual(
+      tool?.top_messages.map((m) => m.message),
+      ['Invalid value for `customer_id`: expected to match pattern ^C-[0-9]{4}$'],
+    );
 
     const pids = processTree(start.child.pid!);
     assert.ok(pids.length >= 3, `npm, dev and the backend run: ${pids}`);
@@ -71,7 +92,10 @@ describe('npm start (as a user runs it)', function () {
     // npm re-raises a SIGINT it received once its script has exited; dev itself prints Stopped. and exits 0.
     assert.ok([0, 130, 'SIGINT'].includes(await start.exited), `npm ended with ${await start.exited}`);
     assert.match(start.output(), /\nStopped\.\n$/);
-    await eventually(() => assert.deepEqual(pids.filter(isAlive), [], 'still running'), { timeoutMs: 10_000, intervalMs: 100 });
+    await eventually(() => assert.deepEqual(pids.filter(isAlive), [], 'still running'), {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
     for (const port of ports) assert.equal(await portIsOpen(port), false, `port ${port} is still open`);
   });
 });

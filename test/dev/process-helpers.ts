@@ -15,19 +15,35 @@ export interface Spawned {
 }
 
 /** Spawns a command in its own process group (like a terminal's foreground job). */
-export function spawnGroup(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Spawned {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnGroup(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Spawned {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const listeners = new Set<() => void>();
-  const onData = (chunk: Buffer): void => { out += chunk.toString('utf8'); listeners.forEach((l) => l()); };
+  const onData = (chunk: Buffer): void => {
+    out += chunk.toString('utf8');
+    listeners.forEach((l) => l());
+  };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => {
-    resolve(code ?? signal ?? 'unknown');
-    listeners.forEach((l) => l());
-  }));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => {
+      resolve(code ?? signal ?? 'unknown');
+      listeners.forEach((l) => l());
+    }),
+  );
   let done = false;
-  void exited.then(() => { done = true; });
+  void exited.then(() => {
+    done = true;
+  });
   return {
     child,
     output: () => out,
@@ -36,10 +52,22 @@ export function spawnGroup(command: string, args: readonly string[], options: { 
       return new Promise((resolve, reject) => {
         const check = (): void => {
           const m = re.exec(out);
-          if (m !== null) { cleanup(); resolve(m); } else if (done) { cleanup(); reject(new Error(`exited before ${re}; output:\n${out}`)); }
+          if (m !== null) {
+            cleanup();
+            resolve(m);
+          } else if (done) {
+            cleanup();
+            reject(new Error(`exited before ${re}; output:\n${out}`));
+          }
         };
-        const timer = setTimeout(() => { cleanup(); reject(new Error(`no ${re} within ${timeoutMs} ms; output:\n${out}`)); }, timeoutMs);
-        const cleanup = (): void => { clearTimeout(timer); listeners.delete(check); };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`no ${re} within ${timeoutMs} ms; output:\n${out}`));
+        }, timeoutMs);
+        const cleanup = (): void => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
         listeners.add(check);
         check();
       });
@@ -50,14 +78,19 @@ export function spawnGroup(command: string, args: readonly string[], options: { 
 /** The pid and every descendant pid (walking `ps --ppid`). */
 export function processTree(pid: number): number[] {
   const all = [pid];
-  for (let i = 0; i < all.length; i++) {
+  // breadth first: `for…of` visits the children pushed while it runs
+  for (const parent of all) {
     let children = '';
     try {
-      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(all[i])], { encoding: 'utf8' });
+      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(parent)], { encoding: 'utf8' });
     } catch {
       // ps exits 1 when there are none
     }
-    for (const c of children.split('\n').map((s) => s.trim()).filter(Boolean)) all.push(Number(c));
+    for (const c of children
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      all.push(Number(c));
   }
   return all;
 }
@@ -70,7 +103,9 @@ export function isAlive(pid: number): boolean {
     return false;
   }
   try {
-    return !execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim().startsWith('Z');
+    return !execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .startsWith('Z');
   } catch {
     return false;
   }
@@ -81,14 +116,24 @@ export function portIsOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     socket.setTimeout(1000);
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 
 /** Kills a whole process group, ignoring a group that is gone (test cleanup). */
 export function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;
-  try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
 }

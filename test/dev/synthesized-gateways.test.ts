@@ -24,16 +24,23 @@ function container(name: string, external: unknown, content: string = JSON.strin
 
 describe('synthesized gateways', () => {
   it('finds labelled gateway containers with their uploaded config and host port', () => {
-    const doc = { resource: { docker_container: {
-      backend: { name: 'api', image: 'x', labels: [{ label: 'app', value: 'api' }] },
-      gw_agents: container('agents', 8080),
-      gw_legacy: container('legacy', 8081),
-    } } };
+    const doc = {
+      resource: {
+        docker_container: {
+          backend: { name: 'api', image: 'x', labels: [{ label: 'app', value: 'api' }] },
+          gw_agents: container('agents', 8080),
+          gw_legacy: container('legacy', 8081),
+        },
+      },
+    };
     const found = gatewaysInStack('desk', doc);
-    assert.deepEqual(found.map((g) => [g.name, g.stack, g.resource, g.hostPort]), [
-      ['agents', 'desk', 'docker_container.gw_agents', 8080],
-      ['legacy', 'desk', 'docker_container.gw_legacy', 8081],
-    ]);
+    assert.deepEqual(
+      found.map((g) => [g.name, g.stack, g.resource, g.hostPort]),
+      [
+        ['agents', 'desk', 'docker_container.gw_agents', 8080],
+        ['legacy', 'desk', 'docker_container.gw_legacy', 8081],
+      ],
+    );
     assert.deepEqual(found[0].config, config);
   });
 
@@ -56,15 +63,30 @@ describe('synthesized gateways', () => {
     try {
       for (const stack of ['b', 'a']) {
         fs.mkdirSync(path.join(out, 'stacks', stack), { recursive: true });
-        fs.writeFileSync(path.join(out, 'stacks', stack, 'cdk.tf.json'),
-          JSON.stringify({ resource: { docker_container: { gw: container(stack === 'a' ? 'agents' : 'legacy', 9000) } } }));
+        fs.writeFileSync(
+          path.join(out, 'stacks', stack, 'cdk.tf.json'),
+          JSON.stringify({
+            resource: { docker_container: { gw: container(stack === 'a' ? 'agents' : 'legacy', 9000) } },
+          }),
+        );
       }
-      assert.deepEqual(findSynthesizedGateways(out).map((g) => `${g.stack}/${g.name}`), ['a/agents', 'b/legacy']);
-      fs.writeFileSync(path.join(out, 'stacks', 'b', 'cdk.tf.json'),
-        JSON.stringify({ resource: { docker_container: { gw: container('agents', 9000) } } }));
+      assert.deepEqual(
+        findSynthesizedGateways(out).map((g) => `${g.stack}/${g.name}`),
+        ['a/agents', 'b/legacy'],
+      );
+      fs.writeFileSync(
+        path.join(out, 'stacks', 'b', 'cdk.tf.json'),
+        JSON.stringify({ resource: { docker_container: { gw: container('agents', 9000) } } }),
+      );
       // two stacks reuse a gateway name, as the constructs allow: dev names them by stack
-      assert.deepEqual(findSynthesizedGateways(out).map((g) => g.name), ['a/agents', 'b/agents']);
-      assert.deepEqual(findSynthesizedGateways(out, ['b']).map((g) => g.name), ['agents']);
+      assert.deepEqual(
+        findSynthesizedGateways(out).map((g) => g.name),
+        ['a/agents', 'b/agents'],
+      );
+      assert.deepEqual(
+        findSynthesizedGateways(out, ['b']).map((g) => g.name),
+        ['agents'],
+      );
       assert.throws(() => findSynthesizedGateways(out, ['c']), {
         message: 'no stack named c in the synthesized app (stacks: a, b)',
       });

@@ -62,7 +62,10 @@ describe('the README SDK snippets', () => {
     assert.ok(thrown instanceof McpError, String(thrown));
     const line = `${thrown.code} ${thrown.message}`;
     assert.equal(line, `-32602 MCP error -32602: ${MESSAGE}`);
-    assert.deepEqual((thrown.data as { violations: { path: string; rule: string }[] }).violations.map((v) => [v.path, v.rule]), [['customer_id', 'pattern']]);
+    assert.deepEqual(
+      (thrown.data as { violations: { path: string; rule: string }[] }).violations.map((v) => [v.path, v.rule]),
+      [['customer_id', 'pattern']],
+    );
     assert.ok(README.includes(`// ${line}\n`), 'the README shows this output');
   });
 });

@@ -9,7 +9,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readSynthesizedGateway } from '../image/synthesized-gateway';
-import { CONSUMER_DEPS, exec, installedVersion, installFromCache, output, packPackage, ROOT } from '../package/npm-project';
+import {
+  CONSUMER_DEPS,
+  exec,
+  installedVersion,
+  installFromCache,
+  output,
+  packPackage,
+  ROOT,
+} from '../package/npm-project';
 
 const STARTER = path.join(ROOT, 'examples', 'starter');
 const NOT_COPIED = new Set(['node_modules', 'build', 'cdktf.out', '.dev', 'package-lock.json']);
@@ -49,7 +57,10 @@ describe('examples/starter, installed from the packed package', function () {
       assert.fail(`npm run synth failed in the starter:\n${output(err)}`);
     }
     const gateway = readSynthesizedGateway(path.join(project, 'cdktf.out'), 'greeter');
-    assert.deepEqual(gateway.config.tools.map((t) => t.name), ['greet']);
+    assert.deepEqual(
+      gateway.config.tools.map((t) => t.name),
+      ['greet'],
+    );
     assert.ok(fs.existsSync(path.join(gateway.contextDir, 'Dockerfile')));
   });
 

@@ -61,12 +61,16 @@ describe('the support-desk example', () => {
 
   it('synthesizes two gateways, the audit dashboard, the backend container, one network, the gateway image build and the backend image build', () => {
     assert.deepEqual(
-      resourcesOf(json, 'docker_container').map((c: Json) => c.name).sort(),
+      resourcesOf(json, 'docker_container')
+        .map((c: Json) => c.name)
+        .sort(),
       ['support-desk-agents', 'support-desk-audit', 'support-desk-get_customer', 'support-desk-legacy'],
     );
     assert.deepEqual(resourcesOf(json, 'docker_network'), [{ name: 'support-desk-mcp' }]);
     assert.deepEqual(
-      resourcesOf(json, 'docker_image').map((i: Json) => i.name).sort(),
+      resourcesOf(json, 'docker_image')
+        .map((i: Json) => i.name)
+        .sort(),
       ['cdktf-mcp-gateway-support-desk:node-22-bookworm-slim', 'support-desk-support-desk-api:latest'],
     );
     assert.deepEqual(Object.keys(json.output), ['dashboard_audit_url', 'gateway_agents_url', 'gateway_legacy_url']);
@@ -80,15 +84,22 @@ describe('the support-desk example', () => {
     );
     assert.equal(config.gateway.validate_input, true);
     assert.equal(config.gateway.validation_errors, 'auto');
-    assert.deepEqual(config.gateway.auth, { tokens: [{ id: 'support-agents', sha256: hashOf('support-desk-agents-dev-token') }] });
+    assert.deepEqual(config.gateway.auth, {
+      tokens: [{ id: 'support-agents', sha256: hashOf('support-desk-agents-dev-token') }],
+    });
     assert.deepEqual(gatewayContainer(json, 'agents').ports, [{ external: 8080, internal: 8080 }]);
   });
 
   it('exposes three tools, unvalidated, on legacy (port 8081)', () => {
     const config = configOf(json, 'legacy');
-    assert.deepEqual(config.tools.map((t) => t.name), ['get_customer', 'search_tickets', 'create_ticket']);
+    assert.deepEqual(
+      config.tools.map((t) => t.name),
+      ['get_customer', 'search_tickets', 'create_ticket'],
+    );
     assert.equal(config.gateway.validate_input, false);
-    assert.deepEqual(config.gateway.auth, { tokens: [{ id: 'legacy-bot', sha256: hashOf('support-desk-legacy-dev-token') }] });
+    assert.deepEqual(config.gateway.auth, {
+      tokens: [{ id: 'legacy-bot', sha256: hashOf('support-desk-legacy-dev-token') }],
+    });
     assert.deepEqual(gatewayContainer(json, 'legacy').ports, [{ external: 8081, internal: 8080 }]);
   });
 
@@ -130,7 +141,10 @@ describe('the support-desk example', () => {
     assert.equal(customer.properties.addresses.items.properties.zip_code.type, 'integer');
     const tags = schemas.create_ticket.properties.tags;
     assert.deepEqual([tags.items.maxLength, tags.uniqueItems, tags.maxItems], [32, true, 10]);
-    assert.deepEqual(schemas.update_settings.properties.settings, { type: 'object', description: 'Setting name to value' });
+    assert.deepEqual(schemas.update_settings.properties.settings, {
+      type: 'object',
+      description: 'Setting name to value',
+    });
     assert.deepEqual(schemas.create_task.required, ['title', 'prompt']);
     assert.equal(schemas.create_task.properties.due.format, 'date');
   });
@@ -153,7 +167,9 @@ describe('the support-desk example', () => {
   });
 
   it('builds the backend image from examples/support-desk/backend, rebuilt when its content changes', () => {
-    const image = resourcesOf(json, 'docker_image').find((i: Json) => i.name === 'support-desk-support-desk-api:latest');
+    const image = resourcesOf(json, 'docker_image').find(
+      (i: Json) => i.name === 'support-desk-support-desk-api:latest',
+    );
     assert.match(image.build.context, /^assets\/.+/);
     assert.equal(image.build.dockerfile, 'Dockerfile');
     assert.match(image.triggers.context_sha, /^[0-9A-F]+$/i);

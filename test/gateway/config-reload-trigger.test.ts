@@ -59,7 +59,9 @@ describe('config reload triggers: SIGHUP and --watch', () => {
     try {
       writeFileSync(file, JSON.stringify(v2));
       const session = await initializeSession(gateway.url);
-      await eventually(async () => assert.deepEqual(await listedTools(gateway.url, session), ['lookup', 'health']), { timeoutMs: 3000 });
+      await eventually(async () => assert.deepEqual(await listedTools(gateway.url, session), ['lookup', 'health']), {
+        timeoutMs: 3000,
+      });
     } finally {
       await gateway.close();
     }

@@ -58,7 +58,10 @@ describe('reload()', () => {
         assert.ok(notifications > 0, 'no notifications/tools/list_changed received');
       });
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['lookup', 'health']);
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['lookup', 'health'],
+      );
       const session = await initializeSession(gateway.url);
       const res = await rawCall(gateway.url, session, 'lookup', { q: 'text' });
       assert.equal(res.error.message, 'Invalid type for `q`: expected integer');
@@ -72,7 +75,10 @@ describe('reload()', () => {
     const gateway = await startSilentGateway(v1);
     try {
       const broken = { ...v1, gateway: { ...v1.gateway, port: -1 } } as GatewayConfig;
-      await assert.rejects(gateway.reload(broken), { name: 'ConfigError', message: 'gateway.port: must be an integer 1-65535' });
+      await assert.rejects(gateway.reload(broken), {
+        name: 'ConfigError',
+        message: 'gateway.port: must be an integer 1-65535',
+      });
       const session = await initializeSession(gateway.url);
       const res = await rawCall(gateway.url, session, 'lookup', { q: 1 });
       assert.equal(res.error.message, 'Invalid type for `q`: expected string');
@@ -107,7 +113,10 @@ describe('close()', () => {
 
   it('finishes in-flight calls, flushes their audit records and refuses new requests', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'gw-drain-')), 'audit.jsonl');
-    const gateway = await startSilentGateway(botConfig([tool('slow', `${service.url}/slow`, { inputSchema: { type: 'object' } })]), { auditLogPath: file });
+    const gateway = await startSilentGateway(
+      botConfig([tool('slow', `${service.url}/slow`, { inputSchema: { type: 'object' } })]),
+      { auditLogPath: file },
+    );
     service.respond = () => ({ delayMs: 200, body: '{"done":true}' });
     const session = await initializeSession(gateway.url);
     const before = service.received.length;
@@ -117,9 +126,14 @@ describe('close()', () => {
     const closed = gateway.close();
     const results = await Promise.all(calls);
     await closed;
-    assert.deepEqual(results.map((r) => r.result.structuredContent), [{ done: true }, { done: true }, { done: true }]);
+    assert.deepEqual(
+      results.map((r) => r.result.structuredContent),
+      [{ done: true }, { done: true }, { done: true }],
+    );
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     assert.equal(lines.length, 3);
-    await assert.rejects(rawRequest({ url: gateway.url, headers: { authorization: `Bearer ${BOT.token}` }, body: '{}', timeoutMs: 5_000 }));
+    await assert.rejects(
+      rawRequest({ url: gateway.url, headers: { authorization: `Bearer ${BOT.token}` }, body: '{}', timeoutMs: 5_000 }),
+    );
   });
 });

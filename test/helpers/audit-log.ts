@@ -6,7 +6,15 @@ import { eventually } from './eventually';
 
 /** The keys an audit record may have (SPEC §4): never argument values. */
 export const AUDIT_RECORD_KEYS: readonly string[] = [
-  'ts', 'gateway', 'session', 'principal', 'client', 'tool', 'outcome', 'error', 'duration_ms',
+  'ts',
+  'gateway',
+  'session',
+  'principal',
+  'client',
+  'tool',
+  'outcome',
+  'error',
+  'duration_ms',
 ];
 
 /** The key an OAuth caller's record adds: the token's `client_id` (or `azp`). */
@@ -37,13 +45,15 @@ export function readAuditLog(file: string): AuditRecord[] {
   const lines = text.split('\n');
   // The last element is '' after a complete final line, or a partial line still being written.
   lines.pop();
-  return lines.filter((l) => l.trim() !== '').map((l, i) => {
-    try {
-      return JSON.parse(l) as AuditRecord;
-    } catch {
-      throw new Error(`audit line ${i + 1} is not JSON: ${l.slice(0, 200)}`);
-    }
-  });
+  return lines
+    .filter((l) => l.trim() !== '')
+    .map((l, i) => {
+      try {
+        return JSON.parse(l) as AuditRecord;
+      } catch {
+        throw new Error(`audit line ${i + 1} is not JSON: ${l.slice(0, 200)}`);
+      }
+    });
 }
 
 export interface WaitForAuditOptions {
@@ -60,16 +70,25 @@ export interface WaitForAuditOptions {
  * @example
  * const mine = await waitForAuditRecords(gw.auditLogPath, 1, { where: (r) => r.session === session.sessionId });
  */
-export function waitForAuditRecords(file: string, count: number, options: WaitForAuditOptions = {}): Promise<AuditRecord[]> {
+export function waitForAuditRecords(
+  file: string,
+  count: number,
+  options: WaitForAuditOptions = {},
+): Promise<AuditRecord[]> {
   const { timeoutMs = 5_000, where } = options;
-  return eventually(() => {
-    const all = readAuditLog(file);
-    const records = where === undefined ? all : all.filter(where);
-    if (records.length < count) {
-      throw new Error(`audit log ${file} has ${records.length} matching records, expected at least ${count} within ${timeoutMs} ms`);
-    }
-    return records;
-  }, { timeoutMs, intervalMs: 25 });
+  return eventually(
+    () => {
+      const all = readAuditLog(file);
+      const records = where === undefined ? all : all.filter(where);
+      if (records.length < count) {
+        throw new Error(
+          `audit log ${file} has ${records.length} matching records, expected at least ${count} within ${timeoutMs} ms`,
+        );
+      }
+      return records;
+    },
+    { timeoutMs, intervalMs: 25 },
+  );
 }
 
 /** The keys of `record` that SPEC §4 does not allow in an audit record. */

@@ -115,7 +115,10 @@ export async function startBackend(options: TestBackendOptions = {}): Promise<Te
   const timers = new Set<NodeJS.Timeout>();
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const t = setTimeout(() => { timers.delete(t); resolve(); }, ms);
+      const t = setTimeout(() => {
+        timers.delete(t);
+        resolve();
+      }, ms);
       timers.add(t);
     });
 
@@ -126,7 +129,12 @@ export async function startBackend(options: TestBackendOptions = {}): Promise<Te
     req.on('end', () => {
       void (async () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        const record: ReceivedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw };
+        const record: ReceivedRequest = {
+          method: req.method ?? '',
+          url: req.url ?? '',
+          headers: req.headers,
+          body: raw,
+        };
         received.push(record);
         if (received.length > keep) received.shift();
         if (options.respond) {
@@ -168,7 +176,11 @@ export async function startBackend(options: TestBackendOptions = {}): Promise<Te
         if (res.destroyed) return;
         let body: unknown = null;
         if (raw.length > 0) {
-          try { body = JSON.parse(raw); } catch { body = raw; }
+          try {
+            body = JSON.parse(raw);
+          } catch {
+            body = raw;
+          }
         }
         const echo: EchoResponse = {
           method: req.method ?? '',
@@ -190,9 +202,15 @@ export async function startBackend(options: TestBackendOptions = {}): Promise<Te
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    get requests() { return requests; },
-    get received() { return received; },
-    setDelay(ms: number) { delayMs = ms; },
+    get requests() {
+      return requests;
+    },
+    get received() {
+      return received;
+    },
+    setDelay(ms: number) {
+      delayMs = ms;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const t of timers) clearTimeout(t);
@@ -234,14 +252,22 @@ export interface FakeService {
  * service.respond = () => ({ status: 503 });
  */
 export async function startFakeService(): Promise<FakeService> {
-  let respond: FakeService['respond'] = (req) => ({ body: JSON.stringify({ method: req.method, url: req.url, body: req.body }) });
+  let respond: FakeService['respond'] = (req) => ({
+    body: JSON.stringify({ method: req.method, url: req.url, body: req.body }),
+  });
   // Keeps every request: tests compare `received.length` before and after a call.
   const backend = await startBackend({ keepReceived: Infinity, respond: (req) => respond(req) });
   return {
     url: backend.url,
-    get received() { return backend.received; },
-    get respond() { return respond; },
-    set respond(fn) { respond = fn; },
+    get received() {
+      return backend.received;
+    },
+    get respond() {
+      return respond;
+    },
+    set respond(fn) {
+      respond = fn;
+    },
     close: () => backend.close(),
   };
 }

@@ -1,12 +1,7 @@
 /**
  * Builders for gateway config documents (`src/contract/gateway-config.ts`), so a test states only what it is about.
  */
-import type {
-  BackendMethod,
-  GatewayConfig,
-  GatewaySettings,
-  ToolConfig,
-} from '../../src/contract';
+import type { BackendMethod, GatewayConfig, GatewaySettings, ToolConfig } from '../../src/contract';
 import { BOT, OTHER, type TestToken, tokenEntry } from './tokens';
 
 /** Everything of the gateway settings except `name` and `auth`, which {@link gatewayConfig} fills. */
@@ -52,7 +47,12 @@ export type BotSettings = SettingsOverrides & { readonly name?: string; readonly
  */
 export function botConfig(tools: readonly ToolConfig[], settings: BotSettings = {}): GatewayConfig {
   const { name = 'test', auth, ...rest } = settings;
-  return gatewayConfig({ name, tokens: auth === 'none' ? 'none' : [BOT, OTHER], tools, settings: { audit_log: false, ...rest } });
+  return gatewayConfig({
+    name,
+    tokens: auth === 'none' ? 'none' : [BOT, OTHER],
+    tools,
+    settings: { audit_log: false, ...rest },
+  });
 }
 
 /** A closed object schema (root form of a generated schema, SPEC §2). */

@@ -37,7 +37,10 @@ export interface EventuallyOptions {
  * await eventually(() => backend.requests >= 60, { timeoutMs: 10_000, what: '60 calls at the backend' });
  * const record = await eventually(() => readAuditLog(file).find(isIt) ?? false, { what: 'the refusal record' });
  */
-export async function eventually<T>(probe: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<Exclude<T, false>> {
+export async function eventually<T>(
+  probe: () => T | Promise<T>,
+  options: EventuallyOptions = {},
+): Promise<Exclude<T, false>> {
   const { timeoutMs = 5_000, intervalMs = 20, what } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -52,7 +55,9 @@ export async function eventually<T>(probe: () => T | Promise<T>, options: Eventu
     if (Date.now() > deadline) {
       if (what === undefined && failure !== undefined) throw failure;
       const why = failure === undefined ? '' : `: ${failure instanceof Error ? failure.message : String(failure)}`;
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what ?? 'the condition'}${why}`, { cause: failure });
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what ?? 'the condition'}${why}`, {
+        cause: failure,
+      });
     }
     await sleep(intervalMs);
   }

@@ -110,14 +110,20 @@ export function runCli(args: readonly string[], timeoutMs = 10_000): Promise<Cli
     running.add(child);
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });
-    child.stderr!.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+    child.stdout!.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+    });
+    child.stderr!.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`CLI ${args.join(' ')} did not exit within ${timeoutMs} ms; stdout: ${stdout} stderr: ${stderr}`));
+      reject(
+        new Error(`CLI ${args.join(' ')} did not exit within ${timeoutMs} ms; stdout: ${stdout} stderr: ${stderr}`),
+      );
     }, timeoutMs);
     child.on('error', reject);
-    child.on('exit', () => {});
+    child.on('exit', () => undefined);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       running.delete(child);
@@ -127,7 +133,10 @@ export function runCli(args: readonly string[], timeoutMs = 10_000): Promise<Cli
 }
 
 /** Makes a temp dir and writes `config` to `<dir>/gateway.json`; returns both paths. */
-export function writeTempConfig(config: GatewayConfig | string, fileName = 'gateway.json'): { dir: string; configPath: string } {
+export function writeTempConfig(
+  config: GatewayConfig | string,
+  fileName = 'gateway.json',
+): { dir: string; configPath: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'mcp-gw-e2e-'));
   tempDirs.add(dir);
   const configPath = path.join(dir, fileName);
@@ -155,28 +164,60 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   let stderr = '';
   let combined = '';
   const waiters = new Set<() => void>();
-  const notify = () => { for (const w of [...waiters]) w(); };
-  child.stdout!.on('data', (c: Buffer) => { const s = c.toString('utf8'); stdout += s; combined += s; notify(); });
-  child.stderr!.on('data', (c: Buffer) => { const s = c.toString('utf8'); stderr += s; combined += s; notify(); });
+  const notify = () => {
+    for (const w of [...waiters]) w();
+  };
+  child.stdout!.on('data', (c: Buffer) => {
+    const s = c.toString('utf8');
+    stdout += s;
+    combined += s;
+    notify();
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    const s = c.toString('utf8');
+    stderr += s;
+    combined += s;
+    notify();
+  });
   let hasExited = false;
   const exited = new Promise<ExitStatus>((resolve) => {
-    child.on('close', (code, signal) => { running.delete(child); hasExited = true; resolve({ code, signal }); notify(); });
+    child.on('close', (code, signal) => {
+      running.delete(child);
+      hasExited = true;
+      resolve({ code, signal });
+      notify();
+    });
   });
 
   const waitForOutput = (pattern: RegExp, timeoutMs = 5_000, fromOffset = 0): Promise<string> =>
     new Promise((resolve, reject) => {
       const check = (): boolean => {
         const m = pattern.exec(combined.slice(fromOffset));
-        if (m) { done(); resolve(m[0]); return true; }
-        if (hasExited) { done(); reject(new Error(`gateway exited before printing ${pattern}; stdout: ${stdout} stderr: ${stderr}`)); return true; }
+        if (m) {
+          done();
+          resolve(m[0]);
+          return true;
+        }
+        if (hasExited) {
+          done();
+          reject(new Error(`gateway exited before printing ${pattern}; stdout: ${stdout} stderr: ${stderr}`));
+          return true;
+        }
         return false;
       };
       const timer = setTimeout(() => {
         done();
-        reject(new Error(`gateway did not print ${pattern} within ${timeoutMs} ms; stdout: ${stdout} stderr: ${stderr}`));
+        reject(
+          new Error(`gateway did not print ${pattern} within ${timeoutMs} ms; stdout: ${stdout} stderr: ${stderr}`),
+        );
       }, timeoutMs);
-      const waiter = () => { check(); };
-      const done = () => { clearTimeout(timer); waiters.delete(waiter); };
+      const waiter = () => {
+        check();
+      };
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(waiter);
+      };
       if (!check()) waiters.add(waiter);
     });
 
@@ -217,13 +258,22 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     stdout: () => stdout,
     stderr: () => stderr,
     logLines: () =>
-      stdout.split('\n').filter((l) => l.trim() !== '').map((l) => {
-        try { return JSON.parse(l) as unknown; } catch { return l; }
-      }),
+      stdout
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => {
+          try {
+            return JSON.parse(l) as unknown;
+          } catch {
+            return l;
+          }
+        }),
     waitForOutput,
     outputOffset: () => combined.length,
     writeConfig: (config) => writeAtomic(configPath, serialize(config)),
-    signal: (sig) => { if (!hasExited) child.kill(sig); },
+    signal: (sig) => {
+      if (!hasExited) child.kill(sig);
+    },
     exited,
     stop,
     waitForExit,
@@ -237,7 +287,11 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
 export async function killAllGatewayProcesses(): Promise<void> {
   const waits: Promise<void>[] = [];
   for (const child of running) {
-    waits.push(new Promise((resolve) => { child.once('close', () => resolve()); }));
+    waits.push(
+      new Promise((resolve) => {
+        child.once('close', () => resolve());
+      }),
+    );
     child.kill('SIGKILL');
   }
   await Promise.all(waits);

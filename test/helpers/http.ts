@@ -41,7 +41,12 @@ export function rawRequest(options: RawRequestOptions): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       options.url,
-      { method: options.method ?? 'POST', headers: options.headers ?? {}, agent: false, timeout: options.timeoutMs ?? 10_000 },
+      {
+        method: options.method ?? 'POST',
+        headers: options.headers ?? {},
+        agent: false,
+        timeout: options.timeoutMs ?? 10_000,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -84,16 +89,22 @@ export function openStream(
     const req = http.request(url, { method: post === undefined ? 'GET' : 'POST', headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      const ended = new Promise<void>((done) => { res.on('end', done); res.on('close', done); });
+      res.on('data', (c: string) => {
+        text += c;
+      });
+      const ended = new Promise<void>((done) => {
+        res.on('end', done);
+        res.on('close', done);
+      });
       resolve({
         status: res.statusCode ?? 0,
         contentType: res.headers['content-type'],
         text: () => text,
         ended,
         waitFor: (pattern, timeoutMs = 3_000) =>
-          eventually(() => pattern.test(text), { timeoutMs, what: `the stream to show ${pattern}` })
-            .then(() => undefined),
+          eventually(() => pattern.test(text), { timeoutMs, what: `the stream to show ${pattern}` }).then(
+            () => undefined,
+          ),
         destroy: () => req.destroy(),
       });
     });

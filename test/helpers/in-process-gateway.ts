@@ -15,7 +15,7 @@ export interface InProcessGateway {
   readonly url: string;
   readonly auditLogPath: string;
   /** Log records the gateway wrote (instead of stdout), `{ level, msg, ...fields }`. */
-  readonly logs: ReadonlyArray<Record<string, unknown>>;
+  readonly logs: readonly Record<string, unknown>[];
   /** Closes the gateway (drain + audit flush), then removes the temp dir. */
   close(): Promise<void>;
 }
@@ -29,14 +29,16 @@ export interface InProcessGateway {
 export async function startInProcessGateway(config: GatewayConfig): Promise<InProcessGateway> {
   const dir = mkdtempSync(path.join(tmpdir(), 'mcp-gw-inproc-'));
   const auditLogPath = path.join(dir, 'audit.jsonl');
-  const logs: Array<Record<string, unknown>> = [];
+  const logs: Record<string, unknown>[] = [];
   const gateway = await startGateway({
     config,
     port: 0,
     host: '127.0.0.1',
     auditLogPath,
     // `logger` is the runtime's documented option beyond the shared contract; it keeps test output readable.
-    logger: (level, msg, fields) => { logs.push({ level, msg, ...fields }); },
+    logger: (level, msg, fields) => {
+      logs.push({ level, msg, ...fields });
+    },
   });
   let closed = false;
   return {
@@ -63,6 +65,9 @@ export async function startInProcessGateway(config: GatewayConfig): Promise<InPr
  * const gateway = await startSilentGateway(botConfig(tools), { auditLogPath: file });
  * after(() => gateway.close());
  */
-export function startSilentGateway(config: GatewayConfig, options: Partial<StartGatewayOptions> = {}): Promise<RunningGateway> {
+export function startSilentGateway(
+  config: GatewayConfig,
+  options: Partial<StartGatewayOptions> = {},
+): Promise<RunningGateway> {
   return startGateway({ config, port: 0, host: '127.0.0.1', logger: silentLogger, ...options });
 }

@@ -62,7 +62,11 @@ export function parseMessages(text: string, contentType: string | null): JsonRpc
   if (contentType?.includes('text/event-stream')) {
     const out: JsonRpcMessage[] = [];
     for (const event of text.split(/\r?\n\r?\n/)) {
-      const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+      const data = event
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).replace(/^ /, ''))
+        .join('\n');
       if (data.trim() !== '') out.push(JSON.parse(data) as JsonRpcMessage);
     }
     return out;
@@ -100,8 +104,9 @@ export async function postMcp(url: string, body: unknown, options: PostOptions =
   try {
     const messages = parseMessages(text, res.headers.get('content-type'));
     const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
-    message = messages.find((m) => m.id === id && (m.result !== undefined || m.error !== undefined))
-      ?? messages.find((m) => m.result !== undefined || m.error !== undefined);
+    message =
+      messages.find((m) => m.id === id && (m.result !== undefined || m.error !== undefined)) ??
+      messages.find((m) => m.result !== undefined || m.error !== undefined);
   } catch {
     message = undefined;
   }
@@ -109,7 +114,10 @@ export async function postMcp(url: string, body: unknown, options: PostOptions =
 }
 
 /** The body of an `initialize` request. */
-export function initializeRequest(protocolVersion: string = LATEST_PROTOCOL_VERSION, clientInfo = { name: 'e2e-raw', version: '1.0.0' }) {
+export function initializeRequest(
+  protocolVersion: string = LATEST_PROTOCOL_VERSION,
+  clientInfo = { name: 'e2e-raw', version: '1.0.0' },
+) {
   return {
     jsonrpc: '2.0' as const,
     id: newRequestId(),
@@ -141,7 +149,11 @@ export interface JsonHttpResponse {
  * @example
  * const res = await postJson(gateway.url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }], { 'mcp-session-id': session });
  */
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonHttpResponse> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonHttpResponse> {
   const res = await postMcp(url, body, { token: BOT.token, headers });
   return { status: res.status, headers: res.headers, json: res.text === '' ? undefined : JSON.parse(res.text) };
 }
@@ -150,16 +162,32 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
  * Sends `initialize` (as client `raw` 0.1, as {@link BOT} unless `token` says otherwise) and returns the session
  * id. It does not send `notifications/initialized`, unlike {@link openSession}: for tests that need only the id.
  */
-export async function initializeSession(url: string, protocolVersion = '2025-06-18', token = BOT.token): Promise<string> {
-  const res = await postJson(url, initializeRequest(protocolVersion, { name: 'raw', version: '0.1' }), { authorization: `Bearer ${token}` });
+export async function initializeSession(
+  url: string,
+  protocolVersion = '2025-06-18',
+  token = BOT.token,
+): Promise<string> {
+  const res = await postJson(url, initializeRequest(protocolVersion, { name: 'raw', version: '0.1' }), {
+    authorization: `Bearer ${token}`,
+  });
   const id = res.headers.get('mcp-session-id');
   if (id === null) throw new Error(`initialize failed: HTTP ${res.status} ${JSON.stringify(res.json)}`);
   return id;
 }
 
 /** `tools/call` (always id 1, so tests compare whole responses) in `session` as {@link BOT}; the parsed response. */
-export async function rawCall(url: string, session: string, name: string, args?: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const res = await postJson(url, { ...toolsCallRequest(name, args), id: 1 }, { 'mcp-session-id': session, ...headers });
+export async function rawCall(
+  url: string,
+  session: string,
+  name: string,
+  args?: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
+  const res = await postJson(
+    url,
+    { ...toolsCallRequest(name, args), id: 1 },
+    { 'mcp-session-id': session, ...headers },
+  );
   return res.json;
 }
 
@@ -209,7 +237,9 @@ export interface OpenSessionOptions {
  * server answered 200 with a result and an `Mcp-Session-Id` header.
  */
 export async function openSession(url: string, options: OpenSessionOptions = {}): Promise<McpSession> {
-  const res = await postMcp(url, initializeRequest(options.protocolVersion, options.clientInfo), { token: options.token });
+  const res = await postMcp(url, initializeRequest(options.protocolVersion, options.clientInfo), {
+    token: options.token,
+  });
   const sessionId = res.headers.get('mcp-session-id');
   if (res.status !== 200 || !res.message?.result || !sessionId) {
     throw new Error(`initialize failed: HTTP ${res.status} session=${sessionId} body=${res.text.slice(0, 500)}`);
@@ -250,7 +280,11 @@ export async function connectSdkClient(
     client,
     transport,
     close: async () => {
-      try { await client.close(); } catch { /* already closed */ }
+      try {
+        await client.close();
+      } catch {
+        /* already closed */
+      }
     },
   };
 }

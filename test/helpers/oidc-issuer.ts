@@ -180,7 +180,10 @@ export async function startOidcIssuer(options: OidcIssuerOptions): Promise<OidcI
       return keys[0];
     },
     async getToken(request = {}) {
-      const body = new URLSearchParams({ grant_type: 'client_credentials', scope: request.scope ?? ISSUER_SCOPES.join(' ') });
+      const body = new URLSearchParams({
+        grant_type: 'client_credentials',
+        scope: request.scope ?? ISSUER_SCOPES.join(' '),
+      });
       body.set('resource', request.resource ?? options.resources[0]);
       const response = await fetch(`${url}/token`, {
         method: 'POST',

@@ -13,7 +13,7 @@ export async function runPool<T>(
   total: number,
   concurrency: number,
   task: (index: number) => Promise<T>,
-): Promise<Array<{ value: T } | { error: unknown }>> {
+): Promise<({ value: T } | { error: unknown })[]> {
   const results = new Array<{ value: T } | { error: unknown }>(total);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -49,10 +49,16 @@ export async function startPrometheus(binary: string, target: PrometheusTarget):
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString('utf8')).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
-  await eventually(async () => {
-    if (child.exitCode !== null) throw new GiveUp(`prometheus exited (${child.exitCode}): ${stderr}`);
-    return fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
-  }, { timeoutMs: 30_000, intervalMs: 200, what: 'prometheus to be ready' }).catch((err: Error) => {
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new GiveUp(`prometheus exited (${child.exitCode}): ${stderr}`);
+      return fetch(`${url}/-/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
+    },
+    { timeoutMs: 30_000, intervalMs: 200, what: 'prometheus to be ready' },
+  ).catch((err: Error) => {
     throw err instanceof GiveUp ? err : new Error(`prometheus not ready after 30 s: ${stderr}`);
   });
   return {

@@ -18,7 +18,9 @@ export function reusePortNode(): ReusePortNode {
   if (reusePortSupport().supported) return { path: process.execPath };
   const candidate = process.env.MCP_CONFORMANCE_NODE ?? CACHED_NODE;
   if (existsSync(candidate)) {
-    const version = spawnSync(candidate, ['--version'], { encoding: 'utf8', timeout: 10_000 }).stdout?.trim().replace(/^v/, '');
+    const version = spawnSync(candidate, ['--version'], { encoding: 'utf8', timeout: 10_000 })
+      .stdout?.trim()
+      .replace(/^v/, '');
     if (version !== undefined && reusePortSupport(version).supported) return { path: candidate };
   }
   return {

@@ -25,7 +25,7 @@ export function sha256Hex(text: string): string {
  * const bot = makeToken('support-bot');
  * config.gateway.auth = { tokens: [{ id: bot.id, sha256: bot.sha256 }] };
  */
-export function makeToken(id: string = 'test-bot', token: string = `tok_${randomBytes(24).toString('base64url')}`): TestToken {
+export function makeToken(id = 'test-bot', token = `tok_${randomBytes(24).toString('base64url')}`): TestToken {
   return { id, token, sha256: sha256Hex(token) };
 }
 

@@ -9,7 +9,11 @@ import { listFiles } from './synthesized-gateway';
 const REPO = path.resolve(__dirname, '../..');
 const SCRIPT = path.join(REPO, 'scripts', 'build-image-context.js');
 
-interface Run { readonly code: number | null; readonly stdout: string; readonly stderr: string }
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
 
 function runScript(script: string, outDir: string): Run {
   const r = spawnSync(process.execPath, [script, outDir], { encoding: 'utf8', timeout: 30_000 });
@@ -27,11 +31,22 @@ function fixture(files: Record<string, string>): { root: string; script: string 
     'image/Dockerfile': 'FROM scratch\n',
     'image/.dockerignore': '**/node_modules\n',
     'image/healthcheck.js': '',
-    'package.json': JSON.stringify({ name: 'cdktf-mcp-gateway', version: '1.2.3', license: 'MIT', dependencies: { left: '^1.0.0' }, devDependencies: { tool: '^2.0.0' } }),
+    'package.json': JSON.stringify({
+      name: 'cdktf-mcp-gateway',
+      version: '1.2.3',
+      license: 'MIT',
+      dependencies: { left: '^1.0.0' },
+      devDependencies: { tool: '^2.0.0' },
+    }),
     'package-lock.json': JSON.stringify({
       lockfileVersion: 3,
       packages: {
-        '': { name: 'cdktf-mcp-gateway', version: '1.2.3', dependencies: { left: '^1.0.0' }, devDependencies: { tool: '^2.0.0' } },
+        '': {
+          name: 'cdktf-mcp-gateway',
+          version: '1.2.3',
+          dependencies: { left: '^1.0.0' },
+          devDependencies: { tool: '^2.0.0' },
+        },
         'node_modules/left': { version: '1.0.1', dependencies: { pad: '^1.0.0' } },
         'node_modules/pad': { version: '1.4.0' },
         'node_modules/tool': { version: '2.0.0', dev: true, dependencies: { pad: '^1.0.0' } },
@@ -61,7 +76,9 @@ describe('image build context (scripts/build-image-context.js)', () => {
     made.push(f.root);
     return f;
   };
-  after(() => { for (const dir of made) fs.rmSync(dir, { recursive: true, force: true }); });
+  after(() => {
+    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('holds the image files, the runtime JavaScript and production manifests only', () => {
     const { root, script } = make();
@@ -69,12 +86,21 @@ describe('image build context (scripts/build-image-context.js)', () => {
     const run = runScript(script, out);
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(listFiles(out), [
-      '.dockerignore', 'Dockerfile', 'dist/src/cli/main.js', 'dist/src/cli/serve-command.js',
-      'healthcheck.js', 'package-lock.json', 'package.json',
+      '.dockerignore',
+      'Dockerfile',
+      'dist/src/cli/main.js',
+      'dist/src/cli/serve-command.js',
+      'healthcheck.js',
+      'package-lock.json',
+      'package.json',
     ]);
     assert.deepEqual(readJson(path.join(out, 'package.json')), {
-      name: 'cdktf-mcp-gateway', version: '1.2.3', private: true,
-      description: 'cdktf-mcp-gateway gateway runtime (image build context)', license: 'MIT', dependencies: { left: '^1.0.0' },
+      name: 'cdktf-mcp-gateway',
+      version: '1.2.3',
+      private: true,
+      description: 'cdktf-mcp-gateway gateway runtime (image build context)',
+      license: 'MIT',
+      dependencies: { left: '^1.0.0' },
     });
   });
 
@@ -93,7 +119,10 @@ describe('image build context (scripts/build-image-context.js)', () => {
     const { root, script } = make({ 'dist/src/cli/serve-command.js': "require('../../constructs/gateway');\n" });
     const run = runScript(script, path.join(root, 'ctx'));
     assert.equal(run.code, 1);
-    assert.equal(run.stderr, "build-image-context: dist/src/cli/serve-command.js requires '../../constructs/gateway', which is not part of the compiled runtime (dist/src)\n");
+    assert.equal(
+      run.stderr,
+      "build-image-context: dist/src/cli/serve-command.js requires '../../constructs/gateway', which is not part of the compiled runtime (dist/src)\n",
+    );
   });
 
   it('fails when the root lockfile is out of sync with package.json', () => {
@@ -103,7 +132,10 @@ describe('image build context (scripts/build-image-context.js)', () => {
     fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify(pkg));
     const run = runScript(script, path.join(root, 'ctx'));
     assert.equal(run.code, 1);
-    assert.equal(run.stderr, "build-image-context: package-lock.json is out of sync with package.json for 'left': run npm install\n");
+    assert.equal(
+      run.stderr,
+      "build-image-context: package-lock.json is out of sync with package.json for 'left': run npm install\n",
+    );
   });
 
   it('fails when a production package depends on one that is locked as dev-only', () => {
@@ -113,7 +145,10 @@ describe('image build context (scripts/build-image-context.js)', () => {
     fs.writeFileSync(path.join(root, 'package-lock.json'), JSON.stringify(lock));
     const run = runScript(script, path.join(root, 'ctx'));
     assert.equal(run.code, 1);
-    assert.equal(run.stderr, "build-image-context: derived lockfile: 'node_modules/left' needs 'pad', which is not locked: run npm install\n");
+    assert.equal(
+      run.stderr,
+      "build-image-context: derived lockfile: 'node_modules/left' needs 'pad', which is not locked: run npm install\n",
+    );
   });
 
   it('fails with a hint when the runtime is not compiled', () => {
@@ -128,7 +163,10 @@ describe('image build context (scripts/build-image-context.js)', () => {
     const { root, script } = make({ 'dist/src/cli/dev-command.js': "require('cdktf');\n" });
     const run = runScript(script, path.join(root, 'ctx'));
     assert.equal(run.code, 0);
-    assert.equal(run.stderr, "build-image-context: warning: dist/src/cli/dev-command.js requires 'cdktf', not a runtime dependency (absent from the image)\n");
+    assert.equal(
+      run.stderr,
+      "build-image-context: warning: dist/src/cli/dev-command.js requires 'cdktf', not a runtime dependency (absent from the image)\n",
+    );
   });
 
   it('locks every runtime dependency of this package at the version the root lockfile pins', function () {
@@ -141,7 +179,11 @@ describe('image build context (scripts/build-image-context.js)', () => {
     const rootLock = readJson(path.join(REPO, 'package-lock.json'));
     const lock = readJson(path.join(out, 'package-lock.json'));
     for (const dep of Object.keys(readJson(path.join(REPO, 'package.json')).dependencies)) {
-      assert.equal(lock.packages[`node_modules/${dep}`]?.version, rootLock.packages[`node_modules/${dep}`].version, dep);
+      assert.equal(
+        lock.packages[`node_modules/${dep}`]?.version,
+        rootLock.packages[`node_modules/${dep}`].version,
+        dep,
+      );
     }
     const devOnly = Object.keys(lock.packages).filter((k) => lock.packages[k].dev);
     assert.deepEqual(devOnly, []);

@@ -32,15 +32,25 @@ export function command(file: string, args: readonly string[], options: CommandO
     const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+    });
     const timeoutMs = options.timeoutMs ?? 60_000;
     const timer = setTimeout(() => {
       stderr += `\n[killed after ${timeoutMs} ms]`;
       child.kill('SIGKILL');
     }, timeoutMs);
-    child.on('error', (err) => { clearTimeout(timer); resolve({ code: null, stdout, stderr: `${stderr}${err.message}` }); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout, stderr: `${stderr}${err.message}` });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -48,14 +58,19 @@ export function command(file: string, args: readonly string[], options: CommandO
 export async function docker(args: readonly string[], timeoutMs = 60_000): Promise<string> {
   const result = await command('docker', args, { timeoutMs });
   if (result.code !== 0) {
-    throw new Error(`docker ${args.join(' ')} exited ${result.code}: ${(result.stderr || result.stdout).trim().slice(-2000)}`);
+    throw new Error(
+      `docker ${args.join(' ')} exited ${result.code}: ${(result.stderr || result.stdout).trim().slice(-2000)}`,
+    );
   }
   return result.stdout.trim();
 }
 
 /** True when a Docker client is installed and its daemon answers (a synchronous probe, for test registration). */
 export function dockerDaemonAnswers(): boolean {
-  const probe = spawnSync('docker', ['version', '--format', '{{.Server.Version}}'], { timeout: 10_000, stdio: 'ignore' });
+  const probe = spawnSync('docker', ['version', '--format', '{{.Server.Version}}'], {
+    timeout: 10_000,
+    stdio: 'ignore',
+  });
   return probe.status === 0;
 }
 
@@ -95,7 +110,9 @@ export async function ensureDockerDaemon(log: (line: string) => void): Promise<S
     const update = await command('apt-get', ['update'], { timeoutMs: 300_000, env });
     const install = await command('apt-get', ['install', '-y', 'docker.io'], { timeoutMs: 600_000, env });
     if (install.code !== 0 || !onPath('dockerd')) {
-      throw new Error(`apt-get install -y docker.io failed (exit ${install.code}): ${(install.stderr || update.stderr).trim().slice(-1000)}`);
+      throw new Error(
+        `apt-get install -y docker.io failed (exit ${install.code}): ${(install.stderr || update.stderr).trim().slice(-1000)}`,
+      );
     }
   }
   const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'image-test-dockerd-')), 'dockerd.log');
@@ -106,8 +123,15 @@ export async function ensureDockerDaemon(log: (line: string) => void): Promise<S
   });
   fs.closeSync(out);
   let exited = false;
-  const exitedPromise = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
-  child.once('error', () => { exited = true; });
+  const exitedPromise = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  child.once('error', () => {
+    exited = true;
+  });
   const started: StartedDaemon = {
     pid: child.pid ?? -1,
     logFile,
@@ -121,12 +145,17 @@ export async function ensureDockerDaemon(log: (line: string) => void): Promise<S
     },
   };
   try {
-    await eventually(() => {
-      if (exited) throw new GiveUp('dockerd exited');
-      return dockerDaemonAnswers();
-    }, { timeoutMs: 60_000, intervalMs: 500, what: 'dockerd to answer' });
+    await eventually(
+      () => {
+        if (exited) throw new GiveUp('dockerd exited');
+        return dockerDaemonAnswers();
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'dockerd to answer' },
+    );
   } catch {
-    const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join(' | ') : '';
+    const tail = fs.existsSync(logFile)
+      ? fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join(' | ')
+      : '';
     await started.stop();
     throw new Error(`dockerd did not come up within 60 s: ${tail}`);
   }

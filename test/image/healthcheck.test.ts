@@ -2,12 +2,23 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 
 // image/healthcheck.js is plain JavaScript shipped into the image; its URL logic is exported for this test.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const { healthUrl } = require(path.resolve(__dirname, '../../image/healthcheck.js')) as {
-  healthUrl(args: string[], env: Record<string, string | undefined>, readSettings: (file: string) => Record<string, unknown>): string;
+  healthUrl(
+    args: string[],
+    env: Record<string, string | undefined>,
+    readSettings: (file: string) => Record<string, unknown>,
+  ): string;
 };
 
-const serveArgs = (...extra: string[]) => ['node', '/app/dist/src/cli/main.js', 'serve', '--config', '/etc/cdktf-mcp-gateway/gateway.json', ...extra];
+const serveArgs = (...extra: string[]) => [
+  'node',
+  '/app/dist/src/cli/main.js',
+  'serve',
+  '--config',
+  '/etc/cdktf-mcp-gateway/gateway.json',
+  ...extra,
+];
 const noConfig = () => ({});
 
 describe('image healthcheck URL', () => {
@@ -16,7 +27,10 @@ describe('image healthcheck URL', () => {
   });
 
   it('follows --port and --host from the gateway command line', () => {
-    assert.equal(healthUrl(serveArgs('--port', '9090', '--host', '10.0.0.7'), {}, noConfig), 'http://10.0.0.7:9090/healthz');
+    assert.equal(
+      healthUrl(serveArgs('--port', '9090', '--host', '10.0.0.7'), {}, noConfig),
+      'http://10.0.0.7:9090/healthz',
+    );
     assert.equal(healthUrl(serveArgs('--port=9191'), {}, noConfig), 'http://127.0.0.1:9191/healthz');
   });
 
@@ -31,7 +45,10 @@ describe('image healthcheck URL', () => {
   });
 
   it('lets --port win over the config port', () => {
-    assert.equal(healthUrl(serveArgs('--port', '9090'), {}, () => ({ port: 7070 })), 'http://127.0.0.1:9090/healthz');
+    assert.equal(
+      healthUrl(serveArgs('--port', '9090'), {}, () => ({ port: 7070 })),
+      'http://127.0.0.1:9090/healthz',
+    );
   });
 
   it('brackets an IPv6 host and maps the wildcard :: to loopback', () => {
@@ -40,6 +57,9 @@ describe('image healthcheck URL', () => {
   });
 
   it('uses GATEWAY_HEALTH_URL as is when set', () => {
-    assert.equal(healthUrl(serveArgs('--port', '1'), { GATEWAY_HEALTH_URL: 'http://127.0.0.1:5/healthz' }, noConfig), 'http://127.0.0.1:5/healthz');
+    assert.equal(
+      healthUrl(serveArgs('--port', '1'), { GATEWAY_HEALTH_URL: 'http://127.0.0.1:5/healthz' }, noConfig),
+      'http://127.0.0.1:5/healthz',
+    );
   });
 });

@@ -16,7 +16,13 @@ import { openSession, type McpHttpResponse, type McpSession } from '../helpers/m
 import { makeToken, tokenEntry } from '../helpers/tokens';
 import type { GatewayConfig } from '../../src/contract';
 import {
-  command, docker, dockerDaemonAnswers, ensureDockerDaemon, freePort, imageTestRequirement, type StartedDaemon,
+  command,
+  docker,
+  dockerDaemonAnswers,
+  ensureDockerDaemon,
+  freePort,
+  imageTestRequirement,
+  type StartedDaemon,
 } from './docker';
 import { AUDIT_LOG_DIR, GATEWAY_CONFIG_FILE } from '../../src/contract';
 import { listFiles, readSynthesizedGateway, type SynthesizedGateway } from './synthesized-gateway';
@@ -58,7 +64,9 @@ function createdImageIds(buildOutput: string): string[] {
 
 describe('gateway image (Docker)', function () {
   if (requirement === undefined && !daemonUp) {
-    it('NOT RUN: no Docker daemon answers and CI is not set (run `npm run test:image` or `CI=true npm test`, which install and start Docker)');
+    it(
+      'NOT RUN: no Docker daemon answers and CI is not set (run `npm run test:image` or `CI=true npm test`, which install and start Docker)',
+    );
     return;
   }
 
@@ -89,8 +97,14 @@ describe('gateway image (Docker)', function () {
   }
 
   async function auditRecords(): Promise<Record<string, unknown>[]> {
-    const text = await docker(['run', '--rm', '--network', 'none', '-v', `${volume}:/a:ro`, BASE_IMAGE, 'cat', '/a/audit.jsonl'], 30_000);
-    return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const text = await docker(
+      ['run', '--rm', '--network', 'none', '-v', `${volume}:/a:ro`, BASE_IMAGE, 'cat', '/a/audit.jsonl'],
+      30_000,
+    );
+    return text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 
   before(async function () {
@@ -98,25 +112,48 @@ describe('gateway image (Docker)', function () {
     try {
       daemon = await ensureDockerDaemon(log);
     } catch (err) {
-      throw new Error(`the gateway image test needs Docker (${requirement ?? 'daemon vanished'}): ${(err as Error).message}`);
+      throw new Error(
+        `the gateway image test needs Docker (${requirement ?? 'daemon vanished'}): ${(err as Error).message}`,
+      );
     }
     const base = await command('bash', [BASE_IMAGE_SCRIPT], { timeoutMs: 300_000 });
     assert.equal(base.code, 0, `${BASE_IMAGE_SCRIPT} failed: ${base.stderr.trim().slice(-1000)}`);
 
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'image-test-'));
     outdir = path.join(tmp, 'cdktf.out');
-    const synth = await command(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(EXAMPLE_DIR, 'main.ts')], {
-      cwd: EXAMPLE_DIR,
-      env: { ...process.env, CDKTF_OUTDIR: outdir, CHECKPOINT_DISABLE: '1', TS_NODE_PROJECT: path.join(REPO, 'tsconfig.json') },
-      timeoutMs: 120_000,
-    });
+    const synth = await command(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', path.join(EXAMPLE_DIR, 'main.ts')],
+      {
+        cwd: EXAMPLE_DIR,
+        env: {
+          ...process.env,
+          CDKTF_OUTDIR: outdir,
+          CHECKPOINT_DISABLE: '1',
+          TS_NODE_PROJECT: path.join(REPO, 'tsconfig.json'),
+        },
+        timeoutMs: 120_000,
+      },
+    );
     assert.equal(synth.code, 0, `synthesizing examples/support-desk failed: ${synth.stderr.trim().slice(-2000)}`);
     synthesized = readSynthesizedGateway(outdir, GATEWAY);
 
     const started = Date.now();
-    const build = await command('docker', [
-      'build', '--force-rm', '--network', 'host', '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`, '-t', tag, synthesized.contextDir,
-    ], { timeoutMs: 600_000 });
+    const build = await command(
+      'docker',
+      [
+        'build',
+        '--force-rm',
+        '--network',
+        'host',
+        '--build-arg',
+        `BASE_IMAGE=${BASE_IMAGE}`,
+        '-t',
+        tag,
+        synthesized.contextDir,
+      ],
+      { timeoutMs: 600_000 },
+    );
     builtIds = createdImageIds(build.stdout);
     imageBuilt = build.code === 0;
     assert.equal(build.code, 0, `docker build failed: ${`${build.stdout}${build.stderr}`.trim().slice(-3000)}`);
@@ -131,7 +168,12 @@ describe('gateway image (Docker)', function () {
     // gateway runs on loopback, so the loopback defaults replace the deployment's host/origin allowlists.
     const config: GatewayConfig = {
       ...synthesized.config,
-      gateway: { ...synthesized.config.gateway, auth: { tokens: [tokenEntry(bot)] }, allowed_hosts: undefined, allowed_origins: undefined },
+      gateway: {
+        ...synthesized.config.gateway,
+        auth: { tokens: [tokenEntry(bot)] },
+        allowed_hosts: undefined,
+        allowed_origins: undefined,
+      },
       tools: synthesized.config.tools.map((t) => ({
         ...t,
         backend: { ...t.backend, url: t.backend.url.replace(/^https?:\/\/[^/]+/, backend.url) },
@@ -143,18 +185,37 @@ describe('gateway image (Docker)', function () {
     await docker(['volume', 'create', volume]);
     volumeCreated = true;
     await docker([
-      'run', '-d', '--name', containerName, '--network', 'host',
-      '-v', `${configFile}:${GATEWAY_CONFIG_FILE}:ro`, '-v', `${volume}:${AUDIT_DIR}`,
-      '--health-interval=1s', '--health-start-period=1s',
-      tag, 'serve', '--config', GATEWAY_CONFIG_FILE, '--port', String(port), '--host', '127.0.0.1',
+      'run',
+      '-d',
+      '--name',
+      containerName,
+      '--network',
+      'host',
+      '-v',
+      `${configFile}:${GATEWAY_CONFIG_FILE}:ro`,
+      '-v',
+      `${volume}:${AUDIT_DIR}`,
+      '--health-interval=1s',
+      '--health-start-period=1s',
+      tag,
+      'serve',
+      '--config',
+      GATEWAY_CONFIG_FILE,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
     ]);
     containerStarted = true;
-    await eventually(async () => {
-      const state = await docker(['inspect', '--format', '{{.State.Status}}', containerName]);
-      if (state !== 'running') throw new GiveUp(`the gateway container is ${state}`);
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      return res.status === 200;
-    }, { timeoutMs: 30_000, intervalMs: 250, what: '/healthz to answer' }).catch(async (err: Error) => {
+    await eventually(
+      async () => {
+        const state = await docker(['inspect', '--format', '{{.State.Status}}', containerName]);
+        if (state !== 'running') throw new GiveUp(`the gateway container is ${state}`);
+        const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) });
+        return res.status === 200;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, what: '/healthz to answer' },
+    ).catch(async (err: Error) => {
       throw new Error(`${err.message}\n--- container log ---\n${await containerLogs()}`);
     });
     session = await openSession(url, { token: bot.token, protocolVersion: '2025-06-18' });
@@ -164,7 +225,11 @@ describe('gateway image (Docker)', function () {
     this.timeout(180_000);
     const problems: string[] = [];
     const attempt = async (what: string, fn: () => Promise<unknown>) => {
-      try { await fn(); } catch (err) { problems.push(`${what}: ${(err as Error).message}`); }
+      try {
+        await fn();
+      } catch (err) {
+        problems.push(`${what}: ${(err as Error).message}`);
+      }
     };
     if (containerStarted) await attempt('remove container', () => docker(['rm', '-f', containerName]));
     if (volumeCreated) await attempt('remove volume', () => docker(['volume', 'rm', '-f', volume]));
@@ -181,11 +246,19 @@ describe('gateway image (Docker)', function () {
 
   it('builds from a context holding only the Dockerfile, the compiled runtime and production manifests', () => {
     const files = listFiles(synthesized.contextDir);
-    assert.ok(files.includes('Dockerfile') && files.includes('.dockerignore') && files.includes('package-lock.json'), files.join(', '));
-    const strays = files.filter((f) => !/^(Dockerfile|\.dockerignore|healthcheck\.js|package\.json|package-lock\.json|dist\/src\/.+\.js)$/.test(f));
+    assert.ok(
+      files.includes('Dockerfile') && files.includes('.dockerignore') && files.includes('package-lock.json'),
+      files.join(', '),
+    );
+    const strays = files.filter(
+      (f) =>
+        !/^(Dockerfile|\.dockerignore|healthcheck\.js|package\.json|package-lock\.json|dist\/src\/.+\.js)$/.test(f),
+    );
     assert.deepEqual(strays, []);
     assert.ok(files.includes('dist/src/cli/main.js'));
-    assert.ok(!files.some((f) => f.includes('node_modules') || f.includes('.test.') || f.startsWith('dist/constructs')));
+    assert.ok(
+      !files.some((f) => f.includes('node_modules') || f.includes('.test.') || f.startsWith('dist/constructs')),
+    );
     const manifest = JSON.parse(fs.readFileSync(path.join(synthesized.contextDir, 'package.json'), 'utf8'));
     const root = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
     assert.deepEqual(manifest.dependencies, root.dependencies);
@@ -216,11 +289,22 @@ describe('gateway image (Docker)', function () {
 
   it('turns healthy through its own HEALTHCHECK, which follows --port', async function () {
     this.timeout(60_000);
-    const status = await eventually(async () => {
-      const s = await docker(['inspect', '--format', '{{if .State.Health}}{{.State.Health.Status}}{{end}}', containerName]);
-      if (s === 'unhealthy') throw new GiveUp(`unhealthy: ${await docker(['inspect', '--format', '{{json .State.Health.Log}}', containerName])}`);
-      return s === 'healthy' && s;
-    }, { timeoutMs: 45_000, intervalMs: 250, what: 'health status healthy' });
+    const status = await eventually(
+      async () => {
+        const s = await docker([
+          'inspect',
+          '--format',
+          '{{if .State.Health}}{{.State.Health.Status}}{{end}}',
+          containerName,
+        ]);
+        if (s === 'unhealthy')
+          throw new GiveUp(
+            `unhealthy: ${await docker(['inspect', '--format', '{{json .State.Health.Log}}', containerName])}`,
+          );
+        return s === 'healthy' && s;
+      },
+      { timeoutMs: 45_000, intervalMs: 250, what: 'health status healthy' },
+    );
     assert.equal(status, 'healthy');
   });
 
@@ -228,7 +312,10 @@ describe('gateway image (Docker)', function () {
     const res = await session.request('tools/list');
     const tool = res.message?.result?.tools.find((t: { name: string }) => t.name === 'create_task');
     const title = tool?.inputSchema.properties.title;
-    assert.equal(title?.description, 'Task title; the backend fills ${customer} and ${ticket}; write a literal % as %%');
+    assert.equal(
+      title?.description,
+      'Task title; the backend fills ${customer} and ${ticket}; write a literal % as %%',
+    );
     assert.equal(title?.pattern, '^(?:[^%]|%{2})*$');
   });
 
@@ -251,14 +338,20 @@ describe('gateway image (Docker)', function () {
   });
 
   it('writes the audit log into its volume, without argument values', async () => {
-    const records = await eventually(async () => {
-      const r = await auditRecords();
-      return r.length >= 2 && r;
-    }, { timeoutMs: 10_000, intervalMs: 250, what: '2 audit records' });
-    assert.deepEqual(records.map((r) => [r.gateway, r.tool, r.outcome, r.principal]), [
-      [GATEWAY, 'get_customer', 'refused', bot.id],
-      [GATEWAY, 'get_customer', 'ok', bot.id],
-    ]);
+    const records = await eventually(
+      async () => {
+        const r = await auditRecords();
+        return r.length >= 2 && r;
+      },
+      { timeoutMs: 10_000, intervalMs: 250, what: '2 audit records' },
+    );
+    assert.deepEqual(
+      records.map((r) => [r.gateway, r.tool, r.outcome, r.principal]),
+      [
+        [GATEWAY, 'get_customer', 'refused', bot.id],
+        [GATEWAY, 'get_customer', 'ok', bot.id],
+      ],
+    );
     assert.ok(!JSON.stringify(records).includes('C-0042'));
   });
 
@@ -266,22 +359,58 @@ describe('gateway image (Docker)', function () {
     this.timeout(10 * 60_000);
     const stackDir = synthesized.stackDir;
     const doc = JSON.parse(fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8'));
-    const image = Object.values<Record<string, any>>(doc.resource.docker_image).find((i) => String(i.name).endsWith('support-desk-api:latest'));
+    const image = Object.values<Record<string, any>>(doc.resource.docker_image).find((i) =>
+      String(i.name).endsWith('support-desk-api:latest'),
+    );
     assert.ok(image?.build?.context, 'no docker_image with a build block for the support-desk backend');
     const context = path.resolve(stackDir, String(image.build.context));
-    const build = await command('docker', [
-      'build', '--force-rm', '--network', 'host', '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`,
-      '-f', path.join(context, image.build.dockerfile ?? 'Dockerfile'), '-t', backendTag, context,
-    ], { timeoutMs: 600_000 });
+    const build = await command(
+      'docker',
+      [
+        'build',
+        '--force-rm',
+        '--network',
+        'host',
+        '--build-arg',
+        `BASE_IMAGE=${BASE_IMAGE}`,
+        '-f',
+        path.join(context, image.build.dockerfile ?? 'Dockerfile'),
+        '-t',
+        backendTag,
+        context,
+      ],
+      { timeoutMs: 600_000 },
+    );
     backendBuilt = build.code === 0;
-    assert.equal(build.code, 0, `docker build of the backend failed: ${`${build.stdout}${build.stderr}`.trim().slice(-3000)}`);
+    assert.equal(
+      build.code,
+      0,
+      `docker build of the backend failed: ${`${build.stdout}${build.stderr}`.trim().slice(-3000)}`,
+    );
     const backendPort = await freePort();
     backendContainer = `cdktf-mcp-gateway-image-test-backend-${unique}`;
-    await docker(['run', '-d', '--name', backendContainer, '--network', 'host', '-e', 'HOST=127.0.0.1', '-e', `PORT=${backendPort}`, backendTag]);
-    const health = await eventually(async () => {
-      const res = await fetch(`http://127.0.0.1:${backendPort}/health`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
-      return res?.status === 200 && res.status;
-    }, { timeoutMs: 30_000, intervalMs: 250, what: 'the backend container to answer /health' });
+    await docker([
+      'run',
+      '-d',
+      '--name',
+      backendContainer,
+      '--network',
+      'host',
+      '-e',
+      'HOST=127.0.0.1',
+      '-e',
+      `PORT=${backendPort}`,
+      backendTag,
+    ]);
+    const health = await eventually(
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${backendPort}/health`, { signal: AbortSignal.timeout(2_000) }).catch(
+          () => undefined,
+        );
+        return res?.status === 200 && res.status;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, what: 'the backend container to answer /health' },
+    );
     assert.equal(health, 200);
   });
 
@@ -289,8 +418,14 @@ describe('gateway image (Docker)', function () {
     this.timeout(60_000);
     backend.setDelay(1_500);
     const before = backend.requests;
-    const calls = Array.from({ length: IN_FLIGHT_CALLS }, (_, i) => session.callTool('get_customer', { customer_id: `C-100${i}` }));
-    await eventually(() => backend.requests - before >= IN_FLIGHT_CALLS, { timeoutMs: 10_000, intervalMs: 250, what: 'calls to reach the backend' });
+    const calls = Array.from({ length: IN_FLIGHT_CALLS }, (_, i) =>
+      session.callTool('get_customer', { customer_id: `C-100${i}` }),
+    );
+    await eventually(() => backend.requests - before >= IN_FLIGHT_CALLS, {
+      timeoutMs: 10_000,
+      intervalMs: 250,
+      what: 'calls to reach the backend',
+    });
     const started = Date.now();
     await docker(['stop', '--time', '10', containerName], 30_000);
     const stopMs = Date.now() - started;
@@ -304,6 +439,9 @@ describe('gateway image (Docker)', function () {
     assert.equal(await docker(['inspect', '--format', '{{.State.ExitCode}}', containerName]), '0');
     const records = await auditRecords();
     assert.equal(records.length, 2 + IN_FLIGHT_CALLS);
-    assert.deepEqual(records.slice(2).map((r) => r.outcome), Array(IN_FLIGHT_CALLS).fill('ok'));
+    assert.deepEqual(
+      records.slice(2).map((r) => r.outcome),
+      Array(IN_FLIGHT_CALLS).fill('ok'),
+    );
   });
 });

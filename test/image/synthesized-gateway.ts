@@ -24,7 +24,6 @@ function first(value: unknown): Block | undefined {
   return value !== null && typeof value === 'object' ? (value as Block) : undefined;
 }
 
-
 /** Finds gateway `name` in the synthesized stacks under `outdir` (as `dev` does); throws naming what is missing. */
 export function readSynthesizedGateway(outdir: string, name: string): SynthesizedGateway {
   const stacks = readSynthesizedStacks(outdir);
@@ -37,7 +36,9 @@ export function readSynthesizedGateway(outdir: string, name: string): Synthesize
     const ref = /\$\{docker_image\.([^.}]+)\./.exec(String(container.image))?.[1];
     const image = ref !== undefined ? (resources.docker_image?.[ref] as Block | undefined) : undefined;
     if (image === undefined) {
-      throw new Error(`the container of gateway '${name}' does not run a docker_image of its stack (image: ${container.image})`);
+      throw new Error(
+        `the container of gateway '${name}' does not run a docker_image of its stack (image: ${container.image})`,
+      );
     }
     const build = first(image.build);
     const context = String(build?.context ?? '').replace(/^\$\{path\.module\}\//, '');

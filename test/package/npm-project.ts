@@ -37,7 +37,9 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 
 /** The version of a dependency installed in this repository. */
 export function installedVersion(name: string): string {
-  return (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  return (
+    JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+  ).version;
 }
 
 /** Runs a command with {@link cleanEnv} plus `extraEnv`; rejects with its output on a non-zero exit. */
@@ -66,7 +68,11 @@ export async function packPackage(dest: string): Promise<PackResult> {
 /** Installs `specs` (a tarball path, `name@version`s) into `project` from the npm cache. */
 export async function installFromCache(project: string, specs: readonly string[]): Promise<void> {
   try {
-    await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...specs], project);
+    await exec(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...specs],
+      project,
+    );
   } catch (err) {
     throw new Error(
       `could not install ${specs.join(' ')} into ${project} ` +

@@ -13,7 +13,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { listFiles, readSynthesizedGateway } from '../image/synthesized-gateway';
 import {
-  cleanEnv, CONSUMER_DEPS, exec, installedVersion, installFromCache, output, packPackage, ROOT as root, type PackResult,
+  cleanEnv,
+  CONSUMER_DEPS,
+  exec,
+  installedVersion,
+  installFromCache,
+  output,
+  packPackage,
+  type PackResult,
 } from './npm-project';
 
 /**
@@ -72,8 +79,13 @@ gateways:
 
 const TSCONFIG = {
   compilerOptions: {
-    target: 'ES2022', module: 'node16', moduleResolution: 'node16', strict: true,
-    types: ['node'], outDir: 'build', noEmitOnError: true,
+    target: 'ES2022',
+    module: 'node16',
+    moduleResolution: 'node16',
+    strict: true,
+    types: ['node'],
+    outDir: 'build',
+    noEmitOnError: true,
   },
   include: ['main.ts'],
 };
@@ -93,7 +105,10 @@ describe('the npm package (npm pack, installed into a fresh project)', function 
 
     project = path.join(work, 'consumer');
     fs.mkdirSync(project);
-    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+    fs.writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }),
+    );
     fs.writeFileSync(path.join(project, 'main.ts'), STACK_TS);
     fs.writeFileSync(path.join(project, 'ops.yaml'), OPS_YAML);
     fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG));
@@ -108,17 +123,30 @@ describe('the npm package (npm pack, installed into a fresh project)', function 
   it('holds the build and the image context, and no tests, sources, maps, benchmarks or node_modules', () => {
     const files = packed.files.map((f) => f.path);
     for (const needed of [
-      'package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/src/cli/main.js',
-      'dist/constructs/gateway.d.ts', 'dist/image-context/Dockerfile', 'dist/image-context/.dockerignore',
-      'dist/image-context/healthcheck.js', 'dist/image-context/package.json', 'dist/image-context/package-lock.json',
-      'dist/image-context/dist/src/cli/main.js', 'docs/constructs.md', 'docs/gateway.md', 'docs/deploy.md',
+      'package.json',
+      'README.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/src/cli/main.js',
+      'dist/constructs/gateway.d.ts',
+      'dist/image-context/Dockerfile',
+      'dist/image-context/.dockerignore',
+      'dist/image-context/healthcheck.js',
+      'dist/image-context/package.json',
+      'dist/image-context/package-lock.json',
+      'dist/image-context/dist/src/cli/main.js',
+      'docs/constructs.md',
+      'docs/gateway.md',
+      'docs/deploy.md',
     ]) {
       assert.ok(files.includes(needed), `the tarball lacks ${needed}`);
     }
-    const junk = files.filter((f) =>
-      /(^|\/)(node_modules|test|tests|__tests__|bench|examples|cdktf\.out|\.dev)\//.test(f) ||
-      /\.(test\.[jt]s|map|tsbuildinfo|tgz)$/.test(f) ||
-      (f.endsWith('.ts') && !f.endsWith('.d.ts')));
+    const junk = files.filter(
+      (f) =>
+        /(^|\/)(node_modules|test|tests|__tests__|bench|examples|cdktf\.out|\.dev)\//.test(f) ||
+        /\.(test\.[jt]s|map|tsbuildinfo|tgz)$/.test(f) ||
+        (f.endsWith('.ts') && !f.endsWith('.d.ts')),
+    );
     assert.deepEqual(junk, [], 'files a user does not need');
   });
 
@@ -128,28 +156,43 @@ describe('the npm package (npm pack, installed into a fresh project)', function 
   });
 
   it('loads with require() and with an ESM import', async () => {
-    const script = 'const m = require("cdktf-mcp-gateway"); console.log([m.Service, m.Gateway, m.Manifest].map((c) => c.name).join(","))';
+    const script =
+      'const m = require("cdktf-mcp-gateway"); console.log([m.Service, m.Gateway, m.Manifest].map((c) => c.name).join(","))';
     assert.equal((await exec(process.execPath, ['-e', script], project)).stdout.trim(), 'Service,Gateway,Manifest');
-    const esm = 'import { Service, Gateway, Manifest } from "cdktf-mcp-gateway"; console.log([Service, Gateway, Manifest].map((c) => c.name).join(","))';
-    assert.equal((await exec(process.execPath, ['--input-type=module', '-e', esm], project)).stdout.trim(), 'Service,Gateway,Manifest');
+    const esm =
+      'import { Service, Gateway, Manifest } from "cdktf-mcp-gateway"; console.log([Service, Gateway, Manifest].map((c) => c.name).join(","))';
+    assert.equal(
+      (await exec(process.execPath, ['--input-type=module', '-e', esm], project)).stdout.trim(),
+      'Service,Gateway,Manifest',
+    );
   });
 
   it('serves the runtime entry point cdktf-mcp-gateway/runtime to require() and import, and hides internals', async () => {
-    const names = '["startGateway", "loadGatewayConfig", "parseGatewayConfig", "ConfigError"].map((n) => typeof m[n]).join(",")';
+    const names =
+      '["startGateway", "loadGatewayConfig", "parseGatewayConfig", "ConfigError"].map((n) => typeof m[n]).join(",")';
     const cjs = `const m = require("cdktf-mcp-gateway/runtime"); console.log(${names})`;
-    assert.equal((await exec(process.execPath, ['-e', cjs], project)).stdout.trim(), 'function,function,function,function');
+    assert.equal(
+      (await exec(process.execPath, ['-e', cjs], project)).stdout.trim(),
+      'function,function,function,function',
+    );
     const esm = `import * as m from "cdktf-mcp-gateway/runtime"; console.log(${names})`;
     const imported = await exec(process.execPath, ['--input-type=module', '-e', esm], project);
     assert.equal(imported.stdout.trim(), 'function,function,function,function');
-    const front = 'const m = require("cdktf-mcp-gateway"); console.log(["startGateway", "readManifest", "terraformLiteral", "IMAGE_CONTEXT_DIR"].filter((n) => n in m).join(",") || "none")';
+    const front =
+      'const m = require("cdktf-mcp-gateway"); console.log(["startGateway", "readManifest", "terraformLiteral", "IMAGE_CONTEXT_DIR"].filter((n) => n in m).join(",") || "none")';
     assert.equal((await exec(process.execPath, ['-e', front], project)).stdout.trim(), 'none');
-    const deep = 'try { require("cdktf-mcp-gateway/dist/src/gateway/start-gateway"); console.log("reachable") } catch (e) { console.log(e.code) }';
+    const deep =
+      'try { require("cdktf-mcp-gateway/dist/src/gateway/start-gateway"); console.log("reachable") } catch (e) { console.log(e.code) }';
     assert.equal((await exec(process.execPath, ['-e', deep], project)).stdout.trim(), 'ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
   it('typechecks a stack that imports Service, Gateway, Manifest and InferArgs (declarations checked too)', async () => {
     try {
-      await exec(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], project);
+      await exec(
+        process.execPath,
+        [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+        project,
+      );
     } catch (err) {
       assert.fail(`tsc failed in the consumer project:\n${output(err)}`);
     }
@@ -157,7 +200,11 @@ describe('the npm package (npm pack, installed into a fresh project)', function 
   });
 
   it('runs its bin: cdktf-mcp-gateway serve --help', async () => {
-    const { stdout } = await exec(path.join(project, 'node_modules/.bin/cdktf-mcp-gateway'), ['serve', '--help'], project);
+    const { stdout } = await exec(
+      path.join(project, 'node_modules/.bin/cdktf-mcp-gateway'),
+      ['serve', '--help'],
+      project,
+    );
     assert.match(stdout, /^Usage: cdktf-mcp-gateway serve --config FILE/);
   });
 
@@ -168,7 +215,11 @@ describe('the npm package (npm pack, installed into a fresh project)', function 
       this.timeout(180_000);
       const compiled = path.join(project, 'build/main.js');
       if (!fs.existsSync(compiled)) {
-        await exec(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], project);
+        await exec(
+          process.execPath,
+          [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+          project,
+        );
       }
       outdir = path.join(work, 'cdktf.out');
       await exec(process.execPath, [compiled], project, { CDKTF_OUTDIR: outdir, CHECKPOINT_DISABLE: '1' });
@@ -179,7 +230,10 @@ describe('the npm package (npm pack, installed into a fresh project)', function 
       const context = listFiles(gateway.contextDir);
       assert.ok(context.includes('Dockerfile'), `no Dockerfile in ${gateway.contextDir}`);
       assert.deepEqual(context, listFiles(path.join(installed(), 'dist/image-context')));
-      assert.deepEqual(context.filter((f) => f.includes('node_modules/')), []);
+      assert.deepEqual(
+        context.filter((f) => f.includes('node_modules/')),
+        [],
+      );
       assert.equal(readSynthesizedGateway(outdir, 'ops').contextDir, gateway.contextDir);
     });
 
@@ -188,7 +242,17 @@ describe('the npm package (npm pack, installed into a fresh project)', function 
       const config = path.join(work, 'gateway.json');
       fs.writeFileSync(config, JSON.stringify(gateway.config));
       const bin = path.join(project, 'node_modules/.bin/cdktf-mcp-gateway');
-      const args = ['serve', '--config', config, '--port', '0', '--host', '127.0.0.1', '--audit-log', path.join(work, 'audit.jsonl')];
+      const args = [
+        'serve',
+        '--config',
+        config,
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--audit-log',
+        path.join(work, 'audit.jsonl'),
+      ];
       const child = spawn(bin, args, { cwd: project, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
       try {
         let out = '';
@@ -197,11 +261,17 @@ describe('the npm package (npm pack, installed into a fresh project)', function 
           const onData = (chunk: Buffer): void => {
             out += chunk.toString('utf8');
             const m = /"msg":"listening".*"url":"([^"]+)"/.exec(out);
-            if (m !== null) { clearTimeout(timer); resolve(m[1]); }
+            if (m !== null) {
+              clearTimeout(timer);
+              resolve(m[1]);
+            }
           };
           child.stdout.on('data', onData);
           child.stderr.on('data', onData);
-          child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`serve exited ${code}:\n${out}`)); });
+          child.once('exit', (code) => {
+            clearTimeout(timer);
+            reject(new Error(`serve exited ${code}:\n${out}`));
+          });
         });
         const res = await fetch(new URL('/readyz', url));
         assert.equal(res.status, 200);

@@ -3,7 +3,7 @@ import { generateInputSchema, InferArgs, InputSpec } from '../../src/schema';
 import { compileToolSchema } from '../../src/validation';
 
 // Compile-time assertions, checked by `npm run typecheck`: Equal is true only for identical types.
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function expectType<T extends true>(): T | undefined {
   return undefined;
 }
@@ -17,10 +17,17 @@ const ticket = {
   tags: { type: 'array', items: { type: 'string' } },
   anything: { type: 'array' },
   settings: { type: 'object' },
-  customer: { type: 'object', required: true, properties: {
-    name: { type: 'string', required: true },
-    addresses: { type: 'array', items: { type: 'object', properties: { zip_code: { type: 'integer', required: true } } } },
-  } },
+  customer: {
+    type: 'object',
+    required: true,
+    properties: {
+      name: { type: 'string', required: true },
+      addresses: {
+        type: 'array',
+        items: { type: 'object', properties: { zip_code: { type: 'integer', required: true } } },
+      },
+    },
+  },
   meta: { type: 'object', additionalProperties: true, properties: { id: { type: 'string', required: true } } },
 } as const satisfies InputSpec;
 
@@ -36,7 +43,7 @@ expectType<Equal<Args['anything'], unknown[] | undefined>>();
 expectType<Equal<Args['settings'], Record<string, unknown> | undefined>>();
 expectType<Equal<Args['customer'], { name: string; addresses?: { zip_code: number }[] }>>();
 expectType<Equal<NonNullable<Args['meta']>['id'], string>>();
-expectType<Equal<InferArgs<{}>, {}>>();
+expectType<Equal<InferArgs<Record<string, never>>, Record<string, never>>>();
 
 /** The runtime verdict on `args`: the validator of the schema generated from the same spec the type comes from. */
 function validate(args: unknown): string {
@@ -50,8 +57,16 @@ describe('InferArgs', () => {
   it('types as valid exactly what the generated schema accepts, and as errors what it refuses', () => {
     // The type checks run in `npm run typecheck` (a @ts-expect-error with no error fails it); the verdicts run here.
     const args: Args = { subject: 's', status: 'open', customer: { name: 'n', addresses: [{ zip_code: 1 }] } };
-    const full: Args = { ...args, priority: 2, urgent: true, ratio: 0.5, tags: ['a'], anything: [1, 'x'], settings: { k: 1 },
-      meta: { id: 'm', extra: 'allowed by additionalProperties' } };
+    const full: Args = {
+      ...args,
+      priority: 2,
+      urgent: true,
+      ratio: 0.5,
+      tags: ['a'],
+      anything: [1, 'x'],
+      settings: { k: 1 },
+      meta: { id: 'm', extra: 'allowed by additionalProperties' },
+    };
     // @ts-expect-error a required field is missing
     const missing: Args = { status: 'open', customer: { name: 'n' } };
     // @ts-expect-error a value outside the enum

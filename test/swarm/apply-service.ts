@@ -32,7 +32,16 @@ export interface ApplyOptions {
 }
 
 const KNOWN_SPEC_FIELDS = new Set([
-  'image', 'args', 'env', 'labels', 'configs', 'secrets', 'mounts', 'healthcheck', 'stop_signal', 'stop_grace_period',
+  'image',
+  'args',
+  'env',
+  'labels',
+  'configs',
+  'secrets',
+  'mounts',
+  'healthcheck',
+  'stop_signal',
+  'stop_grace_period',
 ]);
 
 /**
@@ -55,7 +64,12 @@ export function evaluate(text: string, variables: Record<string, string>): strin
 }
 
 /** `docker config create` / `docker secret create` from base64 `data`, through a file (never on the command line). */
-async function createFromData(kind: 'config' | 'secret', name: string, base64: string, labels: Json[] = []): Promise<void> {
+async function createFromData(
+  kind: 'config' | 'secret',
+  name: string,
+  base64: string,
+  labels: Json[] = [],
+): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'swarm-apply-'));
   const file = path.join(dir, 'data');
   try {
@@ -82,7 +96,8 @@ export function configMount(mount: Json, name: string): string {
 export async function applyService(synth: SynthesizedService, options: ApplyOptions): Promise<AppliedService> {
   const { service, config, secret, volume } = synth;
   const spec = service.task_spec.container_spec;
-  for (const key of Object.keys(spec)) if (!KNOWN_SPEC_FIELDS.has(key)) throw new Error(`container_spec.${key}: not applied by this helper`);
+  for (const key of Object.keys(spec))
+    if (!KNOWN_SPEC_FIELDS.has(key)) throw new Error(`container_spec.${key}: not applied by this helper`);
   const volumeName = volume === undefined ? undefined : `${volume.name}-${options.suffix}`;
   if (volumeName !== undefined) await docker(['volume', 'create', volumeName]);
   const configName = await createConfig(config, options.suffix);
@@ -99,26 +114,63 @@ export async function applyService(synth: SynthesizedService, options: ApplyOpti
   for (const [k, v] of Object.entries(spec.env ?? {})) args.push('--env', `${k}=${v as string}`);
   for (const mount of spec.configs ?? []) args.push('--config', configMount(mount, configName));
   for (const s of spec.secrets ?? []) {
-    args.push('--secret', `source=${secretName},target=${s.file_name},uid=${s.file_uid},gid=${s.file_gid},mode=${s.file_mode.toString(8).padStart(4, '0')}`);
+    args.push(
+      '--secret',
+      `source=${secretName},target=${s.file_name},uid=${s.file_uid},gid=${s.file_gid},mode=${s.file_mode.toString(8).padStart(4, '0')}`,
+    );
   }
   for (const m of spec.mounts ?? []) args.push('--mount', `type=${m.type},source=${volumeName},target=${m.target}`);
   const health = spec.healthcheck;
   if (health !== undefined) {
-    if (health.test[0] !== 'CMD') throw new Error(`healthcheck test ${JSON.stringify(health.test)}: only CMD is applied`);
-    args.push('--health-cmd', health.test.slice(1).join(' '), '--health-interval', health.interval, '--health-timeout', health.timeout,
-      '--health-start-period', health.start_period, '--health-retries', String(health.retries));
+    if (health.test[0] !== 'CMD')
+      throw new Error(`healthcheck test ${JSON.stringify(health.test)}: only CMD is applied`);
+    args.push(
+      '--health-cmd',
+      health.test.slice(1).join(' '),
+      '--health-interval',
+      health.interval,
+      '--health-timeout',
+      health.timeout,
+      '--health-start-period',
+      health.start_period,
+      '--health-retries',
+      String(health.retries),
+    );
   }
   args.push('--stop-signal', spec.stop_signal, '--stop-grace-period', spec.stop_grace_period);
   const restart = service.task_spec.restart_policy;
-  args.push('--restart-condition', restart.condition, '--restart-delay', restart.delay, '--restart-window', restart.window);
-  for (const [flag, c] of [['update', service.update_config], ['rollback', service.rollback_config]] as const) {
-    args.push(`--${flag}-parallelism`, String(c.parallelism), `--${flag}-order`, c.order, `--${flag}-failure-action`, c.failure_action,
-      `--${flag}-monitor`, c.monitor, `--${flag}-delay`, c.delay);
+  args.push(
+    '--restart-condition',
+    restart.condition,
+    '--restart-delay',
+    restart.delay,
+    '--restart-window',
+    restart.window,
+  );
+  for (const [flag, c] of [
+    ['update', service.update_config],
+    ['rollback', service.rollback_config],
+  ] as const) {
+    args.push(
+      `--${flag}-parallelism`,
+      String(c.parallelism),
+      `--${flag}-order`,
+      c.order,
+      `--${flag}-failure-action`,
+      c.failure_action,
+      `--${flag}-monitor`,
+      c.monitor,
+      `--${flag}-delay`,
+      c.delay,
+    );
     if (c.max_failure_ratio !== undefined) args.push(`--${flag}-max-failure-ratio`, c.max_failure_ratio);
   }
   for (const network of service.task_spec.networks_advanced ?? []) args.push('--network', network.name);
   for (const port of service.endpoint_spec?.ports ?? []) {
-    args.push('--publish', `published=${port.published_port},target=${port.target_port},mode=${port.publish_mode},protocol=${port.protocol}`);
+    args.push(
+      '--publish',
+      `published=${port.published_port},target=${port.target_port},mode=${port.publish_mode},protocol=${port.protocol}`,
+    );
   }
   if (spec.args === undefined) throw new Error('container_spec.args: this helper applies the host-network form only');
   args.push(options.image, ...spec.args, '--host', '127.0.0.1');

@@ -62,7 +62,8 @@ async function oneCall(sdk: SdkConnection, valid: boolean, i: number): Promise<C
   const args = valid ? { customer_id: `C-${String(i % 10_000).padStart(4, '0')}` } : { customer_id: i };
   try {
     const result = await sdk.client.callTool({ name: 'get_customer', arguments: args }, undefined, { timeout: 20_000 });
-    if (result.isError === true) return { at, valid, outcome: 'failure', detail: JSON.stringify(result.content).slice(0, 300) };
+    if (result.isError === true)
+      return { at, valid, outcome: 'failure', detail: JSON.stringify(result.content).slice(0, 300) };
     return { at, valid, outcome: valid ? 'ok' : 'forwarded' };
   } catch (err) {
     if (!valid && err instanceof McpError && err.code === -32602) return { at, valid, outcome: 'refused' };
@@ -83,7 +84,12 @@ function startLoad(sdk: SdkConnection, maxCalls: number): { stop(): void; done: 
     }
   };
   const done = Promise.all(Array.from({ length: LOOPS }, loop)).then(() => records);
-  return { stop: () => { stopped = true; }, done };
+  return {
+    stop: () => {
+      stopped = true;
+    },
+    done,
+  };
 }
 
 describe('replicas on Docker Swarm (service, config and secret applied with the docker CLI, field by field)', function () {
@@ -122,8 +128,13 @@ describe('replicas on Docker Swarm (service, config and secret applied with the 
     });
     const key = new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true });
     new Gateway(stack, GATEWAY, {
-      services: [getCustomer], auth: { tokens: [tokenEntry(bot)] }, replicas: REPLICAS, sessionKey: key.stringValue,
-      port, baseImage: BASE_IMAGE, validateInput,
+      services: [getCustomer],
+      auth: { tokens: [tokenEntry(bot)] },
+      replicas: REPLICAS,
+      sessionKey: key.stringValue,
+      port,
+      baseImage: BASE_IMAGE,
+      validateInput,
     });
     app.synth();
     return readSynthesizedService(outdir, STACK, GATEWAY);
@@ -137,8 +148,21 @@ describe('replicas on Docker Swarm (service, config and secret applied with the 
 
   /** Every record of every audit file in the volume, by file name. */
   async function auditFiles(): Promise<Map<string, Record<string, unknown>[]>> {
-    const text = await docker(['run', '--rm', '--network', 'none', '-v', `${applied!.volumeName}:/a:ro`, BASE_IMAGE,
-      'sh', '-c', 'for f in /a/*.jsonl; do echo "== $f"; cat "$f"; done'], 60_000);
+    const text = await docker(
+      [
+        'run',
+        '--rm',
+        '--network',
+        'none',
+        '-v',
+        `${applied!.volumeName}:/a:ro`,
+        BASE_IMAGE,
+        'sh',
+        '-c',
+        'for f in /a/*.jsonl; do echo "== $f"; cat "$f"; done',
+      ],
+      60_000,
+    );
     const files = new Map<string, Record<string, unknown>[]>();
     let current: Record<string, unknown>[] = [];
     for (const line of text.split('\n')) {
@@ -157,7 +181,10 @@ describe('replicas on Docker Swarm (service, config and secret applied with the 
       throw new Error(`the swarm test needs Docker (${requirement}): ${(err as Error).message}`);
     }
     swarm = await ensureSwarm(log);
-    const base = await command('bash', [BASE_IMAGE_SCRIPT, BASE_IMAGE], { timeoutMs: 300_000, env: { ...process.env, NODE_BIN: node.path } });
+    const base = await command('bash', [BASE_IMAGE_SCRIPT, BASE_IMAGE], {
+      timeoutMs: 300_000,
+      env: { ...process.env, NODE_BIN: node.path },
+    });
     assert.equal(base.code, 0, `${BASE_IMAGE_SCRIPT} failed: ${base.stderr.trim().slice(-1000)}`);
 
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'swarm-test-'));
@@ -165,16 +192,34 @@ describe('replicas on Docker Swarm (service, config and secret applied with the 
     port = await freePort();
     const synth = synthesize(true);
     const danglingBefore = new Set((await docker(['images', '--quiet', '--filter', 'dangling=true'])).split('\n'));
-    const build = await command('docker', ['build', '--force-rm', '--network', 'host', '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`, '-t', tag, synth.contextDir],
-      { timeoutMs: 900_000 });
+    const build = await command(
+      'docker',
+      [
+        'build',
+        '--force-rm',
+        '--network',
+        'host',
+        '--build-arg',
+        `BASE_IMAGE=${BASE_IMAGE}`,
+        '-t',
+        tag,
+        synth.contextDir,
+      ],
+      { timeoutMs: 900_000 },
+    );
     assert.equal(build.code, 0, `docker build failed: ${`${build.stdout}${build.stderr}`.trim().slice(-3000)}`);
     imageId = await docker(['image', 'inspect', '--format', '{{.Id}}', tag]);
-    buildLeftovers = (await docker(['images', '--quiet', '--filter', 'dangling=true'])).split('\n').filter((id) => id !== '' && !danglingBefore.has(id));
+    buildLeftovers = (await docker(['images', '--quiet', '--filter', 'dangling=true']))
+      .split('\n')
+      .filter((id) => id !== '' && !danglingBefore.has(id));
 
     applied = await applyService(synth, { suffix, variables: { session_key: sessionKey }, image: imageId });
     configNames.push(applied.configName);
-    await eventually(async () => (await healthyTasks(applied!.name)) === REPLICAS,
-      { timeoutMs: 180_000, intervalMs: 1_000, what: `${REPLICAS} healthy replicas` }).catch(async (err: Error) => {
+    await eventually(async () => (await healthyTasks(applied!.name)) === REPLICAS, {
+      timeoutMs: 180_000,
+      intervalMs: 1_000,
+      what: `${REPLICAS} healthy replicas`,
+    }).catch(async (err: Error) => {
       throw new Error(`${err.message}\n--- service log ---\n${await serviceLogs()}`);
     });
     log(`service ${applied.name}: ${REPLICAS} healthy replicas on 127.0.0.1:${port}`);
@@ -185,16 +230,26 @@ describe('replicas on Docker Swarm (service, config and secret applied with the 
     this.timeout(5 * 60_000);
     const problems: string[] = [];
     const attempt = async (what: string, fn: () => Promise<unknown>) => {
-      try { await fn(); } catch (err) { problems.push(`${what}: ${(err as Error).message}`); }
+      try {
+        await fn();
+      } catch (err) {
+        problems.push(`${what}: ${(err as Error).message}`);
+      }
     };
     await sdk?.close();
     if (applied !== undefined) {
       const { name, secretName, volumeName } = applied;
       await attempt('remove service', () => docker(['service', 'rm', name]));
-      await attempt('wait for the tasks to go', () => eventually(async () => (await runningTasks(name)).length === 0 &&
-        (await docker(['ps', '-a', '--quiet', '--filter', `label=com.docker.swarm.service.name=${name}`])) === '',
-      { timeoutMs: 120_000, intervalMs: 1_000, what: 'the service containers to be removed' }));
-      for (const config of configNames) await attempt(`remove config ${config}`, () => docker(['config', 'rm', config]));
+      await attempt('wait for the tasks to go', () =>
+        eventually(
+          async () =>
+            (await runningTasks(name)).length === 0 &&
+            (await docker(['ps', '-a', '--quiet', '--filter', `label=com.docker.swarm.service.name=${name}`])) === '',
+          { timeoutMs: 120_000, intervalMs: 1_000, what: 'the service containers to be removed' },
+        ),
+      );
+      for (const config of configNames)
+        await attempt(`remove config ${config}`, () => docker(['config', 'rm', config]));
       if (secretName !== undefined) await attempt('remove secret', () => docker(['secret', 'rm', secretName]));
       if (volumeName !== undefined) await attempt('remove volume', () => docker(['volume', 'rm', '-f', volumeName]));
     }
@@ -220,12 +275,25 @@ describe('replicas on Docker Swarm (service, config and secret applied with the 
     configNames.push(newConfig);
     assert.notEqual(newConfig, applied!.configName, 'a changed config has a new name');
     const started = Date.now();
-    await docker(['service', 'update', '--detach', '--config-rm', applied!.configName, '--config-add', configMount(spec.configs[0], newConfig), applied!.name]);
-    const finalState = await eventually(async () => {
-      const state = await updateState(applied!.name);
-      if (state.startsWith('rollback') || state === 'paused') throw new GiveUp(`update ${state}: ${await serviceLogs()}`);
-      return state === 'completed' && state;
-    }, { timeoutMs: 300_000, intervalMs: 250, what: 'the rolling update to complete' });
+    await docker([
+      'service',
+      'update',
+      '--detach',
+      '--config-rm',
+      applied!.configName,
+      '--config-add',
+      configMount(spec.configs[0], newConfig),
+      applied!.name,
+    ]);
+    const finalState = await eventually(
+      async () => {
+        const state = await updateState(applied!.name);
+        if (state.startsWith('rollback') || state === 'paused')
+          throw new GiveUp(`update ${state}: ${await serviceLogs()}`);
+        return state === 'completed' && state;
+      },
+      { timeoutMs: 300_000, intervalMs: 250, what: 'the rolling update to complete' },
+    );
     const finished = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     load.stop();
@@ -233,30 +301,48 @@ describe('replicas on Docker Swarm (service, config and secret applied with the 
 
     const during = records.filter((r) => r.at >= started && r.at <= finished);
     const failures = records.filter((r) => r.outcome === 'failure');
-    log(`rolling update: ${((finished - started) / 1000).toFixed(1)} s (${finalState}), ${during.length} calls during it ` +
-      `(${records.length} in the whole load), ${failures.length} failed`);
-    assert.deepEqual(failures.map((f) => f.detail), []);
+    log(
+      `rolling update: ${((finished - started) / 1000).toFixed(1)} s (${finalState}), ${during.length} calls during it ` +
+        `(${records.length} in the whole load), ${failures.length} failed`,
+    );
+    assert.deepEqual(
+      failures.map((f) => f.detail),
+      [],
+    );
     assert.ok(during.length > 0, 'no call ran during the update');
     assert.ok(records.at(-1)!.at >= finished, 'the load ran out of calls before the update completed');
-    assert.deepEqual(records.filter((r) => r.valid && r.outcome !== 'ok'), []);
+    assert.deepEqual(
+      records.filter((r) => r.valid && r.outcome !== 'ok'),
+      [],
+    );
 
     assert.equal(sdk!.transport.sessionId, sessionBefore, 'the SDK client kept its session id');
     assert.equal((await oneCall(sdk!, true, 2)).outcome, 'ok', 'the session opened before the update still works');
     assert.equal((await oneCall(sdk!, false, 3)).outcome, 'forwarded', 'validate_input is off after the update');
 
-    const files = await eventually(async () => {
-      const f = await auditFiles();
-      const total = [...f.values()].reduce((sum, r) => sum + r.length, 0);
-      return total >= records.length + 3 && f;
-    }, { timeoutMs: 30_000, intervalMs: 500, what: 'every call in the audit files' });
+    const files = await eventually(
+      async () => {
+        const f = await auditFiles();
+        const total = [...f.values()].reduce((sum, r) => sum + r.length, 0);
+        return total >= records.length + 3 && f;
+      },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'every call in the audit files' },
+    );
     const counts = Object.fromEntries([...files].map(([file, r]) => [file, r.length]));
     log(`audit files: ${JSON.stringify(counts)}`);
     assert.deepEqual([...files.keys()].sort(), ['audit-1.jsonl', 'audit-2.jsonl']);
-    assert.ok([...files.values()].every((r) => r.length > 0), `a replica wrote no audit record: ${JSON.stringify(counts)}`);
-    assert.equal([...files.values()].reduce((sum, r) => sum + r.length, 0), records.length + 3, 'audit records = calls made');
+    assert.ok(
+      [...files.values()].every((r) => r.length > 0),
+      `a replica wrote no audit record: ${JSON.stringify(counts)}`,
+    );
+    assert.equal(
+      [...files.values()].reduce((sum, r) => sum + r.length, 0),
+      records.length + 3,
+      'audit records = calls made',
+    );
   });
 
-  it('keeps answering while one replica\'s task is stopped (docker stop: SIGTERM, hand-over, drain)', async function () {
+  it("keeps answering while one replica's task is stopped (docker stop: SIGTERM, hand-over, drain)", async function () {
     this.timeout(5 * 60_000);
     // a client of its own (see MAX_CALLS), opened while both replicas run
     await sdk!.close();
@@ -267,13 +353,19 @@ describe('replicas on Docker Swarm (service, config and secret applied with the 
     const started = Date.now();
     await docker(['stop', '--time', '30', victim.container], 60_000);
     const stopMs = Date.now() - started;
-    await eventually(async () => (await healthyTasks(applied!.name)) === REPLICAS,
-      { timeoutMs: 120_000, intervalMs: 1_000, what: 'Swarm to replace the stopped task' });
+    await eventually(async () => (await healthyTasks(applied!.name)) === REPLICAS, {
+      timeoutMs: 120_000,
+      intervalMs: 1_000,
+      what: 'Swarm to replace the stopped task',
+    });
     load.stop();
     const records = await load.done;
     const failures = records.filter((r) => r.outcome === 'failure');
     log(`stopped slot ${victim.slot} in ${stopMs} ms; ${records.length} calls, ${failures.length} failed`);
-    assert.deepEqual(failures.map((f) => f.detail), []);
+    assert.deepEqual(
+      failures.map((f) => f.detail),
+      [],
+    );
     assert.ok(records.length > 0);
   });
 });

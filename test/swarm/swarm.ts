@@ -27,7 +27,8 @@ export async function ensureSwarm(log: (line: string) => void): Promise<SwarmHan
     log('using the swarm this daemon already manages');
     return { initialized: false, leave: async () => [] };
   }
-  if (state.startsWith('active')) throw new Error('this daemon is a swarm worker, not a manager: the test needs a manager');
+  if (state.startsWith('active'))
+    throw new Error('this daemon is a swarm worker, not a manager: the test needs a manager');
   await docker(['swarm', 'init', '--advertise-addr', '127.0.0.1', '--listen-addr', '127.0.0.1:2377'], 60_000);
   log('initialized a single-node swarm on 127.0.0.1');
   return {
@@ -36,7 +37,9 @@ export async function ensureSwarm(log: (line: string) => void): Promise<SwarmHan
       const problems: string[] = [];
       const left = await command('docker', ['swarm', 'leave', '--force'], { timeoutMs: 60_000 });
       if (left.code !== 0) problems.push(`docker swarm leave --force: ${left.stderr.trim()}`);
-      const gw = await command('docker', ['network', 'ls', '--quiet', '--filter', 'name=^docker_gwbridge$'], { timeoutMs: 20_000 });
+      const gw = await command('docker', ['network', 'ls', '--quiet', '--filter', 'name=^docker_gwbridge$'], {
+        timeoutMs: 20_000,
+      });
       if (gw.stdout.trim() !== '') {
         const rm = await command('docker', ['network', 'rm', 'docker_gwbridge'], { timeoutMs: 30_000 });
         if (rm.code !== 0) problems.push(`docker network rm docker_gwbridge: ${rm.stderr.trim()}`);
@@ -53,16 +56,31 @@ export async function updateState(service: string): Promise<string> {
 
 /** Ids of the service's containers running on this node, with their task slot. */
 export async function runningTasks(service: string): Promise<{ container: string; slot: string }[]> {
-  const out = await docker(['ps', '--filter', `label=com.docker.swarm.service.name=${service}`, '--format',
-    '{{.ID}} {{.Label "com.docker.swarm.task.name"}}']);
-  return out.split('\n').filter((l) => l.trim() !== '').map((line) => {
-    const [container, task] = line.split(' ');
-    return { container, slot: task.split('.')[1] };
-  });
+  const out = await docker([
+    'ps',
+    '--filter',
+    `label=com.docker.swarm.service.name=${service}`,
+    '--format',
+    '{{.ID}} {{.Label "com.docker.swarm.task.name"}}',
+  ]);
+  return out
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((line) => {
+      const [container, task] = line.split(' ');
+      return { container, slot: task.split('.')[1] };
+    });
 }
 
 /** How many of the service's tasks are running and healthy. */
 export async function healthyTasks(service: string): Promise<number> {
-  const out = await docker(['ps', '--filter', `label=com.docker.swarm.service.name=${service}`, '--filter', 'health=healthy', '--quiet']);
+  const out = await docker([
+    'ps',
+    '--filter',
+    `label=com.docker.swarm.service.name=${service}`,
+    '--filter',
+    'health=healthy',
+    '--quiet',
+  ]);
   return out.split('\n').filter((l) => l.trim() !== '').length;
 }

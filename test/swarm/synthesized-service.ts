@@ -32,13 +32,15 @@ export function readSynthesizedService(outdir: string, stack: string, name: stri
   const doc = JSON.parse(fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8')) as Json;
   const resources = doc.resource ?? {};
   const service = Object.values(resources.docker_service ?? {}).find((s: Json) =>
-    (s.labels ?? []).some((l: Json) => l.label === GATEWAY_LABEL && l.value === name));
+    (s.labels ?? []).some((l: Json) => l.label === GATEWAY_LABEL && l.value === name),
+  );
   if (service === undefined) throw new Error(`no docker_service labelled ${GATEWAY_LABEL}=${name} in ${stackDir}`);
   const spec = (service as Json).task_spec.container_spec;
   const config = referenced(resources, 'docker_config', spec.configs?.[0]?.config_id);
   if (config === undefined) throw new Error(`the service of gateway '${name}' mounts no docker_config of its stack`);
   const image = referenced(resources, 'docker_image', spec.image);
-  if (image === undefined) throw new Error(`the service of gateway '${name}' runs no docker_image of its stack (${spec.image})`);
+  if (image === undefined)
+    throw new Error(`the service of gateway '${name}' runs no docker_image of its stack (${spec.image})`);
   const context = String(image.build?.context ?? '').replace(/^\$\{path\.module\}\//, '');
   return {
     service,

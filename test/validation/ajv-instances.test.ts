@@ -11,7 +11,10 @@ const gc = runInNewContext('gc') as () => void;
 
 const FAST: AjvRole = { allErrors: false, messages: false, validateSchema: false, optimize: false };
 
-const limited = (n: number): AnySchemaObject => ({ type: 'object', properties: { n: { type: 'integer', maximum: n } } });
+const limited = (n: number): AnySchemaObject => ({
+  type: 'object',
+  properties: { n: { type: 'integer', maximum: n } },
+});
 
 /** Compiles schema `first` and then `more` others; returns a weak reference to the first function only. */
 function compileAndForget(compiler: SchemaCompiler, more: number): WeakRef<object> {
@@ -32,7 +35,11 @@ describe('SchemaCompiler', () => {
     const compiler = new SchemaCompiler(FAST, 3);
     const ref = compileAndForget(compiler, 3);
     assert.equal(await collected(ref), true);
-    assert.equal(compiler.compile(limited(9))({ n: 9 }), true, 'the compiler (and so its current instance) is still in use here');
+    assert.equal(
+      compiler.compile(limited(9))({ n: 9 }),
+      true,
+      'the compiler (and so its current instance) is still in use here',
+    );
   });
 
   it('moves on after exactly compilesPerInstance compiles: the first function is held through the 3rd, released by the 4th', async () => {
@@ -42,7 +49,11 @@ describe('SchemaCompiler', () => {
     assert.equal(await collected(ref), false, 'released before compilesPerInstance compiles');
     compiler.compile(limited(3));
     assert.equal(await collected(ref), true, 'the first instance is still held after compilesPerInstance compiles');
-    assert.equal(compiler.compile(limited(9))({ n: 9 }), true, 'the compiler (and so its current instance) is still in use here');
+    assert.equal(
+      compiler.compile(limited(9))({ n: 9 }),
+      true,
+      'the compiler (and so its current instance) is still in use here',
+    );
   });
 
   it('keeps functions compiled by an earlier instance working', () => {
@@ -55,20 +66,30 @@ describe('SchemaCompiler', () => {
   });
 
   it('fails a compile for a pattern that is not a regular expression', () => {
-    assert.throws(() => new SchemaCompiler(FAST, 10).compile({ type: 'object', properties: { a: { type: 'string', pattern: '([' } } }),
-      { message: 'Invalid regular expression: /([/u: Unterminated character class' });
+    assert.throws(
+      () =>
+        new SchemaCompiler(FAST, 10).compile({ type: 'object', properties: { a: { type: 'string', pattern: '([' } } }),
+      { message: 'Invalid regular expression: /([/u: Unterminated character class' },
+    );
   });
 
   it('fails a compile for an unknown format with the format and where it is', () => {
-    assert.throws(() => new SchemaCompiler(FAST, 10).compile({ type: 'object', properties: { a: { type: 'string', format: 'phone' } } }),
-      { message: 'unknown format "phone" in schema at path "#/properties/a"' });
+    assert.throws(
+      () =>
+        new SchemaCompiler(FAST, 10).compile({
+          type: 'object',
+          properties: { a: { type: 'string', format: 'phone' } },
+        }),
+      { message: 'unknown format "phone" in schema at path "#/properties/a"' },
+    );
   });
 });
 
 describe('checkSchema', () => {
   it('throws ajv\'s "schema is invalid" message for a schema the meta-schema rejects', () => {
-    assert.throws(() => checkSchema({ type: 'object', properties: { a: { maxLength: -1 } } }),
-      { message: 'schema is invalid: data/properties/a/maxLength must be >= 0' });
+    assert.throws(() => checkSchema({ type: 'object', properties: { a: { maxLength: -1 } } }), {
+      message: 'schema is invalid: data/properties/a/maxLength must be >= 0',
+    });
   });
 
   it('accepts a valid 2020-12 schema', () => {
@@ -78,13 +99,24 @@ describe('checkSchema', () => {
 
 describe('compileToolSchema across fresh ajv instances', () => {
   it('validators compiled before the compiler moved on still accept and refuse as before', () => {
-    const first = compileToolSchema({ type: 'object', properties: { id: { type: 'string', pattern: '^C-[0-9]{4}$' } }, required: ['id'] });
+    const first = compileToolSchema({
+      type: 'object',
+      properties: { id: { type: 'string', pattern: '^C-[0-9]{4}$' } },
+      required: ['id'],
+    });
     assert.ok(first.ok);
     // More distinct schemas than one ajv instance compiles.
-    for (let i = 0; i < 250; i++) assert.equal(compileToolSchema({ type: 'object', properties: { [`p${i}`]: { type: 'integer', maximum: i } } }).ok, true);
+    for (let i = 0; i < 250; i++)
+      assert.equal(
+        compileToolSchema({ type: 'object', properties: { [`p${i}`]: { type: 'integer', maximum: i } } }).ok,
+        true,
+      );
     assert.deepEqual(first.validator.validate({ id: 'C-0042' }), { valid: true });
     const refused = first.validator.validate({ id: 'nope' });
     assert.equal(refused.valid, false);
-    assert.equal(refused.valid ? '' : refused.message, 'Invalid value for `id`: expected to match pattern ^C-[0-9]{4}$');
+    assert.equal(
+      refused.valid ? '' : refused.message,
+      'Invalid value for `id`: expected to match pattern ^C-[0-9]{4}$',
+    );
   });
 });

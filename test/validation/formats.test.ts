@@ -1,10 +1,19 @@
 import * as assert from 'node:assert/strict';
 import addFormats from 'ajv-formats';
-import { isDate, isDateTime, isEmail, isHostname, isIsoDateTime, isTime, isUri, isUrl, isUuid } from '../../src/validation/formats';
+import {
+  isDate,
+  isDateTime,
+  isEmail,
+  isHostname,
+  isIsoDateTime,
+  isTime,
+  isUri,
+  isUrl,
+  isUuid,
+} from '../../src/validation/formats';
 import { runBounded } from './bounded';
 
 const MIB = 1 << 20;
-
 
 describe('formats', () => {
   it('date-time: RFC 3339 with offsets, leap seconds only at 23:59 UTC', () => {
@@ -62,7 +71,7 @@ describe('formats', () => {
   });
   it('uri, url, iso-date-time: 1 MiB near misses in every part are refused', async function () {
     this.timeout(30_000);
-    const verdicts = await runBounded(`
+    const verdicts = (await runBounded(`
       const { isUri, isUrl, isIsoDateTime } = require('./src/validation/formats');
       const out = [];
       for (const unit of ['x', 'a@', ':', '%4', '/', '[', 'f:', '@/', '@']) {
@@ -73,22 +82,49 @@ describe('formats', () => {
       }
       out.push(isIsoDateTime('T'.repeat(${MIB})));
       out.push(isUri('http://example.com/' + 'a/'.repeat(${MIB / 2})));
-      return out;`) as boolean[];
+      return out;`)) as boolean[];
     assert.deepEqual(verdicts, [...Array(verdicts.length - 1).fill(false), true]);
   });
-  it('url: the verdict of ajv-formats\' expression, in linear time', () => {
+  it("url: the verdict of ajv-formats' expression, in linear time", () => {
     const original = addFormats.get('url') as RegExp;
-    const samples = ['http://foo.com/blah_blah', 'http://userid:password@example.com:8080/', 'http://142.42.1.1:8080/',
-      'http://10.1.1.1', 'http://172.16.0.1/', 'http://169.254.1.1', 'http://a@b@foo.com/x', 'http://a@b/c@foo.com',
-      'http://a/b@foo.com', 'ftp://foo.bar/baz', 'http://foo.bar?q=Spaces should be encoded', 'http://-error-.invalid/',
-      'http://www.foo.bar./', 'http://223.255.255.254', 'http://1.1.1.1.1', 'http://@foo.com', 'http://x@foo.com@bar.com',
-      'https://a@b.com/@c.com', 'http://✪df.ws/123', 'http://foo.com:1', 'http://foo.com:12', 'http://x@@foo.com', 'HTTP://FOO.COM'];
+    const samples = [
+      'http://foo.com/blah_blah',
+      'http://userid:password@example.com:8080/',
+      'http://142.42.1.1:8080/',
+      'http://10.1.1.1',
+      'http://172.16.0.1/',
+      'http://169.254.1.1',
+      'http://a@b@foo.com/x',
+      'http://a@b/c@foo.com',
+      'http://a/b@foo.com',
+      'ftp://foo.bar/baz',
+      'http://foo.bar?q=Spaces should be encoded',
+      'http://-error-.invalid/',
+      'http://www.foo.bar./',
+      'http://223.255.255.254',
+      'http://1.1.1.1.1',
+      'http://@foo.com',
+      'http://x@foo.com@bar.com',
+      'https://a@b.com/@c.com',
+      'http://✪df.ws/123',
+      'http://foo.com:1',
+      'http://foo.com:12',
+      'http://x@@foo.com',
+      'HTTP://FOO.COM',
+    ];
     for (const sample of samples) assert.equal(isUrl(sample), original.test(sample), sample);
   });
-  it('iso-date-time: the verdict of ajv-formats\' check, without a string per separator', () => {
+  it("iso-date-time: the verdict of ajv-formats' check, without a string per separator", () => {
     const original = addFormats.get('iso-date-time') as { validate: (s: string) => boolean };
-    for (const sample of ['2020-01-01T10:00:00', '2020-01-01 10:00:00Z', '2020-01-01t10:00:00+01', '2020-01-01TT10:00:00',
-      '2020-01-0110:00:00', 'T', '2020-01-01\t10:00:00.5z']) {
+    for (const sample of [
+      '2020-01-01T10:00:00',
+      '2020-01-01 10:00:00Z',
+      '2020-01-01t10:00:00+01',
+      '2020-01-01TT10:00:00',
+      '2020-01-0110:00:00',
+      'T',
+      '2020-01-01\t10:00:00.5z',
+    ]) {
       assert.equal(isIsoDateTime(sample), original.validate(sample), sample);
     }
   });

@@ -15,12 +15,36 @@ import { compileToolSchema, ValidationResult } from '../../src/validation';
 const SUITE = path.resolve(__dirname, '../../../shared/json-schema-test-suite');
 const DIR = path.join(SUITE, 'tests', 'draft2020-12');
 
-const KEYWORD_FILES = ['type', 'required', 'properties', 'additionalProperties', 'items', 'enum', 'const', 'minimum', 'maximum',
-  'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern', 'patternProperties', 'minItems', 'maxItems',
-  'uniqueItems'];
-const FORMAT_FILES = ['date-time', 'date', 'time', 'email', 'uri', 'uuid', 'hostname', 'ipv4', 'ipv6'].map((f) => `optional/format/${f}`);
+const KEYWORD_FILES = [
+  'type',
+  'required',
+  'properties',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'patternProperties',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+];
+const FORMAT_FILES = ['date-time', 'date', 'time', 'email', 'uri', 'uuid', 'hostname', 'ipv4', 'ipv6'].map(
+  (f) => `optional/format/${f}`,
+);
 /** Optional files that say how patterns (run on the linear-time engine) and large numbers are read. */
-const OPTIONAL_FILES = ['optional/ecmascript-regex', 'optional/non-bmp-regex', 'optional/bignum', 'optional/float-overflow'];
+const OPTIONAL_FILES = [
+  'optional/ecmascript-regex',
+  'optional/non-bmp-regex',
+  'optional/bignum',
+  'optional/float-overflow',
+];
 
 const P = '`[^`]*`'; // a path: escaped, so never holding a backtick
 const TARGET = `(Invalid (value|type) for ${P}:|Invalid arguments:)`;
@@ -28,7 +52,9 @@ const TARGET = `(Invalid (value|type) for ${P}:|Invalid arguments:)`;
 const MESSAGE_FORMS: RegExp[] = [
   new RegExp(`^Missing required parameter: ${P}$`),
   new RegExp(`^Unknown parameter: ${P}$`),
-  new RegExp(`^${TARGET} expected (string|integer|number|boolean|array|object|null)( or (string|integer|number|boolean|array|object|null))*$`),
+  new RegExp(
+    `^${TARGET} expected (string|integer|number|boolean|array|object|null)( or (string|integer|number|boolean|array|object|null))*$`,
+  ),
   new RegExp(`^${TARGET} expected one of .+$`),
   new RegExp(`^${TARGET} expected (>=|<=|>|<) -?[0-9.]+(e[+-]?[0-9]+)?$`),
   new RegExp(`^${TARGET} expected at (least|most) (1 character|\\d+ characters)$`),
@@ -42,19 +68,41 @@ const MESSAGE_FORMS: RegExp[] = [
 
 /** [file, group, reason]: groups that cannot apply to a gateway, each with the reason in its skipped titles. */
 const INAPPLICABLE: [string, string, string][] = [
-  ['properties', 'properties whose names are Javascript object property names',
-    'ajv ignores a property named "__proto__", so compileToolSchema refuses such schemas (see its tests)'],
-  ['optional/bignum', 'integer',
-    'SPEC §3 refuses an integer beyond ±(2^53−1): it cannot be forwarded exactly (see validate.test.ts)'],
-  ['optional/float-overflow', 'all integers are multiples of 0.5, if overflow is handled',
-    'SPEC §3 refuses an integer beyond ±(2^53−1) such as 1e308: it cannot be forwarded exactly'],
+  [
+    'properties',
+    'properties whose names are Javascript object property names',
+    'ajv ignores a property named "__proto__", so compileToolSchema refuses such schemas (see its tests)',
+  ],
+  [
+    'optional/bignum',
+    'integer',
+    'SPEC §3 refuses an integer beyond ±(2^53−1): it cannot be forwarded exactly (see validate.test.ts)',
+  ],
+  [
+    'optional/float-overflow',
+    'all integers are multiples of 0.5, if overflow is handled',
+    'SPEC §3 refuses an integer beyond ±(2^53−1) such as 1e308: it cannot be forwarded exactly',
+  ],
 ];
 
-interface SuiteCase { description: string; data: unknown; valid: boolean }
-interface SuiteGroup { description: string; schema: unknown; tests: SuiteCase[] }
+interface SuiteCase {
+  description: string;
+  data: unknown;
+  valid: boolean;
+}
+interface SuiteGroup {
+  description: string;
+  schema: unknown;
+  tests: SuiteCase[];
+}
 
 function wrap(schema: unknown): Record<string, unknown> {
-  const wrapper: Record<string, unknown> = { type: 'object', properties: {}, required: ['v'], additionalProperties: false };
+  const wrapper: Record<string, unknown> = {
+    type: 'object',
+    properties: {},
+    required: ['v'],
+    additionalProperties: false,
+  };
   let inner = schema;
   if (typeof schema === 'object' && schema !== null) {
     const { $schema: _dialect, $defs, ...rest } = schema as Record<string, unknown>;
@@ -75,7 +123,10 @@ function checkCase(schema: Record<string, unknown>, data: unknown, expectedValid
   if (result.valid) return;
   assert.ok(result.violations.length >= 1);
   for (const violation of result.violations) {
-    assert.ok(MESSAGE_FORMS.some((form) => form.test(violation.message)), `message out of SPEC form: ${violation.message}`);
+    assert.ok(
+      MESSAGE_FORMS.some((form) => form.test(violation.message)),
+      `message out of SPEC form: ${violation.message}`,
+    );
     assert.equal(typeof violation.path, 'string');
     assert.match(violation.rule, /^[A-Za-z]+$/);
   }
@@ -88,7 +139,8 @@ function ciRequiresSuite(env: NodeJS.ProcessEnv = process.env): boolean {
   return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
 }
 
-const HOW_TO_GET = 'clone json-schema-org/JSON-Schema-Test-Suite so that tests/draft2020-12 is at <repo>/../shared/json-schema-test-suite';
+const HOW_TO_GET =
+  'clone json-schema-org/JSON-Schema-Test-Suite so that tests/draft2020-12 is at <repo>/../shared/json-schema-test-suite';
 
 describe('JSON Schema Test Suite (draft 2020-12)', () => {
   if (!existsSync(DIR)) {
@@ -105,9 +157,12 @@ describe('JSON Schema Test Suite (draft 2020-12)', () => {
     describe(file, () => {
       const groups = JSON.parse(readFileSync(path.join(DIR, `${file}.json`), 'utf8')) as SuiteGroup[];
       for (const group of groups) {
-        const inapplicable = INAPPLICABLE.find(([file_, groupName]) => file_ === file && groupName === group.description);
+        const inapplicable = INAPPLICABLE.find(
+          ([file_, groupName]) => file_ === file && groupName === group.description,
+        );
         if (inapplicable !== undefined) {
-          for (const test of group.tests) it.skip(`${group.description}: ${test.description} — skipped: ${inapplicable[2]}`, () => undefined);
+          for (const test of group.tests)
+            it.skip(`${group.description}: ${test.description} — skipped: ${inapplicable[2]}`, () => undefined);
           continue;
         }
         const compiled = compileToolSchema(wrap(group.schema));
@@ -123,10 +178,14 @@ describe('JSON Schema Test Suite (draft 2020-12)', () => {
           const title = `${group.description}: ${test.description}`;
           it(`${title} (wrapped as v)`, () => checkCase(wrap(group.schema), { v: test.data }, test.valid));
           const rootIsObject = typeof test.data === 'object' && test.data !== null && !Array.isArray(test.data);
-          const schemaAdmitsObjects = typeof group.schema !== 'object' || group.schema === null
-            || !('type' in group.schema) || (group.schema as { type: unknown }).type === 'object';
+          const schemaAdmitsObjects =
+            typeof group.schema !== 'object' ||
+            group.schema === null ||
+            !('type' in group.schema) ||
+            (group.schema as { type: unknown }).type === 'object';
           if (rootIsObject && schemaAdmitsObjects && typeof group.schema === 'object') {
-            it(`${title} (as the arguments)`, () => checkCase(group.schema as Record<string, unknown>, test.data, test.valid));
+            it(`${title} (as the arguments)`, () =>
+              checkCase(group.schema as Record<string, unknown>, test.data, test.valid));
           }
         }
       }

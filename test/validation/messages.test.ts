@@ -6,7 +6,10 @@ describe('messages', () => {
     assert.equal(messages.invalidArgumentsObject, 'Invalid arguments: expected an object');
     assert.equal(messages.unknownTool('get_custmer'), 'Unknown tool: `get_custmer`');
     assert.equal(messages.toolUnavailable('create_ticket'), 'Tool unavailable: `create_ticket`');
-    assert.equal(messages.conflictingParameters('prompt', 'description'), 'Conflicting parameters: `prompt` and `description`');
+    assert.equal(
+      messages.conflictingParameters('prompt', 'description'),
+      'Conflicting parameters: `prompt` and `description`',
+    );
   });
   it('cuts a caller-chosen tool name at 64 code points, marking the cut with …', () => {
     assert.equal(messages.unknownTool('t'.repeat(64)), `Unknown tool: \`${'t'.repeat(64)}\``);
@@ -20,7 +23,10 @@ describe('messages', () => {
     assert.equal(messages.unknownTool('\ud800'), 'Unknown tool: `\\ud800`');
   });
   it('writes conflicting names that are not identifiers in the path form', () => {
-    assert.equal(messages.conflictingParameters('my prompt', 'desc'), 'Conflicting parameters: `["my prompt"]` and `desc`');
+    assert.equal(
+      messages.conflictingParameters('my prompt', 'desc'),
+      'Conflicting parameters: `["my prompt"]` and `desc`',
+    );
   });
 });
 
@@ -31,6 +37,7 @@ describe('isJsonObject', () => {
     assert.equal(isJsonObject(JSON.parse('{"a":1}')), true);
   });
   it('refuses null, arrays, scalars and class instances', () => {
-    for (const v of [null, undefined, [], 'x', 1, true, new Date(), new Map(), () => 1]) assert.equal(isJsonObject(v), false);
+    for (const v of [null, undefined, [], 'x', 1, true, new Date(), new Map(), () => 1])
+      assert.equal(isJsonObject(v), false);
   });
 });

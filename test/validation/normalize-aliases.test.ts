@@ -5,7 +5,10 @@ const aliases = { description: 'prompt' };
 
 describe('normalizeAliases', () => {
   it('renames an alias to its parameter when only the alias is sent', () => {
-    assert.deepEqual(normalizeAliases({ title: 't', description: 'p' }, aliases), { ok: true, args: { title: 't', prompt: 'p' } });
+    assert.deepEqual(normalizeAliases({ title: 't', description: 'p' }, aliases), {
+      ok: true,
+      args: { title: 't', prompt: 'p' },
+    });
   });
   it('keeps the arguments when only the parameter name is sent', () => {
     const args = { title: 't', prompt: 'p' };
@@ -13,11 +16,16 @@ describe('normalizeAliases', () => {
     assert.deepEqual(result, { ok: true, args: { title: 't', prompt: 'p' } });
   });
   it('refuses the parameter and its alias sent together, naming the parameter first', () => {
-    for (const args of [{ prompt: 'a', description: 'b' }, { description: 'b', prompt: 'a' }]) {
+    for (const args of [
+      { prompt: 'a', description: 'b' },
+      { description: 'b', prompt: 'a' },
+    ]) {
       assert.deepEqual(normalizeAliases(args, aliases), {
         ok: false,
         message: 'Conflicting parameters: `prompt` and `description`',
-        violations: [{ path: 'prompt', rule: 'aliases', message: 'Conflicting parameters: `prompt` and `description`' }],
+        violations: [
+          { path: 'prompt', rule: 'aliases', message: 'Conflicting parameters: `prompt` and `description`' },
+        ],
       });
     }
   });
@@ -46,7 +54,10 @@ describe('normalizeAliases', () => {
     assert.equal(result.ok && result.args, args);
   });
   it('never reads an inherited alias map entry: constructor, __proto__ and valueOf sent by the caller stay as sent', () => {
-    const args = JSON.parse('{"constructor": 1, "__proto__": {"x": 2}, "valueOf": 3, "description": "hi"}') as Record<string, unknown>;
+    const args = JSON.parse('{"constructor": 1, "__proto__": {"x": 2}, "valueOf": 3, "description": "hi"}') as Record<
+      string,
+      unknown
+    >;
     const result = normalizeAliases(args, { description: 'prompt' });
     assert.ok(result.ok);
     assert.deepEqual(Object.keys(result.args), ['constructor', '__proto__', 'valueOf', 'prompt']);

@@ -14,12 +14,18 @@ const ROOT = path.resolve(__dirname, '../../..');
 const CLI = path.join(ROOT, 'dist/src/cli/main.js');
 const START_TIMEOUT_MS = 90_000;
 
-interface Served { readonly url: string; readonly token: string; readonly auditLog: string }
+interface Served {
+  readonly url: string;
+  readonly token: string;
+  readonly auditLog: string;
+}
 
 /** How often the outdated agent repeats its call: enough for the dashboard's flag rule (10 refusals, 50 %). */
 const OUTDATED_CALLS = 12;
 
-const say = (text: string): void => { process.stdout.write(`${text}\n`); };
+const say = (text: string): void => {
+  process.stdout.write(`${text}\n`);
+};
 const rule = (title: string): void => say(`\n=== ${title} ${'='.repeat(Math.max(0, 70 - title.length))}\n`);
 
 /** Starts `dev` on the example and resolves with each gateway's URL, token and audit log. */
@@ -28,14 +34,22 @@ function startExample(auditDir: string): {
   dashboard: () => string | undefined;
   stop: () => Promise<void>;
 } {
-  const child = spawn(process.execPath, [CLI, 'dev', path.join(ROOT, 'examples/support-desk'), '--port', '0', '--audit-dir', auditDir], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'dev', path.join(ROOT, 'examples/support-desk'), '--port', '0', '--audit-dir', auditDir],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let dashboard: string | undefined;
   const served = new Promise<Record<string, Served>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the example did not start within ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the example did not start within ${START_TIMEOUT_MS} ms:\n${output}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
       if (!output.includes('Press Ctrl-C to stop.')) return;
@@ -49,7 +63,10 @@ function startExample(auditDir: string): {
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    void exited.then(() => { clearTimeout(timer); reject(new Error(`the example exited:\n${output}`)); });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the example exited:\n${output}`));
+    });
   });
   return {
     served,
@@ -65,14 +82,18 @@ function startExample(auditDir: string): {
 /** The malformed call once more, through the gateway that forwards unchecked. */
 async function legacyContrast(gateway: Served): Promise<void> {
   const client = new Client({ name: 'support-desk-legacy-bot', version: '0.9.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), {
-    requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
-  }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(gateway.url), {
+      requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+    }),
+  );
   try {
     say(`legacy bot: call create_ticket with the same arguments (urgency, zip_code "10115", no body)`);
     const result = await client.callTool({ name: 'create_ticket', arguments: { ...MALFORMED_CREATE_TICKET } });
     const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
-    say(`gateway (validate_input off): forwarded; the backend answered${result.isError === true ? ' with an error' : ''}:\n    ${text}`);
+    say(
+      `gateway (validate_input off): forwarded; the backend answered${result.isError === true ? ' with an error' : ''}:\n    ${text}`,
+    );
     if (result.isError === true) say('legacy bot: nothing in that names the field to fix; an agent can only guess.');
   } finally {
     await client.close();
@@ -85,12 +106,16 @@ async function legacyContrast(gateway: Served): Promise<void> {
  */
 async function outdatedAgent(gateway: Served, dashboard: string | undefined): Promise<void> {
   const client = new Client({ name: 'support-desk-outdated-bot', version: '0.1.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), {
-    requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
-  }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(gateway.url), {
+      requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+    }),
+  );
   try {
     for (let i = 0; i < OUTDATED_CALLS; i++) {
-      await client.callTool({ name: 'create_ticket', arguments: { ...MALFORMED_CREATE_TICKET } }).catch(() => undefined);
+      await client
+        .callTool({ name: 'create_ticket', arguments: { ...MALFORMED_CREATE_TICKET } })
+        .catch(() => undefined);
     }
     say(`outdated bot: ${OUTDATED_CALLS} identical malformed create_ticket calls, each refused, none repaired`);
   } finally {
@@ -106,7 +131,9 @@ async function outdatedAgent(gateway: Served, dashboard: string | undefined): Pr
     const flagged = summary.agents.filter((a) => a.flagged);
     if (flagged.length === 0) continue;
     for (const a of flagged) {
-      say(`dashboard ${dashboard}: ${a.principal} flagged as failing systematically (${a.refusals} of ${a.calls} calls refused)`);
+      say(
+        `dashboard ${dashboard}: ${a.principal} flagged as failing systematically (${a.refusals} of ${a.calls} calls refused)`,
+      );
     }
     return;
   }
@@ -130,7 +157,9 @@ async function main(): Promise<number> {
   const earlier = auditSizes(auditDir);
   rule('Starting the support-desk example (dev: no Docker, no Terraform)');
   const example = startExample(auditDir);
-  const onSignal = (): void => { void example.stop().then(() => process.exit(130)); };
+  const onSignal = (): void => {
+    void example.stop().then(() => process.exit(130));
+  };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
@@ -140,7 +169,11 @@ async function main(): Promise<number> {
     say(`agents gateway: ${agents.url}`);
 
     rule('Scripted agent on the agents gateway (validate_input on)');
-    const run = await runScriptedAgent({ url: agents.url, token: agents.token, onStep: (s) => say(`${formatStep(s)}\n`) });
+    const run = await runScriptedAgent({
+      url: agents.url,
+      token: agents.token,
+      onStep: (s) => say(`${formatStep(s)}\n`),
+    });
 
     if (gateways.legacy !== undefined) {
       rule('The same mistake on the legacy gateway (validate_input off)');
@@ -154,14 +187,28 @@ async function main(): Promise<number> {
     await example.stop();
     rule('Audit log of the agents gateway (one JSON line per call; summarized)');
     // this run's records only: the directory keeps earlier runs' too
-    const text = fs.existsSync(agents.auditLog) ? fs.readFileSync(agents.auditLog).subarray(earlier.get(agents.auditLog) ?? 0) : '';
+    const text = fs.existsSync(agents.auditLog)
+      ? fs.readFileSync(agents.auditLog).subarray(earlier.get(agents.auditLog) ?? 0)
+      : '';
     const lines = text.toString().trim().split('\n').filter(Boolean);
     for (const line of lines) {
-      const r = JSON.parse(line) as { principal: string; tool: string; outcome: string; error: { message: string } | null; duration_ms: number };
-      say(`${r.outcome.padEnd(8)} ${r.tool} by ${r.principal} in ${r.duration_ms} ms${r.error !== null ? `: ${r.error.message}` : ''}`);
+      const r = JSON.parse(line) as {
+        principal: string;
+        tool: string;
+        outcome: string;
+        error: { message: string } | null;
+        duration_ms: number;
+      };
+      say(
+        `${r.outcome.padEnd(8)} ${r.tool} by ${r.principal} in ${r.duration_ms} ms${r.error !== null ? `: ${r.error.message}` : ''}`,
+      );
     }
 
-    rule(run.succeeded ? `Done: the agent succeeded after ${run.retries} ${run.retries === 1 ? 'retry' : 'retries'}` : 'Done: the agent did not succeed');
+    rule(
+      run.succeeded
+        ? `Done: the agent succeeded after ${run.retries} ${run.retries === 1 ? 'retry' : 'retries'}`
+        : 'Done: the agent did not succeed',
+    );
     say(`The audit logs stay in ${auditDir}: npm start serves them, with the flagged agent, on its dashboard.`);
     return run.succeeded ? 0 : 1;
   } finally {
@@ -170,7 +217,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err: unknown) => {
     process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;

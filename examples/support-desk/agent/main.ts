@@ -15,7 +15,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const url = flag(argv, '--url') ?? process.env.MCP_URL;
   const token = flag(argv, '--token') ?? process.env.MCP_TOKEN;
   if (url === undefined) {
-    process.stderr.write('usage: agent --url http://127.0.0.1:PORT/mcp [--token TOKEN]   (or env MCP_URL, MCP_TOKEN)\n');
+    process.stderr.write(
+      'usage: agent --url http://127.0.0.1:PORT/mcp [--token TOKEN]   (or env MCP_URL, MCP_TOKEN)\n',
+    );
     return 2;
   }
   const run = await runScriptedAgent({
@@ -27,7 +29,9 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err: unknown) => {
     process.stderr.write(`agent: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;

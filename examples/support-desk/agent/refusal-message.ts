@@ -16,7 +16,13 @@ export type ParsedViolation =
 /** A path segment: an object key or an array index. */
 export type PathSegment = string | number;
 
-const STARTS = ['Missing required parameter: ', 'Unknown parameter: ', 'Invalid type for ', 'Invalid value for ', 'Conflicting parameters: '];
+const STARTS = [
+  'Missing required parameter: ',
+  'Unknown parameter: ',
+  'Invalid type for ',
+  'Invalid value for ',
+  'Conflicting parameters: ',
+];
 const SPLIT = new RegExp(`; (?=${STARTS.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`);
 
 /** The violations a refusal message names; `[]` when the text is not a validation refusal. */
@@ -27,9 +33,12 @@ export function parseRefusal(text: string): ParsedViolation[] {
     let m: RegExpExecArray | null;
     if ((m = /^Missing required parameter: `(.*)`$/s.exec(part)) !== null) found.push({ kind: 'missing', path: m[1] });
     else if ((m = /^Unknown parameter: `(.*)`$/s.exec(part)) !== null) found.push({ kind: 'unknown', path: m[1] });
-    else if ((m = /^Invalid type for `(.*)`: expected (\w+)$/s.exec(part)) !== null) found.push({ kind: 'type', path: m[1], expected: m[2] });
-    else if ((m = /^Invalid value for `(.*)`: expected (.+)$/s.exec(part)) !== null) found.push({ kind: 'value', path: m[1], expected: m[2] });
-    else if ((m = /^Conflicting parameters: `(.*)` and `(.*)`$/s.exec(part)) !== null) found.push({ kind: 'conflict', parameter: m[1], alias: m[2] });
+    else if ((m = /^Invalid type for `(.*)`: expected (\w+)$/s.exec(part)) !== null)
+      found.push({ kind: 'type', path: m[1], expected: m[2] });
+    else if ((m = /^Invalid value for `(.*)`: expected (.+)$/s.exec(part)) !== null)
+      found.push({ kind: 'value', path: m[1], expected: m[2] });
+    else if ((m = /^Conflicting parameters: `(.*)` and `(.*)`$/s.exec(part)) !== null)
+      found.push({ kind: 'conflict', parameter: m[1], alias: m[2] });
   }
   return found;
 }

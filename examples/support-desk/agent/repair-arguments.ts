@@ -21,13 +21,17 @@ export function schemaAt(root: Schema | undefined, path: readonly PathSegment[])
   let node: unknown = root;
   for (const seg of path) {
     if (!isObject(node)) return undefined;
-    node = typeof seg === 'number' ? node.items : (isObject(node.properties) ? node.properties[seg] : undefined);
+    node = typeof seg === 'number' ? node.items : isObject(node.properties) ? node.properties[seg] : undefined;
   }
   return isObject(node) ? node : undefined;
 }
 
 function words(name: string): string {
-  return name.replace(/[_-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().trim();
+  return name
+    .replace(/[_-]+/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .trim();
 }
 
 /** A plausible value for a field, from its schema and name (what a careful agent would fill in). */
@@ -39,7 +43,8 @@ export function exampleValue(name: string, schema: Schema | undefined): unknown 
     case 'integer':
     case 'number': {
       if (typeof schema.minimum === 'number') return schema.minimum;
-      if (typeof schema.exclusiveMinimum === 'number') return schema.type === 'integer' ? Math.floor(schema.exclusiveMinimum) + 1 : schema.exclusiveMinimum + 1;
+      if (typeof schema.exclusiveMinimum === 'number')
+        return schema.type === 'integer' ? Math.floor(schema.exclusiveMinimum) + 1 : schema.exclusiveMinimum + 1;
       return typeof schema.maximum === 'number' && schema.maximum < 1 ? schema.maximum : 1;
     }
     case 'boolean':
@@ -51,8 +56,8 @@ export function exampleValue(name: string, schema: Schema | undefined): unknown 
     case 'object': {
       const out: Json = {};
       const props = isObject(schema.properties) ? schema.properties : {};
-      for (const key of Array.isArray(schema.required) ? schema.required as string[] : []) {
-        out[key] = exampleValue(key, isObject(props[key]) ? props[key] as Schema : undefined);
+      for (const key of Array.isArray(schema.required) ? (schema.required as string[]) : []) {
+        out[key] = exampleValue(key, isObject(props[key]) ? (props[key] as Schema) : undefined);
       }
       return out;
     }
@@ -63,14 +68,23 @@ export function exampleValue(name: string, schema: Schema | undefined): unknown 
 
 function exampleString(name: string, schema: Schema): string {
   switch (schema.format) {
-    case 'email': return `${words(name).replace(/\s+/g, '.') || 'someone'}@example.com`;
-    case 'date-time': return new Date().toISOString();
-    case 'date': return new Date().toISOString().slice(0, 10);
-    case 'uri': return 'https://example.com/';
-    case 'uuid': return '00000000-0000-4000-8000-000000000000';
-    default: break;
+    case 'email':
+      return `${words(name).replace(/\s+/g, '.') || 'someone'}@example.com`;
+    case 'date-time':
+      return new Date().toISOString();
+    case 'date':
+      return new Date().toISOString().slice(0, 10);
+    case 'uri':
+      return 'https://example.com/';
+    case 'uuid':
+      return '00000000-0000-4000-8000-000000000000';
+    default:
+      break;
   }
-  let text = typeof schema.description === 'string' && schema.description.length <= 40 ? schema.description : `${words(name) || 'value'} (filled in by the agent)`;
+  let text =
+    typeof schema.description === 'string' && schema.description.length <= 40
+      ? schema.description
+      : `${words(name) || 'value'} (filled in by the agent)`;
   if (typeof schema.maxLength === 'number') text = [...text].slice(0, schema.maxLength).join('');
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
   while ([...text].length < min) text += '.';
@@ -82,7 +96,12 @@ export function convertType(value: unknown, expected: string): { ok: true; value
   switch (expected) {
     case 'integer':
     case 'number': {
-      const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : typeof value === 'boolean' ? Number(value) : NaN;
+      const n =
+        typeof value === 'string' && value.trim() !== ''
+          ? Number(value)
+          : typeof value === 'boolean'
+            ? Number(value)
+            : NaN;
       if (!Number.isFinite(n)) return { ok: false };
       return { ok: true, value: expected === 'integer' ? Math.trunc(n) : n };
     }
@@ -100,7 +119,9 @@ export function convertType(value: unknown, expected: string): { ok: true; value
         try {
           const parsed: unknown = JSON.parse(value);
           if (isObject(parsed)) return { ok: true, value: parsed };
-        } catch { /* not JSON */ }
+        } catch {
+          /* not JSON */
+        }
       }
       return { ok: false };
     default:
@@ -138,7 +159,12 @@ function deleteAt(root: Json, path: readonly PathSegment[]): void {
   else if (isObject(parent) && typeof last === 'string') delete parent[last];
 }
 
-function fixValue(current: unknown, expected: string, schema: Schema | undefined, name: string): { ok: true; value: unknown } | { ok: false } {
+function fixValue(
+  current: unknown,
+  expected: string,
+  schema: Schema | undefined,
+  name: string,
+): { ok: true; value: unknown } | { ok: false } {
   let m: RegExpExecArray | null;
   if ((m = /^one of (.+)$/.exec(expected)) !== null) {
     const first = /^("(?:[^"\\]|\\.)*"|[^,]+)/.exec(m[1]);
@@ -164,7 +190,13 @@ function fixValue(current: unknown, expected: string, schema: Schema | undefined
   }
   if (expected === 'unique items' && Array.isArray(current)) {
     const seen = new Set<string>();
-    return { ok: true, value: current.filter((v) => { const k = JSON.stringify(v); return seen.has(k) ? false : (seen.add(k), true); }) };
+    return {
+      ok: true,
+      value: current.filter((v) => {
+        const k = JSON.stringify(v);
+        return seen.has(k) ? false : (seen.add(k), true);
+      }),
+    };
   }
   if (/^format /.test(expected) || /^at least \d+ items?$/.test(expected)) {
     return { ok: true, value: exampleValue(name, schema) };
@@ -176,7 +208,11 @@ function fixValue(current: unknown, expected: string, schema: Schema | undefined
  * Applies every repair it can to a copy of `args`. A violation it cannot repair (a pattern it cannot
  * satisfy, a conversion that would be a guess) is left alone and reported in `notes` as not repaired.
  */
-export function repairArguments(args: Json, violations: readonly ParsedViolation[], inputSchema: Schema | undefined): Repair {
+export function repairArguments(
+  args: Json,
+  violations: readonly ParsedViolation[],
+  inputSchema: Schema | undefined,
+): Repair {
   const out = structuredClone(args);
   const notes: string[] = [];
   // Deletions by index shift later siblings; apply unknown-field removals last, deepest/highest index first.
@@ -206,11 +242,15 @@ export function repairArguments(args: Json, violations: readonly ParsedViolation
         const converted = convertType(current, v.expected);
         if (converted.ok) {
           setAt(out, path, converted.value);
-          notes.push(`converted \`${v.path}\` from ${JSON.stringify(current)} to ${JSON.stringify(converted.value)} (${v.expected})`);
+          notes.push(
+            `converted \`${v.path}\` from ${JSON.stringify(current)} to ${JSON.stringify(converted.value)} (${v.expected})`,
+          );
         } else {
           const value = exampleValue(name, schema ?? { type: v.expected });
           setAt(out, path, value);
-          notes.push(`replaced \`${v.path}\` by ${JSON.stringify(value)} (${v.expected}; ${JSON.stringify(current)} does not convert)`);
+          notes.push(
+            `replaced \`${v.path}\` by ${JSON.stringify(value)} (${v.expected}; ${JSON.stringify(current)} does not convert)`,
+          );
         }
         break;
       }
@@ -226,8 +266,6 @@ export function repairArguments(args: Json, violations: readonly ParsedViolation
       }
     }
   }
-  removals
-    .sort((a, b) => b.length - a.length || indexOf(b) - indexOf(a))
-    .forEach((p) => deleteAt(out, p));
+  removals.sort((a, b) => b.length - a.length || indexOf(b) - indexOf(a)).forEach((p) => deleteAt(out, p));
   return { args: out, notes };
 }

@@ -33,7 +33,12 @@ export interface ScriptedAgentOptions {
 export type AgentStep =
   | { readonly kind: 'tools'; readonly names: readonly string[] }
   | { readonly kind: 'call'; readonly attempt: number; readonly tool: string; readonly args: Record<string, unknown> }
-  | { readonly kind: 'refusal'; readonly attempt: number; readonly channel: 'protocol' | 'tool_result'; readonly message: string }
+  | {
+      readonly kind: 'refusal';
+      readonly attempt: number;
+      readonly channel: 'protocol' | 'tool_result';
+      readonly message: string;
+    }
   | { readonly kind: 'repair'; readonly attempt: number; readonly notes: readonly string[] }
   | { readonly kind: 'success'; readonly attempt: number; readonly result: unknown }
   | { readonly kind: 'failure'; readonly attempt: number; readonly reason: string };
@@ -62,21 +67,32 @@ export const MALFORMED_CREATE_TICKET: Readonly<Record<string, unknown>> = {
 };
 
 /** The text of a refusal, whichever channel carried it; `undefined` for a result that is not a refusal. */
-function refusalOf(outcome: { error?: unknown; result?: unknown }): { channel: 'protocol' | 'tool_result'; message: string } | undefined {
+function refusalOf(outcome: {
+  error?: unknown;
+  result?: unknown;
+}): { channel: 'protocol' | 'tool_result'; message: string } | undefined {
   if (outcome.error !== undefined) {
     const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
-    return parseRefusal(message).length > 0 ? { channel: 'protocol', message: message.replace(/^MCP error -?\d+: /, '') } : undefined;
+    return parseRefusal(message).length > 0
+      ? { channel: 'protocol', message: message.replace(/^MCP error -?\d+: /, '') }
+      : undefined;
   }
   const result = outcome.result as { isError?: boolean; content?: { type: string; text?: string }[] } | undefined;
   if (result?.isError !== true) return undefined;
-  const text = (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+  const text = (result.content ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('\n');
   return parseRefusal(text).length > 0 ? { channel: 'tool_result', message: text } : undefined;
 }
 
 /** Connects, lists the tools, and calls the tool until it succeeds or the retries run out. */
 export async function runScriptedAgent(options: ScriptedAgentOptions): Promise<AgentRun> {
   const steps: AgentStep[] = [];
-  const step = (s: AgentStep): void => { steps.push(s); options.onStep?.(s); };
+  const step = (s: AgentStep): void => {
+    steps.push(s);
+    options.onStep?.(s);
+  };
   const toolName = options.tool ?? 'create_ticket';
   const maxRetries = options.maxRetries ?? 2;
   const client = new Client({ name: 'support-desk-scripted-agent', version: '1.0.0' });
@@ -102,7 +118,11 @@ export async function runScriptedAgent(options: ScriptedAgentOptions): Promise<A
       const refusal = refusalOf(outcome);
       if (refusal === undefined) {
         if ('error' in outcome) {
-          step({ kind: 'failure', attempt, reason: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) });
+          step({
+            kind: 'failure',
+            attempt,
+            reason: outcome.error instanceof Error ? outcome.error.message : String(outcome.error),
+          });
           return { succeeded: false, retries: attempt, steps };
         }
         const result = outcome.result as { isError?: boolean; structuredContent?: unknown; content?: unknown };
@@ -128,13 +148,23 @@ export async function runScriptedAgent(options: ScriptedAgentOptions): Promise<A
 
 /** One readable block of text per step (what `npm run demo` prints). */
 export function formatStep(s: AgentStep): string {
-  const indent = (text: string): string => text.split('\n').map((l) => `    ${l}`).join('\n');
+  const indent = (text: string): string =>
+    text
+      .split('\n')
+      .map((l) => `    ${l}`)
+      .join('\n');
   switch (s.kind) {
-    case 'tools': return `agent: tools/list -> ${s.names.join(', ')}`;
-    case 'call': return `agent: call #${s.attempt + 1} ${s.tool}\n${indent(JSON.stringify(s.args, null, 2))}`;
-    case 'refusal': return `gateway: refused (${s.channel === 'protocol' ? 'JSON-RPC error -32602' : 'tool result, isError'})\n    ${s.message}`;
-    case 'repair': return `agent: repairs from the message\n${s.notes.map((n) => `    - ${n}`).join('\n')}`;
-    case 'success': return `gateway: ok after ${s.attempt} ${s.attempt === 1 ? 'retry' : 'retries'}\n${indent(JSON.stringify(s.result, null, 2))}`;
-    case 'failure': return `agent: gave up: ${s.reason}`;
+    case 'tools':
+      return `agent: tools/list -> ${s.names.join(', ')}`;
+    case 'call':
+      return `agent: call #${s.attempt + 1} ${s.tool}\n${indent(JSON.stringify(s.args, null, 2))}`;
+    case 'refusal':
+      return `gateway: refused (${s.channel === 'protocol' ? 'JSON-RPC error -32602' : 'tool result, isError'})\n    ${s.message}`;
+    case 'repair':
+      return `agent: repairs from the message\n${s.notes.map((n) => `    - ${n}`).join('\n')}`;
+    case 'success':
+      return `gateway: ok after ${s.attempt} ${s.attempt === 1 ? 'retry' : 'retries'}\n${indent(JSON.stringify(s.result, null, 2))}`;
+    case 'failure':
+      return `agent: gave up: ${s.reason}`;
   }
 }

@@ -18,9 +18,14 @@ async function main(argv: readonly string[]): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`--port: must be an integer 0-65535, got '${rawPort}'`);
   }
-  const backend = await startSupportDeskBackend({ port, host: flag(argv, '--host') ?? process.env.HOST ?? '127.0.0.1' });
+  const backend = await startSupportDeskBackend({
+    port,
+    host: flag(argv, '--host') ?? process.env.HOST ?? '127.0.0.1',
+  });
   process.stdout.write(`Backend: ${backend.url}\n`);
-  const stop = (): void => { void backend.close().then(() => process.exit(0)); };
+  const stop = (): void => {
+    void backend.close().then(() => process.exit(0));
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

@@ -35,7 +35,10 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /** A request error with its HTTP status, turned into a JSON response in one place. */
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -44,7 +47,9 @@ type Json = Record<string, unknown>;
 type Handler = (params: Record<string, string>, req: http.IncomingMessage, url: URL) => Promise<[number, unknown]>;
 
 /** Starts the backend and resolves once it listens. */
-export async function startSupportDeskBackend(options: SupportDeskBackendOptions = {}): Promise<RunningSupportDeskBackend> {
+export async function startSupportDeskBackend(
+  options: SupportDeskBackendOptions = {},
+): Promise<RunningSupportDeskBackend> {
   const store = options.store ?? new SupportDeskStore();
   const routes = supportDeskRoutes(store);
   const server = http.createServer((req, res) => {
@@ -63,18 +68,27 @@ export async function startSupportDeskBackend(options: SupportDeskBackendOptions
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
   };
 }
 
-interface Route { readonly method: string; readonly pattern: RegExp; readonly keys: readonly string[]; readonly handler: Handler }
+interface Route {
+  readonly method: string;
+  readonly pattern: RegExp;
+  readonly keys: readonly string[];
+  readonly handler: Handler;
+}
 
 function route(method: string, path: string, handler: Handler): Route {
   const keys: string[] = [];
-  const source = path.replace(/:(\w+)/g, (_, key: string) => { keys.push(key); return '([^/]+)'; });
+  const source = path.replace(/:(\w+)/g, (_, key: string) => {
+    keys.push(key);
+    return '([^/]+)';
+  });
   return { method, pattern: new RegExp(`^${source}/?$`), keys, handler };
 }
 
@@ -87,12 +101,16 @@ async function handle(routes: readonly Route[], req: http.IncomingMessage): Prom
     if (r === undefined) throw new HttpError(405, `method ${req.method} not allowed on ${url.pathname}`);
     const match = r.pattern.exec(url.pathname)!;
     const params: Record<string, string> = {};
-    r.keys.forEach((k, i) => { params[k] = decodePathSegment(k, match[i + 1]); });
+    r.keys.forEach((k, i) => {
+      params[k] = decodePathSegment(k, match[i + 1]);
+    });
     return await r.handler(params, req, url);
   } catch (err) {
     if (err instanceof HttpError) return [err.status, { error: err.message }];
     // a bug in this backend: say so where its operator looks, keep the details out of the response
-    process.stderr.write(`support-desk backend: ${req.method} ${req.url}: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.stderr.write(
+      `support-desk backend: ${req.method} ${req.url}: ${err instanceof Error ? err.stack : String(err)}\n`,
+    );
     return [500, { error: 'internal error' }];
   }
 }
@@ -173,7 +191,9 @@ function newTicket(body: Json): NewTicket {
     customer: {
       name: requireString(customer, 'name', 'customer.'),
       email: requireString(customer, 'email', 'customer.'),
-      ...(Array.isArray(customer.addresses) ? { addresses: customer.addresses as NewTicket['customer']['addresses'] } : {}),
+      ...(Array.isArray(customer.addresses)
+        ? { addresses: customer.addresses as NewTicket['customer']['addresses'] }
+        : {}),
     },
     ...(priority !== undefined ? { priority } : {}),
     ...(tags !== undefined ? { tags: tags as string[] } : {}),
@@ -186,7 +206,11 @@ function requireString(o: Json, key: string, prefix = ''): string {
   return v;
 }
 
-function optional<T extends 'string' | 'number'>(o: Json, key: string, type: T): (T extends 'string' ? string : number) | undefined {
+function optional<T extends 'string' | 'number'>(
+  o: Json,
+  key: string,
+  type: T,
+): (T extends 'string' ? string : number) | undefined {
   const v = o[key];
   if (v === undefined) return undefined;
   if (typeof v !== type) throw new HttpError(400, `${key}: expected a ${type}`);

@@ -45,7 +45,10 @@ export interface Task {
 }
 
 /** The fields a caller supplies to open a ticket. */
-export type NewTicket = Pick<Ticket, 'subject' | 'body' | 'customer'> & { readonly priority?: number; readonly tags?: readonly string[] };
+export type NewTicket = Pick<Ticket, 'subject' | 'body' | 'customer'> & {
+  readonly priority?: number;
+  readonly tags?: readonly string[];
+};
 
 /** The fields a caller supplies to create a task. */
 export type NewTask = Pick<Task, 'title' | 'description' | 'due'>;
@@ -146,11 +149,17 @@ export class SupportDeskStore {
 
 const SEED_CUSTOMERS: readonly Customer[] = [
   {
-    customer_id: 'C-0001', name: 'Ada Lovelace', email: 'ada@example.com', plan: 'enterprise',
+    customer_id: 'C-0001',
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    plan: 'enterprise',
     addresses: [{ street: '12 Analytical Row', city: 'London', zip_code: 10001 }],
   },
   {
-    customer_id: 'C-0002', name: 'Grace Hopper', email: 'grace@example.com', plan: 'team',
+    customer_id: 'C-0002',
+    name: 'Grace Hopper',
+    email: 'grace@example.com',
+    plan: 'team',
     addresses: [{ street: '1 Compiler Way', city: 'Arlington', zip_code: 22201 }],
   },
   { customer_id: 'C-0003', name: 'Alan Turing', email: 'alan@example.com', plan: 'free', addresses: [] },
@@ -158,17 +167,33 @@ const SEED_CUSTOMERS: readonly Customer[] = [
 
 const SEED_TICKETS: readonly Ticket[] = [
   {
-    id: 'T-1001', subject: 'Cannot log in', body: 'Password reset mail never arrives.', status: 'open', priority: 1,
-    customer: { name: 'Ada Lovelace', email: 'ada@example.com' }, tags: ['login'], created_at: '2025-01-10T09:00:00.000Z',
+    id: 'T-1001',
+    subject: 'Cannot log in',
+    body: 'Password reset mail never arrives.',
+    status: 'open',
+    priority: 1,
+    customer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+    tags: ['login'],
+    created_at: '2025-01-10T09:00:00.000Z',
   },
   {
-    id: 'T-1002', subject: 'Invoice shows wrong VAT', body: 'The March invoice charges 21% instead of 19%.',
-    status: 'pending', priority: 2, customer: { name: 'Grace Hopper', email: 'grace@example.com' }, tags: ['billing'],
+    id: 'T-1002',
+    subject: 'Invoice shows wrong VAT',
+    body: 'The March invoice charges 21% instead of 19%.',
+    status: 'pending',
+    priority: 2,
+    customer: { name: 'Grace Hopper', email: 'grace@example.com' },
+    tags: ['billing'],
     created_at: '2025-02-03T14:30:00.000Z',
   },
   {
-    id: 'T-1003', subject: 'Feature request: dark mode', body: 'Please add a dark theme to the dashboard.',
-    status: 'closed', priority: 3, customer: { name: 'Alan Turing', email: 'alan@example.com' }, tags: ['ui', 'request'],
+    id: 'T-1003',
+    subject: 'Feature request: dark mode',
+    body: 'Please add a dark theme to the dashboard.',
+    status: 'closed',
+    priority: 3,
+    customer: { name: 'Alan Turing', email: 'alan@example.com' },
+    tags: ['ui', 'request'],
     created_at: '2025-03-21T08:15:00.000Z',
   },
 ];

@@ -54,7 +54,7 @@
       let message = `HTTP ${res.status}`;
       try {
         message = (await res.json()).error || message;
-      } catch (e) {
+      } catch {
         // not JSON: keep the status
       }
       throw new Error(message);
@@ -69,25 +69,32 @@
     const flagged = summary.agents.filter((a) => a.flagged);
     $('total-flagged').textContent = String(flagged.length);
     const list = $('flagged-items');
-    list.replaceChildren(...flagged.map((agent) => {
-      const worst = agent.tools[0];
-      const message = worst && worst.top_messages[0];
-      return el('li', { dataset: { agent: agentName(agent) } }, [
-        agentButton(agent),
-        document.createTextNode(`: ${agent.refusals} of ${agent.calls} calls refused (${percent(agent.refusal_rate)})`
-          + (worst ? `, mostly on ${worst.tool}` : '')
-          + (message ? ` — “${message.message}”` : '')),
-      ]);
-    }));
+    list.replaceChildren(
+      ...flagged.map((agent) => {
+        const worst = agent.tools[0];
+        const message = worst && worst.top_messages[0];
+        return el('li', { dataset: { agent: agentName(agent) } }, [
+          agentButton(agent),
+          document.createTextNode(
+            `: ${agent.refusals} of ${agent.calls} calls refused (${percent(agent.refusal_rate)})` +
+              (worst ? `, mostly on ${worst.tool}` : '') +
+              (message ? ` — “${message.message}”` : ''),
+          ),
+        ]);
+      }),
+    );
     $('flagged').hidden = flagged.length === 0;
     const rule = summary.flag_rule;
-    $('rule').textContent = `An agent is flagged when it has at least ${rule.min_refusals} refused calls and a refusal `
-      + `rate of at least ${percent(rule.min_rate)} in the window. Click an agent for its recent refusals.`;
+    $('rule').textContent =
+      `An agent is flagged when it has at least ${rule.min_refusals} refused calls and a refusal ` +
+      `rate of at least ${percent(rule.min_rate)} in the window. Click an agent for its recent refusals.`;
   }
 
   function agentButton(agent) {
     const button = el('button', {
-      type: 'button', className: 'agent-button', text: agentName(agent),
+      type: 'button',
+      className: 'agent-button',
+      text: agentName(agent),
       'aria-label': `Show the recent refusals of ${agentName(agent)}`,
     });
     if (agent.overflow) button.disabled = true;
@@ -108,34 +115,58 @@
         }
         const bar = el('span', { className: 'rate-bar' }, [el('span')]);
         bar.firstChild.style.width = `${Math.round(tool.refusal_rate * 100)}%`;
-        const messages = el('ul', { className: 'messages' }, tool.top_messages.map((m) => el('li', null, [
-          el('span', { className: 'count', text: String(m.count) }),
-          el('span', { className: 'message', text: m.message }),
-        ])));
+        const messages = el(
+          'ul',
+          { className: 'messages' },
+          tool.top_messages.map((m) =>
+            el('li', null, [
+              el('span', { className: 'count', text: String(m.count) }),
+              el('span', { className: 'message', text: m.message }),
+            ]),
+          ),
+        );
         if (tool.other_messages > 0) {
           messages.appendChild(el('li', { className: 'muted', text: `+ ${tool.other_messages} other` }));
         }
-        const lastSeen = el('td', { className: 'nowrap', dataset: { label: 'Last seen', col: 'last-seen' }, title: tool.last_seen, text: ago(tool.last_seen) });
-        rows.push(el('tr', {
-          className: agent.flagged ? 'flagged' : '',
-          dataset: { agent: agentName(agent), tool: tool.tool, gateway: tool.gateway, flagged: String(agent.flagged) },
-        }, [
-          agentCell,
-          el('td', { className: 'mono', dataset: { label: 'Gateway', col: 'gateway' }, text: tool.gateway }),
-          el('td', { className: 'mono nowrap', dataset: { label: 'Tool', col: 'tool' }, text: tool.tool }),
-          el('td', { className: 'num', dataset: { label: 'Calls', col: 'calls' }, text: String(tool.calls) }),
-          el('td', {
-            className: `num${tool.refusals > 0 ? ' refused-count' : ''}`,
-            dataset: { label: 'Refused', col: 'refusals' }, text: String(tool.refusals),
-          }),
-          el('td', { className: 'num', dataset: { label: 'Rate', col: 'rate' } }, [
-            document.createTextNode(percent(tool.refusal_rate)), bar,
-          ]),
-          el('td', { dataset: { label: 'Messages', col: 'messages' } }, [
-            tool.top_messages.length > 0 ? messages : el('span', { className: 'muted', text: '–' }),
-          ]),
-          lastSeen,
-        ]));
+        const lastSeen = el('td', {
+          className: 'nowrap',
+          dataset: { label: 'Last seen', col: 'last-seen' },
+          title: tool.last_seen,
+          text: ago(tool.last_seen),
+        });
+        rows.push(
+          el(
+            'tr',
+            {
+              className: agent.flagged ? 'flagged' : '',
+              dataset: {
+                agent: agentName(agent),
+                tool: tool.tool,
+                gateway: tool.gateway,
+                flagged: String(agent.flagged),
+              },
+            },
+            [
+              agentCell,
+              el('td', { className: 'mono', dataset: { label: 'Gateway', col: 'gateway' }, text: tool.gateway }),
+              el('td', { className: 'mono nowrap', dataset: { label: 'Tool', col: 'tool' }, text: tool.tool }),
+              el('td', { className: 'num', dataset: { label: 'Calls', col: 'calls' }, text: String(tool.calls) }),
+              el('td', {
+                className: `num${tool.refusals > 0 ? ' refused-count' : ''}`,
+                dataset: { label: 'Refused', col: 'refusals' },
+                text: String(tool.refusals),
+              }),
+              el('td', { className: 'num', dataset: { label: 'Rate', col: 'rate' } }, [
+                document.createTextNode(percent(tool.refusal_rate)),
+                bar,
+              ]),
+              el('td', { dataset: { label: 'Messages', col: 'messages' } }, [
+                tool.top_messages.length > 0 ? messages : el('span', { className: 'muted', text: '–' }),
+              ]),
+              lastSeen,
+            ],
+          ),
+        );
       });
     }
     $('agents-body').replaceChildren(...rows);
@@ -170,13 +201,15 @@
   }
 
   function renderRefusals(body) {
-    const rows = body.refusals.map((r) => el('tr', null, [
-      el('td', { dataset: { label: 'Time' }, title: r.ts, text: new Date(r.ts).toLocaleString() }),
-      el('td', { className: 'mono', dataset: { label: 'Gateway' }, text: r.gateway }),
-      el('td', { className: 'mono', dataset: { label: 'Tool' }, text: r.tool }),
-      el('td', { dataset: { label: 'Message' }, text: r.message }),
-      el('td', { dataset: { label: 'Client' }, text: clientText(r.client) }),
-    ]));
+    const rows = body.refusals.map((r) =>
+      el('tr', null, [
+        el('td', { dataset: { label: 'Time' }, title: r.ts, text: new Date(r.ts).toLocaleString() }),
+        el('td', { className: 'mono', dataset: { label: 'Gateway' }, text: r.gateway }),
+        el('td', { className: 'mono', dataset: { label: 'Tool' }, text: r.tool }),
+        el('td', { dataset: { label: 'Message' }, text: r.message }),
+        el('td', { dataset: { label: 'Client' }, text: clientText(r.client) }),
+      ]),
+    );
     $('refusals-body').replaceChildren(...rows);
     $('refusals-empty').hidden = rows.length > 0;
   }
@@ -200,7 +233,8 @@
     try {
       const q = `window=${encodeURIComponent(window)}`;
       const requests = [getJson(`/api/summary?${q}`), getJson(`/api/timeseries?${q}`)];
-      if (state.agent !== undefined) requests.push(getJson(`/api/agents/${agentSegment(state.agent)}/refusals?${q}&limit=15`));
+      if (state.agent !== undefined)
+        requests.push(getJson(`/api/agents/${agentSegment(state.agent)}/refusals?${q}&limit=15`));
       const [summary, series, refusals] = await Promise.all(requests);
       if (window !== state.window) return; // switched meanwhile: the next refresh renders the new window
       renderTotals(summary);
@@ -209,9 +243,10 @@
       if (refusals) renderRefusals(refusals);
       const ingest = summary.ingest;
       $('status').className = 'status';
-      $('status').textContent = `Updated ${new Date().toLocaleTimeString()} · ${ingest.files} audit file(s) · `
-        + `${ingest.records} records · ${ingest.malformed} malformed line(s) skipped`
-        + (ingest.unreadable_dirs.length > 0 ? ` · unreadable: ${ingest.unreadable_dirs.join(', ')}` : '');
+      $('status').textContent =
+        `Updated ${new Date().toLocaleTimeString()} · ${ingest.files} audit file(s) · ` +
+        `${ingest.records} records · ${ingest.malformed} malformed line(s) skipped` +
+        (ingest.unreadable_dirs.length > 0 ? ` · unreadable: ${ingest.unreadable_dirs.join(', ')}` : '');
     } catch (err) {
       $('status').className = 'status stale';
       $('status').textContent = `Update failed: ${err.message} (retrying)`;

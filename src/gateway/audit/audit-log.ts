@@ -1,4 +1,12 @@
-import { appendFileSync, closeSync, createWriteStream, existsSync, mkdirSync, openSync, type WriteStream } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  type WriteStream,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../../contract';
 import { jsonLine } from '../logger';

@@ -8,7 +8,11 @@ import type { Logger } from '../logger';
 import { RpcCode } from '../mcp/jsonrpc';
 import { bearerToken, matchTokenHash, tokenHashes, type Principal } from './bearer-tokens';
 import { unauthorizedError } from './oauth-challenge';
-import { protectedResourceMetadata, protectedResourceMetadataPaths, protectedResourceMetadataUrl } from './oauth-metadata';
+import {
+  protectedResourceMetadata,
+  protectedResourceMetadataPaths,
+  protectedResourceMetadataUrl,
+} from './oauth-metadata';
 import { createOAuthVerifier, OAuthTokenError, type OAuthVerifier, type OAuthVerifierOptions } from './oauth-verifier';
 
 /** The caller of a request, as its credential names it. */
@@ -105,10 +109,13 @@ function staticIdentities(tokens: readonly TokenConfig[]): Map<string, Identity>
   return identities;
 }
 
-function oauthSide(auth: AuthConfig, options: AuthenticatorOptions): { verifier: OAuthVerifier; resource: ProtectedResource } {
+function oauthSide(
+  auth: AuthConfig,
+  options: AuthenticatorOptions,
+): { verifier: OAuthVerifier; resource: ProtectedResource } {
   const resourceUrl = options.resourceUrl;
   // parse-config refuses a config with `auth.oauth` and no `resource_url`; this is a programming error.
-  if (resourceUrl === undefined) throw new TypeError('auth.oauth needs the gateway\'s resource URL');
+  if (resourceUrl === undefined) throw new TypeError("auth.oauth needs the gateway's resource URL");
   const verifier = createOAuthVerifier(auth.oauth!, { ...options.verifier, resourceUrl, logger: options.logger });
   const metadata = protectedResourceMetadata({
     resource: resourceUrl,

@@ -31,7 +31,8 @@ export interface BearerChallenge {
  */
 export function wwwAuthenticate(challenge: BearerChallenge): string {
   const params: string[] = [];
-  if (challenge.resourceMetadataUrl !== undefined) params.push(`resource_metadata=${quoted(challenge.resourceMetadataUrl)}`);
+  if (challenge.resourceMetadataUrl !== undefined)
+    params.push(`resource_metadata=${quoted(challenge.resourceMetadataUrl)}`);
   if (challenge.error !== undefined) params.push(`error=${quoted(challenge.error)}`);
   if (challenge.description !== undefined) params.push(`error_description=${quoted(challenge.description)}`);
   if (challenge.scope !== undefined) {
@@ -42,7 +43,6 @@ export function wwwAuthenticate(challenge: BearerChallenge): string {
 }
 
 function quoted(value: string): string {
-  // eslint-disable-next-line no-control-regex
   return `"${value.replace(/[^\x20-\x7E]/g, '?').replace(/["\\]/g, '\\$&')}"`;
 }
 

@@ -47,7 +47,11 @@ export function metadataUrls(issuer: string): string[] {
  * @throws IssuerUnavailableError when none answers, a fetch fails, or the document is unusable (its `issuer` is
  * not exactly `issuer`, its `jwks_uri` is missing or not an https URL)
  */
-export async function discoverIssuer(issuer: string, fetchFn: FetchFunction, options?: IssuerFetchOptions): Promise<IssuerMetadata> {
+export async function discoverIssuer(
+  issuer: string,
+  fetchFn: FetchFunction,
+  options?: IssuerFetchOptions,
+): Promise<IssuerMetadata> {
   const statuses: string[] = [];
   for (const url of metadataUrls(issuer)) {
     let doc: unknown;
@@ -72,7 +76,9 @@ function readMetadata(issuer: string, url: string, doc: unknown): IssuerMetadata
   const record = doc as Record<string, unknown>;
   if (record.issuer !== issuer) {
     // RFC 8414 §3.3: a mismatch means the document may be an impostor's; never use it.
-    throw new IssuerUnavailableError(`${url}: the metadata's issuer ${quote(record.issuer)} is not ${JSON.stringify(issuer)}`);
+    throw new IssuerUnavailableError(
+      `${url}: the metadata's issuer ${quote(record.issuer)} is not ${JSON.stringify(issuer)}`,
+    );
   }
   const jwksUri = record.jwks_uri;
   if (typeof jwksUri !== 'string' || !secureUrl.test(jwksUri)) {

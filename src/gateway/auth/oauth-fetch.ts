@@ -50,7 +50,11 @@ export class IssuerHttpStatusError extends IssuerUnavailableError {
  * @throws IssuerHttpStatusError for a non-2xx status, IssuerUnavailableError for anything else that went wrong
  * (network, timeout, body too large, not JSON)
  */
-export async function fetchIssuerJson(url: string, fetchFn: FetchFunction, options: IssuerFetchOptions = {}): Promise<unknown> {
+export async function fetchIssuerJson(
+  url: string,
+  fetchFn: FetchFunction,
+  options: IssuerFetchOptions = {},
+): Promise<unknown> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const signal = AbortSignal.timeout(timeoutMs);
@@ -116,7 +120,7 @@ function reason(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   if (err.name === 'TimeoutError') return 'no answer in time';
   const cause = (err as { cause?: unknown }).cause;
-  const detail = cause instanceof Error ? (cause as NodeJS.ErrnoException).code ?? cause.message : undefined;
+  const detail = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : undefined;
   return oneLine(detail === undefined ? err.message : `${err.message} (${detail})`);
 }
 

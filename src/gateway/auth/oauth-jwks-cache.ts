@@ -134,7 +134,8 @@ export class JwksCache {
       this.options.onLoad?.(undefined);
       return keys;
     } catch (err) {
-      const failure = err instanceof IssuerUnavailableError ? err.message : `the key set could not be loaded: ${String(err)}`;
+      const failure =
+        err instanceof IssuerUnavailableError ? err.message : `the key set could not be loaded: ${String(err)}`;
       this.lastAttempt = { at, failure };
       // Fail closed: a key set that can no longer be refreshed is not used past its age either.
       if (this.keys !== undefined && this.now() - this.keys.fetchedAt >= this.maxAgeMs) this.keys = undefined;
@@ -150,7 +151,9 @@ export class JwksCache {
     } catch (err) {
       if (err instanceof jose.errors.JWKSNoMatchingKey) {
         throw new NoMatchingKeyError(
-          header.kid === undefined ? 'no key of the issuer matches the token' : 'no key of the issuer matches the token\'s kid',
+          header.kid === undefined
+            ? 'no key of the issuer matches the token'
+            : "no key of the issuer matches the token's kid",
         );
       }
       if (err instanceof jose.errors.JWKSMultipleMatchingKeys) {

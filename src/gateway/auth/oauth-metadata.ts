@@ -64,5 +64,7 @@ export function protectedResourceMetadataUrl(resource: string): string {
  */
 export function protectedResourceMetadataPaths(resource: string): string[] {
   const path = new URL(resource).pathname.replace(/\/+$/, '');
-  return path === '' ? [PROTECTED_RESOURCE_WELL_KNOWN] : [`${PROTECTED_RESOURCE_WELL_KNOWN}${path}`, PROTECTED_RESOURCE_WELL_KNOWN];
+  return path === ''
+    ? [PROTECTED_RESOURCE_WELL_KNOWN]
+    : [`${PROTECTED_RESOURCE_WELL_KNOWN}${path}`, PROTECTED_RESOURCE_WELL_KNOWN];
 }

@@ -5,7 +5,12 @@
  */
 import type { JWTPayload, JWTVerifyResult, ProtectedHeaderParameters } from 'jose' with { 'resolution-mode': 'import' };
 import { type Logger, silentLogger } from '../logger';
-import { ASYMMETRIC_ALGORITHMS, DEFAULT_PRINCIPAL_CLAIM, type OAuthAlgorithm, type OAuthConfig } from '../../contract/oauth-config';
+import {
+  ASYMMETRIC_ALGORITHMS,
+  DEFAULT_PRINCIPAL_CLAIM,
+  type OAuthAlgorithm,
+  type OAuthConfig,
+} from '../../contract/oauth-config';
 import { discoverIssuer, type IssuerMetadata } from './oauth-discovery';
 import { type FetchFunction, IssuerUnavailableError } from './oauth-fetch';
 import { JwksCache, NoMatchingKeyError } from './oauth-jwks-cache';
@@ -86,9 +91,11 @@ const UNAVAILABLE = 'the authorization server is unavailable, so the token canno
  * const verifier = createOAuthVerifier({ issuer: 'https://idp.example.com' }, { resourceUrl: 'https://gw.example.com/mcp' });
  * const caller = await verifier.verify(token); // { principal, client, scopes }
  */
+// eslint-disable-next-line max-lines-per-function -- one factory of closures over the discovery and key caches
 export function createOAuthVerifier(config: OAuthConfig, options: OAuthVerifierOptions): OAuthVerifier {
   // Compared as given: `new URL()` would add a `/` to a bare origin, and `aud` is matched character for character.
-  if (!URL.canParse(options.resourceUrl)) throw new TypeError(`resourceUrl ${JSON.stringify(options.resourceUrl)} is not a URL`);
+  if (!URL.canParse(options.resourceUrl))
+    throw new TypeError(`resourceUrl ${JSON.stringify(options.resourceUrl)} is not a URL`);
   const audience = config.audience ?? options.resourceUrl;
   const fetchFn = options.fetch ?? globalThis.fetch;
   const logger = options.logger ?? silentLogger;
@@ -111,7 +118,7 @@ export function createOAuthVerifier(config: OAuthConfig, options: OAuthVerifierO
     onLoad: (failure) => {
       if (failure !== undefined) {
         failing = true;
-        logger('warn', 'oauth: cannot load the authorization server\'s keys; tokens are refused until it answers', {
+        logger('warn', "oauth: cannot load the authorization server's keys; tokens are refused until it answers", {
           issuer: config.issuer,
           reason: failure,
         });
@@ -224,8 +231,10 @@ function toTokenError(err: unknown, errors: JoseErrors): OAuthTokenError {
   if (err instanceof NoMatchingKeyError) return new OAuthTokenError(err.message);
   if (err instanceof errors.JWTExpired) return new OAuthTokenError('the token has expired');
   if (err instanceof errors.JWTClaimValidationFailed) return new OAuthTokenError(claimProblem(err.claim));
-  if (err instanceof errors.JWSSignatureVerificationFailed) return new OAuthTokenError('the token signature is invalid');
-  if (err instanceof errors.JOSEAlgNotAllowed) return new OAuthTokenError('the token\'s signing algorithm is not accepted');
+  if (err instanceof errors.JWSSignatureVerificationFailed)
+    return new OAuthTokenError('the token signature is invalid');
+  if (err instanceof errors.JOSEAlgNotAllowed)
+    return new OAuthTokenError("the token's signing algorithm is not accepted");
   if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid) {
     return new OAuthTokenError('the token is not a valid JWT');
   }
@@ -243,8 +252,8 @@ function claimProblem(claim: string): string {
     case 'exp':
       return 'the token has no valid expiry (exp)';
     case 'iat':
-      return 'the token\'s iat claim is invalid';
+      return "the token's iat claim is invalid";
     default:
-      return 'the token\'s claims are invalid';
+      return "the token's claims are invalid";
   }
 }

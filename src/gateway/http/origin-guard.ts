@@ -45,14 +45,20 @@ function localNames(listenHost: string): ReadonlySet<string> {
   return new Set([...LOCAL_NAMES, name]);
 }
 
-function hostPredicate(allowed: readonly string[] | undefined, local: ReadonlySet<string> | undefined): ((host: string) => boolean) | undefined {
+function hostPredicate(
+  allowed: readonly string[] | undefined,
+  local: ReadonlySet<string> | undefined,
+): ((host: string) => boolean) | undefined {
   if (allowed === undefined) return local !== undefined ? (host) => local.has(hostname(host)) : undefined;
   const entries = new Set(allowed.map((h) => h.toLowerCase()));
   if (entries.has('*')) return undefined;
   return (host) => entries.has(host) || entries.has(hostname(host));
 }
 
-function originPredicate(allowed: readonly string[] | undefined, local: ReadonlySet<string> | undefined): (origin: string) => boolean {
+function originPredicate(
+  allowed: readonly string[] | undefined,
+  local: ReadonlySet<string> | undefined,
+): (origin: string) => boolean {
   if (allowed === undefined) {
     if (local === undefined) return () => false;
     return (origin) => {

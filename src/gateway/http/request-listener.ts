@@ -23,7 +23,9 @@ const MCP_PATH = '/mcp';
 const SHUTTING_DOWN = new HttpError(503, RpcCode.SERVER_ERROR, 'Service Unavailable: the gateway is shutting down', {
   connection: 'close',
 });
-const METHOD_NOT_ALLOWED = new HttpError(405, RpcCode.SERVER_ERROR, 'Method Not Allowed', { allow: 'GET, POST, DELETE' });
+const METHOD_NOT_ALLOWED = new HttpError(405, RpcCode.SERVER_ERROR, 'Method Not Allowed', {
+  allow: 'GET, POST, DELETE',
+});
 
 /**
  * Builds the node:http request listener: `/mcp`, `/healthz`, `/readyz`, and with OAuth the protected-resource
@@ -127,10 +129,19 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
     }
     case 'GET': {
       if (!(req.headers.accept ?? '').includes('text/event-stream')) {
-        throw new HttpError(406, RpcCode.SERVER_ERROR, 'Not Acceptable: the GET stream needs Accept: text/event-stream');
+        throw new HttpError(
+          406,
+          RpcCode.SERVER_ERROR,
+          'Not Acceptable: the GET stream needs Accept: text/event-stream',
+        );
       }
       const session = requireSession(identity, req.headers, ctx.mcp.sessions);
-      ctx.mcp.streams.open(res, { kind: 'session', principal, sessionId: session.sessionId, expiresAtMs: session.expiresAtMs });
+      ctx.mcp.streams.open(res, {
+        kind: 'session',
+        principal,
+        sessionId: session.sessionId,
+        expiresAtMs: session.expiresAtMs,
+      });
       return;
     }
     case 'DELETE': {

@@ -31,7 +31,8 @@ export function checkShape(message: unknown): MessageShape {
   }
   const m = message as Record<string, unknown>;
   const rawId = m.id;
-  const idValid = rawId === undefined || typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId));
+  const idValid =
+    rawId === undefined || typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId));
   const id = idValid ? (rawId as RequestId | undefined) : undefined;
   if (m.jsonrpc !== '2.0') throw invalidRequest('jsonrpc must be "2.0"', id);
   if (!idValid) throw invalidRequest('id must be a string or a number');
@@ -79,4 +80,3 @@ export async function answerRequest(
     }
   }
 }
-

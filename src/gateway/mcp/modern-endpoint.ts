@@ -45,7 +45,10 @@ export async function handleModernMessage(
     case 'subscriptions/listen': {
       const filter = listenFilter(params);
       if (!filter.ok) return refusal(id, filter.refusal);
-      return { status: 200, listen: { kind: 'listen', principal: identity.principal, subscriptionId: id, filter: filter.filter } };
+      return {
+        status: 200,
+        listen: { kind: 'listen', principal: identity.principal, subscriptionId: id, filter: filter.filter },
+      };
     }
     default: {
       const caller = {

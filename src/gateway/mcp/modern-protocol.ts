@@ -35,7 +35,12 @@ export const ModernCode = {
 } as const;
 
 /** Methods the gateway answers in the modern era; anything else (`ping`, `initialize`, …) is 404 + -32601. */
-export const MODERN_METHODS: ReadonlySet<string> = new Set(['server/discover', 'tools/list', 'tools/call', 'subscriptions/listen']);
+export const MODERN_METHODS: ReadonlySet<string> = new Set([
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  'subscriptions/listen',
+]);
 
 /** Methods whose `Mcp-Name` header is required, and the params field it mirrors. */
 export const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {

@@ -46,7 +46,8 @@ export interface ModernRequestMeta {
   readonly client: ClientInfo;
 }
 
-export type ModernCheck = { readonly ok: true; readonly meta: ModernRequestMeta } | { readonly ok: false; readonly refusal: ModernRefusal };
+export type ModernCheck =
+  { readonly ok: true; readonly meta: ModernRequestMeta } | { readonly ok: false; readonly refusal: ModernRefusal };
 
 /**
  * Runs the checks above on a request already classified modern (`isModernRequest`) with a valid JSON-RPC shape.
@@ -59,13 +60,15 @@ export function checkModernRequest(headers: ModernHeaders, method: string, param
   if (versionHeader === undefined) return refuse(headerMismatch('MCP-Protocol-Version header is missing or malformed'));
 
   const meta = isObject(params) ? own(params, '_meta') : undefined;
-  if (!isObject(meta)) return refuse(invalidParams(`_meta is required (${MetaKey.PROTOCOL_VERSION}, ${MetaKey.CLIENT_CAPABILITIES})`));
+  if (!isObject(meta))
+    return refuse(invalidParams(`_meta is required (${MetaKey.PROTOCOL_VERSION}, ${MetaKey.CLIENT_CAPABILITIES})`));
   const version = own(meta, MetaKey.PROTOCOL_VERSION);
   if (typeof version !== 'string') return refuse(invalidParams(`_meta ${MetaKey.PROTOCOL_VERSION} must be a string`));
   const capabilities = own(meta, MetaKey.CLIENT_CAPABILITIES);
   if (!isObject(capabilities)) return refuse(invalidParams(`_meta ${MetaKey.CLIENT_CAPABILITIES} must be an object`));
 
-  if (versionHeader !== version) return refuse(headerMismatch('MCP-Protocol-Version header does not match _meta protocol version'));
+  if (versionHeader !== version)
+    return refuse(headerMismatch('MCP-Protocol-Version header does not match _meta protocol version'));
   if (!MODERN_PROTOCOL_VERSIONS.includes(version)) return refuse(unsupportedProtocolVersion(version));
 
   const methodHeader = headerValue(headers.method);
@@ -81,7 +84,14 @@ export function checkModernRequest(headers: ModernHeaders, method: string, param
     if (decoded !== bodyName) return refuse(headerMismatch(`Mcp-Name header does not match the body params.${field}`));
   }
 
-  return { ok: true, meta: { protocolVersion: version, clientCapabilities: capabilities, client: clientInfoOf(own(meta, MetaKey.CLIENT_INFO)) } };
+  return {
+    ok: true,
+    meta: {
+      protocolVersion: version,
+      clientCapabilities: capabilities,
+      client: clientInfoOf(own(meta, MetaKey.CLIENT_INFO)),
+    },
+  };
 }
 
 /**
@@ -90,7 +100,8 @@ export function checkModernRequest(headers: ModernHeaders, method: string, param
  */
 function headerValue(raw: string | string[] | undefined): string | undefined {
   const value = single(raw)?.replace(/^[ \t]+|[ \t]+$/g, '');
-  if (value === undefined || value === '' || !/^[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?$/.test(value)) return undefined;
+  if (value === undefined || value === '' || !/^[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?$/.test(value))
+    return undefined;
   return value;
 }
 

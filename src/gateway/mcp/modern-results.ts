@@ -24,7 +24,10 @@ export interface CacheHints {
 }
 
 /** The same result with `resultType: "complete"` and the server info added to its `_meta` (kept otherwise). */
-export function completeResult<T extends Record<string, unknown>>(result: T, serverInfo: ServerInfo): T & { resultType: 'complete'; _meta: Record<string, unknown> } {
+export function completeResult<T extends Record<string, unknown>>(
+  result: T,
+  serverInfo: ServerInfo,
+): T & { resultType: 'complete'; _meta: Record<string, unknown> } {
   const meta = isObject(own(result, '_meta')) ? (result._meta as Record<string, unknown>) : {};
   return { ...result, resultType: 'complete', _meta: { ...meta, [MetaKey.SERVER_INFO]: serverInfo } };
 }
@@ -35,7 +38,11 @@ export function completeResult<T extends Record<string, unknown>>(result: T, ser
  * @example
  * discoverResult({ name: 'cdktf-mcp-gateway', version: PACKAGE_VERSION, title: state.name }, { ttlMs: 60_000, cacheScope: 'private' });
  */
-export function discoverResult(serverInfo: ServerInfo, cache: CacheHints, instructions?: string): Record<string, unknown> {
+export function discoverResult(
+  serverInfo: ServerInfo,
+  cache: CacheHints,
+  instructions?: string,
+): Record<string, unknown> {
   checkHints(cache);
   return completeResult(
     {
@@ -50,7 +57,11 @@ export function discoverResult(serverInfo: ServerInfo, cache: CacheHints, instru
 }
 
 /** The `tools/list` result: the tools as given (declaration order), no cursor, with cache hints. */
-export function toolsListResult(tools: readonly unknown[], serverInfo: ServerInfo, cache: CacheHints): Record<string, unknown> {
+export function toolsListResult(
+  tools: readonly unknown[],
+  serverInfo: ServerInfo,
+  cache: CacheHints,
+): Record<string, unknown> {
   checkHints(cache);
   return completeResult({ tools: [...tools], ttlMs: cache.ttlMs, cacheScope: cache.cacheScope }, serverInfo);
 }
@@ -65,12 +76,15 @@ export interface AcknowledgedFilter {
  * have their schema types) into the subset the gateway honours: only `toolsListChanged: true`. Prompts,
  * resources and resource subscriptions are omitted from the acknowledgement (the gateway has none).
  */
-export function listenFilter(params: unknown): { ok: true; filter: AcknowledgedFilter } | { ok: false; refusal: ModernRefusal } {
+export function listenFilter(
+  params: unknown,
+): { ok: true; filter: AcknowledgedFilter } | { ok: false; refusal: ModernRefusal } {
   const requested = isObject(params) ? own(params, 'notifications') : undefined;
   if (!isObject(requested)) return { ok: false, refusal: invalidParams('notifications must be an object') };
   for (const flag of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) {
     const value = own(requested, flag);
-    if (value !== undefined && typeof value !== 'boolean') return { ok: false, refusal: invalidParams(`notifications.${flag} must be a boolean`) };
+    if (value !== undefined && typeof value !== 'boolean')
+      return { ok: false, refusal: invalidParams(`notifications.${flag} must be a boolean`) };
   }
   const subs = own(requested, 'resourceSubscriptions');
   if (subs !== undefined && !(Array.isArray(subs) && subs.every((s) => typeof s === 'string'))) {
@@ -80,7 +94,10 @@ export function listenFilter(params: unknown): { ok: true; filter: AcknowledgedF
 }
 
 /** The first message of a listen stream: the acknowledged filter, tagged with the subscription id. */
-export function acknowledgedNotification(subscriptionId: string | number, filter: AcknowledgedFilter): Record<string, unknown> {
+export function acknowledgedNotification(
+  subscriptionId: string | number,
+  filter: AcknowledgedFilter,
+): Record<string, unknown> {
   return {
     jsonrpc: '2.0',
     method: 'notifications/subscriptions/acknowledged',
@@ -90,7 +107,11 @@ export function acknowledgedNotification(subscriptionId: string | number, filter
 
 /** `notifications/tools/list_changed` on a listen stream (send only when the filter acknowledged it). */
 export function toolsListChangedNotification(subscriptionId: string | number): Record<string, unknown> {
-  return { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [MetaKey.SUBSCRIPTION_ID]: subscriptionId } } };
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/tools/list_changed',
+    params: { _meta: { [MetaKey.SUBSCRIPTION_ID]: subscriptionId } },
+  };
 }
 
 /** The response that ends a listen stream gracefully (shutdown): an empty result tagged with the subscription id. */
@@ -118,5 +139,6 @@ export function sseFrame(message: unknown): string {
 export const SSE_KEEPALIVE = ':\n\n';
 
 function checkHints(cache: CacheHints): void {
-  if (!Number.isSafeInteger(cache.ttlMs) || cache.ttlMs < 0) throw new Error(`ttlMs must be a non-negative integer, got ${cache.ttlMs}`);
+  if (!Number.isSafeInteger(cache.ttlMs) || cache.ttlMs < 0)
+    throw new Error(`ttlMs must be a non-negative integer, got ${cache.ttlMs}`);
 }

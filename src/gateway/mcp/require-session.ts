@@ -20,11 +20,7 @@ const SESSION_NOT_FOUND = new HttpError(404, RpcCode.UNAUTHORIZED, 'Session not 
  * (unknown, tampered with, signed with another key, expired, revoked here, or opened by another principal) is HTTP
  * 404 (the client must initialize again). An unsupported `MCP-Protocol-Version` header is HTTP 400.
  */
-export function requireSession(
-  identity: Identity,
-  headers: IncomingHttpHeaders,
-  sessions: SessionSigner,
-): McpSession {
+export function requireSession(identity: Identity, headers: IncomingHttpHeaders, sessions: SessionSigner): McpSession {
   const id = headers['mcp-session-id'];
   if (typeof id !== 'string' || id === '') {
     throw new HttpError(400, RpcCode.SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required');

@@ -46,9 +46,12 @@ export interface SessionKey {
 export function loadSessionKey(sources: SessionKeySources): SessionKey {
   const env = sources.env === '' ? undefined : sources.env;
   if (sources.file !== undefined && env !== undefined) {
-    throw new Error(`session key: both session_key_file (${sources.file}) and ${SESSION_KEY_ENV} are set; set only one`);
+    throw new Error(
+      `session key: both session_key_file (${sources.file}) and ${SESSION_KEY_ENV} are set; set only one`,
+    );
   }
-  if (sources.file !== undefined) return { key: decodeKey(readKeyFile(sources.file), `session_key_file ${sources.file}`), source: 'file' };
+  if (sources.file !== undefined)
+    return { key: decodeKey(readKeyFile(sources.file), `session_key_file ${sources.file}`), source: 'file' };
   if (env !== undefined) return { key: decodeKey(env, SESSION_KEY_ENV), source: 'env' };
   return { key: randomBytes(MIN_SESSION_KEY_BYTES), source: 'random' };
 }
@@ -72,7 +75,8 @@ function decodeKey(text: string, source: string): Buffer {
   if (value.length > 0 && value.length % 2 === 0 && HEX.test(value)) {
     key = Buffer.from(value, 'hex');
   } else if (BASE64.test(value) && value.length % 4 !== 1) {
-    if (/[+/]/.test(value) && /[-_]/.test(value)) throw new Error(`session key from ${source}: mixes the base64 and base64url alphabets; ${fix}`);
+    if (/[+/]/.test(value) && /[-_]/.test(value))
+      throw new Error(`session key from ${source}: mixes the base64 and base64url alphabets; ${fix}`);
     key = Buffer.from(value, 'base64');
   } else {
     throw new Error(`session key from ${source}: not hex or base64 text; ${fix}`);

@@ -96,12 +96,14 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
   const key = createSecretKey(Buffer.from(options.key));
   const now = options.now ?? Date.now;
   const maxRevoked = options.maxRevoked ?? DEFAULT_MAX_REVOKED;
-  if (!Number.isSafeInteger(maxRevoked) || maxRevoked < 1) throw new Error(`maxRevoked must be a positive integer, got ${maxRevoked}`);
+  if (!Number.isSafeInteger(maxRevoked) || maxRevoked < 1)
+    throw new Error(`maxRevoked must be a positive integer, got ${maxRevoked}`);
   let ttlMs = options.ttlMs;
   /** mac (unique per id under this key) → expiry. */
   const revoked = new Map<string, number>();
 
-  const macOf = (payload: string): string => createHmac('sha256', key).update(MAC_DOMAIN).update(payload).digest('base64url');
+  const macOf = (payload: string): string =>
+    createHmac('sha256', key).update(MAC_DOMAIN).update(payload).digest('base64url');
 
   function decode(id: unknown): SessionData | undefined {
     // Cheap shape checks first: an id of 1 MiB or of the wrong alphabet costs one length test or one linear scan.
@@ -166,7 +168,9 @@ function issueToken(claims: SessionClaims, issuedAtMs: number, macOf: (payload: 
   const id = `${payload}.${macOf(payload)}`;
   if (id.length > MAX_SESSION_ID_LENGTH) {
     // Only a principal id or protocol version thousands of characters long gets here: a config/caller bug.
-    throw new Error(`session id would be ${id.length} characters, over ${MAX_SESSION_ID_LENGTH}: the principal id is too long`);
+    throw new Error(
+      `session id would be ${id.length} characters, over ${MAX_SESSION_ID_LENGTH}: the principal id is too long`,
+    );
   }
   return id;
 }
@@ -213,5 +217,6 @@ function isNullableString(value: unknown): value is string | null {
 }
 
 function checkTtl(ttlMs: number): void {
-  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new Error(`session ttlMs must be a positive integer, got ${ttlMs}`);
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+    throw new Error(`session ttlMs must be a positive integer, got ${ttlMs}`);
 }

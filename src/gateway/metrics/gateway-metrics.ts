@@ -7,7 +7,11 @@ export const UNKNOWN_TOOL_LABEL = '_unknown';
 /** The principal label of a caller that is not a configured token id (no authentication, or an OAuth subject). */
 export const OTHER_PRINCIPAL_LABEL = '_other';
 
-const MISNAMED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+const MISNAMED_DEFAULT_METRICS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
 
 /** Seconds: from a fast refusal (tens of µs) to a slow service (the longest timeout is 10 min). */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 600];

@@ -183,7 +183,13 @@ function errorKind(err: unknown): string {
 function audit(call: Call, outcome: AuditOutcome, error: { code: string; message: string } | null): void {
   const { caller } = call;
   const seconds = (performance.now() - call.started) / 1000;
-  call.ctx.metrics?.recordCall(call.tool, caller.oauth === true ? null : caller.principal, outcome, error?.code ?? 'none', seconds);
+  call.ctx.metrics?.recordCall(
+    call.tool,
+    caller.oauth === true ? null : caller.principal,
+    outcome,
+    error?.code ?? 'none',
+    seconds,
+  );
   call.ctx.audit.write({
     ts: new Date().toISOString(),
     gateway: call.state.name,

@@ -77,6 +77,9 @@ export function buildToolSet(
 }
 
 /** A {@link ScopedLists} over the tools' required scopes. */
-export function scopedLists(tools: ReadonlyMap<string, Tool>, build: (visible: (name: string) => boolean) => string): ScopedLists {
+export function scopedLists(
+  tools: ReadonlyMap<string, Tool>,
+  build: (visible: (name: string) => boolean) => string,
+): ScopedLists {
   return new ScopedLists(new Map([...tools].map(([name, tool]) => [name, tool.requiredScopes])), build);
 }

@@ -40,9 +40,11 @@ export function backendHeaderList(
       continue;
     }
     const secret = secrets.get(value.secret);
-    if (secret === undefined) throw new ConfigError(`${fieldPath(`${where}.backend.headers`, name)}: secret ${value.secret} was not read`);
+    if (secret === undefined)
+      throw new ConfigError(`${fieldPath(`${where}.backend.headers`, name)}: secret ${value.secret} was not read`);
     const problem = headerValueProblem(secret);
-    if (problem !== undefined) throw new ConfigError(`${fieldPath(`${where}.backend.headers`, name)}: secret ${value.secret} ${problem}`);
+    if (problem !== undefined)
+      throw new ConfigError(`${fieldPath(`${where}.backend.headers`, name)}: secret ${value.secret} ${problem}`);
     list.push(name.toLowerCase(), secret);
   }
   return list;

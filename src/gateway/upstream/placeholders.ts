@@ -31,7 +31,10 @@ const SEGMENT_EXPECTATION = 'expected a non-empty path segment other than "." or
  * ones). `forwardAs` is `[parameter, field]` pairs: a field filled from a renamed parameter is named by that
  * parameter.
  */
-export function planPlaceholders(urlParts: readonly string[], forwardAs: readonly (readonly [string, string])[]): PlaceholderSlot[] {
+export function planPlaceholders(
+  urlParts: readonly string[],
+  forwardAs: readonly (readonly [string, string])[],
+): PlaceholderSlot[] {
   const slots: PlaceholderSlot[] = [];
   let inPath = true;
   for (let i = 1; i < urlParts.length; i += 2) {
@@ -86,7 +89,11 @@ export function placeholderProblem(
     let violation: Violation | undefined;
     if (value === undefined) {
       violation = missingRequired(keyPath('', slot.param));
-    } else if (slot.alone ? isDotOrEmptyValue(value) : slot.segment !== undefined && isDotOrEmpty(segmentText(slot.segment, urlParts, fields, encode))) {
+    } else if (
+      slot.alone
+        ? isDotOrEmptyValue(value)
+        : slot.segment !== undefined && isDotOrEmpty(segmentText(slot.segment, urlParts, fields, encode))
+    ) {
       violation = invalidValue(keyPath('', slot.param), 'pathSegment', SEGMENT_EXPECTATION);
     }
     if (violation !== undefined) (violations ??= []).push(violation);

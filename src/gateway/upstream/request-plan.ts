@@ -3,9 +3,14 @@ import { joinMessages } from '../../validation';
 import { backendHeaderList } from './backend-headers';
 import { readCaBundle } from './backend-tls';
 import { nonFiniteNumbers } from './non-finite-numbers';
-import { ownValue, placeholderProblem, planPlaceholders, type PlaceholderProblem, type PlaceholderSlot } from './placeholders';
+import {
+  ownValue,
+  placeholderProblem,
+  planPlaceholders,
+  type PlaceholderProblem,
+  type PlaceholderSlot,
+} from './placeholders';
 import type { SecretValues } from './secrets';
-
 
 /** How one tool reaches its service, prepared once per config (not per call). */
 export interface ServicePlan {
@@ -144,7 +149,10 @@ function bodyFields(plan: ServicePlan, fields: Readonly<Record<string, unknown>>
  * What the plan's URL cannot carry for these arguments (a placeholder's parameter absent, a path segment filled
  * empty, `.` or `..`), or `undefined`. Only for plans with placeholders: the caller skips the others.
  */
-export function placeholderProblemOf(plan: ServicePlan, args: Readonly<Record<string, unknown>>): PlaceholderProblem | undefined {
+export function placeholderProblemOf(
+  plan: ServicePlan,
+  args: Readonly<Record<string, unknown>>,
+): PlaceholderProblem | undefined {
   return placeholderProblem(plan.placeholderSlots, plan.urlParts, forwardedFields(plan, args), pathValue);
 }
 
@@ -153,7 +161,10 @@ export function placeholderProblemOf(plan: ServicePlan, args: Readonly<Record<st
  * problems above, and numbers that are not finite anywhere in the arguments (JSON has no `Infinity`). Costs a walk
  * over the arguments without building paths unless there is something to refuse.
  */
-export function forwardingProblemOf(plan: ServicePlan, args: Readonly<Record<string, unknown>>): PlaceholderProblem | undefined {
+export function forwardingProblemOf(
+  plan: ServicePlan,
+  args: Readonly<Record<string, unknown>>,
+): PlaceholderProblem | undefined {
   const placeholder = plan.placeholderSlots.length > 0 ? placeholderProblemOf(plan, args) : undefined;
   const numbers = nonFiniteNumbers(args);
   if (numbers === undefined) return placeholder;
@@ -162,7 +173,10 @@ export function forwardingProblemOf(plan: ServicePlan, args: Readonly<Record<str
 }
 
 /** The arguments under the names the backend receives (`forwardAs` applied); the same object without renames. */
-function forwardedFields(plan: ServicePlan, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+function forwardedFields(
+  plan: ServicePlan,
+  args: Readonly<Record<string, unknown>>,
+): Readonly<Record<string, unknown>> {
   if (plan.forwardAs.length === 0) return args;
   // A null-prototype copy: a field named `__proto__` is an own field like any other, never the prototype.
   const fields: Record<string, unknown> = Object.create(null) as Record<string, unknown>;

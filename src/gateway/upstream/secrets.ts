@@ -46,7 +46,8 @@ function secretReferences(config: GatewayConfig): Map<string, string> {
   config.tools.forEach((tool, i) => {
     const backend = `tools[${i}].backend`;
     for (const [header, value] of Object.entries(tool.backend.headers ?? {})) {
-      if (typeof value !== 'string' && !refs.has(value.secret)) refs.set(value.secret, fieldPath(`${backend}.headers`, header));
+      if (typeof value !== 'string' && !refs.has(value.secret))
+        refs.set(value.secret, fieldPath(`${backend}.headers`, header));
     }
     const caSecret = tool.backend.tls?.ca_secret;
     if (caSecret !== undefined && !refs.has(caSecret)) refs.set(caSecret, `${backend}.tls.ca_secret`);

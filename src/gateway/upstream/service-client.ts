@@ -34,7 +34,9 @@ export class ServiceClient {
   constructor(private maxResponseBytes: number) {
     const Agent = loadAgent();
     this.dispatcher = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
-    this.caDispatchers = new CaDispatchers((ca) => new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { ca } }));
+    this.caDispatchers = new CaDispatchers(
+      (ca) => new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { ca } }),
+    );
   }
 
   /** Takes the limit of a reloaded config. */
@@ -61,7 +63,13 @@ export class ServiceClient {
       // The low-level dispatch API: no URL parsing, no AbortController, no response stream per call; the
       // handler below collects the body itself.
       dispatcher.dispatch(
-        { origin: target.origin, path: target.path, method: req.method as Dispatcher.HttpMethod, headers: headers as string[], body: req.body },
+        {
+          origin: target.origin,
+          path: target.path,
+          method: req.method as Dispatcher.HttpMethod,
+          headers: headers as string[],
+          body: req.body,
+        },
         handler as Dispatcher.DispatchHandler,
       );
     });
@@ -121,7 +129,11 @@ class CallHandler {
       // Compared by length first: only two names matter and most headers have other lengths.
       if (name.length === 12 && contentType === undefined && name.toString('latin1').toLowerCase() === 'content-type') {
         contentType = rawHeaders[i + 1].toString('latin1').toLowerCase();
-      } else if (name.length === 14 && Number.isNaN(declaredLength) && name.toString('latin1').toLowerCase() === 'content-length') {
+      } else if (
+        name.length === 14 &&
+        Number.isNaN(declaredLength) &&
+        name.toString('latin1').toLowerCase() === 'content-length'
+      ) {
         declaredLength = Number(rawHeaders[i + 1].toString('latin1'));
       }
     }

@@ -37,7 +37,10 @@ export function toolResult(text: string, contentType: string): ServiceOutcome {
     const content = `[{"type":"text","text":${JSON.stringify(text)}}]`;
     const structured = typeof value === 'object' && value !== null && !Array.isArray(value);
     // The service's own JSON text is reused as structuredContent: it parsed, so it is valid JSON.
-    return { ok: true, resultJson: structured ? `{"content":${content},"structuredContent":${text}}` : `{"content":${content}}` };
+    return {
+      ok: true,
+      resultJson: structured ? `{"content":${content},"structuredContent":${text}}` : `{"content":${content}}`,
+    };
   }
   if (contentType.startsWith('text/') || contentType.includes('xml')) return { ok: true, resultJson: textResult(text) };
   return failure('SERVICE_BAD_RESPONSE', 'Service error: unsupported response type');

@@ -7,7 +7,14 @@ import { startBackend, startFakeService, type FakeService, type TestBackend } fr
 import { botConfig, gatewayConfig, objectSchema, tool } from '../../helpers/config';
 import { eventually } from '../../helpers/eventually';
 import { type InProcessGateway, startInProcessGateway, startSilentGateway } from '../../helpers/in-process-gateway';
-import { connectClient, connectSdkClient, initializeSession, openSession, rawCall, type SdkConnection } from '../../helpers/mcp';
+import {
+  connectClient,
+  connectSdkClient,
+  initializeSession,
+  openSession,
+  rawCall,
+  type SdkConnection,
+} from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
 import { PassThrough } from 'node:stream';
 import { openAuditLog, type AuditRecord as GatewayAuditRecord } from '../../../src/gateway/audit';
@@ -24,7 +31,10 @@ describe('the audit log', () => {
 
   it('writes one line per tools/call, refusals included, without argument values', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'gw-audit-')), 'logs', 'audit.jsonl');
-    const gateway = await startSilentGateway(botConfig([tool('lookup', `${service.url}/lookup`, { inputSchema: SCHEMA })]), { auditLogPath: file });
+    const gateway = await startSilentGateway(
+      botConfig([tool('lookup', `${service.url}/lookup`, { inputSchema: SCHEMA })]),
+      { auditLogPath: file },
+    );
     const client = await connectClient(gateway.url);
     const session = await initializeSession(gateway.url);
     try {
@@ -39,15 +49,34 @@ describe('the audit log', () => {
     }
     const text = readFileSync(file, 'utf8');
     assert.doesNotMatch(text, /secret-value|12345/);
-    const records = text.trim().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(records.map((r) => [r.tool, r.outcome, r.error?.code ?? null]), [
-      ['lookup', 'ok', null],
-      ['lookup', 'refused', 'INVALID_ARGS'],
-      ['missing_tool', 'refused', 'UNKNOWN_TOOL'],
-      ['lookup', 'error', 'SERVICE_HTTP_STATUS'],
+    const records = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      records.map((r) => [r.tool, r.outcome, r.error?.code ?? null]),
+      [
+        ['lookup', 'ok', null],
+        ['lookup', 'refused', 'INVALID_ARGS'],
+        ['missing_tool', 'refused', 'UNKNOWN_TOOL'],
+        ['lookup', 'error', 'SERVICE_HTTP_STATUS'],
+      ],
+    );
+    assert.deepEqual(Object.keys(records[0]), [
+      'ts',
+      'gateway',
+      'session',
+      'principal',
+      'client',
+      'tool',
+      'outcome',
+      'error',
+      'duration_ms',
     ]);
-    assert.deepEqual(Object.keys(records[0]), ['ts', 'gateway', 'session', 'principal', 'client', 'tool', 'outcome', 'error', 'duration_ms']);
-    assert.deepEqual([records[0].gateway, records[0].principal, records[0].client], ['test', 'bot', { name: 'unit-test', version: '1.2.3' }]);
+    assert.deepEqual(
+      [records[0].gateway, records[0].principal, records[0].client],
+      ['test', 'bot', { name: 'unit-test', version: '1.2.3' }],
+    );
     assert.deepEqual(records[1].client, { name: 'raw', version: '0.1' });
     assert.equal(records[3].error.message, 'Service error: HTTP 503');
     assert.equal(typeof records[0].duration_ms, 'number');
@@ -55,7 +84,10 @@ describe('the audit log', () => {
 
   it('writes the records of a running gateway within moments, without waiting for close()', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'gw-audit-')), 'audit.jsonl');
-    const gateway = await startSilentGateway(botConfig([tool('lookup', `${service.url}/lookup`, { inputSchema: SCHEMA })]), { auditLogPath: file });
+    const gateway = await startSilentGateway(
+      botConfig([tool('lookup', `${service.url}/lookup`, { inputSchema: SCHEMA })]),
+      { auditLogPath: file },
+    );
     try {
       const session = await initializeSession(gateway.url);
       await Promise.all(Array.from({ length: 50 }, (_, i) => rawCall(gateway.url, session, 'lookup', { q: `q${i}` })));
@@ -83,7 +115,10 @@ describe('the audit log', () => {
     if (!existsSync('/proc/self')) this.skip();
     const path = '/proc/cdktf-mcp-gateway-test/audit.jsonl';
     await assert.rejects(startSilentGateway(botConfig([]), { auditLogPath: path }), (err: Error) => {
-      assert.equal(err.message, `gateway.audit_log: cannot open ${path}: ENOENT (pass --audit-log FILE or set audit_log: false)`);
+      assert.equal(
+        err.message,
+        `gateway.audit_log: cannot open ${path}: ENOENT (pass --audit-log FILE or set audit_log: false)`,
+      );
       return true;
     });
   });
@@ -96,7 +131,10 @@ describe('the audit log', () => {
     await assert.rejects(startSilentGateway(botConfig([]), { auditLogPath: path }), (err: Error) => {
       assert.equal(err.name, 'ConfigError');
       // The errno code (EEXIST or ENOTDIR) depends on the platform.
-      assert.equal(err.message.replace(/: E[A-Z]+ /, ': ECODE '), `gateway.audit_log: cannot open ${path}: ECODE (pass --audit-log FILE or set audit_log: false)`);
+      assert.equal(
+        err.message.replace(/: E[A-Z]+ /, ': ECODE '),
+        `gateway.audit_log: cannot open ${path}: ECODE (pass --audit-log FILE or set audit_log: false)`,
+      );
       return true;
     });
   });
@@ -150,7 +188,9 @@ describe('the audit record of each outcome, and of names a caller chose', functi
       // The audit log is written after the answers: select this client's records by its session.
       records = await waitForAuditRecords(gw.auditLogPath, 3, { where: (r) => r.session === sdk.transport.sessionId });
     });
-    after(async () => { await sdk?.close(); });
+    after(async () => {
+      await sdk?.close();
+    });
 
     it('has exactly the SPEC fields, with the session, principal and client of the caller', () => {
       assert.equal(records.length, 3);
@@ -166,11 +206,14 @@ describe('the audit record of each outcome, and of names a caller chose', functi
     });
 
     it('records ok, error and refused outcomes with their error {code, message}', () => {
-      assert.deepEqual(records.map((r) => [r.tool, r.outcome, r.error]), [
-        ['search', 'ok', null],
-        ['failing', 'error', { code: 'SERVICE_HTTP_STATUS', message: 'Service error: HTTP 500' }],
-        ['search', 'refused', { code: 'INVALID_ARGS', message: 'Unknown parameter: `extra`' }],
-      ]);
+      assert.deepEqual(
+        records.map((r) => [r.tool, r.outcome, r.error]),
+        [
+          ['search', 'ok', null],
+          ['failing', 'error', { code: 'SERVICE_HTTP_STATUS', message: 'Service error: HTTP 500' }],
+          ['search', 'refused', { code: 'INVALID_ARGS', message: 'Unknown parameter: `extra`' }],
+        ],
+      );
     });
 
     it('holds no argument value, and neither do the log records', () => {

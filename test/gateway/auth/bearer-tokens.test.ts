@@ -8,7 +8,8 @@ const LIST = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
 
 describe('bearer tokens (checked after Origin/Host, before the body is read)', () => {
   let gateway: RunningGateway;
-  const send = (headers: Record<string, string>, body: string = LIST) => rawRequest({ url: gateway.url, headers, body, timeoutMs: 5_000 });
+  const send = (headers: Record<string, string>, body: string = LIST) =>
+    rawRequest({ url: gateway.url, headers, body, timeoutMs: 5_000 });
 
   before(async () => {
     gateway = await startSilentGateway(botConfig([], { max_body_bytes: 1000 }));

@@ -28,13 +28,20 @@ describe('OAuth verifier from the CommonJS build', () => {
   after(() => idp.close());
 
   async function run(token: string): Promise<unknown> {
-    const { stdout } = await promisify(execFile)(process.execPath, ['-e', SCRIPT, DIST_AUTH, idp.url, GATEWAY_RESOURCE, token], { timeout: 15_000 });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['-e', SCRIPT, DIST_AUTH, idp.url, GATEWAY_RESOURCE, token],
+      { timeout: 15_000 },
+    );
     return JSON.parse(stdout);
   }
 
   it('verifies a real token and refuses a tampered one', async () => {
     const token = await idp.getToken({ scope: 'tools:read' });
     assert.deepEqual(await run(token), { principal: 'test-agent', client: 'test-agent', scopes: ['tools:read'] });
-    assert.deepEqual(await run(`${token.slice(0, -4)}AAAA`), { error: 'invalid_token', description: 'the token signature is invalid' });
+    assert.deepEqual(await run(`${token.slice(0, -4)}AAAA`), {
+      error: 'invalid_token',
+      description: 'the token signature is invalid',
+    });
   });
 });

@@ -13,18 +13,33 @@ describe('wwwAuthenticate', () => {
 
   it('adds error, error_description and scope in that order', () => {
     assert.equal(
-      wwwAuthenticate({ resourceMetadataUrl: PRM, scope: ['crm.read', 'crm.write'], description: 'the call needs scope "crm.write"', error: 'insufficient_scope' }),
+      wwwAuthenticate({
+        resourceMetadataUrl: PRM,
+        scope: ['crm.read', 'crm.write'],
+        description: 'the call needs scope "crm.write"',
+        error: 'insufficient_scope',
+      }),
       `Bearer resource_metadata="${PRM}", error="insufficient_scope", error_description="the call needs scope \\"crm.write\\"", scope="crm.read crm.write"`,
     );
   });
 
   it('takes a space-separated scope string as it is', () => {
-    assert.equal(wwwAuthenticate({ resourceMetadataUrl: PRM, scope: 'a b' }), `Bearer resource_metadata="${PRM}", scope="a b"`);
+    assert.equal(
+      wwwAuthenticate({ resourceMetadataUrl: PRM, scope: 'a b' }),
+      `Bearer resource_metadata="${PRM}", scope="a b"`,
+    );
   });
 
   it('escapes quotes and backslashes, so a value cannot close its quoted string', () => {
-    const header = wwwAuthenticate({ resourceMetadataUrl: PRM, error: 'invalid_token', description: 'a "b" \\ c", error="none' });
-    assert.equal(header, `Bearer resource_metadata="${PRM}", error="invalid_token", error_description="a \\"b\\" \\\\ c\\", error=\\"none"`);
+    const header = wwwAuthenticate({
+      resourceMetadataUrl: PRM,
+      error: 'invalid_token',
+      description: 'a "b" \\ c", error="none',
+    });
+    assert.equal(
+      header,
+      `Bearer resource_metadata="${PRM}", error="invalid_token", error_description="a \\"b\\" \\\\ c\\", error=\\"none"`,
+    );
   });
 
   it('replaces CR, LF, other controls and non-ASCII with ?, so a value cannot add a header line', () => {
@@ -68,8 +83,7 @@ describe('insufficientScopeError', () => {
     assert.equal(err.id, 7);
     assert.equal(err.message, 'Forbidden: the call needs scope "tools:write"');
     assert.deepEqual(err.headers, {
-      'WWW-Authenticate':
-        `Bearer resource_metadata="${PRM}", error="insufficient_scope", error_description="the call needs scope \\"tools:write\\"", scope="tools:read tools:write"`,
+      'WWW-Authenticate': `Bearer resource_metadata="${PRM}", error="insufficient_scope", error_description="the call needs scope \\"tools:write\\"", scope="tools:read tools:write"`,
     });
   });
 

@@ -38,12 +38,17 @@ describe('discoverIssuer and fetchIssuerJson', () => {
   const json = (value: unknown): BackendAnswer => ({ body: JSON.stringify(value) });
 
   it('takes the jwks_uri and the advertised asymmetric algorithms (never HS*, never none)', async () => {
-    answer = () => json({
+    answer = () =>
+      json({
+        issuer: backend.url,
+        jwks_uri: `${backend.url}/keys`,
+        id_token_signing_alg_values_supported: ['HS256', 'none', 'ES256', 'RS256', 'XX999'],
+      });
+    assert.deepEqual(await discoverIssuer(backend.url, fetch), {
       issuer: backend.url,
-      jwks_uri: `${backend.url}/keys`,
-      id_token_signing_alg_values_supported: ['HS256', 'none', 'ES256', 'RS256', 'XX999'],
+      jwksUri: `${backend.url}/keys`,
+      algorithms: ['RS256', 'ES256'],
     });
-    assert.deepEqual(await discoverIssuer(backend.url, fetch), { issuer: backend.url, jwksUri: `${backend.url}/keys`, algorithms: ['RS256', 'ES256'] });
   });
 
   it('moves on after a 404 and says what each location answered when none has metadata', async () => {
@@ -52,15 +57,23 @@ describe('discoverIssuer and fetchIssuerJson', () => {
     assert.ok(err instanceof IssuerUnavailableError);
     assert.equal(
       err.message,
-      `no authorization server metadata found (${backend.url}/.well-known/oauth-authorization-server answered HTTP 404; `
-        + `${backend.url}/.well-known/openid-configuration answered HTTP 404)`,
+      `no authorization server metadata found (${backend.url}/.well-known/oauth-authorization-server answered HTTP 404; ` +
+        `${backend.url}/.well-known/openid-configuration answered HTTP 404)`,
     );
   });
 
   for (const [name, doc, reason] of [
-    ['another issuer', (u: string) => ({ issuer: `${u}/`, jwks_uri: `${u}/k` }), /the metadata's issuer "http:\/\/127\.0\.0\.1:\d+\/" is not/],
+    [
+      'another issuer',
+      (u: string) => ({ issuer: `${u}/`, jwks_uri: `${u}/k` }),
+      /the metadata's issuer "http:\/\/127\.0\.0\.1:\d+\/" is not/,
+    ],
     ['no jwks_uri', (u: string) => ({ issuer: u }), /jwks_uri undefined is missing or not an https URL/],
-    ['a plain-http jwks_uri off loopback', (u: string) => ({ issuer: u, jwks_uri: 'http://keys.example.com/jwks' }), /jwks_uri "http:\/\/keys\.example\.com\/jwks" is missing or not an https URL/],
+    [
+      'a plain-http jwks_uri off loopback',
+      (u: string) => ({ issuer: u, jwks_uri: 'http://keys.example.com/jwks' }),
+      /jwks_uri "http:\/\/keys\.example\.com\/jwks" is missing or not an https URL/,
+    ],
     ['an array', () => [], /the metadata is not a JSON object/],
   ] as const) {
     it(`refuses metadata with ${name}`, async () => {
@@ -93,7 +106,10 @@ describe('discoverIssuer and fetchIssuerJson', () => {
 
   it('refuses a body that is not JSON', async () => {
     answer = () => ({ body: '{"a":' });
-    assert.equal(((await rejection(fetchIssuerJson(`${backend.url}/j`, fetch))) as Error).message, `${backend.url}/j: the body is not JSON`);
+    assert.equal(
+      ((await rejection(fetchIssuerJson(`${backend.url}/j`, fetch))) as Error).message,
+      `${backend.url}/j: the body is not JSON`,
+    );
   });
 
   it('follows a redirect to another loopback or https URL', async () => {
@@ -105,7 +121,10 @@ describe('discoverIssuer and fetchIssuerJson', () => {
     answer = () => ({ status: 302, headers: { location: 'http://keys.example.com/jwks' } });
     const before = backend.requests;
     const err = await rejection(fetchIssuerJson(`${backend.url}/moved`, fetch));
-    assert.equal((err as Error).message, `${backend.url}/moved: redirected to http://keys.example.com/jwks, which is not an https URL`);
+    assert.equal(
+      (err as Error).message,
+      `${backend.url}/moved: redirected to http://keys.example.com/jwks, which is not an https URL`,
+    );
     assert.equal(backend.requests, before + 1);
   });
 

@@ -7,7 +7,13 @@ import assert from 'node:assert/strict';
 import { OAuthTokenError, type OAuthVerifier } from '../../../src/gateway/auth/oauth-verifier';
 import { startOidcIssuer, type OidcIssuer } from '../../helpers/oidc-issuer';
 import {
-  GATEWAY_RESOURCE, epochSeconds, manualClock, recordingLogger, rejection, verifierFor, type ManualClock,
+  GATEWAY_RESOURCE,
+  epochSeconds,
+  manualClock,
+  recordingLogger,
+  rejection,
+  verifierFor,
+  type ManualClock,
 } from './support';
 
 const UNAVAILABLE = 'the authorization server is unavailable, so the token cannot be checked; try again later';
@@ -40,7 +46,10 @@ describe('OAuth keys: rotation, rate limit, outages', () => {
   /** A token signed with the issuer's key but naming a `kid` the issuer never published. */
   function unknownKidToken(i: number): Promise<string> {
     const now = epochSeconds(clock.now());
-    return idp.sign({ iss: idp.url, aud: GATEWAY_RESOURCE, sub: 'x', iat: now, exp: now + 3600 }, { header: { kid: `flood-${i}` } });
+    return idp.sign(
+      { iss: idp.url, aud: GATEWAY_RESOURCE, sub: 'x', iat: now, exp: now + 3600 },
+      { header: { kid: `flood-${i}` } },
+    );
   }
 
   /** Verifies {@link FLOOD} tokens with distinct unknown kids at once; the tokens are signed once per test. */
@@ -64,7 +73,7 @@ describe('OAuth keys: rotation, rate limit, outages', () => {
     await idp.rotateKey();
     const rotated = await idp.getToken();
     // Within the minute: no refetch, the new kid is unknown.
-    assert.equal(await description(rotated), 'no key of the issuer matches the token\'s kid');
+    assert.equal(await description(rotated), "no key of the issuer matches the token's kid");
     assert.equal(jwksRequests(), 1);
 
     clock.advance(60_000);
@@ -80,7 +89,7 @@ describe('OAuth keys: rotation, rate limit, outages', () => {
     assert.equal(jwksRequests(), 1);
 
     // Same instant as the first fetch: no refetch at all.
-    for (const d of await flood()) assert.equal(d, 'no key of the issuer matches the token\'s kid');
+    for (const d of await flood()) assert.equal(d, "no key of the issuer matches the token's kid");
     assert.equal(jwksRequests(), 1);
 
     // A minute later: the concurrent flood shares one refetch; the next flood at the same instant makes none.
@@ -114,7 +123,11 @@ describe('OAuth keys: rotation, rate limit, outages', () => {
     assert.equal(await description(token), UNAVAILABLE, 'no new attempt within 5 s of the failure');
     clock.advance(5_000);
     assert.equal((await verifier.verify(token)).principal, 'test-agent');
-    assert.deepEqual(logs.records.at(-1), { level: 'info', msg: 'oauth: the authorization server answers again', issuer: idp.url });
+    assert.deepEqual(logs.records.at(-1), {
+      level: 'info',
+      msg: 'oauth: the authorization server answers again',
+      issuer: idp.url,
+    });
   });
 
   it('keeps using fresh cached keys while the issuer is down, and refuses once they are ten minutes old', async () => {
@@ -135,12 +148,19 @@ describe('OAuth keys: rotation, rate limit, outages', () => {
     ['not JSON', '<html>oops</html>', UNAVAILABLE],
     ['JSON but not a key set', '{"keys":"none"}', UNAVAILABLE],
     ['over 256 KiB', `{"keys":[],"pad":"${'x'.repeat(256 * 1024)}"}`, UNAVAILABLE],
-    ['a key set whose key is not a key', '{"keys":[{"kty":"RSA","kid":"KID","n":"!!","e":"AQAB"}]}', 'the token could not be verified'],
+    [
+      'a key set whose key is not a key',
+      '{"keys":[{"kty":"RSA","kid":"KID","n":"!!","e":"AQAB"}]}',
+      'the token could not be verified',
+    ],
     ['a key set holding a private key', 'PRIVATE', 'the token could not be verified'],
   ] as const) {
     it(`fails closed on a JWKS that is ${name}, and recovers when it is fixed`, async () => {
       const token = await idp.getToken();
-      const keySet = body === 'PRIVATE' ? JSON.stringify({ keys: [idp.currentKey.privateJwk] }) : body.replace('KID', idp.currentKey.kid);
+      const keySet =
+        body === 'PRIVATE'
+          ? JSON.stringify({ keys: [idp.currentKey.privateJwk] })
+          : body.replace('KID', idp.currentKey.kid);
       idp.override('/jwks', { status: 200, body: keySet });
       assert.equal(await description(token), answer);
       idp.override('/jwks', undefined);
@@ -156,7 +176,10 @@ describe('OAuth keys: rotation, rate limit, outages', () => {
     });
     assert.equal(await description(await idp.getToken()), UNAVAILABLE);
     assert.equal(jwksRequests(), 0);
-    assert.match(String(logs.records[0].reason), /the metadata's issuer "http:\/\/127\.0\.0\.1:1" is not "http:\/\/127\.0\.0\.1:\d+"/);
+    assert.match(
+      String(logs.records[0].reason),
+      /the metadata's issuer "http:\/\/127\.0\.0\.1:1" is not "http:\/\/127\.0\.0\.1:\d+"/,
+    );
   });
 
   it('falls back to openid-configuration when oauth-authorization-server is not served', async () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import {
-  protectedResourceMetadata, protectedResourceMetadataPaths, protectedResourceMetadataUrl,
+  protectedResourceMetadata,
+  protectedResourceMetadataPaths,
+  protectedResourceMetadataUrl,
 } from '../../../src/gateway/auth/oauth-metadata';
 
 describe('protectedResourceMetadata', () => {
@@ -12,13 +14,16 @@ describe('protectedResourceMetadata', () => {
     });
     assert.equal(
       JSON.stringify(doc),
-      '{"resource":"https://gw.example.com/mcp","authorization_servers":["https://idp.example.com"],'
-        + '"scopes_supported":["tools:read","tools:write"],"bearer_methods_supported":["header"]}',
+      '{"resource":"https://gw.example.com/mcp","authorization_servers":["https://idp.example.com"],' +
+        '"scopes_supported":["tools:read","tools:write"],"bearer_methods_supported":["header"]}',
     );
   });
 
   it('leaves out scopes_supported when the gateway knows no scope', () => {
-    const doc = protectedResourceMetadata({ resource: 'http://127.0.0.1:8080/mcp', authorizationServers: ['http://127.0.0.1:9000'] });
+    const doc = protectedResourceMetadata({
+      resource: 'http://127.0.0.1:8080/mcp',
+      authorizationServers: ['http://127.0.0.1:9000'],
+    });
     assert.deepEqual(doc, {
       resource: 'http://127.0.0.1:8080/mcp',
       authorization_servers: ['http://127.0.0.1:9000'],
@@ -26,7 +31,7 @@ describe('protectedResourceMetadata', () => {
     });
   });
 
-  it('copies its inputs (a later change to the caller\'s array does not leak in)', () => {
+  it("copies its inputs (a later change to the caller's array does not leak in)", () => {
     const servers = ['https://idp.example.com'];
     const doc = protectedResourceMetadata({ resource: 'https://gw/mcp', authorizationServers: servers });
     servers.push('https://evil.example.com');
@@ -47,8 +52,13 @@ describe('protectedResourceMetadataUrl and paths', () => {
   });
 
   it('serve one path for a resource at the root', () => {
-    assert.equal(protectedResourceMetadataUrl('http://127.0.0.1:8080/'), 'http://127.0.0.1:8080/.well-known/oauth-protected-resource');
-    assert.deepEqual(protectedResourceMetadataPaths('http://127.0.0.1:8080'), ['/.well-known/oauth-protected-resource']);
+    assert.equal(
+      protectedResourceMetadataUrl('http://127.0.0.1:8080/'),
+      'http://127.0.0.1:8080/.well-known/oauth-protected-resource',
+    );
+    assert.deepEqual(protectedResourceMetadataPaths('http://127.0.0.1:8080'), [
+      '/.well-known/oauth-protected-resource',
+    ]);
   });
 
   it('keep a deeper path and drop a trailing slash', () => {

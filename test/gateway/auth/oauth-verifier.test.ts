@@ -24,8 +24,15 @@ describe('OAuth verifier against a real authorization server', () => {
   function claims(overrides: Record<string, unknown> = {}): Record<string, unknown> {
     const now = epochSeconds();
     return {
-      iss: idp.url, aud: GATEWAY_RESOURCE, sub: 'agent-7', client_id: 'test-agent', scope: 'tools:read',
-      iat: now, exp: now + 300, jti: 'j1', ...overrides,
+      iss: idp.url,
+      aud: GATEWAY_RESOURCE,
+      sub: 'agent-7',
+      client_id: 'test-agent',
+      scope: 'tools:read',
+      iat: now,
+      exp: now + 300,
+      jti: 'j1',
+      ...overrides,
     };
   }
 
@@ -40,7 +47,11 @@ describe('OAuth verifier against a real authorization server', () => {
   describe('accepts', () => {
     it('a token from the token endpoint: principal is sub, client is client_id, scopes from scope', async () => {
       const caller = await verifier.verify(await idp.getToken());
-      assert.deepEqual(caller, { principal: 'test-agent', client: 'test-agent', scopes: new Set(['tools:read', 'tools:write']) });
+      assert.deepEqual(caller, {
+        principal: 'test-agent',
+        client: 'test-agent',
+        scopes: new Set(['tools:read', 'tools:write']),
+      });
     });
 
     it('a token with only the scope that was asked for', async () => {
@@ -83,7 +94,10 @@ describe('OAuth verifier against a real authorization server', () => {
     it('a resource URL compared as given (a bare origin gains no trailing slash)', async () => {
       const v = verifierFor(idp, {}, { resourceUrl: 'http://127.0.0.1:18080' });
       await v.verify(await idp.sign(claims({ aud: 'http://127.0.0.1:18080' })));
-      assert.equal(await refusal(await idp.sign(claims({ aud: 'http://127.0.0.1:18080/' })), v), 'the token is meant for another resource (aud)');
+      assert.equal(
+        await refusal(await idp.sign(claims({ aud: 'http://127.0.0.1:18080/' })), v),
+        'the token is meant for another resource (aud)',
+      );
     });
 
     it('a plain JWT (typ JWT or none) only when allow_plain_jwt is set', async () => {
@@ -105,35 +119,83 @@ describe('OAuth verifier against a real authorization server', () => {
   describe('refuses forged and wrong tokens (each invalid_token)', () => {
     const now = () => epochSeconds();
     /** Each row: the case, how to make the token, the description the agent gets. */
-    const forged: Array<[string, () => Promise<string>, string]> = [
-      ['expired (exp 2 min ago)', () => idp.sign(claims({ exp: now() - 120, iat: now() - 400 })), 'the token has expired'],
-      ['not yet valid (nbf in 2 min)', () => idp.sign(claims({ nbf: now() + 120 })), 'the token is not valid yet (nbf)'],
-      ['wrong iss', () => idp.sign(claims({ iss: 'http://127.0.0.1:1' })), 'the token was issued by another issuer (iss)'],
-      ['wrong aud', () => idp.sign(claims({ aud: 'http://127.0.0.1:18080/other' })), 'the token is meant for another resource (aud)'],
-      ['alg none', async () => `${b64json({ alg: 'none', typ: 'at+jwt' })}.${b64json(claims())}.`, 'the token\'s signing algorithm none is not accepted'],
+    const forged: [string, () => Promise<string>, string][] = [
       [
-        'HS256 signed with the issuer\'s public key as the secret',
-        async () => hs256(claims(), idp.currentKey.publicPem, idp.currentKey.kid),
-        'the token\'s signing algorithm HS256 is not accepted',
+        'expired (exp 2 min ago)',
+        () => idp.sign(claims({ exp: now() - 120, iat: now() - 400 })),
+        'the token has expired',
       ],
-      ['a key the JWKS does not hold', () => idp.sign(claims(), { key: makeIssuerKey() }), 'no key of the issuer matches the token\'s kid'],
       [
-        'another key claiming the issuer\'s kid',
+        'not yet valid (nbf in 2 min)',
+        () => idp.sign(claims({ nbf: now() + 120 })),
+        'the token is not valid yet (nbf)',
+      ],
+      [
+        'wrong iss',
+        () => idp.sign(claims({ iss: 'http://127.0.0.1:1' })),
+        'the token was issued by another issuer (iss)',
+      ],
+      [
+        'wrong aud',
+        () => idp.sign(claims({ aud: 'http://127.0.0.1:18080/other' })),
+        'the token is meant for another resource (aud)',
+      ],
+      [
+        'alg none',
+        async () => `${b64json({ alg: 'none', typ: 'at+jwt' })}.${b64json(claims())}.`,
+        "the token's signing algorithm none is not accepted",
+      ],
+      [
+        "HS256 signed with the issuer's public key as the secret",
+        async () => hs256(claims(), idp.currentKey.publicPem, idp.currentKey.kid),
+        "the token's signing algorithm HS256 is not accepted",
+      ],
+      [
+        'a key the JWKS does not hold',
+        () => idp.sign(claims(), { key: makeIssuerKey() }),
+        "no key of the issuer matches the token's kid",
+      ],
+      [
+        "another key claiming the issuer's kid",
         () => idp.sign(claims(), { key: { ...makeIssuerKey(), kid: idp.currentKey.kid } }),
         'the token signature is invalid',
       ],
-      ['tampered payload (scope widened)', async () => tamper(await idp.getToken({ scope: 'tools:read' })), 'the token signature is invalid'],
-      ['a token for another resource (from the token endpoint)', () => idp.getToken({ resource: OTHER_RESOURCE }), 'the token is meant for another resource (aud)'],
+      [
+        'tampered payload (scope widened)',
+        async () => tamper(await idp.getToken({ scope: 'tools:read' })),
+        'the token signature is invalid',
+      ],
+      [
+        'a token for another resource (from the token endpoint)',
+        () => idp.getToken({ resource: OTHER_RESOURCE }),
+        'the token is meant for another resource (aud)',
+      ],
       ['no exp', () => idp.sign(claims({ exp: undefined })), 'the token has no valid expiry (exp)'],
-      ['iat in the future', () => idp.sign(claims({ iat: now() + 3600, exp: now() + 7200 })), 'the token was issued in the future (iat)'],
-      ['iat not a number', () => idp.sign(claims({ iat: 'yesterday' })), 'the token\'s iat claim is invalid'],
+      [
+        'iat in the future',
+        () => idp.sign(claims({ iat: now() + 3600, exp: now() + 7200 })),
+        'the token was issued in the future (iat)',
+      ],
+      ['iat not a number', () => idp.sign(claims({ iat: 'yesterday' })), "the token's iat claim is invalid"],
       ['no sub', () => idp.sign(claims({ sub: undefined })), 'the token has no "sub" claim'],
       ['sub not a string', () => idp.sign(claims({ sub: 42 })), 'the token has no "sub" claim'],
-      ['an ID-token-like typ JWT', () => idp.sign(claims(), { header: { typ: 'JWT' } }), 'the token is not a JWT access token (typ must be "at+jwt")'],
-      ['unknown crit header', () => idp.sign(claims(), { header: { crit: ['x-bank'], 'x-bank': 1 } }), 'the token could not be verified'],
+      [
+        'an ID-token-like typ JWT',
+        () => idp.sign(claims(), { header: { typ: 'JWT' } }),
+        'the token is not a JWT access token (typ must be "at+jwt")',
+      ],
+      [
+        'unknown crit header',
+        () => idp.sign(claims(), { header: { crit: ['x-bank'], 'x-bank': 1 } }),
+        'the token could not be verified',
+      ],
       ['not a JWT', async () => 'opaque-token-value', 'the token is not a signed JWT'],
       ['a JWE (five parts)', async () => 'a.b.c.d.e', 'the token is not a signed JWT'],
-      ['a header that is not JSON', async () => `${Buffer.from('{nope').toString('base64url')}.${b64json(claims())}.c2ln`, 'the token is not a signed JWT'],
+      [
+        'a header that is not JSON',
+        async () => `${Buffer.from('{nope').toString('base64url')}.${b64json(claims())}.c2ln`,
+        'the token is not a signed JWT',
+      ],
       ['1 MiB of base64url', async () => 'A'.repeat(1024 * 1024), 'the token is too long'],
     ];
 
@@ -145,14 +207,14 @@ describe('OAuth verifier against a real authorization server', () => {
 
     it('an RS256 token when only ES256 is configured', async () => {
       const v = verifierFor(idp, { algorithms: ['ES256'] });
-      assert.equal(await refusal(await idp.getToken(), v), 'the token\'s signing algorithm RS256 is not accepted');
+      assert.equal(await refusal(await idp.getToken(), v), "the token's signing algorithm RS256 is not accepted");
     });
 
     it('an algorithm the issuer does not advertise, by default (it advertises RS256 only)', async () => {
       const v = verifierFor(idp);
       const token = `${b64json({ alg: 'ES256', typ: 'at+jwt', kid: idp.currentKey.kid })}.${b64json(claims())}.c2ln`;
-      assert.equal(await refusal(token, v), 'the token\'s signing algorithm ES256 is not accepted');
-      assert.equal(await refusal(token, v), 'the token\'s signing algorithm ES256 is not accepted');
+      assert.equal(await refusal(token, v), "the token's signing algorithm ES256 is not accepted");
+      assert.equal(await refusal(token, v), "the token's signing algorithm ES256 is not accepted");
     });
 
     it('an HS256 forgery even when a misconfigured allowlist names HS256 (the key set never yields a secret)', async () => {

@@ -4,7 +4,11 @@
  */
 import type { Logger } from '../../../src/gateway/logger';
 import type { OAuthConfig } from '../../../src/contract/oauth-config';
-import { createOAuthVerifier, type OAuthVerifier, type OAuthVerifierOptions } from '../../../src/gateway/auth/oauth-verifier';
+import {
+  createOAuthVerifier,
+  type OAuthVerifier,
+  type OAuthVerifierOptions,
+} from '../../../src/gateway/auth/oauth-verifier';
 import type { OidcIssuer } from '../../helpers/oidc-issuer';
 
 /** The resource URL of the gateway under test (nothing listens there; the verifier only compares it with `aud`). */
@@ -20,13 +24,23 @@ export interface ManualClock {
 
 export function manualClock(start: number = Date.now()): ManualClock {
   let t = start;
-  return { now: () => t, advance: (ms) => { t += ms; } };
+  return {
+    now: () => t,
+    advance: (ms) => {
+      t += ms;
+    },
+  };
 }
 
 /** A logger that keeps `{ level, msg, ...fields }` records. */
-export function recordingLogger(): { logger: Logger; records: Array<Record<string, unknown>> } {
-  const records: Array<Record<string, unknown>> = [];
-  return { records, logger: (level, msg, fields) => { records.push({ level, msg, ...fields }); } };
+export function recordingLogger(): { logger: Logger; records: Record<string, unknown>[] } {
+  const records: Record<string, unknown>[] = [];
+  return {
+    records,
+    logger: (level, msg, fields) => {
+      records.push({ level, msg, ...fields });
+    },
+  };
 }
 
 /** A verifier for tokens of `issuer` meant for {@link GATEWAY_RESOURCE}. */

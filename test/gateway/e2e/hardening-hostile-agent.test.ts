@@ -59,7 +59,10 @@ describe('hardening e2e: a hostile agent with a valid token (validation off)', (
     const before = backend.requests;
     const query = await callRaw('search', '{"x":1e400,"y":[1,-1e400]}');
     assert.equal(query.error?.code, -32602, JSON.stringify(query));
-    assert.equal(query.error.message, 'Invalid value for `x`: expected a finite number; Invalid value for `y[1]`: expected a finite number');
+    assert.equal(
+      query.error.message,
+      'Invalid value for `x`: expected a finite number; Invalid value for `y[1]`: expected a finite number',
+    );
     const body = await callRaw('create', '{"n":{"deep":1e400}}');
     assert.equal(body.error?.message, 'Invalid value for `n.deep`: expected a finite number');
     const placeholder = await callRaw('get', '{"id":1e400}');
@@ -87,7 +90,12 @@ describe('hardening e2e: a hostile agent with a valid token (validation off)', (
   });
 
   it('keeps serving others while a client never reads a 4 MB answer, and still shuts down', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'huge', arguments: {} } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'huge', arguments: {} },
+    });
     const port = Number(new URL(gateway.url).port);
     const socket = connect(port, '127.0.0.1');
     socket.on('error', () => undefined);

@@ -45,7 +45,10 @@ describe('hardening e2e: own-property names and line-safe records', () => {
       { validate_input: false },
     );
     gateway = await startSilentGateway(config, { auditLogPath: join(dir, 'audit.jsonl'), logger: jsonLogger(out) });
-    const init = await postJson(gateway.url, initializeRequest('2025-06-18', { name: 'evil\u2028{"forged":true}\u2029\u0085', version: '1\u2028' }));
+    const init = await postJson(
+      gateway.url,
+      initializeRequest('2025-06-18', { name: 'evil\u2028{"forged":true}\u2029\u0085', version: '1\u2028' }),
+    );
     session = init.headers.get('mcp-session-id')!;
   });
   after(async () => {
@@ -80,14 +83,21 @@ describe('hardening e2e: own-property names and line-safe records', () => {
   it('writes U+2028/U+2029/U+0085 of client and tool names escaped: one record per line in audit and logs', async () => {
     await rawCall(gateway.url, session, 'no\u2028such\u2029tool\u0085', {});
     const auditFile = join(dir, 'audit.jsonl');
-    const audited = await eventually(() => {
-      const all = records(readFileSync(auditFile, 'utf8'));
-      return all.some((r) => r.tool === 'no\u2028such\u2029tool\u0085') && all;
-    }, { what: 'the audit record of the unknown tool' });
-    for (const r of audited) assert.deepEqual(r.client, { name: 'evil\u2028{"forged":true}\u2029\u0085', version: '1\u2028' });
+    const audited = await eventually(
+      () => {
+        const all = records(readFileSync(auditFile, 'utf8'));
+        return all.some((r) => r.tool === 'no\u2028such\u2029tool\u0085') && all;
+      },
+      { what: 'the audit record of the unknown tool' },
+    );
+    for (const r of audited)
+      assert.deepEqual(r.client, { name: 'evil\u2028{"forged":true}\u2029\u0085', version: '1\u2028' });
     const logged = records(logText);
     const opened = logged.find((r) => r.msg === 'session opened');
-    assert.deepEqual((opened as { client: unknown }).client, { name: 'evil\u2028{"forged":true}\u2029\u0085', version: '1\u2028' });
+    assert.deepEqual((opened as { client: unknown }).client, {
+      name: 'evil\u2028{"forged":true}\u2029\u0085',
+      version: '1\u2028',
+    });
     assert.ok(!logged.some((r) => 'forged' in r));
   });
 });

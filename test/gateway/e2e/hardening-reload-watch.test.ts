@@ -12,7 +12,11 @@ import { loadGatewayConfig } from '../../../src/contract';
 import { eventually, sleep } from '../../helpers/eventually';
 
 function yamlConfig(tools: readonly string[]): string {
-  const lines = ['version: 1', 'gateway: {name: watched, auth: none, audit_log: false, host: 127.0.0.1, port: 8080}', 'tools:'];
+  const lines = [
+    'version: 1',
+    'gateway: {name: watched, auth: none, audit_log: false, host: 127.0.0.1, port: 8080}',
+    'tools:',
+  ];
   for (const name of tools) {
     lines.push(
       `  - name: ${name}`,
@@ -60,7 +64,10 @@ describe('hardening e2e: --watch reloads only a stable file', () => {
     appendFileSync(file, whole.slice(cut));
     await eventually(() => reloads.length > 0, { timeoutMs: 5000, what: 'the reload' });
     await sleep(600); // any later reload would have happened by now
-    assert.deepEqual(reloads.map((r) => [r.msg, r.tools]), [['config reloaded', 3]]);
+    assert.deepEqual(
+      reloads.map((r) => [r.msg, r.tools]),
+      [['config reloaded', 3]],
+    );
   });
 
   it('applies an atomic replacement (write a temp file, rename it over the config) once', async () => {
@@ -69,6 +76,9 @@ describe('hardening e2e: --watch reloads only a stable file', () => {
     renameSync(temp, file);
     await eventually(() => reloads.length > 0, { timeoutMs: 5000, what: 'the reload' });
     await sleep(400);
-    assert.deepEqual(reloads.map((r) => [r.msg, r.tools]), [['config reloaded', 2]]);
+    assert.deepEqual(
+      reloads.map((r) => [r.msg, r.tools]),
+      [['config reloaded', 2]],
+    );
   });
 });

@@ -9,7 +9,13 @@ import { stringify as toYaml } from 'yaml';
 import { readAuditLog, waitForAuditRecords } from '../../helpers/audit-log';
 import { downBackendUrl, startBackend, type TestBackend } from '../../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../../helpers/config';
-import { type GatewayProcess, killAllGatewayProcesses, runCli, startGatewayProcess, writeTempConfig } from '../../helpers/gateway-process';
+import {
+  type GatewayProcess,
+  killAllGatewayProcesses,
+  runCli,
+  startGatewayProcess,
+  writeTempConfig,
+} from '../../helpers/gateway-process';
 import { openSession } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
 
@@ -41,7 +47,11 @@ describe('gateway e2e: serve command lifecycle', function () {
   });
 
   it('prints one JSON "listening" line with the MCP URL', () => {
-    const listening = gw.logLines().find((l) => typeof l === 'object' && l !== null && (l as { msg?: unknown }).msg === 'listening') as { url: string };
+    const listening = gw
+      .logLines()
+      .find((l) => typeof l === 'object' && l !== null && (l as { msg?: unknown }).msg === 'listening') as {
+      url: string;
+    };
     assert.ok(listening, gw.stdout());
     assert.match(listening.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     assert.notEqual(gw.port, 0);
@@ -61,7 +71,10 @@ describe('gateway e2e: serve command lifecycle', function () {
     await session.callTool('get_customer', { customer_id: 'C-0001', query: canary });
     await session.callTool('get_customer', { customer_id: canary });
     await waitForAuditRecords(gw.auditLogPath, 2);
-    for (const line of gw.stdout().split('\n').filter((l) => l.trim() !== '')) {
+    for (const line of gw
+      .stdout()
+      .split('\n')
+      .filter((l) => l.trim() !== '')) {
       assert.doesNotThrow(() => JSON.parse(line), `not JSON: ${line}`);
     }
     assert.ok(!gw.stdout().includes(canary) && !gw.stderr().includes(canary));
@@ -105,7 +118,10 @@ describe('gateway e2e: serve command lifecycle', function () {
     const base = validConfig();
     const { dir } = writeTempConfig('{}');
     const auditPath = path.join(dir, 'nested', 'from-config.jsonl');
-    const cfgGw = await startGatewayProcess({ config: { ...base, gateway: { ...base.gateway, audit_log: { path: auditPath } } }, auditLog: false });
+    const cfgGw = await startGatewayProcess({
+      config: { ...base, gateway: { ...base.gateway, audit_log: { path: auditPath } } },
+      auditLog: false,
+    });
     const session = await openSession(cfgGw.url, { token: bot.token });
     await session.callTool('health');
     const records = await waitForAuditRecords(auditPath, 1);
@@ -133,14 +149,20 @@ describe('gateway e2e: serve command lifecycle', function () {
     });
 
     it('exits non-zero naming the sha256 of a token that is not a hex digest', async () => {
-      assertOneLineFailure(await serveWith(withGateway({ auth: { tokens: [{ id: 'x', sha256: 'not-hex' }] } })), /gateway\.auth\.tokens\[0\]\.sha256/);
+      assertOneLineFailure(
+        await serveWith(withGateway({ auth: { tokens: [{ id: 'x', sha256: 'not-hex' }] } })),
+        /gateway\.auth\.tokens\[0\]\.sha256/,
+      );
     });
 
     it('exits non-zero naming the tool field when a tool has no backend', async () => {
       const c = validConfig();
       const [first, ...rest] = c.tools;
       const { backend: _dropped, ...noBackend } = first;
-      assertOneLineFailure(await serveWith(JSON.stringify({ ...c, tools: [noBackend, ...rest] })), /tools\[0\]\.backend/);
+      assertOneLineFailure(
+        await serveWith(JSON.stringify({ ...c, tools: [noBackend, ...rest] })),
+        /tools\[0\]\.backend/,
+      );
     });
 
     it('exits non-zero with one line when the config is neither JSON nor YAML', async () => {
@@ -148,7 +170,10 @@ describe('gateway e2e: serve command lifecycle', function () {
     });
 
     it('exits non-zero naming the file when the config file does not exist', async () => {
-      assertOneLineFailure(await runCli(['serve', '--config', '/nonexistent/gateway.json']), /\/nonexistent\/gateway\.json/);
+      assertOneLineFailure(
+        await runCli(['serve', '--config', '/nonexistent/gateway.json']),
+        /\/nonexistent\/gateway\.json/,
+      );
     });
 
     it('exits non-zero naming --config when it is missing', async () => {
@@ -177,7 +202,11 @@ describe('gateway e2e: serve command lifecycle', function () {
     });
 
     it('--audit-log turns the audit log on even when the config says audit_log: false', async () => {
-      const config = gatewayConfig({ tokens: [bot], tools: supportDeskTools(backend.url), settings: { audit_log: false } });
+      const config = gatewayConfig({
+        tokens: [bot],
+        tools: supportDeskTools(backend.url),
+        settings: { audit_log: false },
+      });
       const gw = await startGatewayProcess({ config });
       const session = await openSession(gw.url, { token: bot.token });
       await session.callTool('health', {});
@@ -210,17 +239,31 @@ describe('gateway e2e: serve command lifecycle', function () {
     it('exits non-zero with one line when the audit log cannot be opened (its parent is a file)', async () => {
       const { configPath } = writeTempConfig(validConfig());
       // The config file itself stands in for a parent directory that is not one (mkdir answers EEXIST or ENOTDIR).
-      const r = await runCli(['serve', '--config', configPath, '--port', '0', '--audit-log', `${configPath}/audit.jsonl`]);
+      const r = await runCli([
+        'serve',
+        '--config',
+        configPath,
+        '--port',
+        '0',
+        '--audit-log',
+        `${configPath}/audit.jsonl`,
+      ]);
       assert.equal(r.code, 1);
       assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
       const expected = `cdktf-mcp-gateway: gateway.audit_log: cannot open ${configPath}/audit.jsonl: CODE (pass --audit-log FILE or set audit_log: false)`;
-      assert.match(r.stderr.trimEnd(), new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('CODE', '(EEXIST|ENOTDIR)')}$`));
+      assert.match(
+        r.stderr.trimEnd(),
+        new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('CODE', '(EEXIST|ENOTDIR)')}$`),
+      );
     });
 
     it('exits non-zero with one line, instead of spinning at 100% CPU, when the audit log is under /proc', async () => {
       // procfs answers ENOENT to mkdir, and Node's recursive mkdirSync then retries forever (see src/gateway/audit/audit-log.ts).
       const { configPath } = writeTempConfig(validConfig());
-      const r = await runCli(['serve', '--config', configPath, '--port', '0', '--audit-log', '/proc/no-such-dir/audit.jsonl'], 4_000);
+      const r = await runCli(
+        ['serve', '--config', configPath, '--port', '0', '--audit-log', '/proc/no-such-dir/audit.jsonl'],
+        4_000,
+      );
       assert.equal(r.code, 1);
       assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
       assert.match(r.stderr, /^cdktf-mcp-gateway: gateway\.audit_log: cannot open \/proc\/no-such-dir\/audit\.jsonl: /);

@@ -54,12 +54,21 @@ describe('gateway e2e: load', function () {
     let refused = 0;
     const failures: string[] = [];
     for (const [i, r] of results.entries()) {
-      if (!('value' in r)) { failures.push(`#${i}: ${String(r.error)}`); continue; }
+      if (!('value' in r)) {
+        failures.push(`#${i}: ${String(r.error)}`);
+        continue;
+      }
       const res = r.value;
       if (isInvalid(i)) {
-        if (res.message?.error?.code === -32602 && res.message.error.message === 'Invalid value for `limit`: expected >= 1') refused++;
+        if (
+          res.message?.error?.code === -32602 &&
+          res.message.error.message === 'Invalid value for `limit`: expected >= 1'
+        )
+          refused++;
         else failures.push(`#${i} (invalid): HTTP ${res.status} ${res.text.slice(0, 200)}`);
-      } else if (res.message?.result?.structuredContent?.path === `/customers/C-${String(i % 10_000).padStart(4, '0')}`) {
+      } else if (
+        res.message?.result?.structuredContent?.path === `/customers/C-${String(i % 10_000).padStart(4, '0')}`
+      ) {
         ok++;
       } else {
         failures.push(`#${i} (valid): HTTP ${res.status} ${res.text.slice(0, 200)}`);
@@ -79,6 +88,9 @@ describe('gateway e2e: load', function () {
     assert.equal(settled.filter((r) => r.outcome === 'ok').length, CALLS - invalidCount);
     assert.equal(new Set(settled.map((r) => r.session)).size, SESSIONS);
     assert.ok(!readAuditText(gw.auditLogPath).includes(canaryPrefix), 'an argument value reached the audit log');
-    assert.ok(!gw.stdout().includes(canaryPrefix) && !gw.stderr().includes(canaryPrefix), 'an argument value reached the logs');
+    assert.ok(
+      !gw.stdout().includes(canaryPrefix) && !gw.stderr().includes(canaryPrefix),
+      'an argument value reached the logs',
+    );
   });
 });

@@ -98,12 +98,12 @@ async function connectV1(url: string, name: string): Promise<Connected> {
   };
 }
 
-const CLIENTS: ReadonlyArray<{
+const CLIENTS: readonly {
   label: string;
   era: 'modern' | '2025';
   version: string;
   connect: (url: string) => Promise<Connected>;
-}> = [
+}[] = [
   {
     label: 'client 2.x pinned to 2026-07-28',
     era: 'modern',

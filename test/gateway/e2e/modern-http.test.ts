@@ -125,7 +125,7 @@ describe('the 2026-07-28 era over raw HTTP', function () {
   });
 
   describe('refusals of the revision (HTTP status, JSON-RPC code, message, id echoed)', () => {
-    const cases: ReadonlyArray<[string, () => Promise<{ status: number; text: string }>, number, object]> = [
+    const cases: readonly [string, () => Promise<{ status: number; text: string }>, number, object][] = [
       [
         'a missing MCP-Protocol-Version header',
         () => post(modernRequest('tools/list', {}, 1), { 'mcp-protocol-version': null }),

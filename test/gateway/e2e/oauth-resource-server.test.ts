@@ -38,7 +38,7 @@ interface OAuthGateway {
   readonly gateway: RunningGateway;
   readonly url: string;
   readonly auditLogPath: string;
-  readonly logs: Array<Record<string, unknown>>;
+  readonly logs: Record<string, unknown>[];
   close(): Promise<void>;
 }
 
@@ -55,7 +55,7 @@ async function startOAuthGateway(port: number, issuer: string, backendUrl: strin
       auth: { tokens: [tokenEntry(BOT), { ...tokenEntry(READER), scopes: ['tools:read'] }], oauth: { issuer } },
     },
   };
-  const logs: Array<Record<string, unknown>> = [];
+  const logs: Record<string, unknown>[] = [];
   const gateway = await startGateway({
     config,
     port,
@@ -79,7 +79,7 @@ async function startOAuthGateway(port: number, issuer: string, backendUrl: strin
 }
 
 function toolNames(body: any): string[] {
-  return (body.result.tools as Array<{ name: string }>).map((t) => t.name).sort();
+  return (body.result.tools as { name: string }[]).map((t) => t.name).sort();
 }
 
 describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer)', function () {
@@ -131,19 +131,36 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
     it('answers a bad token 401 invalid_token with a description, and writes no audit record', async () => {
       const before = readAuditText(gw.auditLogPath);
       const expired = await idp.sign({
-        iss: idp.url, aud: resource, sub: 'mallory', scope: 'tools:read tools:write', exp: 1, iat: 0, client_id: 'x',
+        iss: idp.url,
+        aud: resource,
+        sub: 'mallory',
+        scope: 'tools:read tools:write',
+        exp: 1,
+        iat: 0,
+        client_id: 'x',
       });
       for (const token of [expired, 'not-a-jwt', `${expired.slice(0, -4)}AAAA`]) {
         // Arguments that would be refused by validation: the token is refused first.
         const res = await postMcp(gw.url, toolsCallRequest('get_customer', { customer_id: 42 }), { token });
         assert.equal(res.status, 401, token.slice(0, 20));
         const challenge = res.headers.get('www-authenticate') ?? '';
-        assert.ok(challenge.startsWith(`Bearer resource_metadata="${metadataUrl}", error="invalid_token", error_description="`), challenge);
+        assert.ok(
+          challenge.startsWith(`Bearer resource_metadata="${metadataUrl}", error="invalid_token", error_description="`),
+          challenge,
+        );
         assert.equal(res.message?.error?.code, -32001);
-        const modern = await postModern(gw.url, modernRequest('tools/call', { name: 'get_customer', arguments: { customer_id: 42 } }), token);
+        const modern = await postModern(
+          gw.url,
+          modernRequest('tools/call', { name: 'get_customer', arguments: { customer_id: 42 } }),
+          token,
+        );
         assert.equal(modern.status, 401);
       }
-      assert.match((await postMcp(gw.url, toolsCallRequest('health', {}), { token: expired })).headers.get('www-authenticate') ?? '', /has expired/);
+      assert.match(
+        (await postMcp(gw.url, toolsCallRequest('health', {}), { token: expired })).headers.get('www-authenticate') ??
+          '',
+        /has expired/,
+      );
       await new Promise((r) => setTimeout(r, 100));
       assert.equal(readAuditText(gw.auditLogPath), before, 'a refused token never reaches the tool call or its audit');
     });
@@ -152,7 +169,10 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
   describe('the official SDK client (1.x ClientCredentialsProvider)', () => {
     it('discovers the issuer from the 401, gets a tools:read token, lists only its tools, calls one, and a refusal names the field', async () => {
       const provider = new ClientCredentialsProvider({
-        clientId: idp.clientId, clientSecret: idp.clientSecret, scope: 'tools:read', expectedIssuer: idp.url,
+        clientId: idp.clientId,
+        clientSecret: idp.clientSecret,
+        scope: 'tools:read',
+        expectedIssuer: idp.url,
       });
       const client = new Client({ name: 'oauth-agent', version: '2.0.0' }, { capabilities: {} });
       const transport = new StreamableHTTPClientTransport(new URL(gw.url), { authProvider: provider });
@@ -168,7 +188,13 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
           return true;
         });
         // create_ticket needs tools:write: the SDK gets the 403 and cannot obtain the scope with its credentials.
-        await assert.rejects(within(client.callTool({ name: 'create_ticket', arguments: { subject: 's', customer: { name: 'A' } } }), 20_000, 'the refused call'));
+        await assert.rejects(
+          within(
+            client.callTool({ name: 'create_ticket', arguments: { subject: 's', customer: { name: 'A' } } }),
+            20_000,
+            'the refused call',
+          ),
+        );
       } finally {
         await client.close().catch(() => undefined);
       }
@@ -179,7 +205,11 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
         assert.equal(r.principal, idp.clientId, 'the principal is the token subject');
         assert.equal(r.client_id, idp.clientId);
       }
-      assert.ok(mine.some((r) => r.tool === 'create_ticket' && r.outcome === 'refused' && r.error?.code === 'INSUFFICIENT_SCOPE'));
+      assert.ok(
+        mine.some(
+          (r) => r.tool === 'create_ticket' && r.outcome === 'refused' && r.error?.code === 'INSUFFICIENT_SCOPE',
+        ),
+      );
     });
   });
 
@@ -191,9 +221,17 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
 
     it('2025: tools/list hides the tool a token may not call, and a call to it is 403 insufficient_scope naming the scope', async () => {
       const session = await initializeSession(gw.url, '2025-06-18', readToken);
-      const list = await postMcp(gw.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { token: readToken, sessionId: session });
+      const list = await postMcp(
+        gw.url,
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { token: readToken, sessionId: session },
+      );
       assert.deepEqual(toolNames(list.message), ['get_customer', 'health']);
-      const res = await postMcp(gw.url, { ...toolsCallRequest('create_ticket', { subject: 's', customer: { name: 'A' } }), id: 9 }, { token: readToken, sessionId: session });
+      const res = await postMcp(
+        gw.url,
+        { ...toolsCallRequest('create_ticket', { subject: 's', customer: { name: 'A' } }), id: 9 },
+        { token: readToken, sessionId: session },
+      );
       assert.equal(res.status, 403);
       assert.equal(
         res.headers.get('www-authenticate'),
@@ -201,13 +239,19 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
       );
       assert.equal(res.message?.id, 9);
       assert.match(String(res.message?.error?.message), /tools:write/);
-      const record = await eventually(() => readAuditLog(gw.auditLogPath).find((r) => r.session === session && r.tool === 'create_ticket') ?? false);
+      const record = await eventually(
+        () => readAuditLog(gw.auditLogPath).find((r) => r.session === session && r.tool === 'create_ticket') ?? false,
+      );
       assert.equal(record.outcome, 'refused');
       assert.equal(record.error?.code, 'INSUFFICIENT_SCOPE');
       // A token with both scopes sees and calls everything on the same gateway.
       const both = await idp.getToken({ scope: 'tools:read tools:write', resource });
       const full = await initializeSession(gw.url, '2025-06-18', both);
-      const all = await postMcp(gw.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { token: both, sessionId: full });
+      const all = await postMcp(
+        gw.url,
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { token: both, sessionId: full },
+      );
       assert.deepEqual(toolNames(all.message), ['create_ticket', 'get_customer', 'health']);
     });
 
@@ -215,11 +259,19 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
       const list = await postModern(gw.url, modernRequest('tools/list'), readToken);
       assert.equal(list.status, 200);
       assert.deepEqual(toolNames(list.message), ['get_customer', 'health']);
-      const res = await postModern(gw.url, modernRequest('tools/call', { name: 'create_ticket', arguments: { subject: 's' } }, 'r-1'), readToken);
+      const res = await postModern(
+        gw.url,
+        modernRequest('tools/call', { name: 'create_ticket', arguments: { subject: 's' } }, 'r-1'),
+        readToken,
+      );
       assert.equal(res.status, 403);
       assert.match(res.headers.get('www-authenticate') ?? '', /error="insufficient_scope".*scope="tools:write"/);
       assert.equal(res.message?.id, 'r-1');
-      const ok = await postModern(gw.url, modernRequest('tools/call', { name: 'get_customer', arguments: { customer_id: 'C-0002' } }), readToken);
+      const ok = await postModern(
+        gw.url,
+        modernRequest('tools/call', { name: 'get_customer', arguments: { customer_id: 'C-0002' } }),
+        readToken,
+      );
       assert.equal(ok.status, 200);
       assert.notEqual(ok.message?.result?.isError, true);
     });
@@ -229,7 +281,11 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
       assert.deepEqual(toolNames(all.message), ['create_ticket', 'get_customer', 'health']);
       const reader = await postModern(gw.url, modernRequest('tools/list'), READER.token);
       assert.deepEqual(toolNames(reader.message), ['get_customer', 'health']);
-      const res = await postModern(gw.url, modernRequest('tools/call', { name: 'create_ticket', arguments: {} }), READER.token);
+      const res = await postModern(
+        gw.url,
+        modernRequest('tools/call', { name: 'create_ticket', arguments: {} }),
+        READER.token,
+      );
       assert.equal(res.status, 403);
     });
 
@@ -254,9 +310,14 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
         const down = await postModern(fresh.url, modernRequest('tools/list'), token);
         // Its resource URL differs, so the token would be refused for its `aud` anyway; the keys are checked first.
         assert.equal(down.status, 401);
-        assert.match(down.headers.get('www-authenticate') ?? '', /error="invalid_token", error_description="the authorization server is unavailable/);
+        assert.match(
+          down.headers.get('www-authenticate') ?? '',
+          /error="invalid_token", error_description="the authorization server is unavailable/,
+        );
         assert.doesNotMatch(down.text, /ECONNREFUSED|at .*\.js/);
-        await eventually(() => fresh.logs.some((l) => l.level === 'warn' && l.issuer === idp.url), { what: 'a warning naming the issuer' });
+        await eventually(() => fresh.logs.some((l) => l.level === 'warn' && l.issuer === idp.url), {
+          what: 'a warning naming the issuer',
+        });
       } finally {
         await fresh.close();
       }
@@ -279,17 +340,31 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
       const laterPort = await freePort();
       const later = await startOAuthGateway(laterPort, idp.url, backend.url);
       try {
-        await eventually(() => later.logs.some((l) => l.level === 'warn' && l.issuer === idp.url), { what: 'the warm-up failure logged' });
+        await eventually(() => later.logs.some((l) => l.level === 'warn' && l.issuer === idp.url), {
+          what: 'the warm-up failure logged',
+        });
         await idp.start();
         // The issuer issues tokens for its resource indicators only; sign one for this gateway with its current key.
         const now = Math.floor(Date.now() / 1000);
-        const token = await idp.sign({ iss: idp.url, aud: `http://127.0.0.1:${laterPort}/mcp`, sub: 'svc', scope: 'tools:read', iat: now, exp: now + 300 });
-        const ok = await eventually(async () => {
-          const res = await postModern(later.url, modernRequest('tools/list'), token);
-          return res.status === 200 ? res : false;
-        }, { timeoutMs: 20_000, what: 'a 200 after the issuer came back' });
+        const token = await idp.sign({
+          iss: idp.url,
+          aud: `http://127.0.0.1:${laterPort}/mcp`,
+          sub: 'svc',
+          scope: 'tools:read',
+          iat: now,
+          exp: now + 300,
+        });
+        const ok = await eventually(
+          async () => {
+            const res = await postModern(later.url, modernRequest('tools/list'), token);
+            return res.status === 200 ? res : false;
+          },
+          { timeoutMs: 20_000, what: 'a 200 after the issuer came back' },
+        );
         assert.deepEqual(toolNames(ok.message), ['get_customer', 'health']);
-        assert.ok(later.logs.some((l) => l.level === 'info' && l.issuer === idp.url && /answers again/.test(String(l.msg))));
+        assert.ok(
+          later.logs.some((l) => l.level === 'info' && l.issuer === idp.url && /answers again/.test(String(l.msg))),
+        );
       } finally {
         await later.close();
       }

@@ -63,9 +63,19 @@ describe('gateway e2e: order of checks', function () {
   const host = () => ({ host: new URL(gw.url).host });
   // An invalid call of a real tool: a missing required field and a wrong type.
   const invalidCall = (id = 41) =>
-    JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_customer', arguments: { limit: 'x' } } });
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'get_customer', arguments: { limit: 'x' } },
+    });
   const oversized = () =>
-    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_customer', arguments: { query: 'q'.repeat(4096) } } });
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get_customer', arguments: { query: 'q'.repeat(4096) } },
+    });
 
   const rows: Row[] = [
     {
@@ -136,7 +146,7 @@ describe('gateway e2e: order of checks', function () {
       id: 9,
     },
     {
-      name: 'valid token + another token\'s session + invalid call → 404 (session before validation)',
+      name: "valid token + another token's session + invalid call → 404 (session before validation)",
       headers: () => ({ ...json, ...host(), ...bearer(bot.token), 'mcp-session-id': otherSession.sessionId }),
       body: () => invalidCall(),
       status: 404,
@@ -170,12 +180,18 @@ describe('gateway e2e: order of checks', function () {
 
   describe('Origin and Host (DNS-rebinding protection)', () => {
     it('refuses a foreign Origin with 403 even with a valid token', async () => {
-      const res = await postMcp(gw.url, initializeRequest(), { token: bot.token, headers: { origin: 'http://evil.example' } });
+      const res = await postMcp(gw.url, initializeRequest(), {
+        token: bot.token,
+        headers: { origin: 'http://evil.example' },
+      });
       assert.equal(res.status, 403);
     });
 
     it('accepts a localhost Origin on a gateway bound to loopback', async () => {
-      const res = await postMcp(gw.url, initializeRequest(), { token: bot.token, headers: { origin: `http://localhost:${gw.port}` } });
+      const res = await postMcp(gw.url, initializeRequest(), {
+        token: bot.token,
+        headers: { origin: `http://localhost:${gw.port}` },
+      });
       assert.equal(res.status, 200);
       assert.ok(res.message?.result, res.text);
     });
@@ -197,7 +213,11 @@ describe('gateway e2e: order of checks', function () {
     it('refuses a foreign Host header with 403 before authentication (no token: 403, not 401)', async () => {
       const res = await rawRequest({
         url: gw.url,
-        headers: { host: 'rebind.attacker.test', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          host: 'rebind.attacker.test',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         body: JSON.stringify(initializeRequest()),
       });
       assert.equal(res.status, 403);
@@ -240,7 +260,11 @@ describe('gateway e2e: order of checks', function () {
 
   describe('session', () => {
     it('answers 404 to an unknown session id', async () => {
-      const res = await postMcp(gw.url, { jsonrpc: '2.0', id: 10, method: 'tools/list' }, { ...session.options(), sessionId: 'no-such-session-0000' });
+      const res = await postMcp(
+        gw.url,
+        { jsonrpc: '2.0', id: 10, method: 'tools/list' },
+        { ...session.options(), sessionId: 'no-such-session-0000' },
+      );
       assert.equal(res.status, 404);
     });
 
@@ -254,7 +278,11 @@ describe('gateway e2e: order of checks', function () {
       const s = await openSession(gw.url, { token: bot.token });
       const del = await fetch(gw.url, {
         method: 'DELETE',
-        headers: { authorization: `Bearer ${bot.token}`, 'mcp-session-id': s.sessionId, 'mcp-protocol-version': s.protocolVersion },
+        headers: {
+          authorization: `Bearer ${bot.token}`,
+          'mcp-session-id': s.sessionId,
+          'mcp-protocol-version': s.protocolVersion,
+        },
         signal: AbortSignal.timeout(5_000),
       });
       assert.ok(del.status === 200 || del.status === 204, `DELETE answered ${del.status}`);
@@ -300,7 +328,11 @@ describe('gateway e2e: order of checks', function () {
         body: JSON.stringify({ jsonrpc: '2.0', id: 'r-1', method: 'resources/list' }),
       });
       assert.equal(res.status, 200);
-      assert.deepEqual(JSON.parse(res.text), { jsonrpc: '2.0', id: 'r-1', error: { code: -32601, message: 'Method not found: resources/list' } });
+      assert.deepEqual(JSON.parse(res.text), {
+        jsonrpc: '2.0',
+        id: 'r-1',
+        error: { code: -32601, message: 'Method not found: resources/list' },
+      });
     });
 
     it('tools/call without a name is -32602 and audited as refused', async () => {
@@ -311,9 +343,10 @@ describe('gateway e2e: order of checks', function () {
       await waitForAuditRecords(gw.auditLogPath, 1, { where: (r) => r.session === own.sessionId });
       await sleep(50);
       const records = readAuditLog(gw.auditLogPath).filter((r) => r.session === own.sessionId);
-      assert.deepEqual(records.map((r) => [r.tool, r.outcome, r.error]), [
-        ['', 'refused', { code: 'INVALID_PARAMS', message: 'Invalid params: `name` must be a string' }],
-      ]);
+      assert.deepEqual(
+        records.map((r) => [r.tool, r.outcome, r.error]),
+        [['', 'refused', { code: 'INVALID_PARAMS', message: 'Invalid params: `name` must be a string' }]],
+      );
     });
 
     it('an unknown tool name with a backtick and a newline is escaped in the message (one line, quote intact)', async () => {
@@ -324,7 +357,10 @@ describe('gateway e2e: order of checks', function () {
   });
 
   describe('a refused request never reaches validation, the audit log or the backend', () => {
-    async function assertNeverReached(send: (canary: string) => Promise<number>, expectedStatus: number): Promise<void> {
+    async function assertNeverReached(
+      send: (canary: string) => Promise<number>,
+      expectedStatus: number,
+    ): Promise<void> {
       const canary = `canary-${randomBytes(8).toString('hex')}`;
       const backendBefore = backend.requests;
       const auditBefore = readAuditLog(gw.auditLogPath).length;
@@ -345,7 +381,10 @@ describe('gateway e2e: order of checks', function () {
 
     it('without a token: 401, not -32602', async () => {
       await assertNeverReached(async (canary) => {
-        const res = await postMcp(gw.url, toolsCallRequest('get_customer', invalidArgs(canary)), { sessionId: session.sessionId, protocolVersion: session.protocolVersion });
+        const res = await postMcp(gw.url, toolsCallRequest('get_customer', invalidArgs(canary)), {
+          sessionId: session.sessionId,
+          protocolVersion: session.protocolVersion,
+        });
         assert.equal(res.message?.error?.code === -32602, false);
         return res.status;
       }, 401);
@@ -353,7 +392,10 @@ describe('gateway e2e: order of checks', function () {
 
     it('with a wrong token: 401, not -32602', async () => {
       await assertNeverReached(async (canary) => {
-        const res = await postMcp(gw.url, toolsCallRequest('get_customer', invalidArgs(canary)), { ...session.options(), token: 'wrong-token' });
+        const res = await postMcp(gw.url, toolsCallRequest('get_customer', invalidArgs(canary)), {
+          ...session.options(),
+          token: 'wrong-token',
+        });
         assert.equal(res.message?.error?.code === -32602, false);
         return res.status;
       }, 401);
@@ -361,15 +403,21 @@ describe('gateway e2e: order of checks', function () {
 
     it('without a session: 400, not -32602', async () => {
       await assertNeverReached(async (canary) => {
-        const res = await postMcp(gw.url, toolsCallRequest('get_customer', invalidArgs(canary)), { token: bot.token, protocolVersion: '2025-11-25' });
+        const res = await postMcp(gw.url, toolsCallRequest('get_customer', invalidArgs(canary)), {
+          token: bot.token,
+          protocolVersion: '2025-11-25',
+        });
         assert.equal(res.message?.error?.code === -32602, false);
         return res.status;
       }, 400);
     });
 
-    it('with another token\'s session: 404, not -32602', async () => {
+    it("with another token's session: 404, not -32602", async () => {
       await assertNeverReached(async (canary) => {
-        const res = await postMcp(gw.url, toolsCallRequest('get_customer', invalidArgs(canary)), { ...session.options(), token: other.token });
+        const res = await postMcp(gw.url, toolsCallRequest('get_customer', invalidArgs(canary)), {
+          ...session.options(),
+          token: other.token,
+        });
         assert.equal(res.message?.error?.code === -32602, false);
         return res.status;
       }, 404);

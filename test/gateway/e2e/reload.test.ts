@@ -42,12 +42,16 @@ async function callAndClassify(session: McpSession, sent: Which): Promise<Which 
   const res = await session.callTool('echo', { [key]: 1 });
   const path = res.message?.result?.structuredContent?.path;
   if (path === `/config-${key}`) return sent;
-  if (res.message?.error?.code === -32602 && res.message.error.message === refusalOf(sent)) return sent === 'A' ? 'B' : 'A';
+  if (res.message?.error?.code === -32602 && res.message.error.message === refusalOf(sent))
+    return sent === 'A' ? 'B' : 'A';
   return `sent ${sent}: HTTP ${res.status} ${res.text.slice(0, 200)}`;
 }
 
 async function waitForConfig(session: McpSession, which: Which): Promise<void> {
-  await eventually(async () => (await callAndClassify(session, 'A')) === which, { intervalMs: 25, what: `config ${which} to be in effect` });
+  await eventually(async () => (await callAndClassify(session, 'A')) === which, {
+    intervalMs: 25,
+    what: `config ${which} to be in effect`,
+  });
 }
 
 describe('gateway e2e: reload', function () {

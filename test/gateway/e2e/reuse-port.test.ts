@@ -48,8 +48,14 @@ class ConnectionClient {
 
   async open(): Promise<void> {
     const init = await this.post({
-      jsonrpc: '2.0', id: this.nextId++, method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'reuse-port-test', version: '1.0.0' } },
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'reuse-port-test', version: '1.0.0' },
+      },
     });
     assert.equal(init.status, 200, JSON.stringify(init.body));
     this.sessionId = init.sessionId;
@@ -58,7 +64,12 @@ class ConnectionClient {
   }
 
   call(customerId: string): Promise<Answer> {
-    return this.post({ jsonrpc: '2.0', id: this.nextId++, method: 'tools/call', params: { name: 'get_customer', arguments: { customer_id: customerId } } });
+    return this.post({
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method: 'tools/call',
+      params: { name: 'get_customer', arguments: { customer_id: customerId } },
+    });
   }
 
   close(): void {
@@ -79,17 +90,32 @@ class ConnectionClient {
     };
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     return new Promise((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: this.port, path: '/mcp', method: 'POST', agent: this.agent, headers, timeout: 10_000 }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => { text += c; });
-        res.on('end', () => resolve({
-          status: res.statusCode ?? 0,
-          connection: res.headers.connection,
-          sessionId: res.headers['mcp-session-id'] as string | undefined,
-          body: text === '' ? {} : JSON.parse(text),
-        }));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          path: '/mcp',
+          method: 'POST',
+          agent: this.agent,
+          headers,
+          timeout: 10_000,
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            text += c;
+          });
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              connection: res.headers.connection,
+              sessionId: res.headers['mcp-session-id'] as string | undefined,
+              body: text === '' ? {} : JSON.parse(text),
+            }),
+          );
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
       req.on('error', reject);
       req.end(body);
@@ -129,7 +155,11 @@ describe('gateway e2e: two processes on one port (SO_REUSEPORT)', function () {
     keyDir = mkdtempSync(path.join(tmpdir(), 'reuse-port-key-'));
     const keyFile = path.join(keyDir, 'session.key');
     writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
-    config = gatewayConfig({ tokens: [bot], tools: supportDeskTools(backend.url), settings: { host: '127.0.0.1', session_key_file: keyFile } });
+    config = gatewayConfig({
+      tokens: [bot],
+      tools: supportDeskTools(backend.url),
+      settings: { host: '127.0.0.1', session_key_file: keyFile },
+    });
   });
   after(async () => {
     await killAllGatewayProcesses();
@@ -149,10 +179,14 @@ describe('gateway e2e: two processes on one port (SO_REUSEPORT)', function () {
     const [a, b] = await startPair();
     assert.equal(a.port, b.port);
     for (const gw of [a, b]) {
-      const listening = gw.logLines().find((l) => (l as { msg?: string }).msg === 'listening') as { reuse_port?: boolean };
+      const listening = gw.logLines().find((l) => (l as { msg?: string }).msg === 'listening') as {
+        reuse_port?: boolean;
+      };
       assert.equal(listening.reuse_port, true);
     }
-    const answers = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => oneClientCall(a.port, `C-${String(i).padStart(4, '0')}`)));
+    const answers = await Promise.all(
+      Array.from({ length: CLIENTS }, (_, i) => oneClientCall(a.port, `C-${String(i).padStart(4, '0')}`)),
+    );
     for (const answer of answers) assert.equal(answer.body.result?.isError, undefined, JSON.stringify(answer.body));
     await Promise.all([a.stop(), b.stop()]);
     const [inA, inB] = [readAuditLog(a.auditLogPath).length, readAuditLog(b.auditLogPath).length];
@@ -160,7 +194,7 @@ describe('gateway e2e: two processes on one port (SO_REUSEPORT)', function () {
     assert.ok(inA > 0 && inB > 0, `every connection went to one process (${inA} / ${inB})`);
   });
 
-  it('serve one client\'s session alternately (one session key; a new connection per call)', async () => {
+  it("serve one client's session alternately (one session key; a new connection per call)", async () => {
     const [a, b] = await startPair();
     const client = new ConnectionClient(a.port, true);
     await client.open();
@@ -174,7 +208,7 @@ describe('gateway e2e: two processes on one port (SO_REUSEPORT)', function () {
     assert.deepEqual([...new Set([...inA, ...inB].map((r) => r.session))], [client.sessionId]);
   });
 
-  it('SIGTERM hands the port over: kept-alive connections get Connection: close and move on, no agent\'s request fails, exit 0', async () => {
+  it("SIGTERM hands the port over: kept-alive connections get Connection: close and move on, no agent's request fails, exit 0", async () => {
     const port = await freePort();
     const a = await startGatewayProcess({ config, port, nodePath, startTimeoutMs: 30_000 });
     // a client whose connection is surely on `a`: opened before `b` exists
@@ -189,17 +223,20 @@ describe('gateway e2e: two processes on one port (SO_REUSEPORT)', function () {
     // agents keep their connection and session; a Connection: close moves one to a new connection, which only
     // `b` can accept by then (a client connecting for the first time at the instant `a` closes its listening
     // socket could be reset by the kernel, unless net.ipv4.tcp_migrate_req=1: see docs/replicas.md)
-    const agents = await Promise.all([0, 1, 2, 3].map(async () => {
-      const agent = new ConnectionClient(port);
-      await agent.open();
-      return agent;
-    }));
+    const agents = await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        const agent = new ConnectionClient(port);
+        await agent.open();
+        return agent;
+      }),
+    );
     const loop = async (agent: ConnectionClient, n: number): Promise<void> => {
       for (let i = 0; Date.now() < end && i < 10_000; i++) {
         made++;
         try {
           const answer = await agent.call(`C-${String((n * 1000 + i) % 10_000).padStart(4, '0')}`);
-          if (answer.status !== 200 || answer.body.result?.isError !== undefined) failures.push(JSON.stringify(answer.body));
+          if (answer.status !== 200 || answer.body.result?.isError !== undefined)
+            failures.push(JSON.stringify(answer.body));
         } catch (err) {
           failures.push((err as Error).message);
         }

@@ -12,7 +12,15 @@ import { botConfig, gatewayConfig, objectSchema, supportDeskTools, tool } from '
 import { sleep, within } from '../../helpers/eventually';
 import { type GatewayProcess, killAllGatewayProcesses, startGatewayProcess } from '../../helpers/gateway-process';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
-import { connectClient, connectSdkClient, initializeRequest, openSession, postMcp, PROTOCOL_VERSIONS, type SdkConnection } from '../../helpers/mcp';
+import {
+  connectClient,
+  connectSdkClient,
+  initializeRequest,
+  openSession,
+  postMcp,
+  PROTOCOL_VERSIONS,
+  type SdkConnection,
+} from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
 
 /** Asserts that `promise` rejects with an McpError of `code` whose error message is `message`. */
@@ -88,19 +96,32 @@ describe('gateway e2e: official SDK client', function () {
   it('receives a refusal as McpError -32602 with the exact message and violations', async () => {
     const { client } = await connect();
     const err = await assertMcpError(
-      client.callTool({ name: 'create_ticket', arguments: { subject: 'x', customer: { name: 'Ada', addresses: [{}] } } }),
+      client.callTool({
+        name: 'create_ticket',
+        arguments: { subject: 'x', customer: { name: 'Ada', addresses: [{}] } },
+      }),
       -32602,
       'Missing required parameter: `customer.addresses[0].zip_code`',
     );
     assert.deepEqual(err.data, {
       code: 'INVALID_ARGS',
-      violations: [{ path: 'customer.addresses[0].zip_code', rule: 'required', message: 'Missing required parameter: `customer.addresses[0].zip_code`' }],
+      violations: [
+        {
+          path: 'customer.addresses[0].zip_code',
+          rule: 'required',
+          message: 'Missing required parameter: `customer.addresses[0].zip_code`',
+        },
+      ],
     });
   });
 
   it('receives an unknown tool as McpError -32602', async () => {
     const { client } = await connect();
-    await assertMcpError(client.callTool({ name: 'delete_everything', arguments: {} }), -32602, 'Unknown tool: `delete_everything`');
+    await assertMcpError(
+      client.callTool({ name: 'delete_everything', arguments: {} }),
+      -32602,
+      'Unknown tool: `delete_everything`',
+    );
   });
 
   it('answers ping', async () => {
@@ -145,7 +166,13 @@ describe('gateway e2e: official SDK client', function () {
       const next = gatewayConfig({
         tokens: [bot],
         tools: [
-          { ...getCustomer, input_schema: objectSchema({ customer_id: { type: 'string' }, region: { type: 'string' } }, ['customer_id', 'region']) },
+          {
+            ...getCustomer,
+            input_schema: objectSchema({ customer_id: { type: 'string' }, region: { type: 'string' } }, [
+              'customer_id',
+              'region',
+            ]),
+          },
           ...rest,
           tool('list_regions', `${backend.url}/regions`),
         ],
@@ -157,7 +184,10 @@ describe('gateway e2e: official SDK client', function () {
       await within(changed, 5_000, 'notifications/tools/list_changed');
 
       const { tools } = await client.listTools();
-      assert.ok(tools.some((t) => t.name === 'list_regions'), JSON.stringify(tools.map((t) => t.name)));
+      assert.ok(
+        tools.some((t) => t.name === 'list_regions'),
+        JSON.stringify(tools.map((t) => t.name)),
+      );
       await assertMcpError(
         client.callTool({ name: 'get_customer', arguments: { customer_id: 'C-0001' } }),
         -32602,
@@ -175,12 +205,14 @@ describe('the official SDK client against an in-process gateway', () => {
 
   before(async () => {
     service = await startFakeService();
-    gateway = await startSilentGateway(botConfig([
-      tool('get_customer', `${service.url}/customers/{customer_id}`, {
-        description: 'The get_customer tool',
-        inputSchema: objectSchema({ customer_id: { type: 'string', pattern: '^C-[0-9]{4}$' } }, ['customer_id']),
-      }),
-    ]));
+    gateway = await startSilentGateway(
+      botConfig([
+        tool('get_customer', `${service.url}/customers/{customer_id}`, {
+          description: 'The get_customer tool',
+          inputSchema: objectSchema({ customer_id: { type: 'string', pattern: '^C-[0-9]{4}$' } }, ['customer_id']),
+        }),
+      ]),
+    );
   });
   after(async () => {
     await gateway.close();
@@ -191,9 +223,10 @@ describe('the official SDK client against an in-process gateway', () => {
     const client = await connectClient(gateway.url);
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => [t.name, t.description, t.inputSchema.required]), [
-        ['get_customer', 'The get_customer tool', ['customer_id']],
-      ]);
+      assert.deepEqual(
+        tools.map((t) => [t.name, t.description, t.inputSchema.required]),
+        [['get_customer', 'The get_customer tool', ['customer_id']]],
+      );
       service.respond = () => ({ body: '{"id":"C-0001","name":"Ada"}' });
       const result = await client.callTool({ name: 'get_customer', arguments: { customer_id: 'C-0001' } });
       assert.deepEqual(result, {
@@ -215,7 +248,9 @@ describe('the official SDK client against an in-process gateway', () => {
         assert.equal(err.message, 'MCP error -32602: Invalid type for `customer_id`: expected string');
         assert.deepEqual(err.data, {
           code: 'INVALID_ARGS',
-          violations: [{ path: 'customer_id', rule: 'type', message: 'Invalid type for `customer_id`: expected string' }],
+          violations: [
+            { path: 'customer_id', rule: 'type', message: 'Invalid type for `customer_id`: expected string' },
+          ],
         });
         return true;
       });

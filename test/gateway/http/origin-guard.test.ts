@@ -9,7 +9,11 @@ import { initializeSession, openSession } from '../../helpers/mcp';
 import { BOT } from '../../helpers/tokens';
 
 /** The refusal message of a guard call, or `undefined` when it passes. */
-function refusal(guard: ReturnType<typeof createOriginGuard>, host: string | undefined, origin?: string): string | undefined {
+function refusal(
+  guard: ReturnType<typeof createOriginGuard>,
+  host: string | undefined,
+  origin?: string,
+): string | undefined {
   try {
     guard(host, origin);
     return undefined;
@@ -19,7 +23,11 @@ function refusal(guard: ReturnType<typeof createOriginGuard>, host: string | und
 }
 
 describe('Origin/Host defaults of a loopback-bound gateway', () => {
-  for (const [listenHost, ownHost] of [['127.0.0.2', '127.0.0.2'], ['::1', '[::1]'], ['127.0.0.1', '127.0.0.1']] as const) {
+  for (const [listenHost, ownHost] of [
+    ['127.0.0.2', '127.0.0.2'],
+    ['::1', '[::1]'],
+    ['127.0.0.1', '127.0.0.1'],
+  ] as const) {
     it(`accepts its own address when bound to ${listenHost}, with and without port, and the localhost names`, () => {
       const guard = createOriginGuard({ listenHost });
       for (const host of [ownHost, `${ownHost}:8080`, 'localhost', 'localhost:8080', '127.0.0.1:9', '[::1]:9']) {
@@ -57,11 +65,14 @@ describe('Origin and Host over /mcp (the first check, before the token)', () => 
   let session: string;
   const LIST = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
   const auth = { authorization: `Bearer ${BOT.token}`, 'content-type': 'application/json' };
-  const send = (headers: Record<string, string>) => rawRequest({ url: gateway.url, headers, body: LIST, timeoutMs: 5_000 });
+  const send = (headers: Record<string, string>) =>
+    rawRequest({ url: gateway.url, headers, body: LIST, timeoutMs: 5_000 });
 
   before(async () => {
     service = await startFakeService();
-    gateway = await startSilentGateway(botConfig([tool('ping_service', `${service.url}/ping`, { inputSchema: objectSchema({}) })]));
+    gateway = await startSilentGateway(
+      botConfig([tool('ping_service', `${service.url}/ping`, { inputSchema: objectSchema({}) })]),
+    );
     session = await initializeSession(gateway.url);
   });
   after(async () => {
@@ -72,7 +83,11 @@ describe('Origin and Host over /mcp (the first check, before the token)', () => 
   it('refuses a foreign Host with 403 before looking at the token', async () => {
     const res = await send({ host: 'evil.example:80' });
     assert.equal(res.status, 403);
-    assert.deepEqual(res.json, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Forbidden: Host not allowed' } });
+    assert.deepEqual(res.json, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: 'Forbidden: Host not allowed' },
+    });
   });
 
   it('refuses a foreign Origin with 403 even with a valid token', async () => {
@@ -83,16 +98,24 @@ describe('Origin and Host over /mcp (the first check, before the token)', () => 
 
   it('accepts a localhost Host and Origin on a loopback gateway', async () => {
     const port = new URL(gateway.url).port;
-    const res = await send({ ...auth, host: `localhost:${port}`, origin: 'http://localhost:3000', 'mcp-session-id': session });
+    const res = await send({
+      ...auth,
+      host: `localhost:${port}`,
+      origin: 'http://localhost:3000',
+      'mcp-session-id': session,
+    });
     assert.equal(res.status, 200);
   });
 
   it('allowed_hosts and allowed_origins replace the loopback defaults', async () => {
-    const own = await startSilentGateway(botConfig([], { allowed_hosts: ['mcp.internal'], allowed_origins: ['https://console.internal'] }));
+    const own = await startSilentGateway(
+      botConfig([], { allowed_hosts: ['mcp.internal'], allowed_origins: ['https://console.internal'] }),
+    );
     try {
       const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
       const h = { authorization: `Bearer ${BOT.token}` };
-      const post = (headers: Record<string, string>) => rawRequest({ url: own.url, headers: { ...h, ...headers }, body, timeoutMs: 5_000 });
+      const post = (headers: Record<string, string>) =>
+        rawRequest({ url: own.url, headers: { ...h, ...headers }, body, timeoutMs: 5_000 });
       assert.equal((await post({ host: 'localhost' })).status, 403);
       assert.equal((await post({ host: 'mcp.internal:8080', origin: 'http://localhost' })).status, 403);
       assert.equal((await post({ host: 'mcp.internal', origin: 'https://console.internal' })).status, 400);

@@ -9,8 +9,18 @@ import { eventually } from '../../helpers/eventually';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, postJson } from '../../helpers/mcp';
 
-const SCHEMA = { type: 'object', properties: { customer_id: { type: 'string' } }, required: ['customer_id'], additionalProperties: false };
-const call = (id: number | string, args: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_customer', arguments: args } });
+const SCHEMA = {
+  type: 'object',
+  properties: { customer_id: { type: 'string' } },
+  required: ['customer_id'],
+  additionalProperties: false,
+};
+const call = (id: number | string, args: unknown) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'get_customer', arguments: args },
+});
 
 describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
   let service: FakeService;
@@ -21,7 +31,11 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
   before(async () => {
     service = await startFakeService();
     auditPath = join(mkdtempSync(join(tmpdir(), 'batches-')), 'audit.jsonl');
-    gateway = await startSilentGateway(botConfig([tool('get_customer', `${service.url}/customers/{customer_id}`, { inputSchema: SCHEMA })], { audit_log: { path: auditPath } }));
+    gateway = await startSilentGateway(
+      botConfig([tool('get_customer', `${service.url}/customers/{customer_id}`, { inputSchema: SCHEMA })], {
+        audit_log: { path: auditPath },
+      }),
+    );
     legacy = await initializeSession(gateway.url, '2025-03-26');
   });
   after(async () => {
@@ -30,23 +44,37 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
   });
 
   const auditOf = (session: string) =>
-    readFileSync(auditPath, 'utf8').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)).filter((r) => r.session === session);
+    readFileSync(auditPath, 'utf8')
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l))
+      .filter((r) => r.session === session);
 
   it('answers each request of a batch in order, through the same steps as a single message', async () => {
     const before = service.received.length;
-    const res = await postJson(gateway.url, [
-      { jsonrpc: '2.0', id: 1, method: 'ping' },
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      call('c-ok', { customer_id: 'C-1' }),
-      call(3, { customer_id: 7 }),
-      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_custmer', arguments: {} } },
-      { jsonrpc: '2.0', id: 5, method: 'resources/list' },
-      { jsonrpc: '2.0', id: 6, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
-      { jsonrpc: '2.0', id: 99, result: {} },
-      42,
-      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: [] },
-      { jsonrpc: '2.0', id: 9, method: 'tools/list' },
-    ], { 'mcp-session-id': legacy });
+    const res = await postJson(
+      gateway.url,
+      [
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        call('c-ok', { customer_id: 'C-1' }),
+        call(3, { customer_id: 7 }),
+        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_custmer', arguments: {} } },
+        { jsonrpc: '2.0', id: 5, method: 'resources/list' },
+        {
+          jsonrpc: '2.0',
+          id: 6,
+          method: 'initialize',
+          params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        },
+        { jsonrpc: '2.0', id: 99, result: {} },
+        42,
+        { jsonrpc: '2.0', id: 8, method: 'tools/call', params: [] },
+        { jsonrpc: '2.0', id: 9, method: 'tools/list' },
+      ],
+      { 'mcp-session-id': legacy },
+    );
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/json');
     const [ping, ok, invalid, unknown, method, init, notObject, badParams, list, ...rest] = res.json;
@@ -55,33 +83,74 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
     assert.equal(ok.id, 'c-ok');
     assert.deepEqual(ok.result.structuredContent, { method: 'GET', url: '/customers/C-1', body: '' });
     assert.deepEqual(invalid, {
-      jsonrpc: '2.0', id: 3,
+      jsonrpc: '2.0',
+      id: 3,
       error: {
-        code: -32602, message: 'Invalid type for `customer_id`: expected string',
-        data: { code: 'INVALID_ARGS', violations: [{ path: 'customer_id', rule: 'type', message: 'Invalid type for `customer_id`: expected string' }] },
+        code: -32602,
+        message: 'Invalid type for `customer_id`: expected string',
+        data: {
+          code: 'INVALID_ARGS',
+          violations: [
+            { path: 'customer_id', rule: 'type', message: 'Invalid type for `customer_id`: expected string' },
+          ],
+        },
       },
     });
-    assert.deepEqual(unknown, { jsonrpc: '2.0', id: 4, error: { code: -32602, message: 'Unknown tool: `get_custmer`' } });
-    assert.deepEqual(method, { jsonrpc: '2.0', id: 5, error: { code: -32601, message: 'Method not found: resources/list' } });
-    assert.deepEqual(init, { jsonrpc: '2.0', id: 6, error: { code: -32600, message: 'Invalid Request: initialize must not be part of a batch' } });
-    assert.deepEqual(notObject, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: expected a JSON-RPC object' } });
-    assert.deepEqual(badParams, { jsonrpc: '2.0', id: 8, error: { code: -32600, message: 'Invalid Request: params must be an object' } });
+    assert.deepEqual(unknown, {
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32602, message: 'Unknown tool: `get_custmer`' },
+    });
+    assert.deepEqual(method, {
+      jsonrpc: '2.0',
+      id: 5,
+      error: { code: -32601, message: 'Method not found: resources/list' },
+    });
+    assert.deepEqual(init, {
+      jsonrpc: '2.0',
+      id: 6,
+      error: { code: -32600, message: 'Invalid Request: initialize must not be part of a batch' },
+    });
+    assert.deepEqual(notObject, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: expected a JSON-RPC object' },
+    });
+    assert.deepEqual(badParams, {
+      jsonrpc: '2.0',
+      id: 8,
+      error: { code: -32600, message: 'Invalid Request: params must be an object' },
+    });
     assert.equal(list.id, 9);
-    assert.deepEqual(list.result.tools.map((t: { name: string }) => t.name), ['get_customer']);
+    assert.deepEqual(
+      list.result.tools.map((t: { name: string }) => t.name),
+      ['get_customer'],
+    );
     assert.equal(service.received.length, before + 1, 'only the valid call reached the service');
     // Every tools/call of the batch has its own audit line.
     await eventually(() => {
-      assert.deepEqual(auditOf(legacy).map((r) => [r.tool, r.outcome]).sort(), [
-        ['get_custmer', 'refused'], ['get_customer', 'ok'], ['get_customer', 'refused'],
-      ]);
+      assert.deepEqual(
+        auditOf(legacy)
+          .map((r) => [r.tool, r.outcome])
+          .sort(),
+        [
+          ['get_custmer', 'refused'],
+          ['get_customer', 'ok'],
+          ['get_customer', 'refused'],
+        ],
+      );
     });
   });
 
   it('answers a batch of only notifications and responses with 202 and no body', async () => {
-    const res = await postJson(gateway.url, [
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 1, result: {} },
-    ], { 'mcp-session-id': legacy });
+    const res = await postJson(
+      gateway.url,
+      [
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 1, result: {} },
+      ],
+      { 'mcp-session-id': legacy },
+    );
     assert.equal(res.status, 202);
     assert.equal(res.json, undefined);
   });
@@ -89,7 +158,11 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
   it('refuses an empty batch with -32600', async () => {
     const res = await postJson(gateway.url, [], { 'mcp-session-id': legacy });
     assert.equal(res.status, 400);
-    assert.deepEqual(res.json, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: empty batch' } });
+    assert.deepEqual(res.json, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: empty batch' },
+    });
   });
 
   it('refuses a batch of more than 100 messages with -32600, calling nothing', async () => {
@@ -97,7 +170,10 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
     const batch = Array.from({ length: 101 }, (_, i) => call(i, { customer_id: `C-${i}` }));
     const res = await postJson(gateway.url, batch, { 'mcp-session-id': legacy });
     assert.equal(res.status, 400);
-    assert.deepEqual(res.json.error, { code: -32600, message: 'Invalid Request: a batch holds at most 100 messages (this one holds 101)' });
+    assert.deepEqual(res.json.error, {
+      code: -32600,
+      message: 'Invalid Request: a batch holds at most 100 messages (this one holds 101)',
+    });
     assert.equal(service.received.length, before);
   });
 
@@ -105,7 +181,10 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
     const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
     const res = await postJson(gateway.url, batch, { 'mcp-session-id': legacy });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.json.map((m: { id: number }) => m.id), batch.map((m) => m.id));
+    assert.deepEqual(
+      res.json.map((m: { id: number }) => m.id),
+      batch.map((m) => m.id),
+    );
   });
 
   for (const version of ['2025-06-18', '2025-11-25']) {
@@ -115,8 +194,12 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
       const res = await postJson(gateway.url, [call(1, { customer_id: 'C-1' })], { 'mcp-session-id': session });
       assert.equal(res.status, 400);
       assert.deepEqual(res.json, {
-        jsonrpc: '2.0', id: null,
-        error: { code: -32600, message: `Invalid Request: batch requests are not supported in protocol version ${version} (only in 2025-03-26)` },
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: `Invalid Request: batch requests are not supported in protocol version ${version} (only in 2025-03-26)`,
+        },
       });
       assert.equal(service.received.length, before);
     });
@@ -126,7 +209,9 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
     const none = await postJson(gateway.url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     assert.equal(none.status, 400);
     assert.deepEqual(none.json.error, { code: -32600, message: 'Invalid Request: batch requests are not supported' });
-    const unknown = await postJson(gateway.url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }], { 'mcp-session-id': 'f'.repeat(32) });
+    const unknown = await postJson(gateway.url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }], {
+      'mcp-session-id': 'f'.repeat(32),
+    });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.json.error.message, 'Session not found');
   });

@@ -57,7 +57,9 @@ class FakeResponse extends EventEmitter {
     this.headers = headers;
     return this;
   }
-  flushHeaders(): void {}
+  flushHeaders(): void {
+    // nothing buffered in this fake
+  }
   write(chunk: string): boolean {
     this.written += chunk;
     return true;

@@ -14,12 +14,18 @@ describe('protocol version negotiation in initialize', () => {
   after(() => gateway.close());
 
   it('negotiates: echoes a supported version, answers the latest otherwise', async () => {
-    const init = (v: string) => rawRequest({
-      url: gateway.url,
-      headers: { authorization: `Bearer ${BOT.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: v, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
-      timeoutMs: 5_000,
-    });
+    const init = (v: string) =>
+      rawRequest({
+        url: gateway.url,
+        headers: { authorization: `Bearer ${BOT.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: v, capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+        }),
+        timeoutMs: 5_000,
+      });
     const old = await init('2025-03-26');
     assert.equal(old.json.result.protocolVersion, '2025-03-26');
     assert.deepEqual(old.json.result.capabilities, { tools: { listChanged: true } });

@@ -15,13 +15,17 @@ describe('the session of a request: Mcp-Session-Id, its token and MCP-Protocol-V
   const streams: OpenStream[] = [];
   const auth = { authorization: `Bearer ${BOT.token}`, 'content-type': 'application/json' };
   const LIST = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
-  const send = (headers: Record<string, string>) => rawRequest({ url: gateway.url, headers, body: LIST, timeoutMs: 5_000 });
+  const send = (headers: Record<string, string>) =>
+    rawRequest({ url: gateway.url, headers, body: LIST, timeoutMs: 5_000 });
   const sse = (t: TestToken, sessionId?: string) =>
     openStream(gateway.url, {
       accept: 'text/event-stream',
       authorization: `Bearer ${t.token}`,
       ...(sessionId !== undefined ? { 'mcp-session-id': sessionId } : {}),
-    }).then((s) => { streams.push(s); return s; });
+    }).then((s) => {
+      streams.push(s);
+      return s;
+    });
 
   before(async () => {
     service = await startFakeService();
@@ -41,7 +45,11 @@ describe('the session of a request: Mcp-Session-Id, its token and MCP-Protocol-V
   });
 
   it('refuses a notification without Mcp-Session-Id with 400', async () => {
-    const res = await postMcp(gateway.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { token: BOT.token });
+    const res = await postMcp(
+      gateway.url,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { token: BOT.token },
+    );
     assert.equal(res.status, 400);
     assert.equal(res.message?.error?.message, 'Bad Request: Mcp-Session-Id header is required');
   });
@@ -64,7 +72,7 @@ describe('the session of a request: Mcp-Session-Id, its token and MCP-Protocol-V
     assert.equal(JSON.parse(s.text()).error.message, 'Bad Request: Mcp-Session-Id header is required');
   });
 
-  it('refuses a GET stream of another token\'s session with 404', async () => {
+  it("refuses a GET stream of another token's session with 404", async () => {
     const theirs = await openSession(gateway.url, { token: OTHER.token });
     const s = await sse(BOT, theirs.sessionId);
     assert.equal(s.status, 404);
@@ -79,7 +87,11 @@ describe('the session of a request: Mcp-Session-Id, its token and MCP-Protocol-V
 
     it('accepts requests without the header (2025-03-26 clients send none)', async () => {
       const legacy = await openSession(gateway.url, { token: BOT.token, protocolVersion: '2025-03-26' });
-      const res = await postMcp(gateway.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { token: BOT.token, sessionId: legacy.sessionId });
+      const res = await postMcp(
+        gateway.url,
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { token: BOT.token, sessionId: legacy.sessionId },
+      );
       assert.equal(res.status, 200);
       assert.equal(res.message?.result?.tools.length, 4);
     });

@@ -14,13 +14,21 @@ function keyFile(content: string | Buffer): string {
 
 describe('loadSessionKey', () => {
   it('reads hex, base64 and base64url text from the environment variable', () => {
-    for (const text of [BYTES.toString('hex'), BYTES.toString('hex').toUpperCase(), BYTES.toString('base64'), BYTES.toString('base64url')]) {
+    for (const text of [
+      BYTES.toString('hex'),
+      BYTES.toString('hex').toUpperCase(),
+      BYTES.toString('base64'),
+      BYTES.toString('base64url'),
+    ]) {
       assert.deepEqual(loadSessionKey({ env: text }), { key: BYTES, source: 'env' }, text);
     }
   });
 
   it('reads a key file, ignoring surrounding whitespace and the trailing newline', () => {
-    assert.deepEqual(loadSessionKey({ file: keyFile(`  ${BYTES.toString('base64')}\n`) }), { key: BYTES, source: 'file' });
+    assert.deepEqual(loadSessionKey({ file: keyFile(`  ${BYTES.toString('base64')}\n`) }), {
+      key: BYTES,
+      source: 'file',
+    });
     assert.deepEqual(loadSessionKey({ file: keyFile(`${BYTES.toString('hex')}\r\n`) }), { key: BYTES, source: 'file' });
   });
 
@@ -41,32 +49,62 @@ describe('loadSessionKey', () => {
   it('refuses a short key with one line naming the source and the fix', () => {
     assert.throws(
       () => loadSessionKey({ env: Buffer.alloc(31, 1).toString('base64') }),
-      (err: Error) => err.message === `session key from ${SESSION_KEY_ENV}: 31 bytes; expected at least 32 bytes as hex or base64 text (e.g. \`openssl rand -base64 32\`)`,
+      (err: Error) =>
+        err.message ===
+        `session key from ${SESSION_KEY_ENV}: 31 bytes; expected at least 32 bytes as hex or base64 text (e.g. \`openssl rand -base64 32\`)`,
     );
     const file = keyFile('abcd');
-    assert.throws(() => loadSessionKey({ file }), { message: `session key from session_key_file ${file}: 2 bytes; expected at least 32 bytes as hex or base64 text (e.g. \`openssl rand -base64 32\`)` });
+    assert.throws(() => loadSessionKey({ file }), {
+      message: `session key from session_key_file ${file}: 2 bytes; expected at least 32 bytes as hex or base64 text (e.g. \`openssl rand -base64 32\`)`,
+    });
   });
 
   it('refuses text that is neither hex nor base64', () => {
-    for (const text of ['not a key at all!', `${BYTES.toString('base64')}!`, 'é'.repeat(50), `${'A'.repeat(45)}`, `a+b/${'A'.repeat(40)}-_`, '\u2028'.repeat(44)]) {
-      assert.throws(() => loadSessionKey({ env: text }), (err: Error) => err.message.startsWith(`session key from ${SESSION_KEY_ENV}: `) && !err.message.includes('\n'), text);
+    for (const text of [
+      'not a key at all!',
+      `${BYTES.toString('base64')}!`,
+      'é'.repeat(50),
+      `${'A'.repeat(45)}`,
+      `a+b/${'A'.repeat(40)}-_`,
+      '\u2028'.repeat(44),
+    ]) {
+      assert.throws(
+        () => loadSessionKey({ env: text }),
+        (err: Error) => err.message.startsWith(`session key from ${SESSION_KEY_ENV}: `) && !err.message.includes('\n'),
+        text,
+      );
     }
   });
 
   it('refuses a binary key file (raw bytes are not accepted: the file holds text)', () => {
-    const file = keyFile(Buffer.from([0, 255, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32]));
-    assert.throws(() => loadSessionKey({ file }), { message: `session key from session_key_file ${file}: not hex or base64 text; expected at least 32 bytes as hex or base64 text (e.g. \`openssl rand -base64 32\`)` });
+    const file = keyFile(
+      Buffer.from([
+        0, 255, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+        29, 30, 31, 32,
+      ]),
+    );
+    assert.throws(() => loadSessionKey({ file }), {
+      message: `session key from session_key_file ${file}: not hex or base64 text; expected at least 32 bytes as hex or base64 text (e.g. \`openssl rand -base64 32\`)`,
+    });
   });
 
   it('refuses an unreadable or oversized key file without reading it whole', () => {
-    assert.throws(() => loadSessionKey({ file: '/nonexistent/key' }), { message: 'session key: session_key_file /nonexistent/key: cannot read it (ENOENT)' });
+    assert.throws(() => loadSessionKey({ file: '/nonexistent/key' }), {
+      message: 'session key: session_key_file /nonexistent/key: cannot read it (ENOENT)',
+    });
     const dir = mkdtempSync(join(tmpdir(), 'gw-session-key-'));
-    assert.throws(() => loadSessionKey({ file: dir }), { message: `session key: session_key_file ${dir}: cannot read it (EISDIR)` });
+    assert.throws(() => loadSessionKey({ file: dir }), {
+      message: `session key: session_key_file ${dir}: cannot read it (EISDIR)`,
+    });
     const big = keyFile('A'.repeat(1024 * 1024));
-    assert.throws(() => loadSessionKey({ file: big }), { message: `session key: session_key_file ${big}: cannot read it (1048576 bytes, a key file holds a short hex or base64 text)` });
+    assert.throws(() => loadSessionKey({ file: big }), {
+      message: `session key: session_key_file ${big}: cannot read it (1048576 bytes, a key file holds a short hex or base64 text)`,
+    });
   });
 
   it('refuses both sources at once', () => {
-    assert.throws(() => loadSessionKey({ file: '/k', env: BYTES.toString('hex') }), { message: `session key: both session_key_file (/k) and ${SESSION_KEY_ENV} are set; set only one` });
+    assert.throws(() => loadSessionKey({ file: '/k', env: BYTES.toString('hex') }), {
+      message: `session key: both session_key_file (/k) and ${SESSION_KEY_ENV} are set; set only one`,
+    });
   });
 });

@@ -11,12 +11,24 @@ import { MAX_CLIENT_FIELD_LENGTH } from '../../../src/gateway/mcp/client-info';
 
 const KEY = Buffer.alloc(32, 7);
 const TTL = 60_000;
-const CLAIMS: SessionClaims = { principal: 'ci-bot', protocolVersion: '2025-11-25', clientInfo: { name: 'agent', version: '1.2.3' } };
+const CLAIMS: SessionClaims = {
+  principal: 'ci-bot',
+  protocolVersion: '2025-11-25',
+  clientInfo: { name: 'agent', version: '1.2.3' },
+};
 
 /** A signer on a hand-moved clock. */
-function signerAt(start = 1_700_000_000_000, opts: { key?: Buffer; maxRevoked?: number } = {}): { signer: SessionSigner; clock: { t: number } } {
+function signerAt(
+  start = 1_700_000_000_000,
+  opts: { key?: Buffer; maxRevoked?: number } = {},
+): { signer: SessionSigner; clock: { t: number } } {
   const clock = { t: start };
-  const signer = createSessionSigner({ key: opts.key ?? KEY, ttlMs: TTL, now: () => clock.t, maxRevoked: opts.maxRevoked });
+  const signer = createSessionSigner({
+    key: opts.key ?? KEY,
+    ttlMs: TTL,
+    now: () => clock.t,
+    maxRevoked: opts.maxRevoked,
+  });
   return { signer, clock };
 }
 
@@ -43,7 +55,11 @@ describe('session tokens (signed, stateless session ids)', () => {
 
   it('keeps a null principal (no authentication) and null client fields apart from the strings "null"', () => {
     const { signer } = signerAt();
-    const id = signer.issue({ principal: null, protocolVersion: '2025-03-26', clientInfo: { name: null, version: null } });
+    const id = signer.issue({
+      principal: null,
+      protocolVersion: '2025-03-26',
+      clientInfo: { name: null, version: null },
+    });
     assert.deepEqual(signer.verify(id, null)?.client, { name: null, version: null });
     assert.equal(signer.verify(id, 'null'), undefined);
     const named = signer.issue({ ...CLAIMS, principal: 'null' });
@@ -125,8 +141,19 @@ describe('session tokens (signed, stateless session ids)', () => {
     const [payload, mac] = id.split('.');
     const [otherPayload] = other.split('.');
     for (const bad of [
-      id.slice(0, -1), `${id}A`, `${id}=`, `A${id}`, `${payload}.${mac}.${mac}`, `.${mac}`, `${payload}.`, payload,
-      `${otherPayload}.${mac}`, `${payload}=.${mac}`, ` ${id}`, `${id} `, id.replace('.', '..'),
+      id.slice(0, -1),
+      `${id}A`,
+      `${id}=`,
+      `A${id}`,
+      `${payload}.${mac}.${mac}`,
+      `.${mac}`,
+      `${payload}.`,
+      payload,
+      `${otherPayload}.${mac}`,
+      `${payload}=.${mac}`,
+      ` ${id}`,
+      `${id} `,
+      id.replace('.', '..'),
     ]) {
       assert.equal(signer.verify(bad, 'ci-bot'), undefined, bad);
     }
@@ -151,7 +178,10 @@ describe('session tokens (signed, stateless session ids)', () => {
       return `${payload}.${createHmac('sha256', KEY).update('cdktf-mcp-gateway/session/v1.').update(payload).digest('base64url')}`;
     };
     const now = 1_700_000_000_000;
-    assert.ok(signer.verify(sign([1, 'ci-bot', '2025-11-25', 'a', 'b', now, 'n']), 'ci-bot'), 'the forging helper is right');
+    assert.ok(
+      signer.verify(sign([1, 'ci-bot', '2025-11-25', 'a', 'b', now, 'n']), 'ci-bot'),
+      'the forging helper is right',
+    );
     for (const body of [
       [2, 'ci-bot', '2025-11-25', 'a', 'b', now, 'n'],
       [1, 'ci-bot', '2025-11-25', 'a', 'b', now],
@@ -176,8 +206,22 @@ describe('session tokens (signed, stateless session ids)', () => {
     const { signer } = signerAt();
     const huge = 'A'.repeat(1024 * 1024 - 44) + '.' + 'A'.repeat(43);
     for (const bad of [
-      undefined, null, 0, 1e400, {}, [], ['a.b'], '', '.', 'x'.repeat(MAX_SESSION_ID_LENGTH + 1), huge,
-      '__proto__', 'constructor', 'toString', '\u2028.\u2029', `${'é'.repeat(10)}.${'A'.repeat(43)}`,
+      undefined,
+      null,
+      0,
+      1e400,
+      {},
+      [],
+      ['a.b'],
+      '',
+      '.',
+      'x'.repeat(MAX_SESSION_ID_LENGTH + 1),
+      huge,
+      '__proto__',
+      'constructor',
+      'toString',
+      '\u2028.\u2029',
+      `${'é'.repeat(10)}.${'A'.repeat(43)}`,
       `${randomBytes(64).toString('base64url')}.${randomBytes(32).toString('base64url')}`,
     ]) {
       assert.equal(signer.verify(bad, 'ci-bot'), undefined, typeof bad === 'string' ? bad.slice(0, 40) : String(bad));
@@ -197,19 +241,34 @@ describe('session tokens (signed, stateless session ids)', () => {
   it('keeps U+2028, quotes and backslashes in client info intact through the token', () => {
     const { signer } = signerAt();
     const name = 'a"b\\c\u2028d\u0085e</script>';
-    assert.equal(signer.verify(signer.issue({ ...CLAIMS, clientInfo: { name, version: '1' } }), 'ci-bot')?.client.name, name);
+    assert.equal(
+      signer.verify(signer.issue({ ...CLAIMS, clientInfo: { name, version: '1' } }), 'ci-bot')?.client.name,
+      name,
+    );
   });
 
   it('refuses to issue an id over the maximum length (an absurd principal id), with a message', () => {
     const { signer } = signerAt();
-    assert.throws(() => signer.issue({ ...CLAIMS, principal: 'p'.repeat(3000) }), /session id would be \d+ characters, over 2048: the principal id is too long/);
+    assert.throws(
+      () => signer.issue({ ...CLAIMS, principal: 'p'.repeat(3000) }),
+      /session id would be \d+ characters, over 2048: the principal id is too long/,
+    );
   });
 
   it('refuses a short key and a bad ttl at construction', () => {
-    assert.throws(() => createSessionSigner({ key: Buffer.alloc(31), ttlMs: TTL }), /^Error: session key: 31 bytes, at least 32 are needed$/);
-    assert.throws(() => createSessionSigner({ key: KEY, ttlMs: -1 }), /session ttlMs must be a positive integer, got -1/);
+    assert.throws(
+      () => createSessionSigner({ key: Buffer.alloc(31), ttlMs: TTL }),
+      /^Error: session key: 31 bytes, at least 32 are needed$/,
+    );
+    assert.throws(
+      () => createSessionSigner({ key: KEY, ttlMs: -1 }),
+      /session ttlMs must be a positive integer, got -1/,
+    );
     assert.throws(() => createSessionSigner({ key: KEY, ttlMs: 1.5 }), /got 1.5/);
-    assert.throws(() => createSessionSigner({ key: KEY, ttlMs: TTL, maxRevoked: 0 }), /maxRevoked must be a positive integer, got 0/);
+    assert.throws(
+      () => createSessionSigner({ key: KEY, ttlMs: TTL, maxRevoked: 0 }),
+      /maxRevoked must be a positive integer, got 0/,
+    );
   });
 
   describe('revocation', () => {
@@ -247,7 +306,10 @@ describe('session tokens (signed, stateless session ids)', () => {
       assert.equal(signer.revokedCount, 3);
       assert.equal(signer.revoke(fourth, 'ci-bot'), true);
       assert.equal(signer.revokedCount, 3);
-      assert.ok(signer.verify(first, 'ci-bot'), 'the soonest-expiring id was evicted and is valid again until its expiry');
+      assert.ok(
+        signer.verify(first, 'ci-bot'),
+        'the soonest-expiring id was evicted and is valid again until its expiry',
+      );
       for (const id of [second, third, fourth]) assert.equal(signer.verify(id, 'ci-bot'), undefined);
 
       // Once `second` and `third` have expired, a new revocation drops them instead of evicting a live entry.

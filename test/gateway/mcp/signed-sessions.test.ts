@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { RunningGateway } from '../../../src/gateway';
 import { startFakeService, type FakeService } from '../../helpers/backend';
 import { botConfig, supportDeskTools } from '../../helpers/config';
-import { sleep, within } from '../../helpers/eventually';
+import { within } from '../../helpers/eventually';
 import { openStream, rawRequest, type OpenStream } from '../../helpers/http';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, openSession } from '../../helpers/mcp';
@@ -13,7 +13,11 @@ describe('sessions: signed ids issued by initialize, bound to their token, ended
   let gateway: RunningGateway;
   const streams: OpenStream[] = [];
   const del = (sessionId: string, token = BOT.token) =>
-    rawRequest({ url: gateway.url, method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'mcp-session-id': sessionId } });
+    rawRequest({
+      url: gateway.url,
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}`, 'mcp-session-id': sessionId },
+    });
 
   before(async () => {
     service = await startFakeService();
@@ -37,13 +41,21 @@ describe('sessions: signed ids issued by initialize, bound to their token, ended
     const own = await initializeSession(gateway.url);
     const list = { authorization: `Bearer ${BOT.token}`, 'content-type': 'application/json', 'mcp-session-id': own };
     assert.equal((await del(own)).status, 200);
-    const after = await rawRequest({ url: gateway.url, headers: list, body: '{"jsonrpc":"2.0","id":7,"method":"tools/list"}' });
+    const after = await rawRequest({
+      url: gateway.url,
+      headers: list,
+      body: '{"jsonrpc":"2.0","id":7,"method":"tools/list"}',
+    });
     assert.equal(after.status, 404);
   });
 
   it('ends the session on DELETE: its open stream ends and later requests get 404', async () => {
     const session = await openSession(gateway.url, { token: BOT.token });
-    const s = await openStream(gateway.url, { accept: 'text/event-stream', authorization: `Bearer ${BOT.token}`, 'mcp-session-id': session.sessionId });
+    const s = await openStream(gateway.url, {
+      accept: 'text/event-stream',
+      authorization: `Bearer ${BOT.token}`,
+      'mcp-session-id': session.sessionId,
+    });
     streams.push(s);
     assert.equal((await del(session.sessionId)).status, 200);
     await within(s.ended, 2_000, 'the stream ended after DELETE');

@@ -24,9 +24,16 @@ describe('GatewayMetrics', () => {
     const refused =
       'mcp_gateway_tool_calls_total{gateway="agents",tool="get_customer",principal="support-bot",outcome="refused",code="INVALID_ARGS"}';
     assert.equal(sample(body, refused), 2);
-    const ok = 'mcp_gateway_tool_calls_total{gateway="agents",tool="get_customer",principal="support-bot",outcome="ok",code="none"}';
+    const ok =
+      'mcp_gateway_tool_calls_total{gateway="agents",tool="get_customer",principal="support-bot",outcome="ok",code="none"}';
     assert.equal(sample(body, ok), 1);
-    assert.equal(sample(body, 'mcp_gateway_tool_call_duration_seconds_count{gateway="agents",tool="get_customer",outcome="refused"}'), 2);
+    assert.equal(
+      sample(
+        body,
+        'mcp_gateway_tool_call_duration_seconds_count{gateway="agents",tool="get_customer",outcome="refused"}',
+      ),
+      2,
+    );
   });
 
   it('bounds label values: undeclared tools and unconfigured principals share one value each', async () => {

@@ -56,7 +56,8 @@ describe('/metrics of a running gateway', function () {
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
     const body = await res.text();
     assert.equal(sample(body, REFUSED), 3);
-    const ok = 'mcp_gateway_tool_calls_total{gateway="test",tool="get_customer",principal="bot",outcome="ok",code="none"}';
+    const ok =
+      'mcp_gateway_tool_calls_total{gateway="test",tool="get_customer",principal="bot",outcome="ok",code="none"}';
     assert.equal(sample(body, ok), 1);
     const unknown =
       'mcp_gateway_tool_calls_total{gateway="test",tool="_unknown",principal="bot",outcome="refused",code="UNKNOWN_TOOL"}';
@@ -76,7 +77,9 @@ describe('/metrics of a running gateway', function () {
   it('is not served when metrics are off', async () => {
     const quiet = await startSilentGateway(botConfig(supportDeskTools(service.url)));
     try {
-      const res = await fetch(quiet.url.replace(/\/mcp$/, '/metrics'), { headers: { authorization: `Bearer ${BOT.token}` } });
+      const res = await fetch(quiet.url.replace(/\/mcp$/, '/metrics'), {
+        headers: { authorization: `Bearer ${BOT.token}` },
+      });
       assert.equal(res.status, 404);
     } finally {
       await quiet.close();

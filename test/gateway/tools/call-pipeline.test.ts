@@ -7,7 +7,14 @@ import { callTool, type Caller, type CallServices } from '../../../src/gateway/t
 import type { ServiceClient } from '../../../src/gateway/upstream';
 import { readAuditText, waitForAuditRecords } from '../../helpers/audit-log';
 import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
-import { botConfig, gatewayConfig, objectSchema, type SettingsOverrides, supportDeskTools, tool } from '../../helpers/config';
+import {
+  botConfig,
+  gatewayConfig,
+  objectSchema,
+  type SettingsOverrides,
+  supportDeskTools,
+  tool,
+} from '../../helpers/config';
 import { sleep } from '../../helpers/eventually';
 import { type InProcessGateway, startInProcessGateway, startSilentGateway } from '../../helpers/in-process-gateway';
 import { connectClient, initializeSession, type McpSession, openSession, rawCall } from '../../helpers/mcp';
@@ -15,12 +22,19 @@ import { makeToken } from '../../helpers/tokens';
 
 describe('callTool on an unexpected fault', () => {
   const state = buildGatewayState(
-    botConfig([tool('get_customer', 'http://127.0.0.1:9/customers/{customer_id}', { inputSchema: { type: 'object', properties: { customer_id: { type: 'string' } }, required: ['customer_id'] } })]),
+    botConfig([
+      tool('get_customer', 'http://127.0.0.1:9/customers/{customer_id}', {
+        inputSchema: { type: 'object', properties: { customer_id: { type: 'string' } }, required: ['customer_id'] },
+      }),
+    ]),
     '127.0.0.1',
     silentLogger,
   );
   const session: Caller = {
-    sessionId: 's-1', principal: 'bot', protocolVersion: '2025-06-18', client: { name: 'c', version: '1' },
+    sessionId: 's-1',
+    principal: 'bot',
+    protocolVersion: '2025-06-18',
+    client: { name: 'c', version: '1' },
   };
 
   function services(call: () => never, records: AuditRecord[], logs: unknown[][]): CallServices {
@@ -35,12 +49,19 @@ describe('callTool on an unexpected fault', () => {
   it('answers -32603 "Internal error", audits the call as error and logs the kind of fault without its text', async () => {
     const records: AuditRecord[] = [];
     const logs: unknown[][] = [];
-    const ctx = services(() => {
-      throw new URIError('URI malformed: C-secret');
-    }, records, logs);
+    const ctx = services(
+      () => {
+        throw new URIError('URI malformed: C-secret');
+      },
+      records,
+      logs,
+    );
     const reply = await callTool(state, session, { name: 'get_customer', arguments: { customer_id: 'C-secret' } }, ctx);
     assert.deepEqual(reply, { error: { code: -32603, message: 'Internal error' } });
-    assert.deepEqual(records.map((r) => [r.tool, r.outcome, r.error]), [['get_customer', 'error', { code: 'INTERNAL_ERROR', message: 'Internal error' }]]);
+    assert.deepEqual(
+      records.map((r) => [r.tool, r.outcome, r.error]),
+      [['get_customer', 'error', { code: 'INTERNAL_ERROR', message: 'Internal error' }]],
+    );
     assert.deepEqual(logs, [['error', 'internal error in tools/call', { tool: 'get_customer', error: 'URIError' }]]);
     assert.equal(ctx.concurrency.active, 0, 'the concurrency slot was not given back');
   });
@@ -48,14 +69,26 @@ describe('callTool on an unexpected fault', () => {
   it('still answers when the audit sink itself throws', async () => {
     const logs: unknown[][] = [];
     const ctx: CallServices = {
-      ...services(() => {
-        throw new TypeError('boom');
-      }, [], logs),
-      audit: { write: () => { throw new RangeError('disk'); }, close: async () => undefined },
+      ...services(
+        () => {
+          throw new TypeError('boom');
+        },
+        [],
+        logs,
+      ),
+      audit: {
+        write: () => {
+          throw new RangeError('disk');
+        },
+        close: async () => undefined,
+      },
     };
     const reply = await callTool(state, session, { name: 'get_customer', arguments: { customer_id: 'C-1' } }, ctx);
     assert.deepEqual(reply, { error: { code: -32603, message: 'Internal error' } });
-    assert.deepEqual(logs.map((l) => l[1]), ['internal error in tools/call', 'audit record not written']);
+    assert.deepEqual(
+      logs.map((l) => l[1]),
+      ['internal error in tools/call', 'audit record not written'],
+    );
   });
 });
 
@@ -68,13 +101,21 @@ const SCHEMA = {
 const MESSAGE = 'Invalid type for `limit`: expected integer';
 const VIOLATIONS = [{ path: 'limit', rule: 'type', message: MESSAGE }];
 const PROTOCOL_ERROR = { code: -32602, message: MESSAGE, data: { code: 'INVALID_ARGS', violations: VIOLATIONS } };
-const TOOL_RESULT = { isError: true, content: [{ type: 'text', text: MESSAGE }], structuredContent: { violations: VIOLATIONS } };
+const TOOL_RESULT = {
+  isError: true,
+  content: [{ type: 'text', text: MESSAGE }],
+  structuredContent: { violations: VIOLATIONS },
+};
 
 describe('the refusal channel of validation errors (validation_errors)', () => {
   let service: FakeService;
   const gateways: RunningGateway[] = [];
   const open = async (channel: ValidationErrorsChannel): Promise<RunningGateway> => {
-    const gateway = await startSilentGateway(botConfig([tool('search_tickets', `${service.url}/tickets`, { inputSchema: SCHEMA })], { validation_errors: channel }));
+    const gateway = await startSilentGateway(
+      botConfig([tool('search_tickets', `${service.url}/tickets`, { inputSchema: SCHEMA })], {
+        validation_errors: channel,
+      }),
+    );
     gateways.push(gateway);
     return gateway;
   };
@@ -135,7 +176,11 @@ describe('the refusal channel of validation errors (validation_errors)', () => {
     const session = await initializeSession(gateway.url);
     const res = await rawCall(gateway.url, session, 'search_tickets', [1]);
     const message = 'Invalid arguments: expected an object';
-    assert.deepEqual(res.error, { code: -32602, message, data: { code: 'INVALID_ARGS', violations: [{ path: '', rule: 'type', message }] } });
+    assert.deepEqual(res.error, {
+      code: -32602,
+      message,
+      data: { code: 'INVALID_ARGS', violations: [{ path: '', rule: 'type', message }] },
+    });
   });
 
   it('omitted arguments count as {}', async () => {
@@ -155,10 +200,18 @@ describe('the call pipeline: validate_input off and max_concurrent_calls', () =>
   after(() => service.close());
 
   it('with validate_input off forwards invalid arguments but still refuses alias conflicts and unknown tools', async () => {
-    const schema = { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'], additionalProperties: false };
-    const gateway = await startSilentGateway(botConfig([
-      tool('create_task', `${service.url}/tasks`, { inputSchema: schema, aliases: { description: 'prompt' } }),
-    ], { validate_input: false }));
+    const schema = {
+      type: 'object',
+      properties: { prompt: { type: 'string' } },
+      required: ['prompt'],
+      additionalProperties: false,
+    };
+    const gateway = await startSilentGateway(
+      botConfig(
+        [tool('create_task', `${service.url}/tasks`, { inputSchema: schema, aliases: { description: 'prompt' } })],
+        { validate_input: false },
+      ),
+    );
     try {
       const session = await initializeSession(gateway.url);
       const ok = await rawCall(gateway.url, session, 'create_task', { description: 42, extra: true });
@@ -173,7 +226,11 @@ describe('the call pipeline: validate_input off and max_concurrent_calls', () =>
   });
 
   it('refuses calls over max_concurrent_calls with -32000', async () => {
-    const gateway = await startSilentGateway(botConfig([tool('slow', `${service.url}/slow`, { inputSchema: { type: 'object' } })], { max_concurrent_calls: 1 }));
+    const gateway = await startSilentGateway(
+      botConfig([tool('slow', `${service.url}/slow`, { inputSchema: { type: 'object' } })], {
+        max_concurrent_calls: 1,
+      }),
+    );
     service.respond = () => ({ delayMs: 300, body: '{}' });
     try {
       const session = await initializeSession(gateway.url);
@@ -209,7 +266,9 @@ describe('the call pipeline over /mcp: refusals on each channel, aliases, valida
   ];
 
   async function start(settings: SettingsOverrides, extraTools: ToolConfig[] = []): Promise<InProcessGateway> {
-    const gw = await startInProcessGateway(gatewayConfig({ tokens: [bot], tools: [...tools(), ...extraTools], settings }));
+    const gw = await startInProcessGateway(
+      gatewayConfig({ tokens: [bot], tools: [...tools(), ...extraTools], settings }),
+    );
     gateways.push(gw);
     return gw;
   }
@@ -271,7 +330,10 @@ describe('the call pipeline over /mcp: refusals on each channel, aliases, valida
     it('never puts an argument value in the message', async () => {
       const canary = 'canary-value-7f3a';
       const res = await session.callTool('get_customer', { customer_id: canary });
-      assert.equal(res.message?.error?.message, 'Invalid value for `customer_id`: expected to match pattern ^C-[0-9]{4}$');
+      assert.equal(
+        res.message?.error?.message,
+        'Invalid value for `customer_id`: expected to match pattern ^C-[0-9]{4}$',
+      );
       assert.ok(!res.text.includes(canary), res.text);
     });
 
@@ -316,7 +378,7 @@ describe('the call pipeline over /mcp: refusals on each channel, aliases, valida
       assert.deepEqual(viaName.message?.result?.structuredContent?.body, { title: 't', description: 'via alias' });
     });
 
-    it('validates the alias value under the parameter\'s name', async () => {
+    it("validates the alias value under the parameter's name", async () => {
       const res = await session.callTool('rename', { old_name: 'Al' });
       assert.equal(res.message?.error?.message, 'Invalid value for `name`: expected at least 3 characters');
     });

@@ -15,13 +15,18 @@ describe('the tool set: a tool whose schema cannot compile is unavailable, the o
 
   it('refuses calls of a tool whose schema cannot compile with -32603; other tools work', async () => {
     const broken = { type: 'object', properties: { q: { type: 'strin' } } };
-    const gateway: RunningGateway = await startSilentGateway(botConfig([
-      tool('broken', `${service.url}/b`, { inputSchema: broken }),
-      tool('fine', `${service.url}/f`, { inputSchema: { type: 'object' } }),
-    ]));
+    const gateway: RunningGateway = await startSilentGateway(
+      botConfig([
+        tool('broken', `${service.url}/b`, { inputSchema: broken }),
+        tool('fine', `${service.url}/f`, { inputSchema: { type: 'object' } }),
+      ]),
+    );
     try {
       const session = await initializeSession(gateway.url);
-      assert.deepEqual((await rawCall(gateway.url, session, 'broken', {})).error, { code: -32603, message: 'Tool unavailable: `broken`' });
+      assert.deepEqual((await rawCall(gateway.url, session, 'broken', {})).error, {
+        code: -32603,
+        message: 'Tool unavailable: `broken`',
+      });
       assert.equal((await rawCall(gateway.url, session, 'fine', {})).result.isError, undefined);
     } finally {
       await gateway.close();
@@ -54,7 +59,10 @@ describe('the tool set: a tool whose schema cannot compile is unavailable, the o
     });
 
     it('logs the defect naming the tool', () => {
-      assert.ok(gw.logs.some((l) => l.level === 'error' && l.tool === 'broken'), JSON.stringify(gw.logs));
+      assert.ok(
+        gw.logs.some((l) => l.level === 'error' && l.tool === 'broken'),
+        JSON.stringify(gw.logs),
+      );
     });
 
     it('keeps the other tools working', async () => {

@@ -45,9 +45,16 @@ describe('backend headers, identity and secret canaries (in-process gateway)', (
     await backend?.close();
   });
 
-  it('sends the literal and the secret headers, and the caller\'s principal and client with forward_identity', async () => {
-    const session = await openSession(gw.url, { token: BOT.token, clientInfo: { name: 'Support Bot ü %', version: '1' } });
-    const res = await session.callTool('crm', {}, { headers: { 'x-tenant': 'evil', 'x-mcp-principal': 'admin', cookie: 'c=1' } });
+  it("sends the literal and the secret headers, and the caller's principal and client with forward_identity", async () => {
+    const session = await openSession(gw.url, {
+      token: BOT.token,
+      clientInfo: { name: 'Support Bot ü %', version: '1' },
+    });
+    const res = await session.callTool(
+      'crm',
+      {},
+      { headers: { 'x-tenant': 'evil', 'x-mcp-principal': 'admin', cookie: 'c=1' } },
+    );
     assert.equal(res.message?.result?.isError, undefined, res.text);
     const headers = backend.received.at(-1)!.headers;
     assert.equal(headers.authorization, `Bearer ${CANARY}`);
@@ -55,10 +62,10 @@ describe('backend headers, identity and secret canaries (in-process gateway)', (
     assert.equal(headers['x-mcp-principal'], BOT.id);
     assert.equal(headers['x-mcp-client'], 'Support%20Bot%20%C3%BC%20%25');
     assert.equal(decodeURIComponent(headers['x-mcp-client'] as string), 'Support Bot ü %');
-    assert.equal(headers.cookie, undefined, 'the caller\'s own headers are never forwarded');
+    assert.equal(headers.cookie, undefined, "the caller's own headers are never forwarded");
   });
 
-  it('sends no identity headers without forward_identity, and never the caller\'s Authorization', async () => {
+  it("sends no identity headers without forward_identity, and never the caller's Authorization", async () => {
     const session = await openSession(gw.url, { token: BOT.token });
     await session.callTool('plain', {});
     const headers = backend.received.at(-1)!.headers;
@@ -69,7 +76,10 @@ describe('backend headers, identity and secret canaries (in-process gateway)', (
   });
 
   it('cuts a huge client name and encodes control characters, so any client name can be sent', async () => {
-    const session = await openSession(gw.url, { token: BOT.token, clientInfo: { name: `\r\n${'x'.repeat(1_000_000)}`, version: '1' } });
+    const session = await openSession(gw.url, {
+      token: BOT.token,
+      clientInfo: { name: `\r\n${'x'.repeat(1_000_000)}`, version: '1' },
+    });
     const res = await session.callTool('crm', {});
     assert.equal(res.message?.result?.isError, undefined, res.text);
     const client = backend.received.at(-1)!.headers['x-mcp-client'] as string;

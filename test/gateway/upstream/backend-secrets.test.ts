@@ -14,7 +14,10 @@ import { botConfig, tool } from '../../helpers/config';
 
 const CANARY = 'canary-5ecret-value-never-shown';
 
-function withHeaders(headers: NonNullable<ToolConfig['backend']['headers']>, url = 'http://127.0.0.1:9/x'): GatewayConfig {
+function withHeaders(
+  headers: NonNullable<ToolConfig['backend']['headers']>,
+  url = 'http://127.0.0.1:9/x',
+): GatewayConfig {
   const t = tool('crm', url);
   return botConfig([{ ...t, backend: { ...t.backend, headers } }]);
 }
@@ -55,9 +58,15 @@ describe('backend secrets', () => {
   });
 
   it('refuses an empty secret, and never reads a key of the prototype as a variable', () => {
-    assert.match(errorOf(() => readSecrets(withHeaders({ a: { secret: 'EMPTY' } }), { dir, env: { EMPTY: '' } })).message, /secret EMPTY is empty$/);
+    assert.match(
+      errorOf(() => readSecrets(withHeaders({ a: { secret: 'EMPTY' } }), { dir, env: { EMPTY: '' } })).message,
+      /secret EMPTY is empty$/,
+    );
     const env = Object.create({ INHERITED: CANARY }) as Record<string, string>;
-    assert.match(errorOf(() => readSecrets(withHeaders({ a: { secret: 'INHERITED' } }), { dir, env })).message, /secret INHERITED is not set/);
+    assert.match(
+      errorOf(() => readSecrets(withHeaders({ a: { secret: 'INHERITED' } }), { dir, env })).message,
+      /secret INHERITED is not set/,
+    );
   });
 
   it('names an unreadable secret file by its error code, not its content', () => {
@@ -70,14 +79,26 @@ describe('backend secrets', () => {
     const config = withHeaders({ authorization: { secret: 'MULTI' } });
     const secrets = readSecrets(config, { dir, env: { MULTI: `${CANARY}\r\nx-injected: 1` } });
     const err = errorOf(() => planServiceCall(config.tools[0], secrets, 'tools[0]'));
-    assert.equal(err.message, 'tools[0].backend.headers.authorization: secret MULTI holds a line break, which cannot be sent in a header');
+    assert.equal(
+      err.message,
+      'tools[0].backend.headers.authorization: secret MULTI holds a line break, which cannot be sent in a header',
+    );
     assert.ok(!err.message.includes(CANARY));
   });
 
-  it('puts literal and secret header values after the gateway\'s own headers', () => {
+  it("puts literal and secret header values after the gateway's own headers", () => {
     const config = withHeaders({ Authorization: { secret: 'KEY' }, 'X-Tenant': 'acme' });
     const plan = planServiceCall(config.tools[0], readSecrets(config, { dir, env: { KEY: 'Bearer k' } }), 'tools[0]');
-    assert.deepEqual(plan.headers, ['accept', 'application/json', 'user-agent', 'cdktf-mcp-gateway', 'authorization', 'Bearer k', 'x-tenant', 'acme']);
+    assert.deepEqual(plan.headers, [
+      'accept',
+      'application/json',
+      'user-agent',
+      'cdktf-mcp-gateway',
+      'authorization',
+      'Bearer k',
+      'x-tenant',
+      'acme',
+    ]);
   });
 });
 
@@ -85,9 +106,25 @@ describe('backend headers in a config', () => {
   const refused = (headers: Record<string, unknown>, url?: string): string =>
     errorOf(() => parseGatewayConfig(withHeaders(headers as never, url))).message;
 
-  for (const name of ['Host', 'content-length', 'Connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'Proxy-Authorization', 'content-type']) {
+  for (const name of [
+    'Host',
+    'content-length',
+    'Connection',
+    'transfer-encoding',
+    'keep-alive',
+    'upgrade',
+    'te',
+    'trailer',
+    'Proxy-Authorization',
+    'content-type',
+  ]) {
     it(`refuses the reserved header ${name}`, () => {
-      assert.match(refused({ [name]: 'x' }), new RegExp(`^tools\\[0\\]\\.backend\\.headers(\\.|\\[")${name}("\\])?: is reserved: the gateway or the connection sets it$`));
+      assert.match(
+        refused({ [name]: 'x' }),
+        new RegExp(
+          `^tools\\[0\\]\\.backend\\.headers(\\.|\\[")${name}("\\])?: is reserved: the gateway or the connection sets it$`,
+        ),
+      );
     });
   }
 
@@ -112,9 +149,13 @@ describe('backend headers in a config', () => {
   it('refuses tls on an http:// URL and a tls without exactly one of ca_file and ca_secret', () => {
     const t = tool('crm', 'http://127.0.0.1:9/x');
     const bad = (tls: unknown, url = t.backend.url): string =>
-      errorOf(() => parseGatewayConfig(botConfig([{ ...t, backend: { ...t.backend, url, tls: tls as never } }]))).message;
+      errorOf(() => parseGatewayConfig(botConfig([{ ...t, backend: { ...t.backend, url, tls: tls as never } }])))
+        .message;
     assert.match(bad({ ca_file: '/ca.pem' }), /tools\[0\]\.backend\.tls: applies only to an https:\/\/ URL/);
-    assert.match(bad({}, 'https://127.0.0.1/x'), /tools\[0\]\.backend\.tls: must be \{ ca_file: PATH \} or \{ ca_secret: NAME \}/);
+    assert.match(
+      bad({}, 'https://127.0.0.1/x'),
+      /tools\[0\]\.backend\.tls: must be \{ ca_file: PATH \} or \{ ca_secret: NAME \}/,
+    );
     assert.match(bad({ ca_file: 'a', ca_secret: 'B' }, 'https://127.0.0.1/x'), /tools\[0\]\.backend\.tls: must be/);
   });
 

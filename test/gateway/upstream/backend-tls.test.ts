@@ -25,10 +25,51 @@ function makeCertificates(dir: string, prefix: string): { ca: string; key: strin
   const openssl = (...args: string[]): void => {
     execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 30_000 });
   };
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', `/CN=${prefix} test CA`);
-  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('leaf.key'), '-out', f('leaf.csr'), '-subj', '/CN=localhost');
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${prefix} test CA`,
+  );
+  openssl(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    f('leaf.key'),
+    '-out',
+    f('leaf.csr'),
+    '-subj',
+    '/CN=localhost',
+  );
   writeFileSync(f('ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n');
-  openssl('x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('leaf.pem'), '-days', '2', '-extfile', f('ext.cnf'));
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    f('leaf.csr'),
+    '-CA',
+    f('ca.pem'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    f('leaf.pem'),
+    '-days',
+    '2',
+    '-extfile',
+    f('ext.cnf'),
+  );
   return { ca: f('ca.pem'), key: f('leaf.key'), cert: f('leaf.pem') };
 }
 
@@ -59,13 +100,15 @@ describe('HTTPS backends with a custom CA', function () {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
     process.env[SECRET] = readFileSync(ca, 'utf8');
-    gateway = await startSilentGateway(botConfig([
-      httpsTool('with_ca_file', `${url}/a`, { ca_file: ca }),
-      httpsTool('with_ca_secret', `${url}/b`, { ca_secret: SECRET }),
-      httpsTool('with_localhost_name', url.replace('127.0.0.1', 'localhost') + '/c', { ca_file: ca }),
-      httpsTool('without_ca', `${url}/d`),
-      httpsTool('with_other_ca', `${url}/e`, { ca_file: otherCa }),
-    ]));
+    gateway = await startSilentGateway(
+      botConfig([
+        httpsTool('with_ca_file', `${url}/a`, { ca_file: ca }),
+        httpsTool('with_ca_secret', `${url}/b`, { ca_secret: SECRET }),
+        httpsTool('with_localhost_name', url.replace('127.0.0.1', 'localhost') + '/c', { ca_file: ca }),
+        httpsTool('without_ca', `${url}/d`),
+        httpsTool('with_other_ca', `${url}/e`, { ca_file: otherCa }),
+      ]),
+    );
   });
 
   after(async () => {
@@ -90,7 +133,9 @@ describe('HTTPS backends with a custom CA', function () {
       const session = await openSession(gateway.url, { token: BOT.token });
       const res = await session.callTool(name, {});
       assert.equal(res.message?.result?.isError, true, res.text);
-      assert.deepEqual(res.message?.result?.content, [{ type: 'text', text: 'Service unavailable: TLS certificate not trusted' }]);
+      assert.deepEqual(res.message?.result?.content, [
+        { type: 'text', text: 'Service unavailable: TLS certificate not trusted' },
+      ]);
     });
   }
 
@@ -107,10 +152,14 @@ describe('HTTPS backends with a custom CA', function () {
     assert.ok(missing instanceof ConfigError);
     assert.equal(missing.message, `tools[0].backend.tls.ca_file: cannot read ${path.join(dir, 'nope.pem')} (ENOENT)`);
     writeFileSync(path.join(dir, 'garbage.pem'), 'not a certificate');
-    assert.equal(state({ ca_file: path.join(dir, 'garbage.pem') }).message,
-      'tools[0].backend.tls.ca_file: holds no PEM certificate (-----BEGIN CERTIFICATE-----)');
+    assert.equal(
+      state({ ca_file: path.join(dir, 'garbage.pem') }).message,
+      'tools[0].backend.tls.ca_file: holds no PEM certificate (-----BEGIN CERTIFICATE-----)',
+    );
     writeFileSync(path.join(dir, 'broken.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
-    assert.equal(state({ ca_file: path.join(dir, 'broken.pem') }).message,
-      'tools[0].backend.tls.ca_file: certificate 1 of the bundle does not parse');
+    assert.equal(
+      state({ ca_file: path.join(dir, 'broken.pem') }).message,
+      'tools[0].backend.tls.ca_file: certificate 1 of the bundle does not parse',
+    );
   });
 });

@@ -2,14 +2,25 @@ import assert from 'node:assert/strict';
 import { forwardingProblemOf, planServiceCall } from '../../../src/gateway/upstream/request-plan';
 
 function plan(url: string) {
-  return planServiceCall({ name: 't', description: 'd', input_schema: { type: 'object' }, backend: { url, method: 'POST' } });
+  return planServiceCall({
+    name: 't',
+    description: 'd',
+    input_schema: { type: 'object' },
+    backend: { url, method: 'POST' },
+  });
 }
 
 describe('forwardingProblemOf: what a request cannot carry, whatever validate_input says', () => {
   it('refuses numbers that are not finite (1e400 parses as Infinity), naming each path', () => {
-    const args = JSON.parse('{"x":1e400,"list":[1,-1e400],"nested":{"deep":{"v":1e999}},"ok":1e308}') as Record<string, unknown>;
+    const args = JSON.parse('{"x":1e400,"list":[1,-1e400],"nested":{"deep":{"v":1e999}},"ok":1e308}') as Record<
+      string,
+      unknown
+    >;
     const problem = forwardingProblemOf(plan('http://api/x'), args);
-    assert.deepEqual(problem?.violations.map((v) => v.path), ['x', 'list[1]', 'nested.deep.v']);
+    assert.deepEqual(
+      problem?.violations.map((v) => v.path),
+      ['x', 'list[1]', 'nested.deep.v'],
+    );
     assert.equal(problem?.violations[0].message, 'Invalid value for `x`: expected a finite number');
     assert.equal(problem?.message.split('; ').length, 3);
   });
@@ -30,6 +41,9 @@ describe('forwardingProblemOf: what a request cannot carry, whatever validate_in
 
   it('reads own keys only', () => {
     const args = JSON.parse('{"__proto__":{"x":1e400}}') as Record<string, unknown>;
-    assert.deepEqual(forwardingProblemOf(plan('http://api/x'), args)?.violations.map((v) => v.path), ['__proto__.x']);
+    assert.deepEqual(
+      forwardingProblemOf(plan('http://api/x'), args)?.violations.map((v) => v.path),
+      ['__proto__.x'],
+    );
   });
 });

@@ -17,7 +17,10 @@ const SEGMENT = 'expected a non-empty path segment other than "." or ".."';
 
 function problem(url: string, args: Record<string, unknown>, forwardAs?: Record<string, string>) {
   const plan = planServiceCall({
-    name: 't', description: 'd', input_schema: { type: 'object' }, backend: { url, method: 'GET' },
+    name: 't',
+    description: 'd',
+    input_schema: { type: 'object' },
+    backend: { url, method: 'GET' },
     ...(forwardAs !== undefined ? { forward_as: forwardAs } : {}),
   });
   return placeholderProblemOf(plan, args);
@@ -28,7 +31,9 @@ describe('URL placeholders: what a URL cannot carry (checked per call)', () => {
     for (const value of ['.', '..', '']) {
       assert.deepEqual(problem('http://crm/customers/{customer_id}/orders', { customer_id: value }), {
         message: `Invalid value for \`customer_id\`: ${SEGMENT}`,
-        violations: [{ path: 'customer_id', rule: 'pathSegment', message: `Invalid value for \`customer_id\`: ${SEGMENT}` }],
+        violations: [
+          { path: 'customer_id', rule: 'pathSegment', message: `Invalid value for \`customer_id\`: ${SEGMENT}` },
+        ],
       });
     }
   });
@@ -44,7 +49,12 @@ describe('URL placeholders: what a URL cannot carry (checked per call)', () => {
     assert.equal(problem('http://crm/files/{name}.json', { name: '' }), undefined);
     assert.equal(problem('http://crm/x/.{a}/y', { a: '.' })?.message, `Invalid value for \`a\`: ${SEGMENT}`);
     assert.equal(problem('http://crm/x/%2E{a}', { a: '.' })?.message, `Invalid value for \`a\`: ${SEGMENT}`);
-    assert.equal(problem('http://crm/x/{a}{b}', { a: '.', b: '.' })?.violations.map((v) => v.path).join(), 'a,b');
+    assert.equal(
+      problem('http://crm/x/{a}{b}', { a: '.', b: '.' })
+        ?.violations.map((v) => v.path)
+        .join(),
+      'a,b',
+    );
     assert.equal(problem('http://crm/x/{a}{b}', { a: '.', b: 'c' }), undefined);
   });
 
@@ -63,8 +73,14 @@ describe('URL placeholders: what a URL cannot carry (checked per call)', () => {
   });
 
   it('names the parameter a forwardAs placeholder is filled from', () => {
-    assert.equal(problem('http://crm/c/{customer_id}', {}, { cid: 'customer_id' })?.message, 'Missing required parameter: `cid`');
-    assert.equal(problem('http://crm/c/{customer_id}', { cid: '..' }, { cid: 'customer_id' })?.message, `Invalid value for \`cid\`: ${SEGMENT}`);
+    assert.equal(
+      problem('http://crm/c/{customer_id}', {}, { cid: 'customer_id' })?.message,
+      'Missing required parameter: `cid`',
+    );
+    assert.equal(
+      problem('http://crm/c/{customer_id}', { cid: '..' }, { cid: 'customer_id' })?.message,
+      `Invalid value for \`cid\`: ${SEGMENT}`,
+    );
     assert.equal(problem('http://crm/c/{customer_id}', { cid: 'C-1' }, { cid: 'customer_id' }), undefined);
   });
 });
@@ -73,7 +89,11 @@ describe('URL placeholders over /mcp', () => {
   let service: FakeService;
   let auditDir: string;
   const gateways: RunningGateway[] = [];
-  const open = { type: 'object', properties: { customer_id: { type: 'string' }, q: { type: 'string' } }, additionalProperties: false };
+  const open = {
+    type: 'object',
+    properties: { customer_id: { type: 'string' }, q: { type: 'string' } },
+    additionalProperties: false,
+  };
   const tools = (origin: string): ToolConfig[] => [
     tool('get_customer', `${origin}/customers/{customer_id}`, { inputSchema: { ...open, required: ['customer_id'] } }),
     tool('orders', `${origin}/customers/{customer_id}/orders`, { inputSchema: open }),
@@ -108,7 +128,10 @@ describe('URL placeholders over /mcp', () => {
       assert.equal(service.received.length, before, 'the service was called');
       await eventually(() => {
         const records = readAuditLog(auditPath);
-        assert.deepEqual(records.map((r) => [r.tool, r.outcome, r.error]), [['get_customer', 'refused', { code: 'INVALID_ARGS', message }]]);
+        assert.deepEqual(
+          records.map((r) => [r.tool, r.outcome, r.error]),
+          [['get_customer', 'refused', { code: 'INVALID_ARGS', message }]],
+        );
       });
     });
 
@@ -117,7 +140,9 @@ describe('URL placeholders over /mcp', () => {
       const before = service.received.length;
       const res = await rawCall(url, session, 'get_customer', {});
       assert.equal(res.error.message, 'Missing required parameter: `customer_id`');
-      assert.deepEqual(res.error.data.violations, [{ path: 'customer_id', rule: 'required', message: 'Missing required parameter: `customer_id`' }]);
+      assert.deepEqual(res.error.data.violations, [
+        { path: 'customer_id', rule: 'required', message: 'Missing required parameter: `customer_id`' },
+      ]);
       assert.equal(service.received.length, before, 'the service was called');
     });
   }
@@ -141,7 +166,11 @@ describe('URL placeholders over /mcp', () => {
 
   it('forwards look-alike values encoded, inside the declared path', async () => {
     const { url, session } = await startWith({});
-    for (const [value, path] of [['...', '/customers/.../orders'], ['%2e%2e', '/customers/%252e%252e/orders'], ['a/../b', '/customers/a%2F..%2Fb/orders']]) {
+    for (const [value, path] of [
+      ['...', '/customers/.../orders'],
+      ['%2e%2e', '/customers/%252e%252e/orders'],
+      ['a/../b', '/customers/a%2F..%2Fb/orders'],
+    ]) {
       const res = await rawCall(url, session, 'orders', { customer_id: value });
       assert.equal(res.result?.isError, undefined, JSON.stringify(res));
       assert.equal(service.received.at(-1)!.url, path);
@@ -216,7 +245,7 @@ describe('URL placeholders and values encodeURIComponent cannot encode, over /mc
       });
     }
 
-    it('a call without a placeholder\'s field is refused, not sent with an empty path segment (validate_input on)', async () => {
+    it("a call without a placeholder's field is refused, not sent with an empty path segment (validate_input on)", async () => {
       const before = backend.received.length;
       const res = await session.callTool('customer_orders', {});
       assert.equal(res.status, 200, res.text);
@@ -224,7 +253,7 @@ describe('URL placeholders and values encodeURIComponent cannot encode, over /mc
       assert.ok(answeredAsFailure(res), res.text);
     });
 
-    it('a call without a placeholder\'s field is refused, not sent to the collection URL (validate_input off)', async () => {
+    it("a call without a placeholder's field is refused, not sent to the collection URL (validate_input off)", async () => {
       const before = backend.received.length;
       const res = await offSession.callTool('get_customer', {});
       assert.equal(res.status, 200, res.text);
@@ -236,7 +265,7 @@ describe('URL placeholders and values encodeURIComponent cannot encode, over /mc
 
   describe('service call: values that encodeURIComponent cannot encode', () => {
     const loneSurrogate = '\ud800';
-    const cases: Array<[string, Record<string, unknown>]> = [
+    const cases: [string, Record<string, unknown>][] = [
       ['the query of a GET', { id: 'C-1', q: `x${loneSurrogate}` }],
       ['a URL placeholder', { id: `\udc00` }],
     ];
@@ -249,7 +278,10 @@ describe('URL placeholders and values encodeURIComponent cannot encode, over /mc
         assert.equal(typeof res.message?.id, 'number', res.text);
         assert.ok(res.message?.result !== undefined || res.message?.error !== undefined, res.text);
         const records = await waitForAuditRecords(gw.auditLogPath, 1, { where: (r) => r.session === own.sessionId });
-        assert.deepEqual(records.map((r) => r.tool), ['customer_orders']);
+        assert.deepEqual(
+          records.map((r) => r.tool),
+          ['customer_orders'],
+        );
       });
     }
   });

@@ -2,8 +2,19 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { ToolConfig } from '../../../src/contract';
 import type { RunningGateway } from '../../../src/gateway';
-import { buildServiceRequest, placeholderProblemOf, planServiceCall, serviceTarget } from '../../../src/gateway/upstream/request-plan';
-import { type EchoResponse, startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
+import {
+  buildServiceRequest,
+  placeholderProblemOf,
+  planServiceCall,
+  serviceTarget,
+} from '../../../src/gateway/upstream/request-plan';
+import {
+  type EchoResponse,
+  startBackend,
+  startFakeService,
+  type FakeService,
+  type TestBackend,
+} from '../../helpers/backend';
 import { botConfig, gatewayConfig, objectSchema, tool } from '../../helpers/config';
 import { type InProcessGateway, startInProcessGateway, startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, type McpSession, openSession, rawCall } from '../../helpers/mcp';
@@ -37,7 +48,10 @@ describe('service request target', () => {
   });
 
   it('escapes a quote in the query as %27, as the URL parser does for http(s)', () => {
-    assert.deepEqual(target('http://crm/search', { q: "O'Brien" }).target, { origin: 'http://crm', path: '/search?q=O%27Brien' });
+    assert.deepEqual(target('http://crm/search', { q: "O'Brien" }).target, {
+      origin: 'http://crm',
+      path: '/search?q=O%27Brien',
+    });
   });
 
   it('leaves templates the URL parser would rewrite to the parser', () => {
@@ -66,15 +80,18 @@ describe('service request target', () => {
       fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }),
     );
     for (const template of templates) assert.notEqual(plan(template).fixedOrigin, undefined, template);
-    fc.assert(fc.property(
-      fc.constantFrom(...templates),
-      fc.record({ customer_id: value, a: value, b: value }, { requiredKeys: [] }),
-      fc.dictionary(fc.string({ minLength: 1 }), value, { maxKeys: 3 }),
-      (template, placeholders, rest) => {
-        const { req, target: t } = target(template, { ...rest, ...placeholders });
-        assert.deepEqual(t, parsedTarget(req.url));
-      },
-    ), { numRuns: 2000 });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...templates),
+        fc.record({ customer_id: value, a: value, b: value }, { requiredKeys: [] }),
+        fc.dictionary(fc.string({ minLength: 1 }), value, { maxKeys: 3 }),
+        (template, placeholders, rest) => {
+          const { req, target: t } = target(template, { ...rest, ...placeholders });
+          assert.deepEqual(t, parsedTarget(req.url));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -87,17 +104,19 @@ describe('the service request over /mcp: URL, query, body and headers', () => {
   before(async () => {
     service = await startFakeService();
     const o = service.url;
-    gateway = await startSilentGateway(botConfig([
-      tool('get_customer', `${o}/customers/{customer_id}`, { inputSchema: OPEN }),
-      tool('search', `${o}/tickets?source=agent`, { inputSchema: OPEN }),
-      tool('update_settings', `${o}/settings/{team}`, { inputSchema: OPEN, method: 'PUT' }),
-      tool('create_task', `${o}/tasks`, {
-        method: 'POST',
-        inputSchema: objectSchema({ title: { type: 'string' }, prompt: { type: 'string' } }, ['title', 'prompt']),
-        aliases: { description: 'prompt' },
-        forwardAs: { prompt: 'description' },
-      }),
-    ]));
+    gateway = await startSilentGateway(
+      botConfig([
+        tool('get_customer', `${o}/customers/{customer_id}`, { inputSchema: OPEN }),
+        tool('search', `${o}/tickets?source=agent`, { inputSchema: OPEN }),
+        tool('update_settings', `${o}/settings/{team}`, { inputSchema: OPEN, method: 'PUT' }),
+        tool('create_task', `${o}/tasks`, {
+          method: 'POST',
+          inputSchema: objectSchema({ title: { type: 'string' }, prompt: { type: 'string' } }, ['title', 'prompt']),
+          aliases: { description: 'prompt' },
+          forwardAs: { prompt: 'description' },
+        }),
+      ]),
+    );
     session = await initializeSession(gateway.url);
   });
   after(async () => {
@@ -143,13 +162,12 @@ describe('the service request over /mcp: URL, query, body and headers', () => {
     assert.equal(service.received.length, before);
   });
 
-  it('never forwards the caller\'s Authorization header or session', async () => {
+  it("never forwards the caller's Authorization header or session", async () => {
     await call('get_customer', { customer_id: 'C-1' });
     assert.equal(last().headers.authorization, undefined);
     assert.equal(last().headers['mcp-session-id'], undefined);
     assert.ok(!JSON.stringify(last().headers).includes(BOT.token));
   });
-
 });
 
 describe('the service request of each method, and what never reaches the service', function () {
@@ -163,7 +181,12 @@ describe('the service request of each method, and what never reaches the service
     tool('delete_tag', `${url}/tags/{tag}`, {
       method: 'DELETE',
       inputSchema: objectSchema(
-        { tag: { type: 'string' }, ids: { type: 'array', items: { type: 'integer' } }, filter: { type: 'object' }, force: { type: 'boolean' } },
+        {
+          tag: { type: 'string' },
+          ids: { type: 'array', items: { type: 'integer' } },
+          filter: { type: 'object' },
+          force: { type: 'boolean' },
+        },
         ['tag'],
       ),
     }),
@@ -189,7 +212,12 @@ describe('the service request of each method, and what never reaches the service
   });
 
   it('DELETE: the placeholder in the path, the rest as the query (arrays repeated, objects as JSON text), no body', async () => {
-    const res = await session.callTool('delete_tag', { tag: 'a b/c?d#e', ids: [3, 1], filter: { k: [1] }, force: true });
+    const res = await session.callTool('delete_tag', {
+      tag: 'a b/c?d#e',
+      ids: [3, 1],
+      filter: { k: [1] },
+      force: true,
+    });
     const got = echo(res.text);
     assert.equal(got.method, 'DELETE');
     assert.equal(got.path, '/tags/a%20b%2Fc%3Fd%23e');
@@ -212,18 +240,32 @@ describe('the service request of each method, and what never reaches the service
     assert.deepEqual(got.query, { v: '1', q: 'a&b=c' });
   });
 
-  it('sends none of the caller\'s headers: no Authorization, Cookie, Mcp-Session-Id or forwarding headers', async () => {
-    const res = await session.callTool('search', { q: 'h' }, {
-      headers: { cookie: 'sid=secret-cookie', 'x-forwarded-for': '10.0.0.1', 'x-api-key': 'secret-key' },
-    });
+  it("sends none of the caller's headers: no Authorization, Cookie, Mcp-Session-Id or forwarding headers", async () => {
+    const res = await session.callTool(
+      'search',
+      { q: 'h' },
+      {
+        headers: { cookie: 'sid=secret-cookie', 'x-forwarded-for': '10.0.0.1', 'x-api-key': 'secret-key' },
+      },
+    );
     const headers = echo(res.text).headers;
-    for (const name of ['authorization', 'cookie', 'mcp-session-id', 'mcp-protocol-version', 'x-forwarded-for', 'x-api-key']) {
+    for (const name of [
+      'authorization',
+      'cookie',
+      'mcp-session-id',
+      'mcp-protocol-version',
+      'x-forwarded-for',
+      'x-api-key',
+    ]) {
       assert.equal(headers[name], undefined, `${name} reached the service`);
     }
   });
 });
 
-function planWith(url: string, options: { method?: ToolConfig['backend']['method']; forwardAs?: Record<string, string> } = {}) {
+function planWith(
+  url: string,
+  options: { method?: ToolConfig['backend']['method']; forwardAs?: Record<string, string> } = {},
+) {
   return planServiceCall({
     name: 't',
     description: 'd',
@@ -245,7 +287,10 @@ describe('request plan: names are own properties only (SPEC §3)', () => {
       const problem = placeholderProblemOf(p, {});
       assert.ok(problem !== undefined, 'an omitted placeholder parameter must be refused');
       assert.equal(problem.message, `Missing required parameter: \`${name}\``);
-      assert.deepEqual(problem.violations.map((v) => v.rule), ['required']);
+      assert.deepEqual(
+        problem.violations.map((v) => v.rule),
+        ['required'],
+      );
     });
 
     it(`never writes an inherited ${name} into the URL, the query or the body`, () => {
@@ -277,7 +322,10 @@ describe('request plan: names are own properties only (SPEC §3)', () => {
   });
 
   it('forwards a caller field named __proto__ as an ordinary body field, never as the prototype (POST)', () => {
-    const req = buildServiceRequest(planWith('http://crm/items', { method: 'POST' }), parsed('{"__proto__":{"admin":true},"q":1}'));
+    const req = buildServiceRequest(
+      planWith('http://crm/items', { method: 'POST' }),
+      parsed('{"__proto__":{"admin":true},"q":1}'),
+    );
     assert.equal(req.body, '{"__proto__":{"admin":true},"q":1}');
   });
 
@@ -302,7 +350,10 @@ describe('request plan: a query parameter fixed in the URL template (SPEC §4)',
   });
 
   it('drops a renamed field that lands on a fixed name, and keeps the others', () => {
-    const req = buildServiceRequest(planWith('http://api/x?source=agent', { forwardAs: { origin: 'source' } }), { origin: 'me', q: 'y' });
+    const req = buildServiceRequest(planWith('http://api/x?source=agent', { forwardAs: { origin: 'source' } }), {
+      origin: 'me',
+      q: 'y',
+    });
     assert.equal(req.url, 'http://api/x?source=agent&q=y');
   });
 

@@ -6,7 +6,13 @@
 import * as assert from 'node:assert/strict';
 import type { RunningGateway } from '../../../src/gateway';
 import { readAuditLog, waitForAuditRecords } from '../../helpers/audit-log';
-import { downBackendUrl, startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
+import {
+  downBackendUrl,
+  startBackend,
+  startFakeService,
+  type FakeService,
+  type TestBackend,
+} from '../../helpers/backend';
 import { botConfig, gatewayConfig, supportDeskTools, tool } from '../../helpers/config';
 import { type InProcessGateway, startInProcessGateway, startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, type McpSession, openSession, rawCall } from '../../helpers/mcp';
@@ -27,11 +33,16 @@ describe('the service answer over /mcp: results, faults and response caps', () =
     service = await startFakeService();
     const down = await downBackendUrl();
     const o = service.url;
-    gateway = await startSilentGateway(botConfig([
-      tool('get_customer', `${o}/customers/{customer_id}`, { inputSchema: OPEN }),
-      tool('slow', `${o}/slow`, { inputSchema: OPEN, timeoutMs: 100 }),
-      tool('down', `${down}/down`, { inputSchema: OPEN }),
-    ], { max_response_bytes: 1024 }));
+    gateway = await startSilentGateway(
+      botConfig(
+        [
+          tool('get_customer', `${o}/customers/{customer_id}`, { inputSchema: OPEN }),
+          tool('slow', `${o}/slow`, { inputSchema: OPEN, timeoutMs: 100 }),
+          tool('down', `${down}/down`, { inputSchema: OPEN }),
+        ],
+        { max_response_bytes: 1024 },
+      ),
+    );
     session = await initializeSession(gateway.url);
   });
   after(async () => {
@@ -54,12 +65,16 @@ describe('the service answer over /mcp: results, faults and response caps', () =
 
   it('turns a 2xx JSON array into a text content only', async () => {
     service.respond = () => ({ body: '[1,2]' });
-    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, { content: [{ type: 'text', text: '[1,2]' }] });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, {
+      content: [{ type: 'text', text: '[1,2]' }],
+    });
   });
 
   it('turns a 2xx plain text response into a text content', async () => {
     service.respond = () => ({ type: 'text/plain', body: 'pong' });
-    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, { content: [{ type: 'text', text: 'pong' }] });
+    assert.deepEqual((await call('get_customer', { customer_id: 'C-1' })).result, {
+      content: [{ type: 'text', text: 'pong' }],
+    });
   });
 
   it('reports a response declared JSON that does not parse', async () => {
@@ -78,7 +93,7 @@ describe('the service answer over /mcp: results, faults and response caps', () =
     });
   });
 
-  it('reports a timeout after the tool\'s timeout_ms', async () => {
+  it("reports a timeout after the tool's timeout_ms", async () => {
     service.respond = () => ({ delayMs: 1000, body: '{}' });
     assert.deepEqual((await call('slow', {})).result, {
       isError: true,
@@ -100,9 +115,15 @@ describe('the service answer over /mcp: results, faults and response caps', () =
 
   it('keeps serving calls after non-2xx responses, small or large', async () => {
     service.respond = () => ({ status: 404, body: '{"error":"no such customer"}' });
-    assert.equal((await call('get_customer', { customer_id: 'C-1' })).result.content[0].text, 'Service error: HTTP 404');
+    assert.equal(
+      (await call('get_customer', { customer_id: 'C-1' })).result.content[0].text,
+      'Service error: HTTP 404',
+    );
     service.respond = () => ({ status: 500, body: 'x'.repeat(300_000) });
-    assert.equal((await call('get_customer', { customer_id: 'C-1' })).result.content[0].text, 'Service error: HTTP 500');
+    assert.equal(
+      (await call('get_customer', { customer_id: 'C-1' })).result.content[0].text,
+      'Service error: HTTP 500',
+    );
     service.respond = () => ({ body: '{"id":"C-2"}' });
     assert.deepEqual((await call('get_customer', { customer_id: 'C-2' })).result.structuredContent, { id: 'C-2' });
   });
@@ -125,7 +146,6 @@ describe('the service answer over /mcp: results, faults and response caps', () =
       content: [{ type: 'text', text: 'Service response too large' }],
     });
   });
-
 });
 
 const SLOW_BACKEND_MS = 5_000;
@@ -141,19 +161,21 @@ describe('service faults over /mcp: each an isError result with a short reason, 
   before(async () => {
     backend = await startBackend();
     const down = await downBackendUrl();
-    gw = await startInProcessGateway(gatewayConfig({
-      tokens: [bot],
-      tools: [
-        ...supportDeskTools(backend.url),
-        tool('down', `${down}/anything`),
-        tool('fail', `${backend.url}/status/500`),
-        tool('not_found', `${backend.url}/status/404`),
-        tool('slow', `${backend.url}/slow/${SLOW_BACKEND_MS}`, { timeoutMs: SERVICE_TIMEOUT_MS }),
-        tool('huge', `${backend.url}/huge`),
-        tool('bad_json', `${backend.url}/bad-json`),
-        tool('text', `${backend.url}/text`),
-      ],
-    }));
+    gw = await startInProcessGateway(
+      gatewayConfig({
+        tokens: [bot],
+        tools: [
+          ...supportDeskTools(backend.url),
+          tool('down', `${down}/anything`),
+          tool('fail', `${backend.url}/status/500`),
+          tool('not_found', `${backend.url}/status/404`),
+          tool('slow', `${backend.url}/slow/${SLOW_BACKEND_MS}`, { timeoutMs: SERVICE_TIMEOUT_MS }),
+          tool('huge', `${backend.url}/huge`),
+          tool('bad_json', `${backend.url}/bad-json`),
+          tool('text', `${backend.url}/text`),
+        ],
+      }),
+    );
     session = await openSession(gw.url, { token: bot.token });
   });
 
@@ -244,11 +266,13 @@ describe('service faults over /mcp: each an isError result with a short reason, 
 
   describe('max_concurrent_calls', () => {
     it('refuses calls over the limit with a clear error, answers every call, and serves again afterwards', async () => {
-      const limited = await startInProcessGateway(gatewayConfig({
-        tokens: [bot],
-        tools: [...supportDeskTools(backend.url), tool('slow', `${backend.url}/slow/600`)],
-        settings: { max_concurrent_calls: 2 },
-      }));
+      const limited = await startInProcessGateway(
+        gatewayConfig({
+          tokens: [bot],
+          tools: [...supportDeskTools(backend.url), tool('slow', `${backend.url}/slow/600`)],
+          settings: { max_concurrent_calls: 2 },
+        }),
+      );
       try {
         const s = await openSession(limited.url, { token: bot.token });
         const backendBefore = backend.requests;
@@ -281,7 +305,9 @@ interface RawBackend {
   close(): Promise<void>;
 }
 
-async function rawBackend(onRequest: (socket: Socket, every: (ms: number, tick: () => void) => void) => void): Promise<RawBackend> {
+async function rawBackend(
+  onRequest: (socket: Socket, every: (ms: number, tick: () => void) => void) => void,
+): Promise<RawBackend> {
   const timers = new Set<NodeJS.Timeout>();
   const sockets: RawBackend['sockets'] = [];
   const server: Server = createServer((socket) => {
@@ -316,7 +342,12 @@ async function rawBackend(onRequest: (socket: Socket, every: (ms: number, tick: 
 }
 
 function planFor(url: string, timeoutMs: number, method: ToolConfig['backend']['method'] = 'GET') {
-  return planServiceCall({ name: 't', description: 'd', input_schema: { type: 'object' }, backend: { url, method, timeout_ms: timeoutMs } });
+  return planServiceCall({
+    name: 't',
+    description: 'd',
+    input_schema: { type: 'object' },
+    backend: { url, method, timeout_ms: timeoutMs },
+  });
 }
 
 describe('service client: misbehaving backends (SPEC §4: never a crash, never a hang)', () => {
@@ -333,7 +364,9 @@ describe('service client: misbehaving backends (SPEC §4: never a crash, never a
 
   it('closes the connection of a non-2xx body that trickles forever once timeout_ms is over', async () => {
     backend = await rawBackend((socket, every) => {
-      socket.write('HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n');
+      socket.write(
+        'HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n',
+      );
       every(100, () => socket.write('1\r\nx\r\n'));
     });
     const started = Date.now();
@@ -344,7 +377,10 @@ describe('service client: misbehaving backends (SPEC §4: never a crash, never a
       timeoutMs: 3000,
       what: 'the backend connection to be closed by the gateway',
     });
-    assert.ok(socket.closedAt - started >= 350, 'kept until the deadline (a short body would have kept the connection)');
+    assert.ok(
+      socket.closedAt - started >= 350,
+      'kept until the deadline (a short body would have kept the connection)',
+    );
   });
 
   it('answers a 2xx body that trickles forever with a timeout at timeout_ms, and closes the connection', async () => {
@@ -388,10 +424,16 @@ describe('service client: misbehaving backends (SPEC §4: never a crash, never a
 
   it('answers invalid JSON declared as JSON with a short reason', async () => {
     backend = await rawBackend((socket) => {
-      socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\nconnection: close\r\n\r\n{"a":1,,}');
+      socket.end(
+        'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\nconnection: close\r\n\r\n{"a":1,,}',
+      );
     });
     const outcome = await client.call(planFor(`${backend.origin}/x`, 5000), {});
-    assert.deepEqual(outcome, { ok: false, code: 'SERVICE_BAD_RESPONSE', message: 'Service error: invalid JSON response' });
+    assert.deepEqual(outcome, {
+      ok: false,
+      code: 'SERVICE_BAD_RESPONSE',
+      message: 'Service error: invalid JSON response',
+    });
   });
 
   it('answers a backend that closes mid-body with connection reset, not a partial result', async () => {
@@ -418,13 +460,17 @@ describe('service client: misbehaving backends (SPEC §4: never a crash, never a
       let seen = '';
       socket.on('data', (chunk) => {
         seen += chunk.toString('latin1');
-        if (seen.includes('\r\n\r\n')) socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 8\r\n\r\n{"ok":1}');
+        if (seen.includes('\r\n\r\n'))
+          socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 8\r\n\r\n{"ok":1}');
       });
     });
     const plan = planFor(`${backend.origin}/x`, 200);
     assert.equal((await client.call(plan, {})).ok, false);
     await new Promise((resolve) => setTimeout(resolve, 400)); // past the first call's deadline
-    assert.deepEqual(await client.call(plan, {}), { ok: true, resultJson: '{"content":[{"type":"text","text":"{\\"ok\\":1}"}],"structuredContent":{"ok":1}}' });
+    assert.deepEqual(await client.call(plan, {}), {
+      ok: true,
+      resultJson: '{"content":[{"type":"text","text":"{\\"ok\\":1}"}],"structuredContent":{"ok":1}}',
+    });
     assert.equal(backend.sockets.length, 1, 'one kept-alive connection served both calls');
   });
 
@@ -433,7 +479,10 @@ describe('service client: misbehaving backends (SPEC §4: never a crash, never a
     const pending = client.call(planFor(`${backend.origin}/x`, 600_000), {});
     await eventually(() => backend!.sockets.length === 1, { what: 'the request at the backend' });
     const closing = client.close();
-    const first = await Promise.race([closing.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 3000, 'still waiting'))]);
+    const first = await Promise.race([
+      closing.then(() => 'closed'),
+      new Promise((resolve) => setTimeout(resolve, 3000, 'still waiting')),
+    ]);
     assert.equal(first, 'closed');
     const outcome = await pending;
     assert.equal(outcome.ok, false, 'the cut-off call is answered (and so audited), not lost');
