@@ -62,6 +62,12 @@ export interface GatewayServiceOptions {
   readonly auditLog: GatewaySettings['audit_log'];
   /** The config document as text, read at synthesis (services may be added after construction). */
   readonly configText: () => string;
+  /**
+   * The values of the secrets its services name (`Secret.env('NAME')`), each delivered as a Docker secret at
+   * `/run/secrets/NAME`, where the gateway looks first.
+   * @default - none
+   */
+  readonly secrets?: readonly (readonly [string, string])[];
 }
 
 /**
@@ -95,8 +101,7 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
         env: volume === undefined ? undefined : { [AUDIT_LOG_ENV]: slotAuditPath(options.auditLog) },
         labels: [{ label: GATEWAY_LABEL, value: options.name }],
         configs: [{ configId: config.id, configName: config.name, fileName: GATEWAY_CONFIG_FILE, fileMode: 0o444 }],
-        secrets:
-          options.sessionKey === undefined ? undefined : [sessionKeySecret(scope, options.name, options.sessionKey)],
+        secrets: secretMounts(scope, options),
         mounts: volume === undefined ? undefined : [{ type: 'volume', source: volume.name, target: AUDIT_LOG_DIR }],
         healthcheck: { test: ['CMD', 'node', GATEWAY_HEALTHCHECK_SCRIPT], ...HEALTH },
         stopSignal: 'SIGTERM',
@@ -186,22 +191,38 @@ function slotAuditPath(auditLog: GatewaySettings['audit_log']): string {
   return `${stem}-{{.Task.Slot}}${ext}`;
 }
 
+/** The session key and every secret the services name, as Docker secrets of the service. */
+function secretMounts(
+  scope: Construct,
+  options: GatewayServiceOptions,
+): ServiceTaskSpecContainerSpecSecrets[] | undefined {
+  const mounts = (options.secrets ?? []).map(([name, value]) =>
+    secretMount(scope, `Secret-${name}`, `${options.name}-secret-${name}`, name, value),
+  );
+  if (options.sessionKey !== undefined) {
+    mounts.push(
+      secretMount(scope, 'SessionKey', `${options.name}-session-key`, SESSION_KEY_SECRET_FILE, options.sessionKey),
+    );
+  }
+  return mounts.length === 0 ? undefined : mounts;
+}
+
 /**
- * The `docker_secret` holding the session key, mounted read-only for the gateway's user. Named after a hash of the
- * key so that a new key is a new secret (Docker secrets cannot change, and one in use cannot be removed).
+ * A `docker_secret` (the session key, or a value a service names), mounted read-only for the gateway's user under
+ * `/run/secrets/FILE`. Named after a hash of the value so that a new value is a new secret (Docker secrets cannot
+ * change, and one in use cannot be removed).
  */
-function sessionKeySecret(scope: Construct, name: string, sessionKey: string): ServiceTaskSpecContainerSpecSecrets {
-  const secret = new Secret(scope, 'SessionKey', {
-    name: `${dockerName(scope, name, 'session-key')}-${Fn.substr(Fn.sha256(sessionKey), 0, 12)}`,
-    data: Fn.base64encode(sessionKey),
+function secretMount(
+  scope: Construct,
+  id: string,
+  name: string,
+  fileName: string,
+  value: string,
+): ServiceTaskSpecContainerSpecSecrets {
+  const secret = new Secret(scope, id, {
+    name: `${dockerName(scope, name)}-${Fn.substr(Fn.sha256(value), 0, 12)}`,
+    data: Fn.base64encode(value),
     lifecycle: { createBeforeDestroy: true },
   });
-  return {
-    secretId: secret.id,
-    secretName: secret.name,
-    fileName: SESSION_KEY_SECRET_FILE,
-    fileUid: '1000',
-    fileGid: '1000',
-    fileMode: 0o400,
-  };
+  return { secretId: secret.id, secretName: secret.name, fileName, fileUid: '1000', fileGid: '1000', fileMode: 0o400 };
 }

@@ -343,6 +343,7 @@ export class Gateway extends Construct {
       image: GatewayImage.of(this).imageFor(baseImage),
       auditLog: this.settings.audit_log,
       configText: () => renderGatewayConfig(this.config()),
+      secrets: this.secrets.entries(),
     });
   }
 

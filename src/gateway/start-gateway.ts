@@ -94,7 +94,15 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const config = parseGatewayConfig(options.config);
   const host = options.host ?? config.gateway.host ?? DEFAULT_HOST;
   const key = sessionKey(config, options.env ?? process.env);
-  const gateway = new Gateway(config, host, key, openAudit(config, options.auditLogPath), options, log);
+  const audit = openAudit(config, options.auditLogPath);
+  let gateway: Gateway;
+  try {
+    gateway = new Gateway(config, host, key, audit, options, log);
+  } catch (err) {
+    // e.g. a secret the config names is missing: nothing listens yet, but the audit file is open
+    await audit.close();
+    throw err;
+  }
   try {
     await gateway.listen(options.port ?? config.gateway.port ?? DEFAULT_PORT);
   } catch (err) {

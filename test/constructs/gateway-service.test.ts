@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformStack, TerraformVariable } from 'cdktf';
-import { Gateway, GatewayProps, Manifest, ManifestError, Service } from '../../constructs';
+import { Gateway, GatewayProps, Manifest, ManifestError, Secret, Service } from '../../constructs';
 import { hashOf, Json, newStack, resourcesOf, synth, thrown } from './synth';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
@@ -359,5 +359,41 @@ ${gatewayLines}`,
   it('refuses a variable name Terraform would not accept', () => {
     const err = thrown(() => manifest('    replicas: 2\n    session_key: { variable: "1key" }\n'));
     assert.match(err.message, /gateways\.support\.session_key\.variable: expected a Terraform variable name/);
+  });
+
+  it('delivers the secrets its services name as Docker secrets at /run/secrets/NAME, never in the environment or config', () => {
+    const stack = newStack('desk');
+    const apiKey = new TerraformVariable(stack, 'crm_api_key', { type: 'string', sensitive: true }).stringValue;
+    const crm = new Service(stack, 'crm', {
+      endpoint: {
+        url: 'http://crm.internal:8080/x',
+        method: 'GET',
+        headers: { Authorization: Secret.env('CRM_API_KEY') },
+      },
+    });
+    new Gateway(stack, 'support', {
+      services: [crm],
+      auth,
+      replicas: 2,
+      sessionKey: new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true }).stringValue,
+      secrets: { CRM_API_KEY: apiKey },
+    });
+    const json = synth(stack);
+    const spec = only(json, 'docker_service').task_spec.container_spec;
+    const [apiKeyMount, sessionKeyMount] = spec.secrets;
+    assert.deepEqual(
+      [apiKeyMount.file_name, apiKeyMount.file_uid, apiKeyMount.file_mode],
+      ['CRM_API_KEY', '1000', 0o400],
+    );
+    assert.equal(sessionKeyMount.file_mode, 0o400);
+    assert.notEqual(sessionKeyMount.file_name, 'CRM_API_KEY');
+    const secrets = resourcesOf(json, 'docker_secret');
+    assert.equal(secrets.length, 2);
+    assert.ok(
+      secrets.some((s: Json) => String(s.data).includes('var.crm_api_key')),
+      JSON.stringify(secrets),
+    );
+    assert.equal(spec.env?.CRM_API_KEY, undefined, 'not in the environment');
+    assert.doesNotMatch(JSON.stringify(configOf(json)), /crm_api_key/);
   });
 });
