@@ -186,7 +186,7 @@ export function gatewayConfig(
       auth: { tokens: [{ id: 'bench', sha256 }] },
       audit_log: true,
       max_concurrent_calls: 1024,
-      metrics,
+      ...(metrics ? { metrics: true } : {}), // left out when off: a baseline build may not know the field
     },
     tools,
   };
