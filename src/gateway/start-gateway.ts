@@ -16,7 +16,7 @@ import { buildGatewayState, type GatewayState } from './gateway-state';
 import { createRequestListener, handOverPort, type HttpContext } from './http';
 import { jsonLogger, type Logger } from './logger';
 import { createSessionSigner, loadSessionKey, NotificationStreams, SESSION_KEY_ENV, type SessionSigner } from './mcp';
-import { GatewayMetrics, startMetricsServer, type MetricsServer } from './metrics';
+import type { GatewayMetrics, MetricsServer } from './metrics';
 import { reusePortSupport } from './reuse-port';
 import { ServiceClient } from './upstream';
 
@@ -168,7 +168,7 @@ class Gateway implements RunningGateway {
     const setting = this.state.config.gateway.metrics;
     const reusePort = this.options.reusePort === true;
     if (this.metrics !== undefined && typeof setting === 'object') {
-      this.metricsServer = await startMetricsServer(this.metrics, this.host, setting.port, reusePort);
+      this.metricsServer = await loadMetrics().startMetricsServer(this.metrics, this.host, setting.port, reusePort);
     }
     await listen(this.server, port, this.host, reusePort);
     this.port = (this.server.address() as AddressInfo).port;
@@ -218,6 +218,7 @@ class Gateway implements RunningGateway {
   /** Metrics (`gateway.metrics`), counting calls by the names the current config declares. */
   private createMetrics(concurrency: { readonly active: number }): GatewayMetrics | undefined {
     if ((this.state.config.gateway.metrics ?? DEFAULT_METRICS) === false) return undefined;
+    const { GatewayMetrics } = loadMetrics();
     const metrics = new GatewayMetrics(this.state.name, {
       inFlightCalls: () => concurrency.active,
       openStreams: () => this.streams.size,
@@ -332,4 +333,10 @@ function warnUnchangeable(current: GatewayConfig, next: GatewayConfig, log: Logg
       log('warn', `gateway.${key} changes only on restart`, { field: `gateway.${key}` });
     }
   }
+}
+
+/** The metrics module, loaded only by a gateway that serves metrics: prom-client costs ~12 MB and ~50 ms at start. */
+function loadMetrics(): typeof import('./metrics') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
+  return require('./metrics') as typeof import('./metrics');
 }
