@@ -13,7 +13,7 @@ import {
 import { noAudit, openAuditLog, type AuditSink } from './audit';
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, type GatewayState } from './gateway-state';
-import { createRequestListener, handOverPort, type HttpContext } from './http';
+import { createRequestListener, handOverPort, urlHost, type HttpContext } from './http';
 import { jsonLogger, type Logger } from './logger';
 import { createSessionSigner, loadSessionKey, NotificationStreams, SESSION_KEY_ENV, type SessionSigner } from './mcp';
 import type { GatewayMetrics, MetricsServer } from './metrics';
@@ -307,11 +307,6 @@ function listen(server: Server, port: number, host: string, reusePort: boolean):
       resolve();
     });
   });
-}
-
-function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
 function drain(inFlight: HttpContext['inFlight'], timeoutMs: number): Promise<void> {

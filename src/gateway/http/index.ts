@@ -2,3 +2,4 @@ export { createRequestListener, type HttpContext } from './request-listener';
 export { HttpError } from './http-error';
 export { createOriginGuard, isLoopback, type OriginGuard, type OriginGuardOptions } from './origin-guard';
 export { handOverPort } from './hand-over';
+export { urlHost } from './url-host';

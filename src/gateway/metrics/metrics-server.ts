@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { urlHost } from '../http/url-host';
 import type { GatewayMetrics } from './gateway-metrics';
 
 /** A listening `/metrics` endpoint of its own (config `metrics: { port }`), outside the gateway's authentication. */
@@ -34,9 +35,8 @@ export async function startMetricsServer(
     server.once('error', reject).listen({ port, host, reusePort }, () => resolve());
   });
   const actual = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   return {
-    url: `http://${urlHost}:${actual}/metrics`,
+    url: `http://${urlHost(host)}:${actual}/metrics`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
