@@ -80,3 +80,9 @@ export async function startPrometheus(binary: string, target: PrometheusTarget):
     },
   };
 }
+
+/** The value of one series (`name{labels}`, written exactly) in a text exposition, or `undefined`. */
+export function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}

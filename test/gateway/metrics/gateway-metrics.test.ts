@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { GatewayMetrics } from '../../../src/gateway/metrics';
+import { sample } from '../../helpers/prometheus';
 import { requiredInCi } from '../../helpers/system-tool';
 
 function metrics(): GatewayMetrics {
   const m = new GatewayMetrics('agents', { inFlightCalls: () => 3, openStreams: () => 2 });
   m.setKnownNames(['get_customer'], ['support-bot']);
   return m;
-}
-
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 describe('GatewayMetrics', () => {

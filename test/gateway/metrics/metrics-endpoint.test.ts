@@ -10,17 +10,12 @@ import { eventually } from '../../helpers/eventually';
 import { freePort } from '../../helpers/free-port';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, rawCall } from '../../helpers/mcp';
-import { startPrometheus } from '../../helpers/prometheus';
+import { sample, startPrometheus } from '../../helpers/prometheus';
 import { requiredInCi } from '../../helpers/system-tool';
 import { BOT } from '../../helpers/tokens';
 
 const REFUSED =
   'mcp_gateway_tool_calls_total{gateway="test",tool="get_customer",principal="bot",outcome="refused",code="INVALID_ARGS"}';
-
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 describe('/metrics of a running gateway', function () {
   this.timeout(60_000);
