@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# `npm run toolchain`: builds OpenTofu and the kreuzwerker/docker Terraform provider from Go modules into a
+# per-user cache, lays the provider out as a filesystem mirror, writes a CLI config that installs providers from
+# that mirror only, and prints the environment that makes `cdktf deploy` use them offline:
+#
+#   eval "$(npm run --silent toolchain)"
+#
+# Idempotent: a build whose binary is already there at the right version is skipped. Progress goes to stderr,
+# the `export` lines to stdout. Needs Go >= 1.25 and the Go module proxy; nothing else is downloaded.
+# Where: $CDKTF_MCP_GATEWAY_TOOLCHAIN, else ${XDG_CACHE_HOME:-~/.cache}/cdktf-mcp-gateway/toolchain (outside the
+# clone, so every clone of this user shares it; Go's own module and build caches are per user already).
+# The wrapper modules that pin the versions are tools/terraform/*/go.mod (docs/deploy.md explains them).
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cache="${CDKTF_MCP_GATEWAY_TOOLCHAIN:-${XDG_CACHE_HOME:-$HOME/.cache}/cdktf-mcp-gateway/toolchain}"
+
+# One home for each version: the wrapper modules. The provider's go.mod pins a commit; the version it is laid out
+# under in the mirror (and that the constructs require) is the release that commit carries.
+tofu_version="$(sed -n 's/^require github.com\/opentofu\/opentofu v\(.*\)$/\1/p' "$root/tools/terraform/tofu/go.mod")"
+provider_version="$(sed -n 's/^\/\/ mirror-version: \(.*\)$/\1/p' "$root/tools/terraform/provider-docker/go.mod")"
+[[ -n $tofu_version && -n $provider_version ]] || {
+  echo "toolchain: cannot read the versions from tools/terraform/*/go.mod" >&2
+  exit 1
+}
+
+log() { echo "toolchain: $*" >&2; }
+command -v go >/dev/null 2>&1 || {
+  log "go is not installed (Go >= 1.25 builds OpenTofu and the provider from Go modules)"
+  exit 1
+}
+
+export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
+os_arch="$(go env GOOS)_$(go env GOARCH)"
+bin="$cache/bin"
+mirror="$cache/mirror"
+mkdir -p "$bin" "$mirror"
+
+# build NAME DIR PACKAGE OUT [LDFLAGS]: go build in the wrapper module DIR, into OUT (atomically), timed.
+build() {
+  local name=$1 dir=$2 package=$3 out=$4 ldflags=${5:-}
+  local started=$SECONDS tmp="$out.tmp.$$"
+  log "building $name (go build $package; the first build takes several minutes)"
+  (cd "$dir" && go build -trimpath -ldflags "-s -w $ldflags" -o "$tmp" "$package")
+  mv -f "$tmp" "$out"
+  log "built $name in $((SECONDS - started)) s"
+}
+
+tofu="$bin/tofu-$tofu_version"
+if [[ -x $tofu ]] && "$tofu" version -json 2>/dev/null | grep -q "\"terraform_version\": *\"$tofu_version\""; then
+  log "OpenTofu $tofu_version: already built ($tofu)"
+else
+  build "OpenTofu $tofu_version" "$root/tools/terraform/tofu" github.com/opentofu/opentofu/cmd/tofu "$tofu" \
+    "-X github.com/opentofu/opentofu/version.dev=no"
+fi
+ln -sfn "tofu-$tofu_version" "$bin/tofu"
+
+provider_name="terraform-provider-docker_v$provider_version"
+provider="$cache/build/$provider_name"
+if [[ -x $provider ]]; then
+  log "kreuzwerker/docker $provider_version: already built ($provider)"
+else
+  mkdir -p "$cache/build"
+  build "kreuzwerker/docker $provider_version" "$root/tools/terraform/provider-docker" \
+    github.com/terraform-providers/terraform-provider-docker "$provider" "-X main.version=$provider_version"
+fi
+# The mirror layout OpenTofu and Terraform read: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION.
+for host in registry.opentofu.org registry.terraform.io; do
+  dir="$mirror/$host/kreuzwerker/docker/$provider_version/$os_arch"
+  mkdir -p "$dir"
+  cmp -s "$provider" "$dir/$provider_name" 2>/dev/null || cp -f "$provider" "$dir/$provider_name"
+done
+
+# Providers come from the mirror only: no `direct` block, so nothing is looked up on a registry.
+cat >"$cache/tofurc" <<EOF
+# Written by cdktf-mcp-gateway's npm run toolchain: providers come from the local mirror only.
+provider_installation {
+  filesystem_mirror {
+    path    = "$mirror"
+    include = ["registry.opentofu.org/kreuzwerker/docker", "registry.terraform.io/kreuzwerker/docker"]
+  }
+}
+EOF
+
+log "ready: OpenTofu $tofu_version, kreuzwerker/docker $provider_version (mirror $mirror)"
+echo "export PATH=\"$bin:\$PATH\""
+echo "export TERRAFORM_BINARY_NAME=tofu"
+echo "export TF_CLI_CONFIG_FILE=\"$cache/tofurc\""
