@@ -7,7 +7,6 @@ import {
   DASHBOARD_CONFIG_FILE,
   DASHBOARD_CONTAINER_PORT,
   DASHBOARD_LABEL,
-  GATEWAY_HEALTHCHECK_SCRIPT,
   NAME_RULE,
   normalizeTokenSha256,
   terraformLiteral,
@@ -15,7 +14,10 @@ import {
 } from '../src/contract';
 import { dockerName, quote } from './docker-names';
 import { Gateway, type GatewayToken } from './gateway';
+import { CONTAINER_HEALTHCHECK, WAIT_TIMEOUT_SECONDS } from './gateway-container';
+import { checkHostIp, urlHostOf } from './host-ip';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
+import { GatewayNetwork } from './gateway-network';
 
 /** When an agent counts as failing systematically on the dashboard. */
 export interface FlagRuleOptions {
@@ -62,6 +64,12 @@ export interface AuditDashboardProps {
    * @default 'node:22-bookworm-slim'
    */
   readonly baseImage?: string;
+  /**
+   * The host address the port is published on, e.g. `'127.0.0.1'` to reach the dashboard only from the Docker
+   * host itself. Also the host of the output URL.
+   * @default - every interface of the Docker host ('0.0.0.0'); the URL says localhost
+   */
+  readonly hostIp?: string;
 }
 
 /**
@@ -80,8 +88,10 @@ export class AuditDashboard extends Construct {
   public readonly name: string;
   /** The published host port. */
   public readonly port: number;
-  /** The page on the Docker host, `http://localhost:PORT/`. */
+  /** The page on the Docker host, `http://localhost:PORT/` (or `http://HOST_IP:PORT/`). */
   public readonly url: string;
+  /** The address the port is published on, when `hostIp` was given. */
+  public readonly hostIp?: string;
   /** The dashboard's `docker_container`. */
   public readonly container: Container;
 
@@ -101,6 +111,7 @@ export class AuditDashboard extends Construct {
     if (!Number.isInteger(this.port) || this.port < 1 || this.port > 65535) {
       fail(`port (${quote(props.port)}) must be an integer between 1 and 65535`);
     }
+    this.hostIp = checkHostIp(props.hostIp, fail);
     const volumes = auditVolumesOf(this, props.gateways, fail);
     const config = {
       audit_dirs: volumes.map((v) => v.dir),
@@ -121,7 +132,7 @@ export class AuditDashboard extends Construct {
       volumes,
       JSON.stringify(config, null, 2),
     );
-    this.url = `http://localhost:${this.port}/`;
+    this.url = `http://${urlHostOf(this.hostIp)}:${this.port}/`;
     new TerraformOutput(this, 'Url', {
       value: this.url,
       description: `Audit dashboard ${this.name}`,
@@ -130,7 +141,7 @@ export class AuditDashboard extends Construct {
 
   private createContainer(baseImage: string, volumes: readonly AuditMount[], config: string): Container {
     const healthUrl = `http://127.0.0.1:${DASHBOARD_CONTAINER_PORT}/healthz`;
-    return new Container(this, 'Resource', {
+    const container = new Container(this, 'Resource', {
       name: dockerName(this, this.name),
       image: GatewayImage.of(this).imageFor(baseImage).imageId,
       command: ['dashboard', '--config', DASHBOARD_CONFIG_FILE],
@@ -138,19 +149,24 @@ export class AuditDashboard extends Construct {
       upload: [
         { file: DASHBOARD_CONFIG_FILE, content: Lazy.stringValue({ produce: () => terraformLiteral(`${config}\n`) }) },
       ],
-      ports: [{ internal: DASHBOARD_CONTAINER_PORT, external: this.port }],
+      ports: [
+        {
+          internal: DASHBOARD_CONTAINER_PORT,
+          external: this.port,
+          ...(this.hostIp !== undefined ? { ip: this.hostIp } : {}),
+        },
+      ],
       // the image's probe, pointed at the dashboard's port rather than a gateway config's
       env: [`GATEWAY_HEALTH_URL=${healthUrl}`],
-      healthcheck: {
-        test: ['CMD', 'node', GATEWAY_HEALTHCHECK_SCRIPT],
-        interval: '15s',
-        timeout: '5s',
-        startPeriod: '30s',
-        retries: 3,
-      },
+      healthcheck: { ...CONTAINER_HEALTHCHECK, test: [...CONTAINER_HEALTHCHECK.test] },
+      wait: true,
+      waitTimeout: WAIT_TIMEOUT_SECONDS,
       labels: [{ label: DASHBOARD_LABEL, value: this.name }],
+      // the stack's network, not Docker's default bridge, which a daemon may run without (--bridge=none)
+      networksAdvanced: [{ name: GatewayNetwork.of(this).name }],
       volumes: volumes.map((v) => ({ volumeName: v.volume.name, containerPath: v.dir, readOnly: true })),
     });
+    return container;
   }
 }
 

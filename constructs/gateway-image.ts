@@ -1,6 +1,7 @@
 import { AssetType, TerraformAsset, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { Image } from '@cdktf/provider-docker/lib/image';
+import { requireDockerProvider } from './docker-provider-version';
 import { gatewayImageContextPath } from './gateway-image-context';
 
 /** The base image a gateway is built on unless `baseImage` says otherwise: the current Node LTS, slim. */
@@ -11,7 +12,10 @@ export const DEFAULT_BASE_IMAGE = 'node:22-bookworm-slim';
  * package (a `TerraformAsset`, copied into the synthesized output).
  *
  * One per stack (id `McpGatewayImage`), so that gateways share one build; one `docker_image` per distinct base
- * image. The image is rebuilt when the context changes, through a `triggers` entry on the context's hash.
+ * image. The tag carries the context's hash, so a package upgrade is a new image under a new name: it is built
+ * before the old one is removed (`create_before_destroy`), and the old one goes only after every container and
+ * task that ran it was replaced. `cdktf destroy` removes it (`keep_locally: false`; `force_remove` because a
+ * Swarm keeps its stopped tasks' containers, which Docker counts as users of the image).
  */
 export class GatewayImage extends Construct {
   /** The stack's gateway image, created on first use. */
@@ -29,6 +33,7 @@ export class GatewayImage extends Construct {
 
   private constructor(scope: Construct, id: string) {
     super(scope, id);
+    requireDockerProvider(this);
     this.context = new TerraformAsset(this, 'ImageContext', {
       path: gatewayImageContextPath(),
       type: AssetType.DIRECTORY,
@@ -42,18 +47,21 @@ export class GatewayImage extends Construct {
     const tag = baseImage
       .replace(/[^A-Za-z0-9_.-]/g, '-')
       .replace(/^[.-]+/, '')
-      .slice(0, 128);
+      .slice(0, 100);
     const stackName = TerraformStack.of(this)
       .node.id.toLowerCase()
       .replace(/[^a-z0-9_.-]/g, '-');
     const image = new Image(this, baseImage === DEFAULT_BASE_IMAGE ? 'Resource' : `Image-${tag}`, {
-      name: `cdktf-mcp-gateway-${stackName}:${tag}`,
+      name: `cdktf-mcp-gateway-${stackName}:${tag}-${this.context.assetHash.slice(0, 12).toLowerCase()}`,
       buildAttribute: {
         context: this.context.path,
         buildArgs: { BASE_IMAGE: baseImage },
+        // the context carries its dependencies: the build needs no network, so it gets none
+        networkMode: 'none',
       },
-      triggers: { context_sha: this.context.assetHash },
       keepLocally: false,
+      forceRemove: true,
+      lifecycle: { createBeforeDestroy: true },
     });
     this.images.set(baseImage, image);
     return image;

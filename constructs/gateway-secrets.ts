@@ -5,9 +5,8 @@ import type { Service } from './service';
 
 /**
  * The secret values a gateway is given (`Gateway.secrets`) for its services' secret references: checked once,
- * then handed to the container. Today they go into the container's environment (`containerEnv`); a gateway with
- * replicas delivers the same values as Docker secrets under `/run/secrets/NAME` (`entries` is that seam): the
- * gateway reads either.
+ * then handed to the gateway as the file `/run/secrets/NAME` (an uploaded file of a container, a Docker secret of
+ * a Swarm service), never as an environment variable, which `docker inspect` would show.
  */
 export class GatewaySecrets {
   private readonly values: ReadonlyMap<string, string>;
@@ -45,11 +44,6 @@ export class GatewaySecrets {
   /** The `[name, value]` pairs, in the order given. */
   public entries(): readonly (readonly [string, string])[] {
     return [...this.values];
-  }
-
-  /** The container's environment entries (`NAME=value`). */
-  public containerEnv(): string[] {
-    return this.entries().map(([name, value]) => `${name}=${value}`);
   }
 
   /** Synth errors: a secret a service names that is not given. Warns about a secret no service names. */

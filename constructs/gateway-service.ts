@@ -15,8 +15,11 @@ import {
   GATEWAY_LABEL,
   GatewaySettings,
 } from '../src/contract';
+import { type ContainerFile } from './container-files';
 import { dockerName, quote } from './docker-names';
 import type { GatewayProps } from './gateway';
+import { createPreflight } from './gateway-container';
+import type { SecretsRevision } from './secrets-revision';
 
 /**
  * How the replicas of a gateway are reached:
@@ -45,6 +48,8 @@ export const AUDIT_LOG_ENV = 'CDKTF_MCP_GATEWAY_AUDIT_LOG';
 const HEALTH = { interval: '3s', timeout: '3s', startPeriod: '10s', retries: 3 };
 const MONITOR = '10s';
 const STOP_GRACE_PERIOD = '30s';
+/** How long `cdktf deploy` waits for a rolling update to converge before it reports a failure. */
+const CONVERGE_TIMEOUT = '5m';
 
 /** What `createGatewayService` needs from the `Gateway`. */
 export interface GatewayServiceOptions {
@@ -52,6 +57,8 @@ export interface GatewayServiceOptions {
   readonly name: string;
   /** The published port (host-network: the port every replica binds). */
   readonly port: number;
+  /** The address every replica binds (host-network) when the gateway has `hostIp`. */
+  readonly hostIp?: string;
   readonly replicas: number;
   /** A sensitive string (e.g. a `TerraformVariable`'s value): hex or base64 text of at least 32 bytes. */
   readonly sessionKey?: string;
@@ -68,6 +75,11 @@ export interface GatewayServiceOptions {
    * @default - none
    */
   readonly secrets?: readonly (readonly [string, string])[];
+  /** Names the Docker secrets after their current values (without revealing them), when there are secrets. */
+  readonly revision?: SecretsRevision;
+  /** The files of the preflight check (config, CA bundles; the secrets come as files too). */
+  readonly checkFiles: () => readonly ContainerFile[];
+  readonly checkSecretFiles: readonly ContainerFile[];
 }
 
 /**
@@ -89,7 +101,16 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
       ? undefined
       : new Volume(scope, 'AuditLog', { name: dockerName(scope, options.name, 'audit') });
   const hostNetwork = options.publishMode === 'host-network';
+  const preflight = createPreflight(scope, {
+    name: options.name,
+    image: options.image,
+    files: options.checkFiles,
+    secretFiles: options.checkSecretFiles,
+    revision: options.revision,
+  });
+  const hostArgs = options.hostIp === undefined ? [] : ['--host', options.hostIp];
   return new DockerService(scope, 'Resource', {
+    dependsOn: [preflight],
     name: dockerName(scope, options.name),
     labels: [{ label: GATEWAY_LABEL, value: options.name }],
     mode: { replicated: { replicas: options.replicas } },
@@ -97,7 +118,9 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
       containerSpec: {
         image: options.image.imageId,
         // host networking: the replica binds the published port itself (the healthcheck follows --port)
-        args: hostNetwork ? ['serve', '--config', GATEWAY_CONFIG_FILE, '--port', String(options.port)] : undefined,
+        args: hostNetwork
+          ? ['serve', '--config', GATEWAY_CONFIG_FILE, '--port', String(options.port), ...hostArgs]
+          : undefined,
         env: volume === undefined ? undefined : { [AUDIT_LOG_ENV]: slotAuditPath(options.auditLog) },
         labels: [{ label: GATEWAY_LABEL, value: options.name }],
         configs: [{ configId: config.id, configName: config.name, fileName: GATEWAY_CONFIG_FILE, fileMode: 0o444 }],
@@ -132,12 +155,15 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
       maxFailureRatio: '0',
     },
     rollbackConfig: { parallelism: 1, order: 'start-first', failureAction: 'pause', monitor: MONITOR, delay: '0s' },
+    // apply returns once the rolling update converged (or fails when it rolled back), so the old docker_config is
+    // removed only after no task uses it
+    convergeConfig: { delay: '1s', timeout: CONVERGE_TIMEOUT },
   });
 }
 
 /** `replicas` (undefined: a container) after the checks that tie `sessionKey` and `publishMode` to it. */
 export function checkReplicas(
-  props: Pick<GatewayProps, 'replicas' | 'sessionKey' | 'publishMode'>,
+  props: Pick<GatewayProps, 'replicas' | 'sessionKey' | 'publishMode' | 'hostIp'>,
   fail: (m: string) => never,
 ): number | undefined {
   const { replicas, sessionKey, publishMode } = props;
@@ -149,20 +175,21 @@ export function checkReplicas(
   if (publishMode !== undefined && !(PUBLISH_MODES as readonly string[]).includes(publishMode)) {
     fail(`publishMode ${quote(publishMode)} is not supported: expected one of ${PUBLISH_MODES.join(', ')}`);
   }
-  if (replicas === undefined) {
-    if (publishMode !== undefined) fail(`publishMode applies to replicas only: set 'replicas', or drop 'publishMode'`);
-    if (sessionKey !== undefined) {
-      fail(
-        "sessionKey is delivered as a Docker secret, which needs a Swarm service: set 'replicas' (1 or more), or drop 'sessionKey'",
-      );
-    }
-    return undefined;
-  }
   if (sessionKey !== undefined && (typeof sessionKey !== 'string' || !Token.isUnresolved(sessionKey))) {
     // never echo the value: it may be the key itself
     fail(
       'sessionKey must be a reference to a sensitive value, not a literal (a literal would be written into ' +
         "cdk.tf.json): e.g. new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue",
+    );
+  }
+  if (replicas === undefined) {
+    if (publishMode !== undefined) fail(`publishMode applies to replicas only: set 'replicas', or drop 'publishMode'`);
+    return undefined;
+  }
+  if (publishMode === 'ingress' && props.hostIp !== undefined) {
+    fail(
+      `hostIp (${quote(props.hostIp)}) cannot apply to publishMode 'ingress': Swarm's routing mesh publishes the port ` +
+        "on every interface of every node; use publishMode 'host-network' (each replica binds hostIp), or drop hostIp",
     );
   }
   if (replicas > 1 && sessionKey === undefined) {
@@ -196,12 +223,13 @@ function secretMounts(
   scope: Construct,
   options: GatewayServiceOptions,
 ): ServiceTaskSpecContainerSpecSecrets[] | undefined {
+  const tag = options.revision?.tag ?? '';
   const mounts = (options.secrets ?? []).map(([name, value]) =>
-    secretMount(scope, `Secret-${name}`, `${options.name}-secret-${name}`, name, value),
+    secretMount(scope, `Secret-${name}`, `${options.name}-secret-${name}`, name, value, tag),
   );
   if (options.sessionKey !== undefined) {
     mounts.push(
-      secretMount(scope, 'SessionKey', `${options.name}-session-key`, SESSION_KEY_SECRET_FILE, options.sessionKey),
+      secretMount(scope, 'SessionKey', `${options.name}-session-key`, SESSION_KEY_SECRET_FILE, options.sessionKey, tag),
     );
   }
   return mounts.length === 0 ? undefined : mounts;
@@ -209,8 +237,8 @@ function secretMounts(
 
 /**
  * A `docker_secret` (the session key, or a value a service names), mounted read-only for the gateway's user under
- * `/run/secrets/FILE`. Named after a hash of the value so that a new value is a new secret (Docker secrets cannot
- * change, and one in use cannot be removed).
+ * `/run/secrets/FILE`. Named after the secrets' revision (`tag`) so that a new value is a new secret (Docker
+ * secrets cannot change, and one in use cannot be removed) while the name reveals nothing about the value.
  */
 function secretMount(
   scope: Construct,
@@ -218,9 +246,10 @@ function secretMount(
   name: string,
   fileName: string,
   value: string,
+  tag: string,
 ): ServiceTaskSpecContainerSpecSecrets {
   const secret = new Secret(scope, id, {
-    name: `${dockerName(scope, name)}-${Fn.substr(Fn.sha256(value), 0, 12)}`,
+    name: `${dockerName(scope, name)}-${tag}`,
     data: Fn.base64encode(value),
     lifecycle: { createBeforeDestroy: true },
   });

@@ -1,5 +1,4 @@
-import { Annotations, Lazy, TerraformOutput, TerraformStack } from 'cdktf';
-import { isIP } from 'node:net';
+import { Annotations, TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct, IConstruct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
 import { Service as DockerService } from '@cdktf/provider-docker/lib/service';
@@ -9,8 +8,7 @@ import {
   GATEWAY_CONFIG_FILE,
   GATEWAY_CONFIG_VERSION,
   GATEWAY_CONTAINER_PORT,
-  GATEWAY_HEALTHCHECK_SCRIPT,
-  GATEWAY_LABEL,
+  GATEWAY_SESSION_KEY_STORE,
   GatewayConfig,
   GatewaySettings,
   NAME_RULE,
@@ -22,12 +20,22 @@ import {
   VALIDATION_CHANNELS,
   ValidationErrorsChannel,
 } from '../src/contract';
-import { dockerName, quote } from './docker-names';
+import { type ContainerFile, secretFile } from './container-files';
+import { quote } from './docker-names';
+import { createGatewayContainer } from './gateway-container';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
 import { GatewayNetwork } from './gateway-network';
 import { GatewaySecrets } from './gateway-secrets';
+import { checkHostIp, urlHostOf } from './host-ip';
 import { checkOAuth, checkResourceUrl, checkScopes, type GatewayOAuth } from './oauth-props';
-import { checkReplicas, createGatewayService, PublishMode, SESSION_KEY_PATH } from './gateway-service';
+import {
+  checkReplicas,
+  createGatewayService,
+  PublishMode,
+  SESSION_KEY_PATH,
+  SESSION_KEY_SECRET_FILE,
+} from './gateway-service';
+import { SecretsRevision } from './secrets-revision';
 import { Service } from './service';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
@@ -112,7 +120,9 @@ export interface GatewayProps {
   readonly metrics?: boolean | { readonly port: number };
   /**
    * Values of the secrets the services name with `Secret.env('NAME')`: `{ NAME: value }`, typically sensitive
-   * `TerraformVariable`s (`.stringValue`). They reach the gateway container's environment, never its config.
+   * `TerraformVariable`s (`.stringValue`). Each reaches the gateway as the file `/run/secrets/NAME`, readable by
+   * the gateway's user alone (an uploaded file, or a Docker secret with `replicas`), never its config or its
+   * environment.
    * @default - none (a service naming a secret then fails synthesis)
    */
   readonly secrets?: Readonly<Record<string, string>>;
@@ -134,10 +144,12 @@ export interface GatewayProps {
    */
   readonly replicas?: number;
   /**
-   * The key that signs session ids, shared by the replicas (a Docker secret, the config's `session_key_file`):
-   * a sensitive value such as a `TerraformVariable` with `sensitive: true`, holding hex or base64 text of at
-   * least 32 bytes (`openssl rand -base64 32`). Required when `replicas` > 1.
-   * @default - each process makes a random key (sessions end with it; only for one replica)
+   * The key that signs session ids, shared by the replicas (the file `/run/secrets/cdktf-mcp-gateway-session-key`,
+   * the config's `session_key_file`): a sensitive value such as a `TerraformVariable` with `sensitive: true`,
+   * holding hex or base64 text of at least 32 bytes (`openssl rand -base64 32`). Required when `replicas` > 1.
+   * Changing it ends every session (docs/deploy.md: rotating the key).
+   * @default - a single container generates a key once and keeps it in its state volume (sessions survive
+   *   redeploys); one replica makes a random key at each start
    */
   readonly sessionKey?: string;
   /**
@@ -232,13 +244,16 @@ export class Gateway extends Construct {
       ...(props.allowedOrigins !== undefined
         ? { allowed_origins: checkList('allowedOrigins', props.allowedOrigins, fail) }
         : {}),
-      ...(props.sessionKey !== undefined ? { session_key_file: SESSION_KEY_PATH } : {}),
+      ...(props.sessionKey !== undefined
+        ? { session_key_file: SESSION_KEY_PATH }
+        : replicas === undefined
+          ? { session_key_store: GATEWAY_SESSION_KEY_STORE }
+          : {}),
     };
     for (const service of props.services ?? []) this.addService(service);
 
     this.url = `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`;
-    if (replicas === undefined) this.container = this.createContainer(baseImage, auditLog !== false);
-    else this.service = this.createService(props, replicas, baseImage);
+    ({ container: this.container, service: this.service } = this.createResources(props, replicas, baseImage));
     new TerraformOutput(this, 'Url', {
       value: this.url,
       description: `MCP endpoint of gateway ${this.name}`,
@@ -287,41 +302,63 @@ export class Gateway extends Construct {
     };
   }
 
-  private createContainer(baseImage: string, withAuditLog: boolean): Container {
+  /** The gateway's Docker objects: a container (with a preflight check), or a Swarm service with `replicas`. */
+  private createResources(
+    props: GatewayProps,
+    replicas: number | undefined,
+    baseImage: string,
+  ): { container?: Container; service?: DockerService } {
+    const secretValues = [
+      ...this.secrets.entries(),
+      ...(props.sessionKey !== undefined ? [[SESSION_KEY_SECRET_FILE, props.sessionKey] as const] : []),
+    ];
+    const revision = secretValues.length > 0 ? new SecretsRevision(this, 'SecretsRevision', secretValues) : undefined;
+    const secretFiles = secretValues.map(([name, value]) => secretFile(name, value));
     const image = GatewayImage.of(this).imageFor(baseImage);
-    const volume = withAuditLog
-      ? new Volume(this, 'AuditLog', { name: dockerName(this, this.name, 'audit') })
-      : undefined;
-    return new Container(this, 'Resource', {
-      name: dockerName(this, this.name),
-      image: image.imageId,
-      restart: 'unless-stopped',
-      // lazy: services added after construction belong in the config (and their CA bundles in the container) too
-      upload: Lazy.anyValue({ produce: () => this.uploads() }),
-      env: this.secrets.entries().length > 0 ? this.secrets.containerEnv() : undefined,
-      ports: this.publishedPorts(),
-      healthcheck: {
-        // the image's own probe rather than a second copy of it here
-        test: ['CMD', 'node', GATEWAY_HEALTHCHECK_SCRIPT],
-        interval: '15s',
-        timeout: '5s',
-        startPeriod: '10s',
-        retries: 3,
-      },
-      labels: [{ label: GATEWAY_LABEL, value: this.name }],
-      networksAdvanced: [{ name: GatewayNetwork.of(this).name }],
-      volumes: volume === undefined ? undefined : [{ volumeName: volume.name, containerPath: AUDIT_LOG_DIR }],
-    });
+    if (replicas === undefined) {
+      return {
+        container: createGatewayContainer(this, {
+          name: this.name,
+          image,
+          ports: this.publishedPorts(),
+          network: GatewayNetwork.of(this).name,
+          files: () => this.files(),
+          secretFiles,
+          auditLog: this.settings.audit_log !== false,
+          stateVolume: props.sessionKey === undefined,
+          revision,
+        }),
+      };
+    }
+    return {
+      service: createGatewayService(this, {
+        name: this.name,
+        port: this.port,
+        hostIp: this.hostIp,
+        replicas,
+        sessionKey: props.sessionKey,
+        publishMode: props.publishMode ?? 'host-network',
+        image,
+        auditLog: this.settings.audit_log,
+        configText: () => renderGatewayConfig(this.config()),
+        secrets: this.secrets.entries(),
+        revision,
+        checkFiles: () => this.files(),
+        checkSecretFiles: secretFiles,
+      }),
+    };
   }
 
   /** The files uploaded into the container: the config, then each distinct CA bundle of the services. */
-  private uploads(): { file: string; content: string }[] {
-    const uploads = [{ file: GATEWAY_CONFIG_FILE, content: terraformLiteral(renderGatewayConfig(this.config())) }];
+  private files(): ContainerFile[] {
+    const files: ContainerFile[] = [
+      { file: GATEWAY_CONFIG_FILE, content: terraformLiteral(renderGatewayConfig(this.config())) },
+    ];
     for (const upload of this.services.flatMap((s) => s.gatewayUploads)) {
-      if (!uploads.some((u) => u.file === upload.file))
-        uploads.push({ file: upload.file, content: terraformLiteral(upload.content) });
+      if (!files.some((f) => f.file === upload.file))
+        files.push({ file: upload.file, content: terraformLiteral(upload.content) });
     }
-    return uploads;
+    return files;
   }
 
   /** The gateway's port, and the metrics port when metrics have one of their own. */
@@ -331,20 +368,6 @@ export class Gateway extends Construct {
     const metrics = this.settings.metrics;
     if (typeof metrics === 'object') ports.push({ internal: metrics.port, external: metrics.port, ...ip });
     return ports;
-  }
-
-  private createService(props: GatewayProps, replicas: number, baseImage: string): DockerService {
-    return createGatewayService(this, {
-      name: this.name,
-      port: this.port,
-      replicas,
-      sessionKey: props.sessionKey,
-      publishMode: props.publishMode ?? 'host-network',
-      image: GatewayImage.of(this).imageFor(baseImage),
-      auditLog: this.settings.audit_log,
-      configText: () => renderGatewayConfig(this.config()),
-      secrets: this.secrets.entries(),
-    });
   }
 
   private validateGateway(): string[] {
@@ -471,22 +494,6 @@ function checkAuditLog(
     );
   }
   return { path: path as string };
-}
-
-function checkHostIp(hostIp: string | undefined, fail: (m: string) => never): string | undefined {
-  if (hostIp === undefined) return undefined;
-  if (typeof hostIp !== 'string' || isIP(hostIp) === 0) {
-    fail(
-      `hostIp ${quote(hostIp)} must be an IP address of the Docker host, e.g. '127.0.0.1' (this host only) or '10.0.0.5'`,
-    );
-  }
-  return hostIp;
-}
-
-/** The host of the output URL: localhost for every interface, else the address (IPv6 in brackets). */
-function urlHostOf(hostIp: string | undefined): string {
-  if (hostIp === undefined || hostIp === '0.0.0.0' || hostIp === '::') return 'localhost';
-  return isIP(hostIp) === 6 ? `[${hostIp}]` : hostIp;
 }
 
 function checkList(prop: string, values: readonly string[], fail: (m: string) => never): string[] {

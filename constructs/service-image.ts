@@ -50,8 +50,8 @@ export function checkBuild(build: ServiceContainerBuild, fail: (m: string) => ne
 
 /**
  * The backend images a stack builds, each a `docker_image` with a build block built by the Docker provider from a
- * build context (a `TerraformAsset`), rebuilt when the context changes through a `triggers` entry on its hash, as
- * the gateway image is. One per stack (id `McpBackendImages`), so that an image's resources do not depend on
+ * build context (a `TerraformAsset`), tagged with the context's hash as the gateway image is (a change is a new
+ * image, built before the old one is removed; `cdktf destroy` removes it). One per stack (id `McpBackendImages`), so that an image's resources do not depend on
  * where in the construct tree its service is declared (TypeScript or a manifest synthesize the same).
  */
 export class BackendImages extends Construct {
@@ -77,15 +77,17 @@ export class BackendImages extends Construct {
     if (existing !== undefined) return existing;
     const scope = new Construct(this, repository);
     const context = new TerraformAsset(scope, 'Context', { path: build.context, type: AssetType.DIRECTORY });
+    // tagged with the context's hash: a changed backend is a new image, built before the old one goes
     const image = new Image(scope, 'Image', {
-      name: `${repository}:latest`,
+      name: `${repository}:${context.assetHash.slice(0, 12).toLowerCase()}`,
       buildAttribute: {
         context: context.path,
         dockerfile: build.dockerfile,
         ...(build.args !== undefined && Object.keys(build.args).length > 0 ? { buildArgs: { ...build.args } } : {}),
       },
-      triggers: { context_sha: context.assetHash },
-      keepLocally: true,
+      keepLocally: false,
+      forceRemove: true,
+      lifecycle: { createBeforeDestroy: true },
     });
     this.images.set(repository, image);
     return image;

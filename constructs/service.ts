@@ -1,6 +1,6 @@
 import { Annotations, TerraformStack } from 'cdktf';
 import { Construct, IConstruct } from 'constructs';
-import { Container } from '@cdktf/provider-docker/lib/container';
+import { Container, type ContainerConfig } from '@cdktf/provider-docker/lib/container';
 import { Image } from '@cdktf/provider-docker/lib/image';
 import {
   BACKEND_METHODS,
@@ -74,6 +74,13 @@ export interface ServiceContainer {
    * @default - none
    */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * How Docker checks that the backend is healthy, so that `cdktf deploy` returns only once it is: a command run
+   * inside the container (exit 0 = healthy, e.g. `['node', 'healthcheck.js']`), or `'image'` for the image's own
+   * `HEALTHCHECK`.
+   * @default - no check: the deploy waits only for the container to start
+   */
+  readonly healthcheck?: readonly string[] | 'image';
 }
 
 /** Props of a `Service`. */
@@ -296,6 +303,7 @@ export class Service extends Construct {
       env: Object.entries(container.env ?? {}).map(([key, value]) => `${key}=${value}`),
       labels: [{ label: SERVICE_LABEL, value: this.name }],
       networksAdvanced: [{ name: GatewayNetwork.of(this).name, aliases: [host] }],
+      ...backendHealth(container.healthcheck),
     });
   }
 
@@ -394,6 +402,17 @@ function checkPlaceholders(url: string, fields: string[] | undefined, fail: (m: 
   }
 }
 
+/** The backend's health check and the deploy's wait for it, when it has one. */
+function backendHealth(check: ServiceContainer['healthcheck']): Partial<ContainerConfig> {
+  if (check === undefined) return {};
+  const wait = { wait: true, waitTimeout: 120 };
+  if (check === 'image') return wait;
+  return {
+    ...wait,
+    healthcheck: { test: ['CMD', ...check], interval: '5s', timeout: '5s', retries: 3, startPeriod: '30s' },
+  };
+}
+
 function checkContainer(container: ServiceContainer, fail: (m: string) => never): ServiceContainer {
   if ((container.image === undefined) === (container.build === undefined)) {
     fail("container needs exactly one of image (e.g. 'acme/crm:1.4') and build ({ context: 'backend' })");
@@ -410,6 +429,17 @@ function checkContainer(container: ServiceContainer, fail: (m: string) => never)
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) || typeof value !== 'string') {
       fail(`container.env.${key} must be a string under a variable name matching ^[A-Za-z_][A-Za-z0-9_]*$`);
     }
+  }
+  const check = container.healthcheck;
+  if (
+    check !== undefined &&
+    check !== 'image' &&
+    !(Array.isArray(check) && check.length > 0 && check.every((part) => typeof part === 'string' && part !== ''))
+  ) {
+    fail(
+      `container.healthcheck (${quote(check)}) must be a command as a list of strings, e.g. ['node', 'healthcheck.js'], ` +
+        "or 'image' for the image's own HEALTHCHECK",
+    );
   }
   return container;
 }

@@ -6,14 +6,17 @@
  *   Dockerfile, .dockerignore, healthcheck.js   from image/
  *   dist/src/**.js                              the compiled runtime (no .d.ts, no maps, no tests, no constructs)
  *   package.json                                the root package's runtime `dependencies` only
- *   package-lock.json                           derived from the root package-lock.json: its non-dev entries,
- *                                               so the image installs exactly the versions the tests ran with
+ *   package-lock.json                           derived from the root package-lock.json: its non-dev entries
+ *   node_modules/                               those entries, copied from the root's node_modules (no type
+ *                                               declarations, maps or TypeScript sources): the image build needs
+ *                                               no network, and runs exactly the versions the tests ran with
  *
  * The layout mirrors the package (package.json next to dist/), so a relative require such as
  * `../../../package.json` from dist/src/cli resolves the same way in the image as in the repository.
  * Usage: node scripts/build-image-context.js [OUT_DIR]   (default dist/image-context)
  * Fails (exit 1, one line) when the runtime is not compiled, when a compiled file requires something outside
- * dist/src, or when the root lockfile is out of sync with package.json.
+ * dist/src, when the root lockfile is out of sync with package.json, or when a locked production dependency is
+ * not installed (run npm ci).
  */
 'use strict';
 const fs = require('node:fs');
@@ -41,12 +44,16 @@ function main() {
   }
   const manifest = runtimeManifest(pkg);
   writeJson(path.join(out, 'package.json'), manifest);
-  writeJson(path.join(out, 'package-lock.json'), runtimeLock(manifest, rootLock));
+  const lock = runtimeLock(manifest, rootLock);
+  writeJson(path.join(out, 'package-lock.json'), lock);
+  const bundled = bundleDependencies(lock, out);
   const files = copyRuntime(compiled, path.join(out, 'dist', 'src'));
   const warnings = checkRequires(files, Object.keys(pkg.dependencies ?? {}));
 
   for (const w of warnings) process.stderr.write(`build-image-context: warning: ${w}\n`);
-  process.stdout.write(`build-image-context: ${path.relative(root, out)} (${files.length} runtime files)\n`);
+  process.stdout.write(
+    `build-image-context: ${path.relative(root, out)} (${files.length} runtime files, ${bundled} dependency files)\n`,
+  );
 }
 
 /**
@@ -69,6 +76,44 @@ function copyRuntime(from, to, inAssets = false) {
     }
   }
   return copied;
+}
+
+/** Files a running Node never loads: left out of the bundled dependencies. */
+const NOT_RUNTIME = /(\.d\.[cm]?ts|\.[cm]?ts|\.map|\.tsbuildinfo)$/;
+
+/**
+ * Copies every package of the derived lockfile from the root's node_modules into the context, each without its
+ * own nested node_modules (those are entries of their own); returns how many files it copied.
+ */
+function bundleDependencies(lock, to) {
+  let count = 0;
+  for (const [key, entry] of Object.entries(lock.packages)) {
+    if (key === '' || entry.peer) continue;
+    const from = path.join(root, key);
+    const pkgJson = path.join(from, 'package.json');
+    // an optional dependency for another platform is not installed here, and not needed
+    if (entry.optional && !fs.existsSync(pkgJson)) continue;
+    if (!fs.existsSync(pkgJson) || readJson(pkgJson).version !== entry.version) {
+      throw new BuildError(`${key}@${entry.version} is locked but not installed: run npm ci`);
+    }
+    count += copyPackage(from, path.join(to, key));
+  }
+  return count;
+}
+
+function copyPackage(from, to) {
+  let count = 0;
+  fs.mkdirSync(to, { recursive: true });
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    const src = path.join(from, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules') count += copyPackage(src, path.join(to, entry.name));
+    } else if (entry.isFile() && !NOT_RUNTIME.test(entry.name)) {
+      fs.copyFileSync(src, path.join(to, entry.name));
+      count += 1;
+    }
+  }
+  return count;
 }
 
 /**

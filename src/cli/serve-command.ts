@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadGatewayConfig, reusePortSupport, startGateway, type RunningGateway } from '../gateway';
 import { AUDIT_LOG_ENV, MAX_WORKERS, runWorkers, WORKER_ENV } from './workers';
 
-const USAGE = `Usage: cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch] [--workers N]
+const USAGE = `Usage: cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch] [--workers N] [--check]
 
 Serves the gateway described by FILE (JSON or YAML) over MCP Streamable HTTP at /mcp.
 
@@ -14,6 +14,10 @@ Options:
                      and the ${AUDIT_LOG_ENV} environment variable
   --watch            reload when FILE changes (SIGHUP always reloads)
   --workers N        run N processes sharing the port (SO_REUSEPORT; Node >= 22.12 on Linux), default 1
+  --check            load the config and the secrets it names and compile every schema, then exit: 0 with
+                     "config ok", or 1 with the one-line reason the gateway would not start for (binds no port,
+                     writes no audit record, serves no metrics; a deploy runs it before it replaces a
+                     running gateway)
   -h, --help         show this help
 
 Where Node supports it (>= 22.12 on Linux) the port is bound with SO_REUSEPORT, so other gateway processes
@@ -28,6 +32,8 @@ export interface ServeOptions {
   readonly watch: boolean;
   /** `--workers N`: processes sharing the port (absent = 1). */
   readonly workers?: number;
+  /** `--check`: check that the gateway would start, then exit. */
+  readonly check?: boolean;
 }
 
 /** A flag error: reported as one line, exit code 2. */
@@ -51,6 +57,7 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | 'help' {
         'audit-log': { type: 'string' },
         watch: { type: 'boolean' },
         workers: { type: 'string' },
+        check: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -83,6 +90,7 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | 'help' {
     auditLogPath: values['audit-log'],
     watch: values.watch === true,
     ...(workers !== undefined ? { workers } : {}),
+    ...(values.check === true ? { check: true } : {}),
   };
 }
 
@@ -102,6 +110,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (options.check === true) return check(options);
   if ((options.workers ?? 1) > 1) return runWorkers(options.workers!, argv, options);
   return serve(options);
 }
@@ -149,6 +158,32 @@ async function serve(options: ServeOptions): Promise<number> {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
   }
+}
+
+/**
+ * `serve --check`: everything a start does short of serving (the config, its secrets, every schema, the session
+ * key's source), on a loopback port of the system's choosing that is closed at once, with the audit log and the
+ * generated-key store left alone. Prints one line either way.
+ */
+async function check(options: ServeOptions): Promise<number> {
+  let gateway: RunningGateway;
+  try {
+    const config = loadGatewayConfig(options.configPath);
+    // the store and a metrics port of its own are the running gateway's: a check must not take them
+    const { session_key_store: _store, metrics: _metrics, ...settings } = config.gateway;
+    gateway = await startGateway({
+      config: { ...config, gateway: { ...settings, audit_log: false } },
+      port: 0,
+      host: '127.0.0.1',
+      logger: () => undefined,
+    });
+  } catch (err) {
+    process.stderr.write(`cdktf-mcp-gateway: ${startFailure(err, options.configPath)}\n`);
+    return 1;
+  }
+  await gateway.close();
+  process.stdout.write(`cdktf-mcp-gateway: config ok (${options.configPath})\n`);
+  return 0;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

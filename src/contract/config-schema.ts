@@ -117,6 +117,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
         max_concurrent_calls: positiveInteger('calls'),
         session_ttl_ms: positiveInteger('milliseconds'),
         session_key_file: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string (a file path)' },
+        session_key_store: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string (a file path)' },
         max_streams_per_principal: positiveInteger('streams'),
         tools_list_ttl_ms: {
           type: 'integer',

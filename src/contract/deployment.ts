@@ -33,5 +33,11 @@ export const SECRETS_DIR = '/run/secrets';
 /** Overrides {@link SECRETS_DIR} for the gateway process (tests, hosts without Docker). */
 export const SECRETS_DIR_ENV = 'CDKTF_MCP_GATEWAY_SECRETS_DIR';
 
+/** Where a single-container gateway keeps what must outlive the container (a Docker volume is mounted here). */
+export const GATEWAY_STATE_DIR = '/var/lib/cdktf-mcp-gateway';
+
+/** The session key a single-container gateway generated and keeps in its state volume (`session_key_store`). */
+export const GATEWAY_SESSION_KEY_STORE = `${GATEWAY_STATE_DIR}/session-key`;
+
 /** Where a gateway container finds the CA bundles its services name (`endpoint.tls.caFile`), uploaded by synthesis. */
 export const GATEWAY_CA_DIR = '/etc/cdktf-mcp-gateway/ca';

@@ -125,6 +125,13 @@ export interface GatewaySettings {
    * variable, else a random key per process
    */
   readonly session_key_file?: string;
+  /**
+   * A file where the gateway keeps a session key it generated (a single gateway process without
+   * `session_key_file`): read at start when it exists, else a new random key is written there (mode 0600), so
+   * sessions survive a restart or a redeploy that keeps the file (a Docker volume). Ignored when
+   * `session_key_file` or `CDKTF_MCP_GATEWAY_SESSION_KEY` gives the key. @default - a random key per process
+   */
+  readonly session_key_store?: string;
   /** Open notification streams (2025 GET streams and 2026-07-28 `subscriptions/listen`) per principal. @default 16 */
   readonly max_streams_per_principal?: number;
   /** `ttlMs` of the 2026-07-28 `tools/list` and `server/discover` results (0: immediately stale). @default 0 */

@@ -15,7 +15,14 @@ import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, type GatewayState } from './gateway-state';
 import { createRequestListener, handOverPort, urlHost, type HttpContext } from './http';
 import { jsonLogger, type Logger } from './logger';
-import { createSessionSigner, loadSessionKey, NotificationStreams, SESSION_KEY_ENV, type SessionSigner } from './mcp';
+import {
+  createSessionSigner,
+  loadSessionKey,
+  NotificationStreams,
+  SESSION_KEY_ENV,
+  type SessionKey,
+  type SessionSigner,
+} from './mcp';
 import type { GatewayMetrics, MetricsServer } from './metrics';
 import { reusePortSupport } from './reuse-port';
 import { ServiceClient } from './upstream';
@@ -275,13 +282,17 @@ class Gateway implements RunningGateway {
 
 interface SessionKeyInfo {
   readonly key: Buffer;
-  readonly source: 'file' | 'env' | 'random';
+  readonly source: SessionKey['source'];
 }
 
-/** The session key (SPEC §4): `session_key_file`, else the environment variable, else random; one line if bad. */
+/** The session key: `session_key_file`, else the environment variable, else the store, else random; one line if bad. */
 function sessionKey(config: GatewayConfig, env: Readonly<Record<string, string | undefined>>): SessionKeyInfo {
   try {
-    return loadSessionKey({ file: config.gateway.session_key_file, env: env[SESSION_KEY_ENV] });
+    return loadSessionKey({
+      file: config.gateway.session_key_file,
+      env: env[SESSION_KEY_ENV],
+      store: config.gateway.session_key_store,
+    });
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
@@ -323,7 +334,7 @@ function drain(inFlight: HttpContext['inFlight'], timeoutMs: number): Promise<vo
 }
 
 function warnUnchangeable(current: GatewayConfig, next: GatewayConfig, log: Logger): void {
-  for (const key of ['host', 'port', 'audit_log', 'session_key_file', 'metrics'] as const) {
+  for (const key of ['host', 'port', 'audit_log', 'session_key_file', 'session_key_store', 'metrics'] as const) {
     if (JSON.stringify(current.gateway[key]) !== JSON.stringify(next.gateway[key])) {
       log('warn', `gateway.${key} changes only on restart`, { field: `gateway.${key}` });
     }

@@ -1,17 +1,9 @@
 /**
- * A single-node Swarm for the replica tests: `docker swarm init --advertise-addr 127.0.0.1` on the daemon the
+ * A single-node Swarm for the deploy tests of replicated gateways (test/deploy): `docker swarm init --advertise-addr 127.0.0.1` on the daemon the
  * tests use (loopback only), left again — with the `docker_gwbridge` network it creates — by `leave()`, only
  * when this process initialized it.
  */
 import { command, docker } from '../image/docker';
-
-/** When the Swarm test must run: CI=true, or `npm run test:swarm`; undefined = it may stay pending. */
-export function swarmTestRequirement(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const ci = env.CI;
-  if (ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0') return `CI=${ci}`;
-  if (env.CDKTF_MCP_GATEWAY_SWARM_TEST === 'required') return 'npm run test:swarm';
-  return undefined;
-}
 
 export interface SwarmHandle {
   /** Whether this process initialized the swarm (and so leaves it). */

@@ -1,7 +1,8 @@
 /**
- * Where the session key comes from (SPEC §4): the config's `session_key_file`, or the
- * `CDKTF_MCP_GATEWAY_SESSION_KEY` environment variable, or — with neither — 32 random bytes made at start (one
- * process only: its sessions die with it).
+ * Where the session key comes from: the config's `session_key_file`, or the `CDKTF_MCP_GATEWAY_SESSION_KEY`
+ * environment variable, or — with neither — the config's `session_key_store` (a key this gateway generated
+ * earlier and kept, or a new one written there), or 32 random bytes made at start (one process only: its sessions
+ * die with it).
  *
  * Format (both sources): text holding the key as hex (`openssl rand -hex 32`) or as base64/base64url
  * (`openssl rand -base64 32`), surrounding whitespace ignored. A string of hex digits of even length is read as
@@ -10,7 +11,8 @@
  * and Docker secrets alike, and a wrong file is reported instead of silently used.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /** The environment variable that may hold the session key. */
 export const SESSION_KEY_ENV = 'CDKTF_MCP_GATEWAY_SESSION_KEY';
@@ -29,12 +31,15 @@ export interface SessionKeySources {
   readonly file?: string;
   /** The value of `CDKTF_MCP_GATEWAY_SESSION_KEY` (not its name). An empty string counts as unset. */
   readonly env?: string;
+  /** `session_key_store` from the config: where a generated key is kept (used when neither of the above is). */
+  readonly store?: string;
 }
 
 /** A loaded key and where it came from (for the start-up log line; never log the key). */
 export interface SessionKey {
   readonly key: Buffer;
-  readonly source: 'file' | 'env' | 'random';
+  /** `stored`: read from, or generated into, `session_key_store`. */
+  readonly source: 'file' | 'env' | 'stored' | 'random';
 }
 
 /**
@@ -53,17 +58,50 @@ export function loadSessionKey(sources: SessionKeySources): SessionKey {
   if (sources.file !== undefined)
     return { key: decodeKey(readKeyFile(sources.file), `session_key_file ${sources.file}`), source: 'file' };
   if (env !== undefined) return { key: decodeKey(env, SESSION_KEY_ENV), source: 'env' };
+  if (sources.store !== undefined) return { key: storedKey(sources.store), source: 'stored' };
   return { key: randomBytes(MIN_SESSION_KEY_BYTES), source: 'random' };
 }
 
-function readKeyFile(path: string): string {
+/**
+ * The key kept in `path`: read when the file exists, else 32 random bytes written there as base64 text with mode
+ * 0600. The file appears whole or not at all (written beside it, then hard-linked into place, which fails when it
+ * exists), so two processes starting at once agree, the loser reading the winner's key, and a crash never leaves
+ * a half-written key behind.
+ */
+function storedKey(path: string): Buffer {
+  const where = `session_key_store ${path}`;
+  const fresh = randomBytes(MIN_SESSION_KEY_BYTES);
+  const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const cannot = (err: unknown): Error =>
+    new Error(
+      `session key: ${where}: cannot create it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(draft, `${fresh.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    throw cannot(err);
+  }
+  try {
+    linkSync(draft, path);
+    return fresh;
+  } catch (err) {
+    // EEXIST: another process (or an earlier start) kept a key there; that key wins
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw cannot(err);
+  } finally {
+    rmSync(draft, { force: true });
+  }
+  return decodeKey(readKeyFile(path, where), where);
+}
+
+function readKeyFile(path: string, where = `session_key_file ${path}`): string {
   try {
     const size = statSync(path).size;
     if (size > MAX_KEY_FILE_BYTES) throw new Error(`${size} bytes, a key file holds a short hex or base64 text`);
     return readFileSync(path, 'utf8');
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new Error(`session key: session_key_file ${path}: cannot read it (${reason})`);
+    throw new Error(`session key: ${where}: cannot read it (${reason})`);
   }
 }
 

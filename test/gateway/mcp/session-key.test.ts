@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadSessionKey, SESSION_KEY_ENV } from '../../../src/gateway/mcp/session-key';
 
 const BYTES = Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7 + 1));
@@ -106,5 +106,58 @@ describe('loadSessionKey', () => {
     assert.throws(() => loadSessionKey({ file: '/k', env: BYTES.toString('hex') }), {
       message: `session key: both session_key_file (/k) and ${SESSION_KEY_ENV} are set; set only one`,
     });
+  });
+});
+
+describe('loadSessionKey with session_key_store (a generated key kept across restarts)', () => {
+  function storePath(): string {
+    return join(mkdtempSync(join(tmpdir(), 'gw-session-store-')), 'state', 'session-key');
+  }
+
+  it('generates a 32-byte key into the store (mode 0600, base64 text), then reads the same key back', () => {
+    const store = storePath();
+    const first = loadSessionKey({ store });
+    assert.equal(first.source, 'stored');
+    assert.equal(first.key.length, 32);
+    assert.equal(statSync(store).mode & 0o777, 0o600);
+    assert.equal(readFileSync(store, 'utf8'), `${first.key.toString('base64')}\n`);
+    assert.deepEqual(loadSessionKey({ store }), first);
+    assert.deepEqual(readdirSync(dirname(store)), ['session-key'], 'no draft file is left behind');
+  });
+
+  it('is used only when neither session_key_file nor the environment variable gives the key', () => {
+    const store = storePath();
+    assert.deepEqual(loadSessionKey({ store, env: BYTES.toString('hex') }), { key: BYTES, source: 'env' });
+    assert.deepEqual(loadSessionKey({ store, file: keyFile(BYTES.toString('hex')) }), { key: BYTES, source: 'file' });
+    assert.equal(existsSync(store), false, 'the store was not written');
+  });
+
+  it('agrees with a process that wrote the store first (the file is created whole or not at all)', () => {
+    const store = storePath();
+    mkdirSync(dirname(store), { recursive: true });
+    writeFileSync(store, BYTES.toString('base64'), { mode: 0o600 });
+    assert.deepEqual(loadSessionKey({ store }), { key: BYTES, source: 'stored' });
+  });
+
+  it('refuses a damaged store with one line naming it, instead of replacing the key', () => {
+    const store = storePath();
+    mkdirSync(dirname(store), { recursive: true });
+    writeFileSync(store, 'not a key\n');
+    assert.throws(
+      () => loadSessionKey({ store }),
+      new RegExp(
+        `^Error: session key from session_key_store ${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not hex or base64 text`,
+      ),
+    );
+  });
+
+  it('refuses a store it cannot create with one line naming it and the reason', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-session-store-'));
+    const blocker = join(dir, 'file');
+    writeFileSync(blocker, '');
+    assert.throws(
+      () => loadSessionKey({ store: join(blocker, 'session-key') }),
+      /^Error: session key: session_key_store .*file\/session-key: cannot create it \((ENOTDIR|EEXIST)\)$/,
+    );
   });
 });

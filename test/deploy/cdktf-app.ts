@@ -1,0 +1,105 @@
+/**
+ * A cdktf app in a temporary directory, deployed with the real `cdktf` CLI (the repository's cdktf-cli) driving
+ * OpenTofu and the kreuzwerker/docker provider from `npm run toolchain`. The app is plain JavaScript that loads the
+ * built package (`dist/`), as a user's app loads the installed one; what varies between deploys is a JSON file of
+ * parameters it reads.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const REPO = path.resolve(__dirname, '../..');
+const CDKTF = path.join(REPO, 'node_modules', '.bin', 'cdktf');
+
+/** What one `cdktf` command did. */
+export interface CdktfRun {
+  readonly code: number | null;
+  /** stdout and stderr, interleaved as they came. */
+  readonly output: string;
+  readonly seconds: number;
+}
+
+/** One app directory: `main.js` (the stack), `params.json` (what a deploy changes), `cdktf.json`. */
+export class CdktfApp {
+  /**
+   * @param dir an empty directory
+   * @param stackSource the body of `main.js` after the prelude, which defines `params`, `cdktf`, `docker`
+   *   (`@cdktf/provider-docker`'s provider module) and `mcp` (this package)
+   * @param env the toolchain's environment (and TF_VAR_… values)
+   */
+  public constructor(
+    public readonly dir: string,
+    stackSource: string,
+    private readonly env: Record<string, string>,
+  ) {
+    fs.mkdirSync(dir, { recursive: true });
+    const req = (m: string): string => JSON.stringify(path.join(REPO, 'node_modules', m));
+    fs.writeFileSync(
+      path.join(dir, 'main.js'),
+      [
+        "'use strict';",
+        "const params = JSON.parse(require('fs').readFileSync(require('path').join(__dirname, 'params.json'), 'utf8'));",
+        `const cdktf = require(${req('cdktf')});`,
+        `const docker = require(${req('@cdktf/provider-docker/lib/provider')});`,
+        `const mcp = require(${JSON.stringify(path.join(REPO, 'dist'))});`,
+        stackSource,
+      ].join('\n'),
+    );
+    fs.writeFileSync(
+      path.join(dir, 'cdktf.json'),
+      JSON.stringify({ language: 'typescript', app: 'node main.js', output: 'cdktf.out', terraformProviders: [] }),
+    );
+  }
+
+  /** Writes the parameters the next command's synthesis reads. */
+  public params(values: Record<string, unknown>): void {
+    fs.writeFileSync(path.join(this.dir, 'params.json'), JSON.stringify(values, null, 2));
+  }
+
+  /**
+   * `cdktf deploy --auto-approve --skip-provider-lock` (the user's command, offline: `providers lock`, which cdktf
+   * otherwise runs, asks the registry and ignores the mirror; `init` writes the lock file from the mirror).
+   */
+  public deploy(extraEnv: Record<string, string> = {}): Promise<CdktfRun> {
+    return this.run(['deploy', '--auto-approve', '--skip-provider-lock'], extraEnv);
+  }
+
+  /** `cdktf diff --skip-provider-lock`. */
+  public diff(extraEnv: Record<string, string> = {}): Promise<CdktfRun> {
+    return this.run(['diff', '--skip-provider-lock'], extraEnv);
+  }
+
+  /** `cdktf destroy --auto-approve --skip-provider-lock`. */
+  public destroy(extraEnv: Record<string, string> = {}): Promise<CdktfRun> {
+    return this.run(['destroy', '--auto-approve', '--skip-provider-lock'], extraEnv);
+  }
+
+  private run(args: string[], extraEnv: Record<string, string>): Promise<CdktfRun> {
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      const child = spawn(CDKTF, args, {
+        cwd: this.dir,
+        env: {
+          ...process.env,
+          ...this.env,
+          ...extraEnv,
+          CHECKPOINT_DISABLE: '1',
+          CI: 'true',
+          FORCE_COLOR: '0',
+          NO_COLOR: '1',
+          TF_IN_AUTOMATION: '1',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+      const timer = setTimeout(() => child.kill('SIGTERM'), 20 * 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, output, seconds: (Date.now() - started) / 1000 });
+      });
+    });
+  }
+}

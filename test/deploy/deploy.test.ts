@@ -1,0 +1,695 @@
+/**
+ * `cdktf deploy` for real: the repository's cdktf CLI drives OpenTofu and the kreuzwerker/docker provider, both
+ * built from Go modules by `npm run toolchain` and installed offline from a filesystem mirror, against the local
+ * Docker daemon (loopback and host networking only; the local Node base image, since no registry is reachable).
+ * Nothing here imitates the provider: every container, service, config, secret, volume and image is made and
+ * removed by `tofu apply`.
+ *
+ * Required under CI=true and with `npm run test:deploy`; pending otherwise, with a title naming what is missing.
+ */
+import * as assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { startBackend, type TestBackend } from '../helpers/backend';
+import { eventually } from '../helpers/eventually';
+import { connectSdkClient, type SdkConnection } from '../helpers/mcp';
+import { reusePortNode } from '../helpers/reuse-port-node';
+import { makeToken } from '../helpers/tokens';
+import {
+  command,
+  docker,
+  dockerDaemonAnswers,
+  ensureDockerDaemon,
+  freePort,
+  type StartedDaemon,
+} from '../image/docker';
+import { ensureSwarm, healthyTasks, runningTasks, type SwarmHandle } from '../swarm/swarm';
+import { CdktfApp, type CdktfRun } from './cdktf-app';
+import { dockerObjects, imageTags, listeningAddresses } from './host';
+import { deployTestRequirement, toolchainBuilt, toolchainEnv } from './toolchain';
+
+const REPO = path.resolve(__dirname, '../..');
+const BASE_IMAGE_SCRIPT = path.join(REPO, 'scripts', 'node-base-image.sh');
+/** Node 22 (SO_REUSEPORT for replicas sharing a port); built locally, no image registry is reachable here. */
+const BASE_IMAGE = 'local/node-base:node22';
+const UPGRADE_MARKER = path.join(REPO, 'dist', 'image-context', 'deploy-test-upgrade.txt');
+
+const requirement = deployTestRequirement();
+
+function log(line: string): void {
+  process.stdout.write(`      [deploy] ${line}\n`);
+}
+
+/** The figures the closing table reports (printed at the end, and written to $DEPLOY_REPORT when set). */
+const report: { what: string; value: string }[] = [];
+function record(what: string, value: string): void {
+  report.push({ what, value });
+  log(`${what}: ${value}`);
+}
+
+/** The tail of a cdktf run's output, for an assertion message. */
+function tail(run: CdktfRun, chars = 4000): string {
+  return run.output.slice(-chars);
+}
+
+let runs = 0;
+/** Keeps the whole output of every cdktf run in $DEPLOY_LOG_DIR, when set (assertion messages show the tail). */
+function keep(run: CdktfRun, what: string): CdktfRun {
+  const dir = process.env.DEPLOY_LOG_DIR;
+  if (dir !== undefined) {
+    runs += 1;
+    fs.writeFileSync(
+      path.join(dir, `${String(runs).padStart(2, '0')}-${what.replace(/[^A-Za-z0-9]+/g, '-')}.log`),
+      run.output,
+    );
+  }
+  return run;
+}
+
+function assertOk(run: CdktfRun, what: string): void {
+  keep(run, what);
+  assert.equal(run.code, 0, `${what} exited ${run.code}:\n${tail(run)}`);
+}
+
+/** The backend image's files: a JSON API on 8080 with a HEALTHCHECK, built by the provider from this context. */
+function writeBackend(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'server.js'),
+    `'use strict';
+const http = require('http');
+const crypto = require('crypto');
+let calls = 0;
+http.createServer((req, res) => {
+  const url = new URL(req.url, 'http://backend');
+  if (url.pathname === '/health') { res.end('ok'); return; }
+  const match = /^\\/customers\\/([^/]+)$/.exec(url.pathname);
+  if (match === null) { res.statusCode = 404; res.end('{}'); return; }
+  calls += 1;
+  const key = req.headers['x-api-key'];
+  const body = JSON.stringify({
+    id: decodeURIComponent(match[1]),
+    calls,
+    key_sha256: typeof key === 'string' ? crypto.createHash('sha256').update(key).digest('hex') : null,
+  });
+  res.setHeader('content-type', 'application/json');
+  res.end(body);
+}).listen(8080, '0.0.0.0');
+`,
+  );
+  fs.writeFileSync(
+    path.join(dir, 'Dockerfile'),
+    `ARG BASE_IMAGE
+FROM \${BASE_IMAGE}
+COPY server.js /srv/server.js
+USER 1000:1000
+HEALTHCHECK --interval=2s --timeout=2s --start-period=20s --retries=3 CMD ["node", "-e", "fetch('http://127.0.0.1:8080/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "/srv/server.js"]
+`,
+  );
+}
+
+/** The single-container stack, as a user writes it with the public API. */
+const SINGLE_STACK = `
+const { App, TerraformStack, TerraformVariable } = cdktf;
+const app = new App();
+const stack = new TerraformStack(app, params.stack);
+new docker.DockerProvider(stack, 'docker', {});
+const backendKey = new TerraformVariable(stack, 'backend_key', { type: 'string', sensitive: true });
+const getCustomer = new mcp.Service(stack, 'get_customer', {
+  description: 'Look up a customer',
+  endpoint: {
+    url: 'http://crm:8080/customers/{customer_id}',
+    method: 'GET',
+    headers: { 'X-Api-Key': mcp.Secret.env('BACKEND_KEY') },
+  },
+  input: { customer_id: { type: 'string', required: true, pattern: '^C-[0-9]{4}$' } },
+  container: {
+    build: { context: params.backendDir, args: { BASE_IMAGE: params.baseImage } },
+    port: 8080,
+    healthcheck: 'image',
+  },
+});
+const gateway = new mcp.Gateway(stack, 'support', {
+  services: [getCustomer],
+  auth: { tokens: [{ id: 'deploy-bot', sha256: params.tokenSha256 }] },
+  port: params.port,
+  hostIp: '127.0.0.1',
+  baseImage: params.baseImage,
+  validateInput: params.validateInput,
+  secrets: { BACKEND_KEY: backendKey.stringValue },
+});
+new mcp.AuditDashboard(stack, 'audit', {
+  gateways: [gateway],
+  auth: 'none',
+  port: params.dashboardPort,
+  hostIp: '127.0.0.1',
+  baseImage: params.baseImage,
+});
+app.synth();
+`;
+
+/** The replicated stack: two replicas on the swarm, host networking, bound to loopback. */
+const SWARM_STACK = `
+const { App, TerraformStack, TerraformVariable } = cdktf;
+const app = new App();
+const stack = new TerraformStack(app, params.stack);
+new docker.DockerProvider(stack, 'docker', {});
+const sessionKey = new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true });
+const getCustomer = new mcp.Service(stack, 'get_customer', {
+  description: 'Look up a customer',
+  endpoint: { url: params.backendUrl + '/customers/{customer_id}', method: 'GET' },
+  input: { customer_id: { type: 'string', required: true, pattern: '^C-[0-9]{4}$' } },
+});
+new mcp.Gateway(stack, 'agents', {
+  services: [getCustomer],
+  auth: { tokens: [{ id: 'swarm-bot', sha256: params.tokenSha256 }] },
+  replicas: 2,
+  sessionKey: sessionKey.stringValue,
+  port: params.port,
+  hostIp: '127.0.0.1',
+  baseImage: params.baseImage,
+  validateInput: params.validateInput,
+});
+app.synth();
+`;
+
+/** The YAML manifest stack: one gateway and its backend, deployed and destroyed from a file. */
+const MANIFEST_STACK = `
+const { App, TerraformStack } = cdktf;
+const app = new App();
+const stack = new TerraformStack(app, params.stack);
+new docker.DockerProvider(stack, 'docker', {});
+new mcp.Manifest(stack, 'manifest', { path: require('path').join(__dirname, 'enmasse.yaml') });
+app.synth();
+`;
+
+type Outcome = 'ok' | 'refused' | 'forwarded' | 'failure';
+interface CallRecord {
+  readonly at: number;
+  readonly valid: boolean;
+  readonly outcome: Outcome;
+  readonly detail?: string;
+}
+
+const REFUSAL = 'Invalid value for `customer_id`: expected to match pattern ^C-[0-9]{4}$';
+
+/** One call: a valid id, or an invalid one (refused with validation on, forwarded with it off). */
+async function oneCall(sdk: SdkConnection, valid: boolean, i: number): Promise<CallRecord> {
+  const at = Date.now();
+  const id = valid ? `C-${String(i % 10_000).padStart(4, '0')}` : `bad-${i}`;
+  try {
+    const result = await sdk.client.callTool({ name: 'get_customer', arguments: { customer_id: id } }, undefined, {
+      timeout: 20_000,
+    });
+    if (result.isError === true)
+      return { at, valid, outcome: 'failure', detail: JSON.stringify(result.content).slice(0, 300) };
+    return { at, valid, outcome: valid ? 'ok' : 'forwarded' };
+  } catch (err) {
+    if (!valid && err instanceof McpError && err.code === -32602 && err.message.includes(REFUSAL))
+      return { at, valid, outcome: 'refused' };
+    return { at, valid, outcome: 'failure', detail: (err as Error).message.slice(0, 300) };
+  }
+}
+
+/** `loops` loops of alternating valid / invalid calls, `paceMs` apart, until `stop()` or `maxCalls`. */
+function startLoad(sdk: SdkConnection, loops: number, paceMs: number, maxCalls: number) {
+  const records: CallRecord[] = [];
+  let stopped = false;
+  let n = 0;
+  const loop = async (): Promise<void> => {
+    while (!stopped && n < maxCalls) {
+      const i = n++;
+      records.push(await oneCall(sdk, i % 2 === 0, i));
+      await new Promise((resolve) => setTimeout(resolve, paceMs));
+    }
+  };
+  const done = Promise.all(Array.from({ length: loops }, loop)).then(() => records);
+  return {
+    stop: () => {
+      stopped = true;
+    },
+    done,
+  };
+}
+
+/** The text of a successful call's first content block, parsed. */
+async function callResult(sdk: SdkConnection, id: string): Promise<Record<string, unknown>> {
+  const result = await sdk.client.callTool({ name: 'get_customer', arguments: { customer_id: id } });
+  assert.notEqual(result.isError, true, `call failed: ${JSON.stringify(result.content)}`);
+  return result.structuredContent as Record<string, unknown>;
+}
+
+async function inspect(name: string, format: string): Promise<string> {
+  return docker(['inspect', '--format', format, name], 30_000);
+}
+
+describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real apply, destroy)', function () {
+  if (requirement === undefined) {
+    const missing = toolchainBuilt()
+      ? 'a run that asks for it (CI=true or npm run test:deploy)'
+      : 'OpenTofu and the Docker provider from `npm run toolchain`';
+    it(`NOT RUN: needs ${missing}, a Docker daemon and a swarm it may initialize`);
+    return;
+  }
+  const node = reusePortNode();
+  const suffix = randomBytes(3).toString('hex');
+  let env: Record<string, string> = {};
+  let daemon: StartedDaemon | undefined;
+  let swarm: SwarmHandle | undefined;
+  let tmp = '';
+
+  before(async function () {
+    this.timeout(60 * 60_000);
+    if ('missing' in node) throw new Error(`the deploy test (${requirement}) ${node.missing}`);
+    env = toolchainEnv(log);
+    try {
+      daemon = await ensureDockerDaemon(log);
+    } catch (err) {
+      throw new Error(`the deploy test needs Docker (${requirement}): ${(err as Error).message}`);
+    }
+    const base = await command('bash', [BASE_IMAGE_SCRIPT, BASE_IMAGE], {
+      timeoutMs: 300_000,
+      env: { ...process.env, NODE_BIN: node.path },
+    });
+    assert.equal(base.code, 0, `${BASE_IMAGE_SCRIPT} failed: ${base.stderr.trim().slice(-1000)}`);
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'deploy-test-'));
+  });
+
+  after(async function () {
+    this.timeout(10 * 60_000);
+    fs.rmSync(UPGRADE_MARKER, { force: true });
+    if (swarm !== undefined) for (const problem of await swarm.leave()) log(`clean-up: ${problem}`);
+    if (tmp !== '') fs.rmSync(tmp, { recursive: true, force: true });
+    if (daemon !== undefined && dockerDaemonAnswers()) await daemon.stop();
+    if (report.length > 0) {
+      const table = ['| measure | value |', '|---|---|', ...report.map((r) => `| ${r.what} | ${r.value} |`)].join('\n');
+      log(`deploy figures:\n${table}`);
+      if (process.env.DEPLOY_REPORT !== undefined) fs.writeFileSync(process.env.DEPLOY_REPORT, `${table}\n`);
+    }
+  });
+
+  describe('a single-container gateway with a built backend and a dashboard', function () {
+    const bot = makeToken('deploy-bot');
+    const backendKey = `key-${randomBytes(12).toString('hex')}`;
+    const stack = `single-${suffix}`;
+    const names = { gateway: `${stack}-support`, backend: `${stack}-get_customer`, dashboard: `${stack}-audit` };
+    let app: CdktfApp;
+    let port = 0;
+    let dashboardPort = 0;
+    let sdk: SdkConnection | undefined;
+    let params: Record<string, unknown> = {};
+
+    before(async function () {
+      port = await freePort();
+      dashboardPort = await freePort();
+      const backendDir = path.join(tmp, 'backend');
+      writeBackend(backendDir);
+      app = new CdktfApp(path.join(tmp, 'single'), SINGLE_STACK, env);
+      params = {
+        stack,
+        backendDir,
+        baseImage: BASE_IMAGE,
+        tokenSha256: bot.sha256,
+        port,
+        dashboardPort,
+        validateInput: true,
+      };
+      app.params(params);
+    });
+
+    after(async function () {
+      this.timeout(10 * 60_000);
+      await sdk?.close();
+      // a failed test may leave the stack up: take it down the user's way
+      if (fs.existsSync(path.join(app.dir, 'cdktf.out'))) {
+        const left = await dockerObjects('container');
+        if (left.some((n) => n.startsWith(stack))) await app.destroy({ TF_VAR_backend_key: backendKey });
+      }
+    });
+
+    it('deploys: returns only once the gateway, the backend and the dashboard are healthy; a valid call reaches the backend, an invalid one gets the exact refusal; a diff right after shows no change', async function () {
+      this.timeout(20 * 60_000);
+      const run = await app.deploy({ TF_VAR_backend_key: backendKey });
+      assertOk(run, 'cdktf deploy');
+      record('deploy from zero, single container (image builds included)', `${run.seconds.toFixed(1)} s`);
+      for (const name of Object.values(names)) {
+        assert.equal(
+          await inspect(name, '{{.State.Health.Status}}'),
+          'healthy',
+          `${name} is healthy when deploy returns`,
+        );
+      }
+      sdk = await connectSdkClient(`http://127.0.0.1:${port}/mcp`, bot.token, {
+        name: 'deploy-test',
+        version: '1.0.0',
+      });
+      const { tools } = await sdk.client.listTools();
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['get_customer'],
+      );
+      const answer = await callResult(sdk, 'C-0042');
+      assert.equal(answer.id, 'C-0042');
+      assert.equal(
+        answer.key_sha256,
+        createHash('sha256').update(backendKey).digest('hex'),
+        'the backend got the secret header',
+      );
+      assert.equal((await oneCall(sdk, false, 1)).outcome, 'refused');
+
+      const diff = await app.diff({ TF_VAR_backend_key: backendKey });
+      assertOk(diff, 'cdktf diff');
+      assert.match(diff.output, /No changes/, `a plan right after the deploy shows changes:\n${tail(diff)}`);
+    });
+
+    it('keeps secrets out of the environment (files under /run/secrets, 0400) and publishes every port on 127.0.0.1 only', async function () {
+      this.timeout(2 * 60_000);
+      const envVars = await inspect(names.gateway, '{{json .Config.Env}}');
+      assert.ok(!envVars.includes(backendKey), 'the secret value is in the gateway environment');
+      assert.ok(!envVars.includes('BACKEND_KEY'), `the secret is an environment variable: ${envVars}`);
+      const listing = await docker(['exec', names.gateway, 'ls', '-ln', '/run/secrets/BACKEND_KEY']);
+      assert.match(listing, /^-r-------- +1 +1000 +1000 /, `secret file: ${listing}`);
+      for (const p of [port, dashboardPort]) {
+        assert.deepEqual(listeningAddresses(p), ['127.0.0.1'], `port ${p} listens on 127.0.0.1 only`);
+      }
+    });
+
+    it('toggles validate_input: the refusal behaviour changes, the session opened before stays valid, the image is not rebuilt; the gap in service is measured', async function () {
+      this.timeout(20 * 60_000);
+      const sessionBefore = sdk!.transport.sessionId;
+      const imageBefore = await inspect(names.gateway, '{{.Image}}');
+      const load = startLoad(sdk!, 1, 100, 100_000);
+      app.params({ ...params, validateInput: false });
+      const run = await app.deploy({ TF_VAR_backend_key: backendKey });
+      load.stop();
+      const records = await load.done;
+      assertOk(run, 'cdktf deploy (validate_input off)');
+      assert.doesNotMatch(run.output, /McpGatewayImage[^\n]*(replac|destroy|creat)/i, 'the gateway image was touched');
+      assert.equal(await inspect(names.gateway, '{{.Image}}'), imageBefore, 'the gateway runs the same image');
+      const failed = records.filter((r) => r.outcome === 'failure');
+      const gap = failed.length === 0 ? 0 : failed.at(-1)!.at - failed[0].at;
+      record('redeploy, single container (config only)', `${run.seconds.toFixed(1)} s`);
+      record(
+        'service gap of a single container during that redeploy (first to last failed call, 1 call / 100 ms)',
+        `${(gap / 1000).toFixed(1)} s (${failed.length} of ${records.length} calls failed)`,
+      );
+      assert.equal(sdk!.transport.sessionId, sessionBefore);
+      // the session opened before the deploy (the generated key persisted in the state volume)
+      assert.equal((await oneCall(sdk!, true, 7)).outcome, 'ok', 'the session opened before the deploy is valid');
+      assert.equal((await oneCall(sdk!, false, 8)).outcome, 'forwarded', 'validate_input is off after the deploy');
+    });
+
+    it('fails a deploy whose gateway cannot start (a secret without a value) with the gateway’s own reason; fixing the value and deploying again recovers', async function () {
+      this.timeout(20 * 60_000);
+      const run = await app.deploy({ TF_VAR_backend_key: '' });
+      keep(run, 'cdktf deploy (empty secret)');
+      assert.notEqual(run.code, 0, `cdktf deploy with an empty secret succeeded:\n${tail(run)}`);
+      assert.match(
+        run.output,
+        /Gateway 'support' cannot start: cdktf-mcp-gateway: tools\[0\]\.backend\.headers\["X-Api-Key"\]: secret BACKEND_KEY is empty/,
+        `the reason is not in the output:\n${tail(run)}`,
+      );
+      const again = await app.deploy({ TF_VAR_backend_key: backendKey });
+      assertOk(again, 'cdktf deploy (secret fixed)');
+      assert.equal((await oneCall(sdk!, true, 9)).outcome, 'ok', 'the session opened before still works');
+    });
+
+    it('destroys everything it created; a second deploy from zero works', async function () {
+      this.timeout(30 * 60_000);
+      await sdk?.close();
+      sdk = undefined;
+      const destroy = await app.destroy({ TF_VAR_backend_key: backendKey });
+      assertOk(destroy, 'cdktf destroy');
+      const leftovers = async () => ({
+        containers: (await dockerObjects('container')).filter((n) => n.startsWith(stack)),
+        volumes: (await dockerObjects('volume')).filter((n) => n.startsWith(stack)),
+        networks: (await dockerObjects('network')).filter((n) => n.startsWith(stack)),
+        images: (await imageTags()).filter((t) => t.includes(stack)),
+      });
+      assert.deepEqual(await leftovers(), { containers: [], volumes: [], networks: [], images: [] });
+
+      app.params(params);
+      const again = await app.deploy({ TF_VAR_backend_key: backendKey });
+      assertOk(again, 'cdktf deploy after destroy');
+      sdk = await connectSdkClient(`http://127.0.0.1:${port}/mcp`, bot.token, {
+        name: 'deploy-test',
+        version: '1.0.0',
+      });
+      assert.equal((await callResult(sdk, 'C-0001')).id, 'C-0001');
+      await sdk.close();
+      sdk = undefined;
+      assertOk(await app.destroy({ TF_VAR_backend_key: backendKey }), 'cdktf destroy (second)');
+      assert.deepEqual(await leftovers(), { containers: [], volumes: [], networks: [], images: [] });
+    });
+  });
+
+  describe('a stack from a YAML manifest', function () {
+    const bot = makeToken('manifest-bot');
+    const stack = `manifest-${suffix}`;
+    let app: CdktfApp;
+    let backend: TestBackend;
+    let port = 0;
+
+    before(async function () {
+      backend = await startBackend();
+      port = await freePort();
+      app = new CdktfApp(path.join(tmp, 'manifest'), MANIFEST_STACK, env);
+      app.params({ stack });
+      fs.writeFileSync(
+        path.join(app.dir, 'enmasse.yaml'),
+        [
+          'services:',
+          '  get_customer:',
+          '    description: Look up a customer',
+          `    endpoint: { url: "${backend.url.replace('127.0.0.1', 'localhost')}/customers/{customer_id}", method: GET }`,
+          '    input:',
+          '      customer_id: { type: string, required: true, pattern: "^C-[0-9]{4}$" }',
+          'gateways:',
+          '  desk:',
+          '    services: [get_customer]',
+          `    auth: { tokens: [{ id: manifest-bot, sha256: "${bot.sha256}" }] }`,
+          `    port: ${port}`,
+          '    replicas: 1',
+          `    base_image: ${BASE_IMAGE}`,
+          '    host_ip: 127.0.0.1',
+          '',
+        ].join('\n'),
+      );
+    });
+
+    after(async () => {
+      await backend?.close();
+    });
+
+    it('deploys, answers, and destroys', async function () {
+      this.timeout(20 * 60_000);
+      swarm = swarm ?? (await ensureSwarm(log));
+      const run = await app.deploy();
+      assertOk(run, 'cdktf deploy (manifest)');
+      const sdk = await connectSdkClient(`http://127.0.0.1:${port}/mcp`, bot.token, { name: 'manifest', version: '1' });
+      try {
+        assert.equal((await oneCall(sdk, true, 1)).outcome, 'ok');
+        assert.equal((await oneCall(sdk, false, 2)).outcome, 'refused');
+      } finally {
+        await sdk.close();
+      }
+      assertOk(await app.destroy(), 'cdktf destroy (manifest)');
+      assert.deepEqual(
+        (await dockerObjects('service')).filter((n) => n.startsWith(stack)),
+        [],
+      );
+    });
+  });
+
+  describe('a replicated gateway (replicas: 2) on a single-node swarm', function () {
+    const bot = makeToken('swarm-bot');
+    const sessionKey = randomBytes(32).toString('base64');
+    const stack = `swarm-${suffix}`;
+    const serviceName = `${stack}-agents`;
+    let app: CdktfApp;
+    let backend: TestBackend;
+    let port = 0;
+    let sdk: SdkConnection | undefined;
+    let params: Record<string, unknown> = {};
+    const vars = { TF_VAR_session_key: sessionKey };
+    let callsMade = 0;
+
+    async function configNames(): Promise<string[]> {
+      return (await dockerObjects('config')).filter((n) => n.startsWith(serviceName));
+    }
+
+    async function auditRecords(): Promise<number> {
+      const volume = `${serviceName}-audit`;
+      const mount = await docker(['volume', 'inspect', '--format', '{{.Mountpoint}}', volume]);
+      return fs
+        .readdirSync(mount)
+        .filter((f) => f.endsWith('.jsonl'))
+        .reduce((n, f) => n + fs.readFileSync(path.join(mount, f), 'utf8').split('\n').filter(Boolean).length, 0);
+    }
+
+    /** Deploys with `next` while a steady load runs; returns the load's records and the deploy. */
+    async function deployUnderLoad(next: Record<string, unknown>): Promise<{ run: CdktfRun; records: CallRecord[] }> {
+      const load = startLoad(sdk!, 4, 150, 1_300);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      app.params(next);
+      const run = await app.deploy(vars);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      load.stop();
+      const records = await load.done;
+      callsMade += records.length;
+      return { run, records };
+    }
+
+    before(async function () {
+      this.timeout(5 * 60_000);
+      swarm = swarm ?? (await ensureSwarm(log));
+      backend = await startBackend();
+      port = await freePort();
+      app = new CdktfApp(path.join(tmp, 'swarm'), SWARM_STACK, env);
+      params = {
+        stack,
+        backendUrl: backend.url,
+        baseImage: BASE_IMAGE,
+        tokenSha256: bot.sha256,
+        port,
+        validateInput: true,
+      };
+      app.params(params);
+    });
+
+    after(async function () {
+      this.timeout(10 * 60_000);
+      await sdk?.close();
+      if ((await dockerObjects('service')).includes(serviceName)) await app.destroy(vars);
+      await backend?.close();
+    });
+
+    it('deploys two healthy replicas bound to 127.0.0.1; secrets are not named after their values', async function () {
+      this.timeout(20 * 60_000);
+      const run = await app.deploy(vars);
+      assertOk(run, 'cdktf deploy (replicas)');
+      record('deploy from zero, 2 replicas', `${run.seconds.toFixed(1)} s`);
+      const tasks = await docker([
+        'service',
+        'ps',
+        '--filter',
+        'desired-state=running',
+        '--format',
+        '{{.CurrentState}}',
+        serviceName,
+      ]);
+      assert.equal(tasks.split('\n').filter((t) => t.startsWith('Running')).length, 2, `tasks: ${tasks}`);
+      assert.deepEqual(listeningAddresses(port), ['127.0.0.1'], 'replicas bind 127.0.0.1 only');
+      const secrets = (await dockerObjects('secret')).filter((n) => n.startsWith(stack));
+      assert.equal(secrets.length, 1, `secrets: ${secrets.join(', ')}`);
+      const valueHash = createHash('sha256').update(sessionKey).digest('hex');
+      for (const name of secrets) {
+        const tag = name.slice(name.lastIndexOf('-') + 1);
+        assert.ok(!valueHash.includes(tag), `secret ${name} is named after a hash of its value`);
+      }
+      sdk = await connectSdkClient(`http://127.0.0.1:${port}/mcp`, bot.token, { name: 'swarm-test', version: '1.0.0' });
+      assert.equal((await oneCall(sdk, true, 1)).outcome, 'ok');
+      assert.equal((await oneCall(sdk, false, 2)).outcome, 'refused');
+      callsMade += 2;
+      const diff = await app.diff(vars);
+      assertOk(diff, 'cdktf diff (replicas)');
+      assert.match(diff.output, /No changes/, `a plan right after the deploy shows changes:\n${tail(diff)}`);
+    });
+
+    it('toggles validate_input under load: zero failed calls, the session kept, deploy returns after convergence, the old config is gone, audit records equal calls', async function () {
+      this.timeout(20 * 60_000);
+      const sessionBefore = sdk!.transport.sessionId;
+      const configsBefore = await configNames();
+      assert.equal(configsBefore.length, 1);
+      const { run, records } = await deployUnderLoad({ ...params, validateInput: false });
+      assertOk(run, 'cdktf deploy (replicas, validate_input off)');
+      const failures = records.filter((r) => r.outcome === 'failure');
+      record('redeploy, 2 replicas (rolling update, config only)', `${run.seconds.toFixed(1)} s`);
+      record('calls during that rolling update / failed', `${records.length} / ${failures.length}`);
+      assert.deepEqual(
+        failures.map((f) => f.detail),
+        [],
+      );
+      // converge_config: when deploy returns, every running task runs the new config
+      assert.equal((await oneCall(sdk!, false, 3)).outcome, 'forwarded', 'every replica has validate_input off');
+      assert.equal((await oneCall(sdk!, false, 5)).outcome, 'forwarded', 'every replica has validate_input off');
+      callsMade += 2;
+      assert.equal(sdk!.transport.sessionId, sessionBefore);
+      const configsAfter = await configNames();
+      assert.equal(configsAfter.length, 1, `configs after: ${configsAfter.join(', ')}`);
+      assert.notEqual(configsAfter[0], configsBefore[0], 'the old docker_config is gone');
+      await eventually(async () => (await auditRecords()) === callsMade, {
+        timeoutMs: 30_000,
+        intervalMs: 500,
+        what: `${callsMade} audit records`,
+      });
+    });
+
+    it("keeps answering while one replica's task is stopped (SIGTERM: hand-over and drain)", async function () {
+      this.timeout(5 * 60_000);
+      const load = startLoad(sdk!, 4, 150, 1_300);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const [victim] = await runningTasks(serviceName);
+      await docker(['stop', '--time', '30', victim.container], 60_000);
+      await eventually(async () => (await healthyTasks(serviceName)) === 2, {
+        timeoutMs: 120_000,
+        intervalMs: 1_000,
+        what: 'Swarm to replace the stopped task',
+      });
+      load.stop();
+      const records = await load.done;
+      callsMade += records.length;
+      assert.deepEqual(
+        records.filter((r) => r.outcome === 'failure').map((f) => f.detail),
+        [],
+      );
+      assert.ok(records.length > 0);
+    });
+
+    it('upgrades the package (a changed image context): the new image is built before the old one goes, and no call fails', async function () {
+      this.timeout(20 * 60_000);
+      const before = (await imageTags()).filter((t) => t.includes(`cdktf-mcp-gateway-${stack}`));
+      assert.equal(before.length, 1, `gateway images: ${before.join(', ')}`);
+      fs.writeFileSync(UPGRADE_MARKER, `upgrade ${suffix}\n`);
+      const { run, records } = await deployUnderLoad({ ...params, validateInput: false });
+      fs.rmSync(UPGRADE_MARKER, { force: true });
+      assertOk(run, 'cdktf deploy (upgrade)');
+      const failures = records.filter((r) => r.outcome === 'failure');
+      record('package upgrade, 2 replicas (image rebuilt, rolling update)', `${run.seconds.toFixed(1)} s`);
+      record('calls during that upgrade / failed', `${records.length} / ${failures.length}`);
+      assert.deepEqual(
+        failures.map((f) => f.detail),
+        [],
+      );
+      const after = (await imageTags()).filter((t) => t.includes(`cdktf-mcp-gateway-${stack}`));
+      assert.equal(after.length, 1, `gateway images after: ${after.join(', ')}`);
+      assert.notEqual(after[0], before[0], 'a new image');
+      const created = run.output.search(/McpGatewayImage[^\n]*Creation complete/);
+      const destroyed = run.output.search(/McpGatewayImage[^\n]*Destruction complete/);
+      assert.ok(
+        created >= 0 && destroyed > created,
+        `the new image is built before the old one is removed:\n${tail(run)}`,
+      );
+    });
+
+    it('destroys every service, config, secret, volume and image of the stack', async function () {
+      this.timeout(10 * 60_000);
+      await sdk?.close();
+      sdk = undefined;
+      assertOk(await app.destroy(vars), 'cdktf destroy (replicas)');
+      const left = {
+        services: (await dockerObjects('service')).filter((n) => n.startsWith(stack)),
+        configs: (await dockerObjects('config')).filter((n) => n.startsWith(stack)),
+        secrets: (await dockerObjects('secret')).filter((n) => n.startsWith(stack)),
+        volumes: (await dockerObjects('volume')).filter((n) => n.startsWith(stack)),
+        containers: (await dockerObjects('container')).filter((n) => n.startsWith(stack)),
+        images: (await imageTags()).filter((t) => t.includes(stack)),
+      };
+      assert.deepEqual(left, { services: [], configs: [], secrets: [], volumes: [], containers: [], images: [] });
+    });
+  });
+});
