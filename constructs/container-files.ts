@@ -30,9 +30,13 @@ export interface ContainerFile {
   readonly ownedByGateway?: boolean;
 }
 
-/** A secret as a file under `/run/secrets/NAME`, readable by the gateway's user alone, as a Docker secret would be. */
+/**
+ * A secret as a file under `/run/secrets/NAME`, readable by the gateway's user alone, as a Docker secret would be.
+ * The value is followed by a line break, which the gateway drops when it reads the file: the provider refuses an
+ * upload with empty content, and an empty secret must reach the gateway, which then says so itself.
+ */
 export function secretFile(name: string, value: string): ContainerFile {
-  return { file: `${SECRETS_DIR}/${name}`, content: value, permissions: '0400', ownedByGateway: true };
+  return { file: `${SECRETS_DIR}/${name}`, content: `${value}\n`, permissions: '0400', ownedByGateway: true };
 }
 
 /**

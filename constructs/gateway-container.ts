@@ -39,6 +39,8 @@ export const WAIT_TIMEOUT_SECONDS = 120;
 export interface GatewayContainerOptions {
   readonly name: string;
   readonly image: Image;
+  /** The image's name as synthesized (its tag changes with the image's context). */
+  readonly imageName: string;
   /** The published ports (the gateway's, and a metrics port of its own). */
   readonly ports: readonly { internal: number; external: number; ip?: string }[];
   /** The bridge network it shares with the backend containers. */
@@ -56,13 +58,15 @@ export interface GatewayContainerOptions {
 }
 
 /**
- * The single-container form of a gateway: a preflight run of the image's `serve --check` on the exact files the
- * gateway will get (a config or a secret it cannot start with fails the deploy with the gateway's own reason,
- * before the running gateway is replaced), then the gateway container, which the deploy waits to see healthy.
+ * The single-container form of a gateway: the gateway container, which the deploy waits to see healthy, and beside
+ * it a preflight run of the image's `serve --check` on the exact files the gateway gets, so that a config or a
+ * secret it cannot start with fails the deploy with the gateway's own reason. The two run side by side: the
+ * container's fixed name and port mean Terraform removes the old one first anyway, and waiting for the check
+ * would lengthen every redeploy's gap in service by its run time.
  */
 export function createGatewayContainer(scope: Construct, options: GatewayContainerOptions): Container {
   const files = (): ContainerFile[] => [...options.files(), ...options.secretFiles];
-  const preflight = createPreflight(scope, options);
+  createPreflight(scope, options);
   const audit = options.auditLog
     ? new Volume(scope, 'AuditLog', { name: dockerName(scope, options.name, 'audit') })
     : undefined;
@@ -85,7 +89,6 @@ export function createGatewayContainer(scope: Construct, options: GatewayContain
     labels: [{ label: GATEWAY_LABEL, value: options.name }],
     networksAdvanced: [{ name: options.network }],
     volumes: volumes.length === 0 ? undefined : volumes,
-    dependsOn: [preflight],
   });
   uploadFiles(container, files);
   return container;
@@ -95,6 +98,8 @@ export function createGatewayContainer(scope: Construct, options: GatewayContain
 export interface PreflightOptions {
   readonly name: string;
   readonly image: Image;
+  /** The image's name as synthesized (its tag changes with the image's context). */
+  readonly imageName: string;
   /** The config and CA bundles (no secret), read at synthesis: a change renames the check. */
   readonly files: () => readonly ContainerFile[];
   /** The secrets as files: a change of value renames the check through `revision`. */
@@ -105,14 +110,19 @@ export interface PreflightOptions {
 
 /**
  * `serve --check` in a throw-away container (no network, no volume) on the gateway's files. It is replaced, under
- * a new name and before the gateway, whenever those files change (`create_before_destroy`), so a failing check
- * stops the deploy while the running gateway is still serving. Its postcondition carries the gateway's one-line
+ * a new name, whenever those files change (`create_before_destroy`); a Swarm service waits for it, so a failing
+ * check stops the deploy while the running replicas still serve. Its postcondition carries the gateway's one-line
  * reason into `cdktf deploy`'s output.
  */
 export function createPreflight(scope: Construct, options: PreflightOptions): Container {
   // the files without the secrets, whose values only the revision follows (a hash of them would reveal them)
+  // and the image's name, which carries its context's hash: an upgrade replaces the check under a new name too
   const configs = Lazy.stringValue({
-    produce: () => createHash('sha256').update(JSON.stringify(options.files())).digest('hex').slice(0, 12),
+    produce: () =>
+      createHash('sha256')
+        .update(JSON.stringify({ image: options.imageName, files: options.files() }))
+        .digest('hex')
+        .slice(0, 12),
   });
   const suffix = options.revision === undefined ? configs : `${configs}-${options.revision.tag}`;
   const preflight = new Container(scope, 'Preflight', {

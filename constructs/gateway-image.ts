@@ -40,19 +40,21 @@ export class GatewayImage extends Construct {
     });
   }
 
+  /** The name (repository:tag) of the image built on `baseImage`; its tag carries the context's hash. */
+  public nameFor(baseImage: string): string {
+    const stackName = TerraformStack.of(this)
+      .node.id.toLowerCase()
+      .replace(/[^a-z0-9_.-]/g, '-');
+    return `cdktf-mcp-gateway-${stackName}:${tagOf(baseImage)}-${this.context.assetHash.slice(0, 12).toLowerCase()}`;
+  }
+
   /** The `docker_image` built on `baseImage` (one per distinct base image). */
   public imageFor(baseImage: string): Image {
     const existing = this.images.get(baseImage);
     if (existing !== undefined) return existing;
-    const tag = baseImage
-      .replace(/[^A-Za-z0-9_.-]/g, '-')
-      .replace(/^[.-]+/, '')
-      .slice(0, 100);
-    const stackName = TerraformStack.of(this)
-      .node.id.toLowerCase()
-      .replace(/[^a-z0-9_.-]/g, '-');
+    const tag = tagOf(baseImage);
     const image = new Image(this, baseImage === DEFAULT_BASE_IMAGE ? 'Resource' : `Image-${tag}`, {
-      name: `cdktf-mcp-gateway-${stackName}:${tag}-${this.context.assetHash.slice(0, 12).toLowerCase()}`,
+      name: this.nameFor(baseImage),
       buildAttribute: {
         context: this.context.path,
         buildArgs: { BASE_IMAGE: baseImage },
@@ -66,4 +68,12 @@ export class GatewayImage extends Construct {
     this.images.set(baseImage, image);
     return image;
   }
+}
+
+/** A base image reference as a Docker tag part (`node:22-bookworm-slim` → `node-22-bookworm-slim`). */
+function tagOf(baseImage: string): string {
+  return baseImage
+    .replace(/[^A-Za-z0-9_.-]/g, '-')
+    .replace(/^[.-]+/, '')
+    .slice(0, 100);
 }

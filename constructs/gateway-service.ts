@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Fn, Lazy, Token } from 'cdktf';
+import { DataResource, Fn, Lazy, Token } from 'cdktf';
 import { Construct } from 'constructs';
 import { Config } from '@cdktf/provider-docker/lib/config';
 import { Image } from '@cdktf/provider-docker/lib/image';
@@ -65,6 +65,8 @@ export interface GatewayServiceOptions {
   readonly publishMode: PublishMode;
   /** The gateway image (the one a container would run). */
   readonly image: Image;
+  /** The image's name as synthesized (its tag changes with the image's context). */
+  readonly imageName: string;
   /** The config's `audit_log` setting. */
   readonly auditLog: GatewaySettings['audit_log'];
   /** The config document as text, read at synthesis (services may be added after construction). */
@@ -104,13 +106,23 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
   const preflight = createPreflight(scope, {
     name: options.name,
     image: options.image,
+    imageName: options.imageName,
     files: options.checkFiles,
     secretFiles: options.checkSecretFiles,
     revision: options.revision,
   });
   const hostArgs = options.hostIp === undefined ? [] : ['--host', options.hostIp];
-  return new DockerService(scope, 'Resource', {
+  // The provider reads a task's network back as the swarm's id of it ('host' comes back as a generated id that no
+  // plan can know), which would plan a replacement of the service, an outage, on every deploy: the networks are
+  // left out of the diff, and a change of publish mode replaces the service through this marker instead.
+  const networkMode = new DataResource(scope, 'PublishMode', { input: { publish_mode: options.publishMode } });
+  const service = new DockerService(scope, 'Resource', {
     dependsOn: [preflight],
+    lifecycle: {
+      ignoreChanges: ['task_spec[0].networks_advanced'],
+      // as an address: cdktf 0.21 writes a construct given here with its path appended, which the engine refuses
+      replaceTriggeredBy: [`${DataResource.tfResourceType}.${networkMode.friendlyUniqueId}`],
+    },
     name: dockerName(scope, options.name),
     labels: [{ label: GATEWAY_LABEL, value: options.name }],
     mode: { replicated: { replicas: options.replicas } },
@@ -130,6 +142,7 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
         stopSignal: 'SIGTERM',
         stopGracePeriod: STOP_GRACE_PERIOD,
       },
+
       networksAdvanced: hostNetwork ? [{ name: 'host' }] : undefined,
       restartPolicy: { condition: 'any', delay: '2s', window: '30s' },
     },
@@ -159,6 +172,7 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
     // removed only after no task uses it
     convergeConfig: { delay: '1s', timeout: CONVERGE_TIMEOUT },
   });
+  return service;
 }
 
 /** `replicas` (undefined: a container) after the checks that tie `sessionKey` and `publishMode` to it. */

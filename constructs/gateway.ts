@@ -315,11 +315,13 @@ export class Gateway extends Construct {
     const revision = secretValues.length > 0 ? new SecretsRevision(this, 'SecretsRevision', secretValues) : undefined;
     const secretFiles = secretValues.map(([name, value]) => secretFile(name, value));
     const image = GatewayImage.of(this).imageFor(baseImage);
+    const imageName = GatewayImage.of(this).nameFor(baseImage);
     if (replicas === undefined) {
       return {
         container: createGatewayContainer(this, {
           name: this.name,
           image,
+          imageName,
           ports: this.publishedPorts(),
           network: GatewayNetwork.of(this).name,
           files: () => this.files(),
@@ -339,6 +341,7 @@ export class Gateway extends Construct {
         sessionKey: props.sessionKey,
         publishMode: props.publishMode ?? 'host-network',
         image,
+        imageName,
         auditLog: this.settings.audit_log,
         configText: () => renderGatewayConfig(this.config()),
         secrets: this.secrets.entries(),

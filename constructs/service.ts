@@ -434,11 +434,16 @@ function checkContainer(container: ServiceContainer, fail: (m: string) => never)
   if (
     check !== undefined &&
     check !== 'image' &&
-    !(Array.isArray(check) && check.length > 0 && check.every((part) => typeof part === 'string' && part !== ''))
+    !(
+      Array.isArray(check) &&
+      check.length > 0 &&
+      check.every((part) => typeof part === 'string' && part !== '') &&
+      !['CMD', 'CMD-SHELL', 'NONE'].includes(check[0])
+    )
   ) {
     fail(
-      `container.healthcheck (${quote(check)}) must be a command as a list of strings, e.g. ['node', 'healthcheck.js'], ` +
-        "or 'image' for the image's own HEALTHCHECK",
+      `container.healthcheck (${quote(check)}) must be a command as a list of strings, e.g. ['node', 'healthcheck.js'] ` +
+        "(without Docker's CMD prefix, which synthesis adds), or 'image' for the image's own HEALTHCHECK",
     );
   }
   return container;

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { TerraformStack } from 'cdktf';
 import { AuditDashboard, type AuditDashboardProps, Gateway, Service } from '../../constructs';
-import { hashOf, type Json, newStack, resourcesOf, synth, thrown, warningsOf } from './synth';
+import { gatewayContainer, hashOf, type Json, newStack, resourcesOf, synth, thrown, warningsOf } from './synth';
 
 const OPS = { tokens: [{ id: 'ops', sha256: hashOf('ops-token') }] };
 
@@ -32,8 +32,7 @@ describe('AuditDashboard', () => {
     it('runs the gateway image with the dashboard command and its uploaded config', () => {
       const container = dashboardContainer(json);
       assert.deepEqual(container.command, ['dashboard', '--config', '/etc/cdktf-mcp-gateway/dashboard.json']);
-      const [gatewayContainer] = resourcesOf(json, 'docker_container').filter((c: Json) => c !== container);
-      assert.equal(container.image, gatewayContainer.image, 'the same docker_image as the gateways');
+      assert.equal(container.image, gatewayContainer(json, 'agents').image, 'the same docker_image as the gateways');
       assert.equal(resourcesOf(json, 'docker_image').length, 1);
       const upload = container.upload.find((u: Json) => u.file === '/etc/cdktf-mcp-gateway/dashboard.json');
       assert.deepEqual(JSON.parse(upload.content), {
@@ -49,7 +48,8 @@ describe('AuditDashboard', () => {
     it("mounts each gateway's audit volume read-only, one directory per gateway", () => {
       const container = dashboardContainer(json);
       const volumes = resourcesOf(json, 'docker_volume').map((v: Json) => v.name);
-      assert.deepEqual(volumes, ['desk-agents-audit', 'desk-legacy-audit']);
+      // each gateway has its audit volume and its state volume (the generated session key); only the former is read
+      assert.deepEqual(volumes, ['desk-agents-audit', 'desk-agents-state', 'desk-legacy-audit', 'desk-legacy-state']);
       assert.deepEqual(
         container.volumes.map((v: Json) => [v.container_path, v.read_only]),
         [
@@ -62,14 +62,42 @@ describe('AuditDashboard', () => {
       assert.match(legacyVolume, /^\$\{docker_volume\.legacy_AuditLog_[0-9A-F]+\.name\}$/);
     });
 
-    it('publishes its port, probes its own /healthz and outputs its URL', () => {
+    it('publishes its port, probes its own /healthz, makes the deploy wait for it and outputs its URL', () => {
       const container = dashboardContainer(json);
       assert.deepEqual(container.ports, [{ internal: 8090, external: 9100 }]);
       assert.deepEqual(container.env, ['GATEWAY_HEALTH_URL=http://127.0.0.1:8090/healthz']);
-      assert.deepEqual(container.healthcheck.test, ['CMD', 'node', '/app/healthcheck.js']);
+      assert.deepEqual(container.healthcheck, {
+        test: ['CMD', 'node', '/app/healthcheck.js'],
+        interval: '5s',
+        timeout: '5s',
+        start_period: '30s',
+        retries: 3,
+      });
+      assert.equal(container.wait, true);
+      assert.equal(container.wait_timeout, 120);
       assert.equal(container.name, 'desk-audit');
       assert.equal(json.output.dashboard_audit_url.value, 'http://localhost:9100/');
     });
+
+    it('asks for the kreuzwerker/docker release the uploads need', () => {
+      assert.equal(json.terraform.required_providers.docker.version, '~> 4.6');
+    });
+  });
+
+  it('publishes on hostIp only, and names it in the URL', () => {
+    const { stack, dashboard } = deskStack({ port: 9100, hostIp: '127.0.0.1' });
+    const json = synth(stack);
+    assert.deepEqual(dashboardContainer(json).ports, [{ internal: 8090, external: 9100, ip: '127.0.0.1' }]);
+    assert.equal(dashboard.hostIp, '127.0.0.1');
+    assert.equal(dashboard.url, 'http://127.0.0.1:9100/');
+    assert.equal(json.output.dashboard_audit_url.value, 'http://127.0.0.1:9100/');
+  });
+
+  it('refuses a hostIp that is not an IP address', () => {
+    assert.equal(
+      thrown(() => deskStack({ hostIp: 'localhost' })).message,
+      "AuditDashboard 'audit': hostIp 'localhost' must be an IP address of the Docker host, e.g. '127.0.0.1' (this host only) or '10.0.0.5'",
+    );
   });
 
   it("warns with auth: 'none'", () => {

@@ -70,7 +70,7 @@ describe('backend credentials and deployment props', () => {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   describe('endpoint.headers and Gateway.secrets', () => {
-    it('puts only the secret reference in the config and the sensitive variable in the container environment', () => {
+    it('puts only the secret reference in the config and the sensitive variable in a file only the gateway reads', () => {
       const stack = newStack();
       const key = new TerraformVariable(stack, 'crm_api_key', { type: 'string', sensitive: true });
       new Gateway(stack, 'support', {
@@ -83,7 +83,28 @@ describe('backend credentials and deployment props', () => {
         Authorization: { secret: 'CRM_API_KEY' },
         'X-Tenant': 'acme',
       });
-      assert.deepEqual(gatewayContainer(json, 'support').env, ['CRM_API_KEY=${var.crm_api_key}']);
+      const container = gatewayContainer(json, 'support');
+      // a file under /run/secrets, never the environment (which docker inspect shows)
+      assert.equal(container.env, undefined);
+      const secretUpload = {
+        file: '/run/secrets/CRM_API_KEY',
+        content: '${var.crm_api_key}\n',
+        permissions: '0400',
+        owner: '1000',
+        group: '1000',
+      };
+      assert.deepEqual(
+        container.upload.filter((u: { file: string }) => u.file.startsWith('/run/secrets/')),
+        [secretUpload],
+      );
+      // the preflight check runs on the same secret file
+      const [preflight] = resourcesOf(json, 'docker_container').filter((c: { labels: { label: string }[] }) =>
+        c.labels.some((l) => l.label === 'cdktf-mcp-gateway.preflight'),
+      );
+      assert.deepEqual(
+        preflight.upload.filter((u: { file: string }) => u.file.startsWith('/run/secrets/')),
+        [secretUpload],
+      );
       assert.equal(json.variable.crm_api_key.sensitive, true);
     });
 
@@ -245,19 +266,24 @@ describe('backend credentials and deployment props', () => {
       fs.writeFileSync(path.join(context, 'Other.dockerfile'), 'FROM scratch\n');
     });
 
-    it('builds the image from the context (an asset) with a content-hash trigger, and runs it', () => {
+    it('builds the image from the context (an asset), tagged with its content hash, and runs it', () => {
       const stack = newStack();
       new Service(stack, 'health', {
         endpoint: { url: 'http://api:8080/health', method: 'GET' },
         container: { build: { context, dockerfile: 'Other.dockerfile', args: { NODE_VERSION: '20' } }, port: 8080 },
       });
       const json = synth(stack);
-      const image = resourcesOf(json, 'docker_image').find((i: { name: string }) => i.name === 'test-api:latest');
+      const image = resourcesOf(json, 'docker_image').find((i: { name: string }) => i.name.startsWith('test-api:'));
       assert.ok(image, JSON.stringify(resourcesOf(json, 'docker_image')));
-      assert.match(image.build.context, /^assets\/.+/);
+      assert.match(image.build.context, /^assets\/.+\/[0-9A-F]{32,}$/);
+      // a changed context is a new image under a new tag (the first 12 hex of the asset hash), no trigger
+      assert.equal(image.name, `test-api:${path.basename(image.build.context).slice(0, 12).toLowerCase()}`);
       assert.equal(image.build.dockerfile, 'Other.dockerfile');
       assert.deepEqual(image.build.build_args, { NODE_VERSION: '20' });
-      assert.match(image.triggers.context_sha, /^[0-9A-F]{32,}$/i);
+      assert.equal(image.triggers, undefined);
+      assert.equal(image.keep_locally, false);
+      assert.equal(image.force_remove, true);
+      assert.deepEqual(image.lifecycle, { create_before_destroy: true });
       const container = resourcesOf(json, 'docker_container').find((c: { name: string }) => c.name === 'test-health');
       assert.match(container.image, /^\$\{docker_image\..+\.image_id\}$/);
     });
@@ -313,7 +339,17 @@ gateways:
       assert.deepEqual(backend.headers, { Authorization: { secret: 'CRM_API_KEY' }, 'X-Tenant': 'acme' });
       assert.equal(backend.forward_identity, true);
       assert.match(backend.tls?.ca_file ?? '', /^\/etc\/cdktf-mcp-gateway\/ca\//);
-      assert.deepEqual(gatewayContainer(json, 'support').env, ['CRM_API_KEY=${var.CRM_API_KEY}']);
+      assert.equal(gatewayContainer(json, 'support').env, undefined);
+      assert.deepEqual(
+        gatewayContainer(json, 'support').upload.find((u: { file: string }) => u.file === '/run/secrets/CRM_API_KEY'),
+        {
+          file: '/run/secrets/CRM_API_KEY',
+          content: '${var.CRM_API_KEY}\n',
+          permissions: '0400',
+          owner: '1000',
+          group: '1000',
+        },
+      );
       assert.equal(json.variable.CRM_API_KEY.sensitive, true);
       assert.equal(gatewayContainer(json, 'support').ports[0].ip, '127.0.0.1');
       assert.ok(

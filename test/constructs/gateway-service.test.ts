@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformStack, TerraformVariable } from 'cdktf';
 import { Gateway, GatewayProps, Manifest, ManifestError, Secret, Service } from '../../constructs';
+import { fromTerraformLiteral } from '../../src/contract';
 import { hashOf, Json, newStack, resourcesOf, synth, thrown } from './synth';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
@@ -39,6 +40,9 @@ function only(json: Json, type: string): Json {
   return all[0];
 }
 
+/** The secrets revision's tag, as synthesized into Docker object names. */
+const REVISION = '${substr(replace(terraform_data.support_SecretsRevision_499564A2.id, "-", ""), 0, 8)}';
+
 /** The config a docker_config carries, decoded. */
 function configOf(json: Json): Json {
   return JSON.parse(Buffer.from(only(json, 'docker_config').data, 'base64').toString('utf8'));
@@ -51,18 +55,45 @@ describe('Gateway with replicas (docker_service)', () => {
       json = synth(replicatedStack().stack);
     });
 
-    it('makes a docker_service, not a docker_container, running the gateway image with that many replicas', () => {
-      assert.deepEqual(resourcesOf(json, 'docker_container'), []);
+    it('makes a docker_service, not a gateway docker_container, running the gateway image with that many replicas', () => {
       const service = only(json, 'docker_service');
       assert.equal(service.name, 'desk-support');
       assert.deepEqual(service.mode, { replicated: { replicas: 2 } });
       assert.equal(service.task_spec.container_spec.image, '${docker_image.McpGatewayImage_FD6D9FCA.image_id}');
       assert.equal(resourcesOf(json, 'docker_image').length, 1);
+      // the only container is the preflight check, which the service waits for
+      const preflight = only(json, 'docker_container');
+      assert.deepEqual(preflight.labels, [{ label: 'cdktf-mcp-gateway.preflight', value: 'support' }]);
+      assert.deepEqual(preflight.command, ['serve', '--config', '/etc/cdktf-mcp-gateway/gateway.json', '--check']);
+      assert.equal(preflight.image, service.task_spec.container_spec.image);
+      assert.ok(preflight.name.endsWith(`-${REVISION}`), preflight.name);
+      assert.match(preflight.name.slice(0, -REVISION.length), /^desk-support-preflight-[0-9a-f]{12}-$/);
+      assert.deepEqual(service.depends_on, ['docker_container.support_Preflight_72AE8286']);
+    });
+
+    it('runs the preflight check on the config and the session key the replicas get', () => {
+      const preflight = only(json, 'docker_container');
+      const [config, ...secrets] = preflight.upload;
+      assert.equal(config.file, '/etc/cdktf-mcp-gateway/gateway.json');
+      assert.deepEqual(JSON.parse(fromTerraformLiteral(config.content)), configOf(json));
+      assert.deepEqual(secrets, [
+        {
+          file: '/run/secrets/cdktf-mcp-gateway-session-key',
+          content: '${var.session_key}\n',
+          permissions: '0400',
+          owner: '1000',
+          group: '1000',
+        },
+      ]);
     });
 
     it('runs each replica in the host network, binding the published port itself (shared through SO_REUSEPORT)', () => {
       const service = only(json, 'docker_service');
-      assert.deepEqual(service.task_spec.networks_advanced, [{ name: 'host' }]);
+      // by the id of the host network (a data source): the provider reads a task's network back as its id
+      assert.deepEqual(service.task_spec.networks_advanced, [
+        { id: '${data.docker_network.support_HostNetwork_629FF75B.id}' },
+      ]);
+      assert.deepEqual(json.data.docker_network, { support_HostNetwork_629FF75B: { name: 'host' } });
       assert.deepEqual(service.task_spec.container_spec.args, [
         'serve',
         '--config',
@@ -72,6 +103,19 @@ describe('Gateway with replicas (docker_service)', () => {
       ]);
       assert.equal(service.endpoint_spec, undefined);
       assert.deepEqual(resourcesOf(json, 'docker_network'), []);
+    });
+
+    it('has each host-network replica bind hostIp when it is set', () => {
+      const service = only(synth(replicatedStack({ hostIp: '127.0.0.1' }).stack), 'docker_service');
+      assert.deepEqual(service.task_spec.container_spec.args, [
+        'serve',
+        '--config',
+        '/etc/cdktf-mcp-gateway/gateway.json',
+        '--port',
+        '9090',
+        '--host',
+        '127.0.0.1',
+      ]);
     });
 
     it('mounts the config from a docker_config named after its content hash, created before the old one goes', () => {
@@ -94,7 +138,12 @@ describe('Gateway with replicas (docker_service)', () => {
     it('delivers the session key as a docker_secret from the sensitive variable, readable by the gateway user only', () => {
       const secret = only(json, 'docker_secret');
       assert.equal(secret.data, '${base64encode(var.session_key)}');
-      assert.equal(secret.name, 'desk-support-session-key-${substr(sha256(var.session_key), 0, 12)}');
+      // named after the secrets' revision (a terraform_data replaced when a value changes), never a hash of the value
+      assert.equal(secret.name, `desk-support-session-key-${REVISION}`);
+      assert.deepEqual(only(json, 'terraform_data').triggers_replace, {
+        'cdktf-mcp-gateway-session-key': '${var.session_key}',
+      });
+      assert.doesNotMatch(JSON.stringify(json), /sha256\(/);
       assert.deepEqual(secret.lifecycle, { create_before_destroy: true });
       assert.equal(json.variable.session_key.sensitive, true);
       assert.deepEqual(only(json, 'docker_service').task_spec.container_spec.secrets, [
@@ -111,6 +160,8 @@ describe('Gateway with replicas (docker_service)', () => {
 
     it('rolls updates one task at a time, new before old, health-gated, rolling back on failure', () => {
       const service = only(json, 'docker_service');
+      // the deploy returns once the update converged
+      assert.deepEqual(service.converge_config, { delay: '1s', timeout: '5m' });
       assert.deepEqual(service.update_config, {
         parallelism: 1,
         order: 'start-first',
@@ -168,12 +219,14 @@ describe('Gateway with replicas (docker_service)', () => {
 
   describe('options', () => {
     it('publishes through the ingress routing mesh with publishMode: ingress (the image keeps its port 8080)', () => {
-      const service = only(synth(replicatedStack({ publishMode: 'ingress' }).stack), 'docker_service');
+      const json = synth(replicatedStack({ publishMode: 'ingress' }).stack);
+      const service = only(json, 'docker_service');
       assert.deepEqual(service.endpoint_spec, {
         mode: 'vip',
         ports: [{ target_port: 8080, published_port: 9090, publish_mode: 'ingress', protocol: 'tcp' }],
       });
       assert.equal(service.task_spec.networks_advanced, undefined);
+      assert.equal(json.data, undefined);
       assert.equal(service.task_spec.container_spec.args, undefined);
     });
 
@@ -199,17 +252,30 @@ describe('Gateway with replicas (docker_service)', () => {
       assert.equal(configOf(json).gateway.session_key_file, undefined);
     });
 
-    it('toggling validateInput changes the config content and its name, and nothing else', () => {
+    it("toggling validateInput changes the config content and its name, the preflight's name, and nothing else", () => {
       const on = synth(replicatedStack({ validateInput: true }).stack);
       const off = synth(replicatedStack({ validateInput: false }).stack);
       const [configOn, configOff] = [only(on, 'docker_config'), only(off, 'docker_config')];
       assert.notEqual(configOn.name, configOff.name);
       assert.notEqual(configOn.data, configOff.data);
       assert.deepEqual({ ...configOf(on), gateway: { ...configOf(on).gateway, validate_input: false } }, configOf(off));
+      const [preflightOn, preflightOff] = [only(on, 'docker_container'), only(off, 'docker_container')];
+      assert.notEqual(preflightOn.name, preflightOff.name);
+      // the preflight checks the very config the replicas get
+      assert.deepEqual(JSON.parse(fromTerraformLiteral(preflightOff.upload[0].content)), configOf(off));
       // everything else in the stack is byte for byte the same (the service refers to the config by reference)
-      const rest = (json: Json, config: Json) =>
-        JSON.stringify(json).split(config.name).join('NAME').split(config.data).join('DATA');
-      assert.equal(rest(on, configOn), rest(off, configOff));
+      const inJson = (text: string) => JSON.stringify(text).slice(1, -1);
+      const rest = (json: Json, config: Json, preflight: Json) =>
+        JSON.stringify(json)
+          .split(inJson(config.name))
+          .join('NAME')
+          .split(inJson(config.data))
+          .join('DATA')
+          .split(inJson(preflight.name))
+          .join('PREFLIGHT')
+          .split(inJson(preflight.upload[0].content))
+          .join('CONFIG');
+      assert.equal(rest(on, configOn, preflightOn), rest(off, configOff, preflightOff));
     });
   });
 
@@ -261,14 +327,50 @@ describe('Gateway with replicas (docker_service)', () => {
       );
     });
 
-    it('refuses sessionKey and publishMode without replicas (container-only gateway)', () => {
-      assert.equal(
-        thrown(make({})).message,
-        "Gateway 'support': sessionKey is delivered as a Docker secret, which needs a Swarm service: set 'replicas' (1 or more), or drop 'sessionKey'",
+    it('accepts sessionKey without replicas: an uploaded secret file of the container, no state volume', () => {
+      const gateway = make({})();
+      const json = synth(TerraformStack.of(gateway));
+      assert.deepEqual(resourcesOf(json, 'docker_service'), []);
+      assert.deepEqual(resourcesOf(json, 'docker_secret'), []);
+      const container = resourcesOf(json, 'docker_container').find((c: Json) =>
+        c.labels.some((l: Json) => l.label === 'cdktf-mcp-gateway.gateway'),
       );
+      const config = JSON.parse(fromTerraformLiteral(container.upload[0].content));
+      assert.equal(config.gateway.session_key_file, '/run/secrets/cdktf-mcp-gateway-session-key');
+      assert.equal(config.gateway.session_key_store, undefined);
+      assert.deepEqual(container.upload.slice(1), [
+        {
+          file: '/run/secrets/cdktf-mcp-gateway-session-key',
+          content: '${var.k}\n',
+          permissions: '0400',
+          owner: '1000',
+          group: '1000',
+        },
+      ]);
+      assert.equal(container.env, undefined);
+      // the key is given: no state volume keeps a generated one
+      assert.deepEqual(
+        container.volumes.map((v: Json) => v.container_path),
+        ['/var/log/cdktf-mcp-gateway'],
+      );
+      assert.deepEqual(
+        resourcesOf(json, 'docker_volume').map((v: Json) => v.name),
+        ['desk-support-audit'],
+      );
+    });
+
+    it('refuses publishMode without replicas (container-only gateway)', () => {
       assert.equal(
         thrown(make({ sessionKey: undefined, publishMode: 'ingress' })).message,
         "Gateway 'support': publishMode applies to replicas only: set 'replicas', or drop 'publishMode'",
+      );
+    });
+
+    it("refuses hostIp with publishMode 'ingress', which publishes on every interface", () => {
+      assert.equal(
+        thrown(make({ replicas: 2, publishMode: 'ingress', hostIp: '127.0.0.1' })).message,
+        "Gateway 'support': hostIp ('127.0.0.1') cannot apply to publishMode 'ingress': Swarm's routing mesh publishes " +
+          "the port on every interface of every node; use publishMode 'host-network' (each replica binds hostIp), or drop hostIp",
       );
     });
 
@@ -389,6 +491,19 @@ ${gatewayLines}`,
     assert.notEqual(sessionKeyMount.file_name, 'CRM_API_KEY');
     const secrets = resourcesOf(json, 'docker_secret');
     assert.equal(secrets.length, 2);
+    // both named after one revision of the values, which holds them and is replaced when one changes
+    assert.deepEqual(
+      secrets.map((s: Json) => s.name),
+      [`desk-support-secret-CRM_API_KEY-${REVISION}`, `desk-support-session-key-${REVISION}`],
+    );
+    assert.deepEqual(only(json, 'terraform_data').triggers_replace, {
+      CRM_API_KEY: '${var.crm_api_key}',
+      'cdktf-mcp-gateway-session-key': '${var.session_key}',
+    });
+    assert.ok(
+      secrets.every((s: Json) => !String(s.name).includes('sha256(')),
+      JSON.stringify(secrets),
+    );
     assert.ok(
       secrets.some((s: Json) => String(s.data).includes('var.crm_api_key')),
       JSON.stringify(secrets),

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Testing, TerraformStack } from 'cdktf';
+import { Testing, TerraformStack, TerraformVariable } from 'cdktf';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 import { Gateway, GatewayProps, Service } from '../../constructs';
 import {
@@ -18,6 +19,23 @@ import {
 } from './synth';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
+
+/** The preflight check container of the gateway `name`. */
+function preflightOf(json: Json, name: string): Json {
+  const found = resourcesOf(json, 'docker_container').filter((c: Json) =>
+    (c.labels ?? []).some((l: Json) => l.label === 'cdktf-mcp-gateway.preflight' && l.value === name),
+  );
+  assert.equal(found.length, 1, `${found.length} preflight containers of ${name}`);
+  return found[0];
+}
+
+/** 12 hex digits of the SHA-256 of a container's non-secret files, as the preflight check is named after. */
+function filesHash(container: Json): string {
+  const files = container.upload
+    .filter((u: Json) => !u.file.startsWith('/run/secrets/'))
+    .map((u: Json) => ({ file: u.file, content: u.content }));
+  return createHash('sha256').update(JSON.stringify(files)).digest('hex').slice(0, 12);
+}
 
 /** A stack with one service and one gateway `support` (props override the defaults). */
 function supportStack(
@@ -41,23 +59,38 @@ describe('Gateway', () => {
       json = synth(supportStack({ port: 9090 }).stack);
     });
 
-    it('builds one gateway image from the packaged context, rebuilt when the context hash changes', () => {
+    it('builds one gateway image from the packaged context, tagged with the context hash', () => {
       const images = resourcesOf(json, 'docker_image');
       assert.equal(images.length, 1);
       const [image] = images;
-      assert.equal(image.name, 'cdktf-mcp-gateway-desk:node-22-bookworm-slim');
-      assert.deepEqual(image.build.build_args, { BASE_IMAGE: 'node:22-bookworm-slim' });
-      const hash = image.triggers.context_sha;
+      const hash = path.basename(image.build.context);
       assert.match(hash, /^[0-9A-F]{32}$/);
       assert.equal(image.build.context, `assets/McpGatewayImage_ImageContext_9DE28F2E/${hash}`);
+      // a new context is a new image under a new name (no trigger), built before the old one is removed
+      assert.equal(image.name, `cdktf-mcp-gateway-desk:node-22-bookworm-slim-${hash.slice(0, 12).toLowerCase()}`);
+      assert.deepEqual(image.build, {
+        context: `assets/McpGatewayImage_ImageContext_9DE28F2E/${hash}`,
+        build_args: { BASE_IMAGE: 'node:22-bookworm-slim' },
+        network_mode: 'none',
+      });
+      assert.equal(image.triggers, undefined);
+      assert.equal(image.keep_locally, false);
+      assert.equal(image.force_remove, true);
+      assert.deepEqual(image.lifecycle, { create_before_destroy: true });
+    });
+
+    it('asks for the kreuzwerker/docker release whose uploads have an owner (~> 4.6)', () => {
+      assert.deepEqual(json.terraform.required_providers.docker, { source: 'kreuzwerker/docker', version: '~> 4.6' });
     });
 
     it('runs the image in a container with the config uploaded as literal JSON', () => {
       const container = gatewayContainer(json, 'support');
       assert.equal(container.name, 'desk-support');
       assert.equal(container.image, '${docker_image.McpGatewayImage_FD6D9FCA.image_id}');
-      assert.equal(container.upload.length, 1);
-      assert.equal(container.upload[0].file, '/etc/cdktf-mcp-gateway/gateway.json');
+      assert.deepEqual(container.upload, [
+        { file: '/etc/cdktf-mcp-gateway/gateway.json', content: container.upload[0].content, permissions: '0444' },
+      ]);
+      assert.equal(container.env, undefined);
       assert.deepEqual(configOf(json, 'support'), {
         version: 1,
         gateway: {
@@ -68,6 +101,8 @@ describe('Gateway', () => {
           validation_errors: 'protocol',
           auth: { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] },
           audit_log: true,
+          // no sessionKey: the gateway generates one once and keeps it in its state volume
+          session_key_store: '/var/lib/cdktf-mcp-gateway/session-key',
         },
         tools: [
           {
@@ -89,16 +124,50 @@ describe('Gateway', () => {
       assert.deepEqual(gatewayContainer(json, 'support').ports, [{ external: 9090, internal: 8080 }]);
     });
 
-    it('has a node-based healthcheck and restarts unless stopped', () => {
+    it('has a node-based healthcheck the deploy waits for, and restarts unless stopped', () => {
       const container = gatewayContainer(json, 'support');
       assert.deepEqual(container.healthcheck, {
         test: ['CMD', 'node', '/app/healthcheck.js'],
-        interval: '15s',
+        interval: '5s',
         timeout: '5s',
-        start_period: '10s',
+        start_period: '30s',
         retries: 3,
       });
+      assert.equal(container.wait, true);
+      assert.equal(container.wait_timeout, 120);
       assert.equal(container.restart, 'unless-stopped');
+      // the image's user, which owns the uploaded secret files
+      assert.equal(container.user, '1000');
+    });
+
+    it('runs a preflight check of the same image and config first, which fails the deploy with its reason', () => {
+      const container = gatewayContainer(json, 'support');
+      const preflight = preflightOf(json, 'support');
+      const [preflightId] = Object.keys(json.resource.docker_container).filter(
+        (id) => json.resource.docker_container[id] === preflight,
+      );
+      assert.match(preflightId, /^support_Preflight_[0-9A-F]{8}$/);
+      assert.deepEqual(container.depends_on, [`docker_container.${preflightId}`]);
+      assert.equal(preflight.name, `desk-support-preflight-${filesHash(container)}`);
+      assert.equal(preflight.image, container.image);
+      assert.deepEqual(preflight.upload, container.upload);
+      assert.deepEqual(preflight.command, ['serve', '--config', '/etc/cdktf-mcp-gateway/gateway.json', '--check']);
+      assert.equal(preflight.attach, true);
+      assert.equal(preflight.logs, true);
+      assert.equal(preflight.must_run, false);
+      assert.equal(preflight.restart, 'no');
+      assert.equal(preflight.network_mode, 'none');
+      assert.equal(preflight.user, '1000');
+      assert.equal(preflight.volumes, undefined);
+      assert.equal(preflight.ports, undefined);
+      assert.equal(preflight.lifecycle.create_before_destroy, true);
+      const [postcondition] = preflight.lifecycle.postcondition;
+      assert.equal(preflight.lifecycle.postcondition.length, 1);
+      assert.equal(postcondition.condition, '${self.exit_code == 0}');
+      assert.match(
+        postcondition.error_message,
+        /^Gateway 'support' cannot start: \$\{trimspace\(.*self\.container_logs.*\)\}$/,
+      );
     });
 
     it('labels the container with the gateway name and joins the stack network', () => {
@@ -108,12 +177,17 @@ describe('Gateway', () => {
       assert.deepEqual(resourcesOf(json, 'docker_network'), [{ name: 'desk-mcp' }]);
     });
 
-    it('mounts a volume for the audit log', () => {
-      assert.deepEqual(resourcesOf(json, 'docker_volume'), [{ name: 'desk-support-audit' }]);
-      const [volumeId] = Object.keys(json.resource.docker_volume);
-      assert.match(volumeId, /^support_AuditLog_[0-9A-F]{8}$/);
+    it('mounts a volume for the audit log and one for its state (the generated session key)', () => {
+      assert.deepEqual(resourcesOf(json, 'docker_volume'), [
+        { name: 'desk-support-audit' },
+        { name: 'desk-support-state' },
+      ]);
+      const [auditId, stateId] = Object.keys(json.resource.docker_volume);
+      assert.match(auditId, /^support_AuditLog_[0-9A-F]{8}$/);
+      assert.match(stateId, /^support_State_[0-9A-F]{8}$/);
       assert.deepEqual(gatewayContainer(json, 'support').volumes, [
-        { container_path: '/var/log/cdktf-mcp-gateway', volume_name: `\${docker_volume.${volumeId}.name}` },
+        { container_path: '/var/log/cdktf-mcp-gateway', volume_name: `\${docker_volume.${auditId}.name}` },
+        { container_path: '/var/lib/cdktf-mcp-gateway', volume_name: `\${docker_volume.${stateId}.name}` },
       ]);
     });
 
@@ -125,19 +199,25 @@ describe('Gateway', () => {
   });
 
   describe('the generated config', () => {
-    it('changes only validate_input when validateInput is toggled', () => {
+    it("changes only validate_input, and the preflight check's name, when validateInput is toggled", () => {
       const on = Testing.synth(supportStack({ validateInput: true }).stack, true);
       const off = Testing.synth(supportStack({ validateInput: false }).stack, true);
       assert.notEqual(on, off);
       const onJson = JSON.parse(on);
       const offJson = JSON.parse(off);
       assert.equal(configOf(offJson, 'support').gateway.validate_input, false);
+      // the check runs again, under a new name (its files' hash), on the new config
+      const [onPreflight, offPreflight] = [preflightOf(onJson, 'support'), preflightOf(offJson, 'support')];
+      assert.notEqual(offPreflight.name, onPreflight.name);
+      assert.equal(offPreflight.name, `desk-support-preflight-${filesHash(gatewayContainer(offJson, 'support'))}`);
       // everything else, in the whole synthesized stack, is the same
-      const offContainer = gatewayContainer(offJson, 'support');
-      offContainer.upload[0].content = offContainer.upload[0].content.replace(
-        '"validate_input": false',
-        '"validate_input": true',
-      );
+      for (const container of [gatewayContainer(offJson, 'support'), offPreflight]) {
+        container.upload[0].content = container.upload[0].content.replace(
+          '"validate_input": false',
+          '"validate_input": true',
+        );
+      }
+      offPreflight.name = onPreflight.name;
       assert.deepEqual(offJson, onJson);
     });
 
@@ -185,6 +265,7 @@ describe('Gateway', () => {
         audit_log: { path: '/var/log/cdktf-mcp-gateway/support.jsonl' },
         allowed_hosts: ['mcp.example.com'],
         allowed_origins: ['https://app.example.com'],
+        session_key_store: '/var/lib/cdktf-mcp-gateway/session-key',
       });
     });
 
@@ -197,8 +278,34 @@ describe('Gateway', () => {
     it('has no audit volume when the audit log is off', () => {
       const json = synth(supportStack({ auditLog: false }).stack);
       assert.equal(configOf(json, 'support').gateway.audit_log, false);
-      assert.deepEqual(resourcesOf(json, 'docker_volume'), []);
-      assert.equal(gatewayContainer(json, 'support').volumes, undefined);
+      // only the state volume is left
+      assert.deepEqual(resourcesOf(json, 'docker_volume'), [{ name: 'desk-support-state' }]);
+      assert.deepEqual(
+        gatewayContainer(json, 'support').volumes.map((v: Json) => v.container_path),
+        ['/var/lib/cdktf-mcp-gateway'],
+      );
+    });
+
+    it('names the preflight check after the secrets revision too when the gateway has a session key', () => {
+      const stack = newStack('desk');
+      const health = new Service(stack, 'health', { endpoint: { url: 'http://crm:8080/health', method: 'GET' } });
+      const key = new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true });
+      new Gateway(stack, 'support', { services: [health], auth, sessionKey: key.stringValue });
+      const json = synth(stack);
+      const container = gatewayContainer(json, 'support');
+      const [revisionId, ...more] = Object.keys(json.resource.terraform_data);
+      assert.deepEqual(more, []);
+      assert.match(revisionId, /^support_SecretsRevision_[0-9A-F]{8}$/);
+      assert.deepEqual(json.resource.terraform_data[revisionId].triggers_replace, {
+        'cdktf-mcp-gateway-session-key': '${var.session_key}',
+      });
+      // the hash covers the config only: a secret value reaches the name through the revision, never a hash of it
+      assert.equal(
+        preflightOf(json, 'support').name,
+        `desk-support-preflight-${filesHash(container)}-\${substr(replace(terraform_data.${revisionId}.id, "-", ""), 0, 8)}`,
+      );
+      assert.doesNotMatch(JSON.stringify(json), /sha256\(/);
+      assert.deepEqual(preflightOf(json, 'support').upload, container.upload);
     });
   });
 
@@ -217,11 +324,14 @@ describe('Gateway', () => {
       const service = new Service(stack, 'health', { endpoint: { url: 'http://crm:8080/health', method: 'GET' } });
       new Gateway(stack, 'other', { services: [service], auth, port: 8081, baseImage: 'node:20-alpine' });
       const images = resourcesOf(synth(stack), 'docker_image');
+      // one context for both: the same hash in both tags
+      const tag = path.basename(images[0].build.context).slice(0, 12).toLowerCase();
+      assert.equal(images[1].build.context, images[0].build.context);
       assert.deepEqual(
         images.map((i: Json) => [i.name, i.build.build_args.BASE_IMAGE]),
         [
-          ['cdktf-mcp-gateway-desk:node-22-bookworm-slim', 'node:22-bookworm-slim'],
-          ['cdktf-mcp-gateway-desk:node-20-alpine', 'node:20-alpine'],
+          [`cdktf-mcp-gateway-desk:node-22-bookworm-slim-${tag}`, 'node:22-bookworm-slim'],
+          [`cdktf-mcp-gateway-desk:node-20-alpine-${tag}`, 'node:20-alpine'],
         ],
       );
     });
@@ -360,9 +470,10 @@ describe('Gateway', () => {
     /** The Docker names and outputs of one synthesized stack of `outdir`. */
     function namesIn(outdir: string, stackId: string): Json {
       const json = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', stackId, 'cdk.tf.json'), 'utf8'));
+      // the content hashes in the gateway image's tag and the preflight check's name are checked elsewhere
       const names = (type: string): string[] =>
         resourcesOf(json, type)
-          .map((r: Json) => r.name as string)
+          .map((r: Json) => (r.name as string).replace(/-(preflight|slim)-[0-9a-f]{12}$/, '-$1-HASH'))
           .sort();
       return {
         images: names('docker_image'),
@@ -389,10 +500,10 @@ describe('Gateway', () => {
         app.synth();
         for (const id of ['eu', 'us']) {
           assert.deepEqual(namesIn(app.outdir, id), {
-            images: ['acme/crm:1.4', `cdktf-mcp-gateway-${id}:node-22-bookworm-slim`],
-            containers: [`${id}-get_customer`, `${id}-support`],
+            images: ['acme/crm:1.4', `cdktf-mcp-gateway-${id}:node-22-bookworm-slim-HASH`],
+            containers: [`${id}-get_customer`, `${id}-support`, `${id}-support-preflight-HASH`],
             networks: [`${id}-mcp`],
-            volumes: [`${id}-support-audit`],
+            volumes: [`${id}-support-audit`, `${id}-support-state`],
             outputs: ['gateway_support_url'],
           });
         }

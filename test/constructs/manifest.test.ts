@@ -79,6 +79,7 @@ describe('Manifest', () => {
         validation_errors: 'protocol',
         auth: { tokens: [{ id: 'support-bot', sha256: SHA }] },
         audit_log: true,
+        session_key_store: '/var/lib/cdktf-mcp-gateway/session-key',
       });
     });
 

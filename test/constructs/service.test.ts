@@ -348,7 +348,71 @@ describe('Service', () => {
       const b = new Service(stack, 'b', { endpoint, input });
       new Gateway(stack, 'g', { services: [a, b], auth: { tokens: [{ id: 't', sha256: hashOf('t') }] } });
       const json = synth(stack);
-      assert.equal(resourcesOf(json, 'docker_container').length, 2); // the backend and the gateway
+      // the backend, the gateway and the gateway's preflight check
+      assert.deepEqual(
+        resourcesOf(json, 'docker_container').map((c: { labels: { label: string }[] }) => c.labels[0].label),
+        ['cdktf-mcp-gateway.service', 'cdktf-mcp-gateway.gateway', 'cdktf-mcp-gateway.preflight'],
+      );
+    });
+
+    it('has no healthcheck and no wait by default, and keeps the provider release of the bindings', () => {
+      const stack = newStack('desk');
+      new Service(stack, 'get_customer', { endpoint, input, container: { image: 'acme/crm:1.4', port: 8080 } });
+      const json = synth(stack);
+      const [container] = resourcesOf(json, 'docker_container');
+      assert.equal(container.healthcheck, undefined);
+      assert.equal(container.wait, undefined);
+      assert.equal(container.wait_timeout, undefined);
+      // only a gateway or a dashboard (uploaded files with an owner) needs kreuzwerker/docker ~> 4.6
+      assert.notEqual(json.terraform.required_providers.docker.version, '~> 4.6');
+    });
+
+    it('runs a healthcheck command in the container, and the deploy waits for it to pass', () => {
+      const stack = newStack('desk');
+      new Service(stack, 'get_customer', {
+        endpoint,
+        input,
+        container: { image: 'acme/crm:1.4', port: 8080, healthcheck: ['node', 'healthcheck.js'] },
+      });
+      const [container] = resourcesOf(synth(stack), 'docker_container');
+      assert.deepEqual(container.healthcheck, {
+        test: ['CMD', 'node', 'healthcheck.js'],
+        interval: '5s',
+        timeout: '5s',
+        retries: 3,
+        start_period: '30s',
+      });
+      assert.equal(container.wait, true);
+      assert.equal(container.wait_timeout, 120);
+    });
+
+    it("waits for the image's own HEALTHCHECK with healthcheck: 'image'", () => {
+      const stack = newStack('desk');
+      new Service(stack, 'get_customer', {
+        endpoint,
+        input,
+        container: { image: 'acme/crm:1.4', port: 8080, healthcheck: 'image' },
+      });
+      const [container] = resourcesOf(synth(stack), 'docker_container');
+      assert.equal(container.healthcheck, undefined);
+      assert.equal(container.wait, true);
+      assert.equal(container.wait_timeout, 120);
+    });
+
+    it('refuses a healthcheck that is neither a command nor image, showing it and the two forms', () => {
+      const make = (healthcheck: unknown) => () =>
+        new Service(newStack(), 'get_customer', {
+          endpoint,
+          input,
+          container: { image: 'acme/crm:1.4', port: 8080, healthcheck: healthcheck as 'image' },
+        });
+      const expected = (shown: string) =>
+        `Service 'get_customer': container.healthcheck (${shown}) must be a command as a list of strings, ` +
+        "e.g. ['node', 'healthcheck.js'], or 'image' for the image's own HEALTHCHECK";
+      assert.equal(thrown(make([])).message, expected('[]'));
+      assert.equal(thrown(make('curl -f http://localhost/')).message, expected("'curl -f http://localhost/'"));
+      assert.equal(thrown(make(['node', ''])).message, expected('["node",""]'));
+      assert.equal(thrown(make(42)).message, expected('42'));
     });
   });
 });

@@ -73,6 +73,7 @@ describe('the config type and the config schema', () => {
         max_concurrent_calls: 1,
         session_ttl_ms: 1,
         session_key_file: 'k',
+        session_key_store: '/var/lib/cdktf-mcp-gateway/session-key',
         max_streams_per_principal: 1,
         tools_list_ttl_ms: 0,
         metrics: true,

@@ -69,6 +69,15 @@ describe('parseGatewayConfig', () => {
     assert.equal(refusal(d), 'gateway.auth: is required');
   });
 
+  it('accepts a session_key_store path and refuses an empty one', () => {
+    const d = doc({ gateway: { session_key_store: '/var/lib/cdktf-mcp-gateway/session-key' } });
+    assert.equal(parseGatewayConfig(d), d);
+    assert.equal(
+      refusal(doc({ gateway: { session_key_store: '' } })),
+      'gateway.session_key_store: must be a non-empty string (a file path)',
+    );
+  });
+
   it('refuses an unknown field with its path', () => {
     assert.equal(refusal(doc({ gateway: { prot: 8080 } })), 'gateway.prot: unknown field');
   });

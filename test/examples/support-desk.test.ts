@@ -41,10 +41,10 @@ function byDockerName(json: Json): Json {
   for (const [type, resources] of Object.entries<Json>(json.resource)) {
     for (const [id, body] of Object.entries<Json>(resources)) names.set(`${type}.${id}`, `${type}.${body.name}`);
   }
-  const text = JSON.stringify(json.resource).replace(
-    /\$\{(docker_[a-z]+\.[^.}]+)\./g,
-    (_, ref: string) => `\${${names.get(ref) ?? ref}.`,
-  );
+  const text = JSON.stringify(json.resource)
+    .replace(/\$\{(docker_[a-z]+\.[^.}]+)\./g, (_, ref: string) => `\${${names.get(ref) ?? ref}.`)
+    // depends_on names a resource without an interpolation
+    .replace(/"(docker_[a-z]+\.[^".]+)"/g, (whole, ref: string) => (names.has(ref) ? `"${names.get(ref)}"` : whole));
   const rewritten = JSON.parse(text);
   const out: Json = {};
   for (const [type, resources] of Object.entries<Json>(rewritten)) {
@@ -59,20 +59,31 @@ describe('the support-desk example', () => {
     json = synthExample();
   });
 
-  it('synthesizes two gateways, the audit dashboard, the backend container, one network, the gateway image build and the backend image build', () => {
+  it('synthesizes two gateways with their preflight checks, the audit dashboard, the backend container, one network, the gateway image build and the backend image build', () => {
     assert.deepEqual(
       resourcesOf(json, 'docker_container')
-        .map((c: Json) => c.name)
+        .map((c: Json) => c.name.replace(/-preflight-[0-9a-f]{12}$/, '-preflight-HASH'))
         .sort(),
-      ['support-desk-agents', 'support-desk-audit', 'support-desk-get_customer', 'support-desk-legacy'],
+      [
+        'support-desk-agents',
+        'support-desk-agents-preflight-HASH',
+        'support-desk-audit',
+        'support-desk-get_customer',
+        'support-desk-legacy',
+        'support-desk-legacy-preflight-HASH',
+      ],
     );
     assert.deepEqual(resourcesOf(json, 'docker_network'), [{ name: 'support-desk-mcp' }]);
+    // each image is tagged with the first 12 hex digits of its build context's hash
     assert.deepEqual(
       resourcesOf(json, 'docker_image')
-        .map((i: Json) => i.name)
+        .map((i: Json) =>
+          i.name.replace(new RegExp(`${path.basename(i.build.context).slice(0, 12).toLowerCase()}$`), 'HASH'),
+        )
         .sort(),
-      ['cdktf-mcp-gateway-support-desk:node-22-bookworm-slim', 'support-desk-support-desk-api:latest'],
+      ['cdktf-mcp-gateway-support-desk:node-22-bookworm-slim-HASH', 'support-desk-support-desk-api:HASH'],
     );
+    assert.equal(json.terraform.required_providers.docker.version, '~> 4.6');
     assert.deepEqual(Object.keys(json.output), ['dashboard_audit_url', 'gateway_agents_url', 'gateway_legacy_url']);
   });
 
@@ -166,13 +177,19 @@ describe('the support-desk example', () => {
     }
   });
 
-  it('builds the backend image from examples/support-desk/backend, rebuilt when its content changes', () => {
-    const image = resourcesOf(json, 'docker_image').find(
-      (i: Json) => i.name === 'support-desk-support-desk-api:latest',
+  it('builds the backend image from examples/support-desk/backend, under a new tag when its content changes', () => {
+    const image = resourcesOf(json, 'docker_image').find((i: Json) =>
+      i.name.startsWith('support-desk-support-desk-api:'),
     );
-    assert.match(image.build.context, /^assets\/.+/);
+    assert.match(image.build.context, /^assets\/.+\/[0-9A-F]{32,}$/);
+    assert.equal(
+      image.name,
+      `support-desk-support-desk-api:${path.basename(image.build.context).slice(0, 12).toLowerCase()}`,
+    );
     assert.equal(image.build.dockerfile, 'Dockerfile');
-    assert.match(image.triggers.context_sha, /^[0-9A-F]+$/i);
+    assert.equal(image.triggers, undefined);
+    assert.equal(image.keep_locally, false);
+    assert.deepEqual(image.lifecycle, { create_before_destroy: true });
     const container = resourcesOf(json, 'docker_container').find((c: Json) => c.name === 'support-desk-get_customer');
     assert.match(container.image, /^\$\{docker_image\..*\.image_id\}$/);
   });
@@ -183,7 +200,7 @@ describe('the support-desk example', () => {
     assert.deepEqual(manifest.output, json.output);
   });
 
-  it('writes the image build context into the synthesized output, without node_modules or tests', () => {
+  it('writes the image build context into the synthesized output, with its production node_modules and without tests', () => {
     const outdir = withoutEnv(() => Testing.fullSynth(new SupportDeskStack(Testing.app(), 'support-desk')));
     try {
       const stackDir = path.join(outdir, 'stacks', 'support-desk');
@@ -192,7 +209,14 @@ describe('the support-desk example', () => {
       const context = path.join(stackDir, image.build.context);
       const entries = fs.readdirSync(context);
       assert.ok(entries.includes('Dockerfile'), `no Dockerfile in ${entries.join(', ')}`);
-      assert.equal(entries.includes('node_modules'), false);
+      // the production dependencies travel with the context (the image build needs no network); dev tools do not
+      assert.ok(entries.includes('node_modules'), `no node_modules in ${entries.join(', ')}`);
+      const modules = fs.readdirSync(path.join(context, 'node_modules'));
+      for (const dep of ['ajv', 'yaml', 'undici'])
+        assert.ok(modules.includes(dep), `no ${dep} in ${modules.join(', ')}`);
+      for (const dev of ['cdktf', 'typescript', 'mocha', 'express', 'hono', 'zod']) {
+        assert.equal(modules.includes(dev), false, `${dev} in the image context`);
+      }
       assert.equal(entries.includes('test'), false);
     } finally {
       fs.rmSync(outdir, { recursive: true, force: true });

@@ -57,6 +57,20 @@ function fixture(files: Record<string, string>): { root: string; script: string 
     'dist/src/cli/main.d.ts': '',
     'dist/src/cli/main.js.map': '',
     'dist/constructs/gateway.js': "require('cdktf');\n",
+    // the root's installed packages, which the context bundles (production ones only, without types and maps)
+    'node_modules/left/package.json': JSON.stringify({ name: 'left', version: '1.0.1' }),
+    'node_modules/left/index.js': "module.exports = require('pad');\n",
+    'node_modules/left/index.d.ts': 'export {};\n',
+    'node_modules/left/lib/util.js': '',
+    'node_modules/left/lib/util.js.map': '{}',
+    'node_modules/left/lib/util.d.mts': '',
+    'node_modules/left/src/util.ts': '',
+    'node_modules/left/tsconfig.tsbuildinfo': '{}',
+    'node_modules/left/node_modules/stray/package.json': JSON.stringify({ name: 'stray', version: '0.0.1' }),
+    'node_modules/pad/package.json': JSON.stringify({ name: 'pad', version: '1.4.0' }),
+    'node_modules/pad/index.cjs': '',
+    'node_modules/tool/package.json': JSON.stringify({ name: 'tool', version: '2.0.0' }),
+    'node_modules/tool/index.js': '',
     ...files,
   };
   for (const [rel, text] of Object.entries(all)) {
@@ -91,9 +105,15 @@ describe('image build context (scripts/build-image-context.js)', () => {
       'dist/src/cli/main.js',
       'dist/src/cli/serve-command.js',
       'healthcheck.js',
+      'node_modules/left/index.js',
+      'node_modules/left/lib/util.js',
+      'node_modules/left/package.json',
+      'node_modules/pad/index.cjs',
+      'node_modules/pad/package.json',
       'package-lock.json',
       'package.json',
     ]);
+    assert.equal(run.stdout, 'build-image-context: ctx (2 runtime files, 5 dependency files)\n');
     assert.deepEqual(readJson(path.join(out, 'package.json')), {
       name: 'cdktf-mcp-gateway',
       version: '1.2.3',
@@ -122,6 +142,58 @@ describe('image build context (scripts/build-image-context.js)', () => {
     assert.equal(
       run.stderr,
       "build-image-context: dist/src/cli/serve-command.js requires '../../constructs/gateway', which is not part of the compiled runtime (dist/src)\n",
+    );
+  });
+
+  it('bundles the locked production packages, not the dev-only ones, nested ones or type declarations', () => {
+    const { root, script } = make({
+      'node_modules/left/node_modules/pad/package.json': JSON.stringify({ name: 'pad', version: '0.9.0' }),
+      'node_modules/left/node_modules/pad/old.js': '',
+    });
+    const lock = readJson(path.join(root, 'package-lock.json'));
+    lock.packages['node_modules/left/node_modules/pad'] = { version: '0.9.0' };
+    fs.writeFileSync(path.join(root, 'package-lock.json'), JSON.stringify(lock));
+    const out = path.join(root, 'ctx');
+    const run = runScript(script, out);
+    assert.equal(run.code, 0, run.stderr);
+    // a nested package is copied as its own lock entry; an unlocked stray one is not
+    assert.deepEqual(listFiles(path.join(out, 'node_modules')), [
+      'left/index.js',
+      'left/lib/util.js',
+      'left/node_modules/pad/old.js',
+      'left/node_modules/pad/package.json',
+      'left/package.json',
+      'pad/index.cjs',
+      'pad/package.json',
+    ]);
+  });
+
+  it('skips an optional package that is not installed (another platform) and a peer one', () => {
+    const { root, script } = make();
+    const lock = readJson(path.join(root, 'package-lock.json'));
+    lock.packages['node_modules/left'].optionalDependencies = { 'left-win32': '1.0.1' };
+    lock.packages['node_modules/left'].peerDependencies = { host: '*' };
+    lock.packages['node_modules/left-win32'] = { version: '1.0.1', optional: true, os: ['win32'] };
+    lock.packages['node_modules/host'] = { version: '3.0.0', peer: true };
+    fs.writeFileSync(path.join(root, 'package-lock.json'), JSON.stringify(lock));
+    const out = path.join(root, 'ctx');
+    const run = runScript(script, out);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(fs.readdirSync(path.join(out, 'node_modules')).sort(), ['left', 'pad']);
+  });
+
+  it('fails when a locked production package is not installed, or installed at another version', () => {
+    const missing = make();
+    fs.rmSync(path.join(missing.root, 'node_modules', 'pad'), { recursive: true });
+    const run = runScript(missing.script, path.join(missing.root, 'ctx'));
+    assert.equal(run.code, 1);
+    assert.equal(run.stderr, 'build-image-context: node_modules/pad@1.4.0 is locked but not installed: run npm ci\n');
+    const stale = make({ 'node_modules/pad/package.json': JSON.stringify({ name: 'pad', version: '1.3.9' }) });
+    const staleRun = runScript(stale.script, path.join(stale.root, 'ctx'));
+    assert.equal(staleRun.code, 1);
+    assert.equal(
+      staleRun.stderr,
+      'build-image-context: node_modules/pad@1.4.0 is locked but not installed: run npm ci\n',
     );
   });
 
@@ -189,6 +261,43 @@ describe('image build context (scripts/build-image-context.js)', () => {
     assert.deepEqual(devOnly, []);
     assert.equal(lock.packages['node_modules/typescript'], undefined);
     assert.equal(lock.packages['node_modules/cdktf'], undefined);
+    // the bundled node_modules: every runtime dependency at its locked version, no dev tool (the MCP SDK and its
+    // web frameworks are dev dependencies), no type declarations, TypeScript sources or maps
+    const pkg = readJson(path.join(REPO, 'package.json'));
+    assert.equal(pkg.dependencies['@modelcontextprotocol/sdk'], undefined);
+    assert.ok(pkg.devDependencies['@modelcontextprotocol/sdk']);
+    const modules = path.join(out, 'node_modules');
+    for (const dep of Object.keys(pkg.dependencies)) {
+      assert.equal(
+        readJson(path.join(modules, dep, 'package.json')).version,
+        lock.packages[`node_modules/${dep}`].version,
+      );
+    }
+    for (const absent of ['express', 'hono', 'zod', '@modelcontextprotocol/sdk', 'typescript', 'cdktf']) {
+      assert.equal(fs.existsSync(path.join(modules, absent)), false, `${absent} in the context's node_modules`);
+    }
+    const bundled = listFiles(modules);
+    assert.ok(bundled.length > 0);
+    assert.deepEqual(
+      bundled.filter((f) => /(\.d\.[cm]?ts|\.[cm]?ts|\.map)$/.test(f)),
+      [],
+    );
+    assert.match(run.stdout, new RegExp(`\\(\\d+ runtime files, ${bundled.length} dependency files\\)\\n$`));
+  });
+
+  it('ships a one-stage Dockerfile that copies the bundled node_modules and installs nothing', () => {
+    const dockerfile = fs.readFileSync(path.join(gatewayImageContextPath(), 'Dockerfile'), 'utf8');
+    const instructions = dockerfile.split('\n').filter((l) => /^[A-Z]+ /.test(l));
+    assert.deepEqual(
+      instructions.filter((l) => l.startsWith('FROM ')),
+      ['FROM ${BASE_IMAGE}'],
+    );
+    assert.ok(instructions.includes('COPY node_modules ./node_modules'), instructions.join('\n'));
+    assert.doesNotMatch(dockerfile, /npm (ci|install)/);
+    assert.equal(instructions.filter((l) => l.startsWith('COPY --from')).length, 0);
+    // the context's node_modules is what the image needs, so .dockerignore must not drop it
+    const dockerignore = fs.readFileSync(path.join(gatewayImageContextPath(), '.dockerignore'), 'utf8');
+    assert.doesNotMatch(dockerignore, /^[^#]*node_modules/m);
   });
 });
 

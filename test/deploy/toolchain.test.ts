@@ -1,0 +1,45 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DOCKER_PROVIDER_CONSTRAINT } from '../../constructs/docker-provider-version';
+import { deployTestRequirement, toolchainDir } from './toolchain';
+
+const REPO = path.resolve(__dirname, '../..');
+
+describe('the deploy toolchain (npm run toolchain)', () => {
+  it('builds a provider release inside the range the constructs require', () => {
+    const goMod = fs.readFileSync(path.join(REPO, 'tools/terraform/provider-docker/go.mod'), 'utf8');
+    const version = /^\/\/ mirror-version: (\d+)\.(\d+)\.(\d+)$/m.exec(goMod);
+    assert.ok(version, 'tools/terraform/provider-docker/go.mod names its mirror-version');
+    const range = /^~> (\d+)\.(\d+)$/.exec(DOCKER_PROVIDER_CONSTRAINT);
+    assert.ok(range, DOCKER_PROVIDER_CONSTRAINT);
+    assert.equal(version[1], range[1], 'same major version');
+    assert.ok(Number(version[2]) >= Number(range[2]), `${version[0]} is below ${DOCKER_PROVIDER_CONSTRAINT}`);
+  });
+
+  it('pins OpenTofu and the provider in wrapper modules with their sums, never a binary', () => {
+    for (const dir of ['tofu', 'provider-docker']) {
+      const files = fs.readdirSync(path.join(REPO, 'tools/terraform', dir)).sort();
+      assert.deepEqual(files, ['go.mod', 'go.sum', 'tools.go'], dir);
+    }
+    assert.match(
+      fs.readFileSync(path.join(REPO, 'tools/terraform/tofu/go.mod'), 'utf8'),
+      /^replace github\.com\/hashicorp\/hcl\/v2 => github\.com\/opentofu\/hcl\/v2 /m,
+    );
+  });
+
+  it('builds outside the clone, in the per-user cache, unless told otherwise', () => {
+    assert.equal(
+      toolchainDir({ HOME: '/home/u', XDG_CACHE_HOME: '/c' }),
+      path.join('/c', 'cdktf-mcp-gateway', 'toolchain'),
+    );
+    assert.equal(toolchainDir({ CDKTF_MCP_GATEWAY_TOOLCHAIN: '/opt/tc' }), '/opt/tc');
+  });
+
+  it('makes the deploy tests required under CI and with npm run test:deploy only', () => {
+    assert.equal(deployTestRequirement({ CI: 'true' }), 'CI=true');
+    assert.equal(deployTestRequirement({ CDKTF_MCP_GATEWAY_DEPLOY_TEST: 'required' }), 'npm run test:deploy');
+    assert.equal(deployTestRequirement({}), undefined);
+    assert.equal(deployTestRequirement({ CI: 'false' }), undefined);
+  });
+});
