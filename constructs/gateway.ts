@@ -11,8 +11,10 @@ import {
   GATEWAY_SESSION_KEY_STORE,
   GatewayConfig,
   GatewaySettings,
+  isPort,
   NAME_RULE,
   normalizeTokenSha256,
+  PORT_RULE,
   renderGatewayConfig,
   terraformLiteral,
   TokenConfig,
@@ -208,8 +210,8 @@ export class Gateway extends Construct {
     };
 
     this.port = props.port ?? GATEWAY_CONTAINER_PORT;
-    if (!Number.isInteger(this.port) || this.port < 1 || this.port > 65535) {
-      fail(`port (${quote(props.port)}) must be an integer between 1 and 65535`);
+    if (!isPort(this.port)) {
+      fail(`port (${quote(props.port)}) must be ${PORT_RULE}`);
     }
     const validateInput = props.validateInput ?? true;
     if (typeof validateInput !== 'boolean') fail(`validateInput (${quote(validateInput)}) must be true or false`);
@@ -513,15 +515,9 @@ function metricsSetting(
   if (metrics === undefined || metrics === false) return {};
   if (metrics === true) return { metrics: true };
   const port = typeof metrics === 'object' && metrics !== null ? metrics.port : undefined;
-  if (
-    !Number.isInteger(port) ||
-    port! < 1 ||
-    port! > 65535 ||
-    port === GATEWAY_CONTAINER_PORT ||
-    port === gatewayPort
-  ) {
+  if (!isPort(port) || port === GATEWAY_CONTAINER_PORT || port === gatewayPort) {
     fail(
-      `metrics.port (${quote(port)}) must be an integer between 1 and 65535 other than the gateway's ports ` +
+      `metrics.port (${quote(port)}) must be ${PORT_RULE} other than the gateway's ports ` +
         `(${GATEWAY_CONTAINER_PORT} inside, ${gatewayPort} published); or set metrics: true to serve /metrics behind the gateway's tokens`,
     );
   }

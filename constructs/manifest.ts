@@ -1,11 +1,10 @@
 import * as fs from 'node:fs';
 import { TerraformStack, TerraformVariable } from 'cdktf';
 import { Construct } from 'constructs';
-import { generateInputSchema } from '../src/schema';
 import { AuditDashboard } from './audit-dashboard';
 import { Gateway } from './gateway';
 import { manifestErrorAt, ManifestDocument, ManifestError, ManifestLocation } from './manifest-document';
-import { readManifest } from './manifest-reader';
+import { readManifest } from './manifest-props';
 import { Service } from './service';
 
 /** Props of a `Manifest`. */
@@ -82,11 +81,7 @@ function createServices(
 ): Map<string, Service> {
   const services = new Map<string, Service>();
   const hosts = new Map<string, string>();
-  for (const { at, inputAt, ...props } of entries) {
-    if (props.input !== undefined) {
-      // report a bad declared input where it is written, not at the service
-      attempt(file, inputAt ?? at, () => generateInputSchema(props.input));
-    }
+  for (const { at, ...props } of entries) {
     const service = attempt(file, at, () => new Service(scope, props.name, props));
     services.set(props.name, service);
     const host = service.containerHost;

@@ -12,8 +12,9 @@ import {
   GATEWAY_CONFIG_FILE,
   GATEWAY_CONTAINER_PORT,
   GATEWAY_LABEL,
-  readUploadedConfig,
   type GatewayConfig,
+  isPort,
+  readUploadedConfig,
 } from '../contract';
 
 /** A gateway found in a synthesized stack. */
@@ -95,7 +96,7 @@ export function gatewaysInStack(stack: string, doc: Json): SynthesizedGateway[] 
     const hostPort = Number(
       port?.external ?? (config as Partial<GatewayConfig>)?.gateway?.port ?? GATEWAY_CONTAINER_PORT,
     );
-    if (!Number.isInteger(hostPort) || hostPort < 0 || hostPort > 65535) {
+    if (!isPort(hostPort, true)) {
       throw new SynthOutputError(
         `${where}: ports.external must be a literal port number, got ${JSON.stringify(port?.external)}`,
       );

@@ -271,10 +271,10 @@ function checkEnum(values: unknown, type: ParamType, path: string): unknown[] {
 
 function checkPattern(pattern: unknown, path: string): string {
   if (typeof pattern !== 'string')
-    throw new InputSpecError(path, 'pattern must be a string holding a regular expression');
+    throw new InputSpecError(path, 'pattern must be a string holding a regular expression', 'pattern');
   // The validator runs patterns on a linear-time engine (unicode mode): what it cannot run is refused here.
   const problem = patternProblem(pattern);
-  if (problem !== undefined) throw new InputSpecError(path, `pattern ${JSON.stringify(pattern)} ${problem}`);
+  if (problem !== undefined) throw new InputSpecError(path, `pattern ${JSON.stringify(pattern)} ${problem}`, 'pattern');
   return pattern;
 }
 
