@@ -4,6 +4,9 @@ import { Container } from '@cdktf/provider-docker/lib/container';
 import { Service as DockerService } from '@cdktf/provider-docker/lib/service';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
 import {
+  DEFAULT_PORT,
+  DEFAULT_VALIDATE_INPUT,
+  DEFAULT_VALIDATION_ERRORS,
   AUDIT_LOG_DIR,
   GATEWAY_CONFIG_FILE,
   GATEWAY_CONFIG_VERSION,
@@ -209,13 +212,13 @@ export class Gateway extends Construct {
       throw new Error(`Gateway '${this.name}': ${message}`);
     };
 
-    this.port = props.port ?? GATEWAY_CONTAINER_PORT;
+    this.port = props.port ?? DEFAULT_PORT;
     if (!isPort(this.port)) {
       fail(`port (${quote(props.port)}) must be ${PORT_RULE}`);
     }
-    const validateInput = props.validateInput ?? true;
+    const validateInput = props.validateInput ?? DEFAULT_VALIDATE_INPUT;
     if (typeof validateInput !== 'boolean') fail(`validateInput (${quote(validateInput)}) must be true or false`);
-    const channel = props.validationErrors ?? 'protocol';
+    const channel = props.validationErrors ?? DEFAULT_VALIDATION_ERRORS;
     if (!(VALIDATION_CHANNELS as readonly string[]).includes(channel)) {
       fail(`validationErrors ${quote(channel)} is not supported: expected one of ${VALIDATION_CHANNELS.join(', ')}`);
     }

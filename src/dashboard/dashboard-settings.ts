@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isObject } from '../validation/json-object';
 import { isIP } from 'node:net';
 import { isPort, LISTEN_PORT_RULE, normalizeTokenSha256 } from '../contract/rules';
 import { ConfigError } from './gateway-shared';
@@ -152,10 +153,6 @@ export function parseDashboardConfig(doc: unknown, file: string): DashboardSetti
     retentionMs: retentionMs as number,
     flag,
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A value for an error message: JSON, cut to 40 characters. */

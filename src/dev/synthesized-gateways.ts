@@ -4,6 +4,7 @@
  * and the host port it publishes for the container's 8080.
  */
 import * as fs from 'node:fs';
+import { isObject } from '../validation/json-object';
 import * as path from 'node:path';
 import {
   DASHBOARD_CONFIG_FILE,
@@ -34,10 +35,6 @@ export interface SynthesizedGateway {
 export class SynthOutputError extends Error {}
 
 type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A Terraform block list may be synthesized as an array or, for a single block, as an object. */
 function blocks(v: unknown): Json[] {

@@ -7,10 +7,11 @@ import * as ts from 'typescript';
 import { Manifest } from '../../constructs';
 import { MANIFEST_SCHEMA } from '../../constructs/manifest-schema';
 import { BACKEND_METHODS, MAX_PORT, VALIDATION_CHANNELS } from '../../src/contract';
+import { PARAM_TYPES } from '../../src/validation';
 import { newStack, thrown } from './synth';
 
 const ROOT = path.resolve(__dirname, '../..');
-type Schema = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON Schema
+type Schema = Record<string, any>;
 
 /**
  * Props without a manifest twin, with the reason. Keys are dotted prop paths (camelCase, TypeScript's).
@@ -48,6 +49,7 @@ describe('manifest.schema.json', () => {
     assert.deepEqual(defs.service.properties.endpoint.properties.method.enum, [...BACKEND_METHODS]);
     assert.deepEqual(defs.gateway.properties.validation_errors.enum, [...VALIDATION_CHANNELS]);
     assert.deepEqual(defs.port, { type: 'integer', minimum: 1, maximum: MAX_PORT });
+    assert.deepEqual(defs.param.properties.type.enum, [...PARAM_TYPES]);
   });
 
   describe('and the construct props', () => {

@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Identity } from '../auth/authenticator';
 import type { GatewayState } from '../gateway-state';
+import { HttpError } from '../http/http-error';
 import { callTool, type CallReply } from '../tools/call-pipeline';
 import { errorResponseJson, resultResponseJson, type RequestId } from './jsonrpc';
 import type { MessageShape } from './message';
@@ -106,6 +107,7 @@ function ok(id: RequestId, resultJson: string): McpReply {
   return { status: 200, body: resultResponseJson(id, resultJson) };
 }
 
-function refusal(id: RequestId, r: ModernRefusal): McpReply {
-  return { status: r.status, body: errorResponseJson(id, r.code, r.message, r.data) };
+/** A refusal of the revision, thrown as the one HTTP refusal type the listener answers (echoing the id). */
+function refusal(id: RequestId, r: ModernRefusal): never {
+  throw new HttpError(r.status, r.code, r.message, {}, id, r.data);
 }

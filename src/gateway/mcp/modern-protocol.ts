@@ -3,6 +3,7 @@
  * from a 2025 one, and the typed refusals of the modern era. Pure: no I/O, nothing from the endpoint.
  */
 import { methodNotFoundMessage, RpcCode } from './jsonrpc';
+import { isObject } from '../../validation/json-object';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version';
 
 /** Modern (stateless) revisions this gateway speaks, newest first. */
@@ -49,7 +50,7 @@ export const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
 
 /**
  * A refusal of the modern era: the HTTP status and the JSON-RPC error (with `data` for -32022). The endpoint
- * writes it with `errorResponseJson(id, code, message, data)`, echoing the request id.
+ * throws it as an `HttpError` with the request id, which the listener answers like every other refusal.
  */
 export interface ModernRefusal {
   readonly status: 400 | 404;
@@ -120,8 +121,4 @@ export function single(value: string | string[] | undefined): string | undefined
 /** An own property of a parsed JSON object (never one inherited from the prototype chain). */
 export function own(object: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
