@@ -38,16 +38,18 @@ export class Manifest extends Construct {
     const doc = readManifest(file, readManifestFile(file));
     // clashes between entries would otherwise surface only at synthesis, without a line and column
     const clashes: ManifestError[] = [];
-    // two scopes, so that a service and a gateway may share a name without their construct ids colliding
-    this.services = createServices(new Construct(this, 'services'), file, doc.services, clashes);
-    this.gateways = createGateways(new Construct(this, 'gateways'), file, doc.gateways, this.services, clashes);
-    const dashboardsScope = new Construct(this, 'dashboards');
+    // The entries are created where the manifest is, with their names as construct ids: exactly the constructs a
+    // TypeScript stack would declare, so moving between the two plans no change (same addresses and names).
+    const entryScope = scope;
+    sharedNames(file, doc, scope, this);
+    this.services = createServices(entryScope, file, doc.services, clashes);
+    this.gateways = createGateways(entryScope, file, doc.gateways, this.services, clashes);
     this.dashboards = new Map(
       doc.dashboards.map(({ at, gateways: names, ...props }) => {
         const gateways = names.map((name) => this.gateways.get(name)!);
         return [
           props.name,
-          attempt(file, at, () => new AuditDashboard(dashboardsScope, props.name, { ...props, gateways })),
+          attempt(file, at, () => new AuditDashboard(entryScope, props.name, { ...props, gateways })),
         ];
       }),
     );
@@ -55,6 +57,41 @@ export class Manifest extends Construct {
       const [{ line, column }] = clashes;
       throw new ManifestError(clashes.map((e) => e.message).join('\n'), file, line, column);
     }
+  }
+}
+
+/**
+ * Entries are constructs of the manifest's scope, so one name may stand for one entry only, and not for a
+ * construct the scope already holds (the manifest's own id included): said at the entry, before any is created.
+ */
+function sharedNames(file: string, doc: ManifestDocument, scope: Construct, manifest: Construct): void {
+  const seen = new Map<string, string>();
+  const entries = [
+    ...doc.services.map((e) => ['services', e] as const),
+    ...doc.gateways.map((e) => ['gateways', e] as const),
+    ...doc.dashboards.map((e) => ['dashboards', e] as const),
+  ];
+  const problems: ManifestError[] = [];
+  for (const [kind, entry] of entries) {
+    const first = seen.get(entry.name);
+    const taken = scope.node.tryFindChild(entry.name);
+    if (first !== undefined || taken !== undefined) {
+      const other =
+        first !== undefined
+          ? `${first}.${entry.name}`
+          : taken === manifest
+            ? 'the id of this Manifest (give the Manifest another id)'
+            : `a construct \`${entry.name}\` of the stack`;
+      const reason =
+        `the name \`${entry.name}\` is taken by ${other}: services, gateways and dashboards become constructs ` +
+        'of the stack named after their keys, so each needs its own name';
+      problems.push(manifestErrorAt(file, entry.at, reason));
+    }
+    seen.set(entry.name, kind);
+  }
+  if (problems.length > 0) {
+    const [{ line, column }] = problems;
+    throw new ManifestError(problems.map((e) => e.message).join('\n'), file, line, column);
   }
 }
 
