@@ -1,5 +1,6 @@
 import {
   CONSTRAINT_ORDER,
+  type ConstraintName,
   hasOwn,
   isJsonObject,
   isReservedName,
@@ -129,36 +130,24 @@ function paramSchema(spec: ParamSpec, place: Place): Record<string, unknown> {
 
   const schema: Record<string, unknown> = { type };
   if (spec.description !== undefined) schema.description = spec.description;
-  if (spec.enum !== undefined) schema.enum = checkEnum(spec.enum, type, path);
-  for (const name of [
-    'minimum',
-    'maximum',
-    'exclusiveMinimum',
-    'exclusiveMaximum',
-    'minLength',
-    'maxLength',
-  ] as const) {
-    if (spec[name] !== undefined) schema[name] = spec[name];
+  // the constraints in the table's order; most are written as declared, these are checked or converted first
+  const written: Partial<Record<ConstraintName, () => unknown>> = {
+    enum: () => checkEnum(spec.enum, type, path),
+    pattern: () => checkPattern(spec.pattern, path),
+    format: () => checkFormat(spec.format, path),
+    uniqueItems: () => {
+      if (typeof spec.uniqueItems !== 'boolean') throw new InputSpecError(path, 'uniqueItems must be true or false');
+      // No maxItems needed: uniqueness is checked in linear time, whatever the elements (validation/unique-items.ts).
+      return spec.uniqueItems ? true : undefined;
+    },
+    items: () => paramSchema(spec.items!, { path: `${path}[]`, topLevel: false, items: true }),
+  };
+  for (const name of CONSTRAINT_ORDER) {
+    // an object's properties are written by nestedObject, with their own checks
+    if (spec[name] === undefined || name === 'properties' || name === 'additionalProperties') continue;
+    const value = written[name] === undefined ? spec[name] : written[name]();
+    if (value !== undefined) schema[name] = value;
   }
-  if (spec.pattern !== undefined) schema.pattern = checkPattern(spec.pattern, path);
-  if (spec.format !== undefined) {
-    if (!FORMATS.includes(spec.format)) {
-      throw new InputSpecError(
-        path,
-        `unsupported format ${JSON.stringify(spec.format)}; use one of ${quoted(FORMATS)}, or a pattern`,
-      );
-    }
-    schema.format = spec.format;
-  }
-  if (spec.minItems !== undefined) schema.minItems = spec.minItems;
-  if (spec.maxItems !== undefined) schema.maxItems = spec.maxItems;
-  if (spec.uniqueItems !== undefined) {
-    if (typeof spec.uniqueItems !== 'boolean') throw new InputSpecError(path, 'uniqueItems must be true or false');
-    // No maxItems needed: uniqueness is checked in linear time, whatever the elements (validation/unique-items.ts).
-    if (spec.uniqueItems) schema.uniqueItems = true;
-  }
-  if (spec.items !== undefined)
-    schema.items = paramSchema(spec.items, { path: `${path}[]`, topLevel: false, items: true });
   if (type === 'object') Object.assign(schema, nestedObject(spec, path));
   if (spec.default !== undefined) schema.default = checkDefault(spec.default, type, path);
   return schema;
@@ -271,6 +260,16 @@ function checkPattern(pattern: unknown, path: string): string {
   const problem = patternProblem(pattern);
   if (problem !== undefined) throw new InputSpecError(path, `pattern ${JSON.stringify(pattern)} ${problem}`, 'pattern');
   return pattern;
+}
+
+function checkFormat(format: unknown, path: string): StringFormat {
+  if (!FORMATS.includes(format as StringFormat)) {
+    throw new InputSpecError(
+      path,
+      `unsupported format ${JSON.stringify(format)}; use one of ${quoted(FORMATS)}, or a pattern`,
+    );
+  }
+  return format as StringFormat;
 }
 
 function nestedObject(spec: ParamSpec, path: string): Record<string, unknown> {
