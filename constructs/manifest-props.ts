@@ -200,6 +200,7 @@ function dashboard(yaml: ManifestYaml, name: string, d: Json): ManifestDashboard
     gateways: d.gateways,
     auth: auth(d.auth) as ManifestDashboard['auth'],
     port: d.port,
+    hostIp: d.host_ip,
     retentionDays: d.retention_days,
     flag: d.flag === undefined ? undefined : defined({ minRefusals: d.flag.min_refusals, minRate: d.flag.min_rate }),
     baseImage: d.base_image,
@@ -248,7 +249,13 @@ function container(c: Json, dir: string): ServiceContainer {
           dockerfile: c.build.dockerfile,
           args: c.build.args === undefined ? undefined : strings(c.build.args),
         });
-  return defined({ image: c.image, build, port: c.port, env: c.env === undefined ? undefined : strings(c.env) });
+  return defined({
+    image: c.image,
+    build,
+    port: c.port,
+    env: c.env === undefined ? undefined : strings(c.env),
+    healthcheck: c.healthcheck,
+  });
 }
 
 /** `PORT: 8080` is natural YAML; environment values and build arguments are strings either way. */

@@ -169,6 +169,22 @@ describe('manifest.schema.json', () => {
       );
     });
 
+    it('read container.healthcheck and a dashboard host_ip into the props', () => {
+      const file = path.join(dir, 'twins.yaml');
+      fs.writeFileSync(
+        file,
+        `services:\n${SERVICE}    container: { image: "acme/billing:2.0", port: 8080, healthcheck: [node, check.js] }\n` +
+          `${GATEWAY}dashboards:\n  ops:\n    gateways: [billing]\n    auth: none\n    host_ip: 127.0.0.1\n`,
+      );
+      const manifest = new Manifest(newStack(), 'm', { path: file });
+      assert.equal(manifest.dashboards.get('ops')!.hostIp, '127.0.0.1');
+      const text = `services:\n${SERVICE}    container: { image: a, port: 8080, healthcheck: [] }\n${GATEWAY}`;
+      assert.equal(
+        errorOf(text),
+        'm.yaml:4:53: services.get_invoice.container.healthcheck: expected `image` or a command as a list of strings',
+      );
+    });
+
     it('say what a container needs when it has neither image nor build', () => {
       const text = `services:\n${SERVICE}    container: { port: 8080 }\n${GATEWAY}`;
       assert.equal(
