@@ -64,6 +64,17 @@ export default tseslint.config(
     },
   },
   {
+    // type-aware where it pays: the runtime and the constructs, whose promises are the server's requests, reloads
+    // and shutdowns (a dropped one fails silently or crashes later, far from its cause)
+    files: ['index.ts', 'runtime.ts', 'src/**/*.ts', 'constructs/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
+  {
     // tests, benchmarks, the fuzzer and examples: `describe` bodies are long by nature, they print tables, read
     // synthesized JSON loosely, and build hostile inputs (huge numbers, deleted keys) on purpose
     files: ['test/**', 'bench/**', 'fuzz/**', 'examples/**', 'scripts/**', 'image/**'],

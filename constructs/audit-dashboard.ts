@@ -7,8 +7,10 @@ import {
   DASHBOARD_CONFIG_FILE,
   DASHBOARD_CONTAINER_PORT,
   DASHBOARD_LABEL,
+  isPort,
   NAME_RULE,
   normalizeTokenSha256,
+  PORT_RULE,
   terraformLiteral,
   TOOL_NAME_RE,
 } from '../src/contract';
@@ -108,8 +110,8 @@ export class AuditDashboard extends Construct {
       throw new Error(`AuditDashboard '${this.name}': ${message}`);
     };
     this.port = props.port ?? DASHBOARD_CONTAINER_PORT;
-    if (!Number.isInteger(this.port) || this.port < 1 || this.port > 65535) {
-      fail(`port (${quote(props.port)}) must be an integer between 1 and 65535`);
+    if (!isPort(this.port)) {
+      fail(`port (${quote(props.port)}) must be ${PORT_RULE}`);
     }
     this.hostIp = checkHostIp(props.hostIp, fail);
     const volumes = auditVolumesOf(this, props.gateways, fail);

@@ -14,6 +14,12 @@ export function dockerName(scope: IConstruct, ...parts: string[]): string {
 
 /** Quote a user value for an error message, without letting a huge value flood the terminal. */
 export function quote(value: unknown): string {
-  const text = typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value));
+  // numbers as written (`NaN`, `Infinity`), not as JSON would spell them (`null`)
+  const text =
+    typeof value === 'string'
+      ? `'${value}'`
+      : typeof value === 'number'
+        ? String(value)
+        : (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

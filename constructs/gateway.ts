@@ -4,6 +4,9 @@ import { Container } from '@cdktf/provider-docker/lib/container';
 import { Service as DockerService } from '@cdktf/provider-docker/lib/service';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
 import {
+  DEFAULT_PORT,
+  DEFAULT_VALIDATE_INPUT,
+  DEFAULT_VALIDATION_ERRORS,
   AUDIT_LOG_DIR,
   GATEWAY_CONFIG_FILE,
   GATEWAY_CONFIG_VERSION,
@@ -11,8 +14,10 @@ import {
   GATEWAY_SESSION_KEY_STORE,
   GatewayConfig,
   GatewaySettings,
+  isPort,
   NAME_RULE,
   normalizeTokenSha256,
+  PORT_RULE,
   renderGatewayConfig,
   terraformLiteral,
   TokenConfig,
@@ -207,13 +212,13 @@ export class Gateway extends Construct {
       throw new Error(`Gateway '${this.name}': ${message}`);
     };
 
-    this.port = props.port ?? GATEWAY_CONTAINER_PORT;
-    if (!Number.isInteger(this.port) || this.port < 1 || this.port > 65535) {
-      fail(`port (${quote(props.port)}) must be an integer between 1 and 65535`);
+    this.port = props.port ?? DEFAULT_PORT;
+    if (!isPort(this.port)) {
+      fail(`port (${quote(props.port)}) must be ${PORT_RULE}`);
     }
-    const validateInput = props.validateInput ?? true;
+    const validateInput = props.validateInput ?? DEFAULT_VALIDATE_INPUT;
     if (typeof validateInput !== 'boolean') fail(`validateInput (${quote(validateInput)}) must be true or false`);
-    const channel = props.validationErrors ?? 'protocol';
+    const channel = props.validationErrors ?? DEFAULT_VALIDATION_ERRORS;
     if (!(VALIDATION_CHANNELS as readonly string[]).includes(channel)) {
       fail(`validationErrors ${quote(channel)} is not supported: expected one of ${VALIDATION_CHANNELS.join(', ')}`);
     }
@@ -516,15 +521,9 @@ function metricsSetting(
   if (metrics === undefined || metrics === false) return {};
   if (metrics === true) return { metrics: true };
   const port = typeof metrics === 'object' && metrics !== null ? metrics.port : undefined;
-  if (
-    !Number.isInteger(port) ||
-    port! < 1 ||
-    port! > 65535 ||
-    port === GATEWAY_CONTAINER_PORT ||
-    port === gatewayPort
-  ) {
+  if (!isPort(port) || port === GATEWAY_CONTAINER_PORT || port === gatewayPort) {
     fail(
-      `metrics.port (${quote(port)}) must be an integer between 1 and 65535 other than the gateway's ports ` +
+      `metrics.port (${quote(port)}) must be ${PORT_RULE} other than the gateway's ports ` +
         `(${GATEWAY_CONTAINER_PORT} inside, ${gatewayPort} published); or set metrics: true to serve /metrics behind the gateway's tokens`,
     );
   }

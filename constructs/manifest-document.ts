@@ -34,8 +34,6 @@ export interface ManifestService extends Omit<ServiceProps, 'name'> {
   readonly name: string;
   /** Where the entry's key is written. */
   readonly at: ManifestLocation;
-  /** Where `input` sits (its errors are reported there). */
-  readonly inputAt?: ManifestLocation;
 }
 
 /** A gateway as read from the manifest: its `Gateway` props, with `services` named, and where it is written. */

@@ -1,11 +1,10 @@
 import * as fs from 'node:fs';
 import { TerraformStack, TerraformVariable } from 'cdktf';
 import { Construct } from 'constructs';
-import { generateInputSchema } from '../src/schema';
 import { AuditDashboard } from './audit-dashboard';
 import { Gateway } from './gateway';
 import { manifestErrorAt, ManifestDocument, ManifestError, ManifestLocation } from './manifest-document';
-import { readManifest } from './manifest-reader';
+import { readManifest } from './manifest-props';
 import { Service } from './service';
 
 /** Props of a `Manifest`. */
@@ -39,16 +38,18 @@ export class Manifest extends Construct {
     const doc = readManifest(file, readManifestFile(file));
     // clashes between entries would otherwise surface only at synthesis, without a line and column
     const clashes: ManifestError[] = [];
-    // two scopes, so that a service and a gateway may share a name without their construct ids colliding
-    this.services = createServices(new Construct(this, 'services'), file, doc.services, clashes);
-    this.gateways = createGateways(new Construct(this, 'gateways'), file, doc.gateways, this.services, clashes);
-    const dashboardsScope = new Construct(this, 'dashboards');
+    // The entries are created where the manifest is, with their names as construct ids: exactly the constructs a
+    // TypeScript stack would declare, so moving between the two plans no change (same addresses and names).
+    const entryScope = scope;
+    sharedNames(file, doc, scope, this);
+    this.services = createServices(entryScope, file, doc.services, clashes);
+    this.gateways = createGateways(entryScope, file, doc.gateways, this.services, clashes);
     this.dashboards = new Map(
       doc.dashboards.map(({ at, gateways: names, ...props }) => {
         const gateways = names.map((name) => this.gateways.get(name)!);
         return [
           props.name,
-          attempt(file, at, () => new AuditDashboard(dashboardsScope, props.name, { ...props, gateways })),
+          attempt(file, at, () => new AuditDashboard(entryScope, props.name, { ...props, gateways })),
         ];
       }),
     );
@@ -56,6 +57,41 @@ export class Manifest extends Construct {
       const [{ line, column }] = clashes;
       throw new ManifestError(clashes.map((e) => e.message).join('\n'), file, line, column);
     }
+  }
+}
+
+/**
+ * Entries are constructs of the manifest's scope, so one name may stand for one entry only, and not for a
+ * construct the scope already holds (the manifest's own id included): said at the entry, before any is created.
+ */
+function sharedNames(file: string, doc: ManifestDocument, scope: Construct, manifest: Construct): void {
+  const seen = new Map<string, string>();
+  const entries = [
+    ...doc.services.map((e) => ['services', e] as const),
+    ...doc.gateways.map((e) => ['gateways', e] as const),
+    ...doc.dashboards.map((e) => ['dashboards', e] as const),
+  ];
+  const problems: ManifestError[] = [];
+  for (const [kind, entry] of entries) {
+    const first = seen.get(entry.name);
+    const taken = scope.node.tryFindChild(entry.name);
+    if (first !== undefined || taken !== undefined) {
+      const other =
+        first !== undefined
+          ? `${first}.${entry.name}`
+          : taken === manifest
+            ? 'the id of this Manifest (give the Manifest another id)'
+            : `a construct \`${entry.name}\` of the stack`;
+      const reason =
+        `the name \`${entry.name}\` is taken by ${other}: services, gateways and dashboards become constructs ` +
+        'of the stack named after their keys, so each needs its own name';
+      problems.push(manifestErrorAt(file, entry.at, reason));
+    }
+    seen.set(entry.name, kind);
+  }
+  if (problems.length > 0) {
+    const [{ line, column }] = problems;
+    throw new ManifestError(problems.map((e) => e.message).join('\n'), file, line, column);
   }
 }
 
@@ -82,11 +118,7 @@ function createServices(
 ): Map<string, Service> {
   const services = new Map<string, Service>();
   const hosts = new Map<string, string>();
-  for (const { at, inputAt, ...props } of entries) {
-    if (props.input !== undefined) {
-      // report a bad declared input where it is written, not at the service
-      attempt(file, inputAt ?? at, () => generateInputSchema(props.input));
-    }
+  for (const { at, ...props } of entries) {
     const service = attempt(file, at, () => new Service(scope, props.name, props));
     services.set(props.name, service);
     const host = service.containerHost;

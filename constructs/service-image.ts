@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { ENV_NAME_PATTERN, ENV_NAME_RE } from '../src/contract';
 import * as path from 'node:path';
 import { AssetType, TerraformAsset, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
@@ -41,8 +42,8 @@ export function checkBuild(build: ServiceContainerBuild, fail: (m: string) => ne
     fail(`container.build.dockerfile ${quote(dockerfile)} is not a file inside the context ${context}`);
   }
   for (const [key, value] of Object.entries(build.args ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) || typeof value !== 'string') {
-      fail(`container.build.args.${key} must be a string under a name matching ^[A-Za-z_][A-Za-z0-9_]*$`);
+    if (!ENV_NAME_RE.test(key) || typeof value !== 'string') {
+      fail(`container.build.args.${key} must be a string under a name matching ${ENV_NAME_PATTERN}`);
     }
   }
   return { context, dockerfile, args: build.args };

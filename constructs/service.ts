@@ -7,13 +7,17 @@ import {
   BackendMethod,
   BackendTlsConfig,
   DEFAULT_SERVICE_TIMEOUT_MS,
+  ENV_NAME_PATTERN,
+  ENV_NAME_RE,
   fixedQueryClash,
-  HeaderValueConfig,
   hasPlaceholderBeforePath,
+  HeaderValueConfig,
   isHttpUrl,
+  isPort,
   MAX_SERVICE_TIMEOUT_MS,
   NAME_RULE,
   placeholderFields,
+  PORT_RULE,
   TOOL_NAME_RE,
   ToolConfig,
   withStandIns,
@@ -422,12 +426,12 @@ function checkContainer(container: ServiceContainer, fail: (m: string) => never)
   } else if (typeof container.image !== 'string' || container.image.trim() === '') {
     fail(`container.image ${quote(container.image)} must be a non-empty image reference such as 'acme/crm:1.4'`);
   }
-  if (!Number.isInteger(container.port) || container.port < 1 || container.port > 65535) {
-    fail(`container.port (${quote(container.port)}) must be an integer between 1 and 65535`);
+  if (!isPort(container.port)) {
+    fail(`container.port (${quote(container.port)}) must be ${PORT_RULE}`);
   }
   for (const [key, value] of Object.entries(container.env ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) || typeof value !== 'string') {
-      fail(`container.env.${key} must be a string under a variable name matching ^[A-Za-z_][A-Za-z0-9_]*$`);
+    if (!ENV_NAME_RE.test(key) || typeof value !== 'string') {
+      fail(`container.env.${key} must be a string under a variable name matching ${ENV_NAME_PATTERN}`);
     }
   }
   const check = container.healthcheck;

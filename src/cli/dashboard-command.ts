@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { isPort, LISTEN_PORT_RULE } from '../contract/rules';
+import { UsageError } from '../contract/package-error';
 import { ConfigError } from '../dashboard';
 import {
   checkTokenHash,
@@ -32,8 +34,7 @@ Options:
                           "retention_ms": 604800000, "flag": { "min_refusals": 10, "min_rate": 0.5 } }
   -h, --help            show this help`;
 
-/** A flag error: reported as one line, exit code 2. */
-export class UsageError extends Error {}
+export { UsageError };
 
 /**
  * Parses `dashboard` arguments into settings (reading `--config FILE` when given).
@@ -75,8 +76,8 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardSettings |
   let port = DEFAULT_DASHBOARD_PORT;
   if (values.port !== undefined) {
     port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : NaN;
-    if (!(port >= 0 && port <= 65535))
-      throw new UsageError(`--port: must be an integer 0-65535, got ${JSON.stringify(values.port)}`);
+    if (!isPort(port, true))
+      throw new UsageError(`--port: must be ${LISTEN_PORT_RULE}, got ${JSON.stringify(values.port)}`);
   }
   if (values.host === '') throw new UsageError('--host: must not be empty');
   let retentionDays = 7;

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { isPort, LISTEN_PORT_RULE } from '../contract/rules';
+import { UsageError } from '../contract/package-error';
 import { ConfigError, loadGatewayConfig, reusePortSupport, startGateway, type RunningGateway } from '../gateway';
 import { AUDIT_LOG_ENV, MAX_WORKERS, runWorkers, WORKER_ENV } from './workers';
 
@@ -36,8 +38,7 @@ export interface ServeOptions {
   readonly check?: boolean;
 }
 
-/** A flag error: reported as one line, exit code 2. */
-export class UsageError extends Error {}
+export { UsageError };
 
 /**
  * Parses `serve` arguments.
@@ -71,8 +72,8 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | 'help' {
   let port: number | undefined;
   if (values.port !== undefined) {
     port = /^\d+$/.test(values.port) ? Number(values.port) : NaN;
-    if (!(port >= 0 && port <= 65535))
-      throw new UsageError(`--port: must be an integer 0-65535, got ${JSON.stringify(values.port)}`);
+    if (!isPort(port, true))
+      throw new UsageError(`--port: must be ${LISTEN_PORT_RULE}, got ${JSON.stringify(values.port)}`);
   }
   if (values.host === '') throw new UsageError('--host: must not be empty');
   if (values['audit-log'] === '') throw new UsageError('--audit-log: must not be empty');

@@ -1,7 +1,8 @@
+import { PackageError } from './package-error';
+
 /** A gateway config document that cannot be used; the message is one line naming the field. */
-export class ConfigError extends Error {
+export class ConfigError extends PackageError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
+    super(message, 'ERR_CONFIG');
   }
 }

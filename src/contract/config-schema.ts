@@ -2,6 +2,7 @@ import { SECRET_NAME_PATTERN } from './backend-rules';
 import { OAUTH_CONFIG_SCHEMA, SCOPES_SCHEMA, SECURE_URL_PATTERN } from './oauth-config';
 import {
   BACKEND_METHODS,
+  MAX_PORT,
   MAX_SERVICE_TIMEOUT_MS,
   TOKEN_SHA256_PATTERN,
   TOOL_NAME_PATTERN,
@@ -13,6 +14,13 @@ const positiveInteger = (what: string) => ({
   minimum: 1,
   'x-message': `must be a positive integer (${what})`,
 });
+
+const PORT_SCHEMA = {
+  type: 'integer',
+  minimum: 1,
+  maximum: MAX_PORT,
+  'x-message': `must be an integer 1-${MAX_PORT}`,
+} as const;
 
 const secretName = {
   type: 'string',
@@ -46,7 +54,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
       properties: {
         name: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
         host: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
-        port: { type: 'integer', minimum: 1, maximum: 65535, 'x-message': 'must be an integer 1-65535' },
+        port: PORT_SCHEMA,
         validate_input: { type: 'boolean', 'x-message': 'must be true or false' },
         validation_errors: {
           enum: [...VALIDATION_CHANNELS],
@@ -132,7 +140,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
             additionalProperties: false,
             'x-message': 'must be true, false or { port }',
             properties: {
-              port: { type: 'integer', minimum: 1, maximum: 65535, 'x-message': 'must be an integer 1-65535' },
+              port: PORT_SCHEMA,
             },
           },
           else: { type: 'boolean', 'x-message': 'must be true, false or { port }' },

@@ -4,6 +4,7 @@ export * from './rules';
 export * from './backend-rules';
 export * from './defaults';
 export * from './deployment';
+export * from './package-error';
 export * from './config-error';
 export * from './parse-config';
 export * from './load-config';

@@ -3,6 +3,7 @@ import type { GatewayConfig, ToolConfig } from './gateway-config';
 import { GATEWAY_CONFIG_SCHEMA } from './config-schema';
 import { headerNameProblem, headerValueProblem } from './backend-rules';
 import { ConfigError } from './config-error';
+import { keyPath } from '../validation/path';
 import { isReservedName, reservedNameReason } from '../validation/reserved-names';
 import { fixedQueryClash, hasPlaceholderBeforePath, isHttpUrl } from './url-template';
 
@@ -146,8 +147,8 @@ function pointerToPath(pointer: string): string {
   return path;
 }
 
-/** `path` and `key` as a field path: `a.b`, or `a["b-c"]` for a key that is not an identifier. */
-export function fieldPath(path: string, key: string): string {
-  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) return `${path}[${JSON.stringify(key.slice(0, 64))}]`;
-  return path === '' ? key : `${path}.${key}`;
-}
+/**
+ * `path` and `key` as a field path: `a.b`, or `a["b-c"]` for a key that is not an identifier. The one path
+ * formatter: the validator's (`keyPath`), so config errors and refusals name a key the same way.
+ */
+export const fieldPath = keyPath;

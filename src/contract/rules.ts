@@ -56,3 +56,26 @@ export function normalizeTokenSha256(value: unknown): { readonly sha256: string 
   }
   return { sha256: value.toLowerCase() };
 }
+
+/** The highest TCP port. */
+export const MAX_PORT = 65_535;
+
+/** The port rule of a published or listening port, in words (`container.port`, `Gateway.port`, …). */
+export const PORT_RULE = `an integer between 1 and ${MAX_PORT}`;
+
+/** The rule of a port to listen on where 0 asks the system for a free one (`--port`), in words. */
+export const LISTEN_PORT_RULE = `an integer 0-${MAX_PORT}`;
+
+/**
+ * Whether `value` is a TCP port (1-65535), or with `anyFree` also 0 (listen on a free port the system picks).
+ * One rule for the constructs, the config, the dashboard settings and the command lines.
+ */
+export function isPort(value: unknown, anyFree = false): value is number {
+  return Number.isInteger(value) && (value as number) >= (anyFree ? 0 : 1) && (value as number) <= MAX_PORT;
+}
+
+/** An environment variable (or build argument) name. */
+export const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+
+/** {@link ENV_NAME_PATTERN} compiled. */
+export const ENV_NAME_RE = new RegExp(ENV_NAME_PATTERN);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { isObject } from '../validation/json-object';
 import { isIP } from 'node:net';
-import { normalizeTokenSha256 } from '../contract/rules';
+import { isPort, LISTEN_PORT_RULE, normalizeTokenSha256 } from '../contract/rules';
 import { ConfigError } from './gateway-shared';
 import { DEFAULT_RETENTION_MS } from './audit-store';
 import { DEFAULT_FLAG_RULE, type FlagRule } from './flag-rule';
@@ -102,8 +103,7 @@ export function parseDashboardConfig(doc: unknown, file: string): DashboardSetti
     fail('audit_dirs', 'must be a non-empty array of directory paths');
   }
   const port = doc.port ?? DEFAULT_DASHBOARD_PORT;
-  if (!Number.isInteger(port) || (port as number) < 0 || (port as number) > 65535)
-    fail('port', `must be an integer 0-65535, got ${short(port)}`);
+  if (!isPort(port, true)) fail('port', `must be ${LISTEN_PORT_RULE}, got ${short(port)}`);
   const host = doc.host ?? DEFAULT_DASHBOARD_HOST;
   if (typeof host !== 'string' || host === '') fail('host', 'must be a non-empty string');
   let auth: DashboardSettings['auth'];
@@ -153,10 +153,6 @@ export function parseDashboardConfig(doc: unknown, file: string): DashboardSetti
     retentionMs: retentionMs as number,
     flag,
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A value for an error message: JSON, cut to 40 characters. */

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jsonLogger, type Logger } from './gateway-shared';
+import { bracketHost, jsonLogger, type Logger } from './gateway-shared';
 import { AuditIngester } from './audit-ingester';
 import { AuditStore, type AuditStoreOptions } from './audit-store';
 import { DashboardAuth } from './dashboard-auth';
@@ -89,8 +89,7 @@ export async function startDashboard(
     throw err;
   }
   const { port } = server.address() as AddressInfo;
-  const host = settings.host.includes(':') && !settings.host.startsWith('[') ? `[${settings.host}]` : settings.host;
-  const url = `http://${host}:${port}/`;
+  const url = `http://${bracketHost(settings.host)}:${port}/`;
   logger('info', 'dashboard listening', {
     url,
     audit_dirs: settings.auditDirs,

@@ -2,7 +2,9 @@
  * The options of `cdktf-mcp-gateway dev [DIR]` and their parsing.
  */
 import * as path from 'node:path';
+import { isPort, LISTEN_PORT_RULE, MAX_PORT } from '../contract/rules';
 import { parseArgs } from 'node:util';
+import { UsageError } from '../contract/package-error';
 import { DEFAULT_SYNTH_TIMEOUT_MS } from './synthesize-app';
 
 /** Where `dev` serves one gateway. */
@@ -32,8 +34,8 @@ export interface DevOptions {
   readonly synthTimeoutMs: number;
 }
 
-/** A bad command line; the message is the one line `dev` prints. */
-export class DevUsageError extends Error {}
+/** A bad `dev` command line; the message is the one line `dev` prints. */
+export class DevUsageError extends UsageError {}
 
 /** The `dev --help` text. */
 export const DEV_USAGE = `Usage: cdktf-mcp-gateway dev [DIR] [options]
@@ -124,8 +126,8 @@ function readFlags(argv: readonly string[]) {
 }
 
 function parsePort(raw: string, flag: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535)
-    throw new DevUsageError(`${flag}: must be an integer 0-65535, got '${raw}'`);
+  if (!/^\d+$/.test(raw) || !isPort(Number(raw), true))
+    throw new DevUsageError(`${flag}: must be ${LISTEN_PORT_RULE}, got '${raw}'`);
   return Number(raw);
 }
 
@@ -182,9 +184,9 @@ export function resolveGatewayPort(
     return options.defaultPort;
   }
   const port = stackPort + options.portOffset;
-  if (port < 0 || port > 65535) {
+  if (!isPort(port, true)) {
     throw new DevUsageError(
-      `--port-offset ${options.portOffset}: gateway '${gateway}' would listen on ${port}, outside 0-65535`,
+      `--port-offset ${options.portOffset}: gateway '${gateway}' would listen on ${port}, outside 0-${MAX_PORT}`,
     );
   }
   return port;

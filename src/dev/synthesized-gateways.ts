@@ -4,6 +4,7 @@
  * and the host port it publishes for the container's 8080.
  */
 import * as fs from 'node:fs';
+import { isObject } from '../validation/json-object';
 import * as path from 'node:path';
 import {
   DASHBOARD_CONFIG_FILE,
@@ -12,8 +13,9 @@ import {
   GATEWAY_CONFIG_FILE,
   GATEWAY_CONTAINER_PORT,
   GATEWAY_LABEL,
-  readUploadedConfig,
   type GatewayConfig,
+  isPort,
+  readUploadedConfig,
 } from '../contract';
 
 /** A gateway found in a synthesized stack. */
@@ -33,10 +35,6 @@ export interface SynthesizedGateway {
 export class SynthOutputError extends Error {}
 
 type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A Terraform block list may be synthesized as an array or, for a single block, as an object. */
 function blocks(v: unknown): Json[] {
@@ -95,7 +93,7 @@ export function gatewaysInStack(stack: string, doc: Json): SynthesizedGateway[] 
     const hostPort = Number(
       port?.external ?? (config as Partial<GatewayConfig>)?.gateway?.port ?? GATEWAY_CONTAINER_PORT,
     );
-    if (!Number.isInteger(hostPort) || hostPort < 0 || hostPort > 65535) {
+    if (!isPort(hostPort, true)) {
       throw new SynthOutputError(
         `${where}: ports.external must be a literal port number, got ${JSON.stringify(port?.external)}`,
       );

@@ -7,9 +7,13 @@ export class InputSpecError extends Error {
   /** The parameter path in argument form (`""` for the input as a whole). */
   public readonly path: string;
 
-  constructor(path: string, problem: string) {
+  /** The spec key at fault when it is one key (`pattern`), so that a manifest can point at its line. */
+  public readonly keyword?: string;
+
+  constructor(path: string, problem: string, keyword?: string) {
     super(path === '' ? `Invalid input spec: ${problem}` : `Invalid input spec at \`${path}\`: ${problem}`);
     this.name = 'InputSpecError';
     this.path = path;
+    if (keyword !== undefined) this.keyword = keyword;
   }
 }

@@ -79,7 +79,9 @@ const schemaChecker = createAjv({ allErrors: false, messages: true, validateSche
  * exactly as `ajv.compile` with `validateSchema: true` would.
  */
 export function checkSchema(schema: AnySchemaObject): void {
-  schemaChecker.validateSchema(schema, true);
+  // with `throwOrLogError` it throws for an invalid schema; the verdict it returns (never a promise for a schema
+  // without `$async`) is not needed
+  void schemaChecker.validateSchema(schema, true);
 }
 
 /**

@@ -3,8 +3,16 @@ export { compileToolSchema } from './compile-tool-schema';
 export { normalizeAliases } from './normalize-aliases';
 export type { NormalizeAliasesResult } from './normalize-aliases';
 export { messages } from './messages';
-export { hasOwn, isJsonObject } from './json-object';
+export { hasOwn, isJsonObject, isObject } from './json-object';
 export { cutName, escapeName, keyPath } from './path';
 export { invalidValue, joinMessages, missingRequired } from './violation-messages';
 export { RESERVED_NAMES, isReservedName, reservedNameReason } from './reserved-names';
 export { patternProblem } from './linear-regexp';
+export {
+  CONSTRAINT_ORDER,
+  PARAM_TYPES,
+  TYPE_CONSTRAINTS,
+  typesOf,
+  type ConstraintName,
+  type ParamTypeName,
+} from './type-constraints';

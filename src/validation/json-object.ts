@@ -12,3 +12,11 @@ export function isJsonObject(v: unknown): v is Record<string, unknown> {
 export function hasOwn(o: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, key);
 }
+
+/**
+ * Whether `v` is an object that is not an array (a class instance too): the check before reading own properties
+ * of a value that may come from anywhere. {@link isJsonObject} is the stricter one for what must be plain JSON.
+ */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -12,6 +12,7 @@
  * numbers are checked finite numbers, and patterns, formats and sets are constants passed in.
  */
 import ucs2length from 'ajv/dist/runtime/ucs2length';
+import { type ParamTypeName, TYPE_CONSTRAINTS } from './type-constraints';
 import addFormats from 'ajv-formats';
 import { strictFormats } from './formats';
 import { isJsonObject } from './json-object';
@@ -21,18 +22,11 @@ import { hasDuplicates } from './unique-items';
 /** A compiled schema: `true` when ajv's compiled function would accept `data`. */
 export type SubsetValidator = (data: unknown) => boolean;
 
-type NodeType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+type NodeType = ParamTypeName;
 
 const ANNOTATIONS = ['description', 'title', 'default', 'examples'];
-// The keywords each type may carry; any other keyword takes the schema out of the subset.
-const KEYWORDS: Readonly<Record<NodeType, readonly string[]>> = {
-  string: ['enum', 'minLength', 'maxLength', 'pattern', 'format'],
-  integer: ['enum', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
-  number: ['enum', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
-  boolean: ['enum'],
-  array: ['minItems', 'maxItems', 'uniqueItems', 'items'],
-  object: ['properties', 'required', 'additionalProperties'],
-};
+// The keywords each type may carry (the generator's table); any other keyword takes the schema out of the subset.
+const KEYWORDS: Readonly<Record<NodeType, readonly string[]>> = TYPE_CONSTRAINTS;
 const SAFE = Number.MAX_SAFE_INTEGER;
 // Past these sizes a constant Set beats a chain of comparisons.
 const MAX_CHAINED = 8;

@@ -396,6 +396,19 @@ describe('Gateway', () => {
       );
     });
 
+    it('quotes the port it got as written, NaN and Infinity included', () => {
+      for (const [port, shown] of [
+        [NaN, 'NaN'],
+        [Infinity, 'Infinity'],
+        [80.5, '80.5'],
+      ] as const) {
+        assert.equal(
+          thrown(() => supportStack({ port })).message,
+          `Gateway 'support': port (${shown}) must be an integer between 1 and 65535`,
+        );
+      }
+    });
+
     it('refuses an unknown validationErrors channel', () => {
       assert.equal(
         thrown(() => supportStack({ validationErrors: 'json' as 'auto' })).message,

@@ -93,10 +93,25 @@ describe('Manifest', () => {
       assert.deepEqual(backend.env, ['PORT=8080']);
     });
 
-    it('lets a service and a gateway share a name', () => {
+    it('refuses a service and a gateway sharing a name, at the second: both would be one construct of the stack', () => {
       const text = GOOD.replace('gateways:\n  support:', 'gateways:\n  get_customer:');
-      const manifest = new Manifest(newStack(), 'm', { path: file(text) });
-      assert.equal(manifest.gateways.get('get_customer')!.name, 'get_customer');
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:10:3: gateways.get_customer: the name `get_customer` is taken by services.get_customer: ' +
+          'services, gateways and dashboards become constructs of the stack named after their keys, so each needs ' +
+          'its own name',
+      );
+    });
+
+    it("refuses an entry named like the manifest's own construct id, saying so", () => {
+      const p = file(GOOD);
+      const err = thrown(() => new Manifest(newStack(), 'support', { path: p }));
+      assert.equal(
+        err.message.split(`${dir}${path.sep}`).join(''),
+        'support-desk.yaml:10:3: gateways.support: the name `support` is taken by the id of this Manifest (give the ' +
+          'Manifest another id): services, gateways and dashboards become constructs of the stack named after their ' +
+          'keys, so each needs its own name',
+      );
     });
   });
 

@@ -1,4 +1,5 @@
 import { HttpError } from './http-error';
+import { bracketHost } from './url-host';
 import { RpcCode } from '../mcp/jsonrpc';
 
 /** The allowlists of a gateway (DNS-rebinding protection, SPEC §4). */
@@ -41,8 +42,7 @@ export function createOriginGuard(options: OriginGuardOptions): OriginGuard {
  */
 function localNames(listenHost: string): ReadonlySet<string> {
   const bound = listenHost.toLowerCase();
-  const name = bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound;
-  return new Set([...LOCAL_NAMES, name]);
+  return new Set([...LOCAL_NAMES, bracketHost(bound)]);
 }
 
 function hostPredicate(

@@ -165,7 +165,7 @@ function sendError(res: ServerResponse, err: unknown, ctx?: HttpContext): void {
     return;
   }
   if (err instanceof HttpError) {
-    const body = errorResponseJson(err.id, err.rpcCode, err.message);
+    const body = errorResponseJson(err.id, err.rpcCode, err.message, err.data);
     res.writeHead(err.status, {
       ...err.headers,
       'content-type': 'application/json',

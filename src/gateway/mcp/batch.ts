@@ -2,9 +2,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Identity } from '../auth/authenticator';
 import { HttpError } from '../http/http-error';
 import type { GatewayState } from '../gateway-state';
-import { errorResponseJson, RpcCode } from './jsonrpc';
+import { errorResponseJson, RpcCode, type RequestId } from './jsonrpc';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';
 import { answerRequest, checkShape, invalidRequest, methodNotFoundJson, REQUEST_METHODS } from './message';
+import { scopeRefusal } from '../tools/call-pipeline';
 import { requireSession, type McpSession } from './require-session';
 
 /** The one protocol version with JSON-RPC batches: MCP 2025-03-26 requires them, 2025-06-18 removed them. */
@@ -19,8 +20,14 @@ export const MAX_BATCH_MESSAGES = 100;
  * audit) and the answer is the array of the responses to its requests, in order; notifications and client
  * responses add nothing, and a batch of only those is answered 202. `initialize` cannot be batched.
  *
+ * Scopes are checked for the batch as a whole before any message runs: one call of a tool the caller's scopes do
+ * not allow refuses the whole batch with HTTP 403 `insufficient_scope`, so no call reaches its service for an
+ * answer that would be lost (an agent that retries would repeat the side effect). Every other refusal stays per
+ * message.
+ *
  * @throws HttpError -32600 for an empty batch, a batch without a session or on a session of a later protocol
- * version, and a batch of more than {@link MAX_BATCH_MESSAGES} messages; 400/404 for a bad session as usual
+ * version, and a batch of more than {@link MAX_BATCH_MESSAGES} messages; 400/404 for a bad session as usual;
+ * 403 `insufficient_scope` for a call the caller's scopes do not allow
  */
 export async function handleBatch(
   state: GatewayState,
@@ -41,10 +48,26 @@ export async function handleBatch(
   if (batch.length > MAX_BATCH_MESSAGES) {
     throw invalidRequest(`a batch holds at most ${MAX_BATCH_MESSAGES} messages (this one holds ${batch.length})`);
   }
+  for (const message of batch) {
+    const call = toolCallOf(message);
+    const refusal = call === undefined ? undefined : scopeRefusal(state, session, call.params, ctx.calls, call.id);
+    if (refusal !== undefined) throw refusal;
+  }
   // The messages run concurrently, as separate requests would; the answers keep the batch's order.
   const answers = await Promise.all(batch.map((message) => answerInBatch(state, session, message, ctx)));
   const entries = answers.filter((answer): answer is string => answer !== undefined);
   return entries.length === 0 ? ACCEPTED : { status: 200, body: `[${entries.join(',')}]` };
+}
+
+/** The id and params of a message that is a well-formed `tools/call` request, else `undefined`. */
+function toolCallOf(message: unknown): { id: RequestId; params: Record<string, unknown> | undefined } | undefined {
+  let shape;
+  try {
+    shape = checkShape(message);
+  } catch {
+    return undefined; // answered -32600 in its place
+  }
+  return shape.method === 'tools/call' && shape.id !== undefined ? { id: shape.id, params: shape.params } : undefined;
 }
 
 /** The response (JSON text) to one message of a batch, or `undefined` for a notification or a client response. */
@@ -68,5 +91,11 @@ async function answerInBatch(
   if (method === 'initialize') {
     return errorResponseJson(id, RpcCode.INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch');
   }
-  return answerRequest(state, session, id, method, params, ctx.calls);
+  try {
+    return await answerRequest(state, session, id, method, params, ctx.calls);
+  } catch (err) {
+    // scopes were checked before the batch ran; a reload in between must still not lose the other answers
+    if (!(err instanceof HttpError)) throw err;
+    return errorResponseJson(id, err.rpcCode, err.message);
+  }
 }

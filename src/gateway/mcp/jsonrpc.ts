@@ -1,6 +1,7 @@
 /**
  * JSON-RPC 2.0 shapes and codes used by the MCP endpoint.
  */
+import { cutName as cutMethod } from '../../validation';
 
 /** Standard and gateway-specific JSON-RPC error codes. */
 export const RpcCode = {
@@ -30,6 +31,11 @@ export interface RpcMessage {
 /** Serializes a success response. `resultJson` is already JSON text (precomputed results skip a stringify). */
 export function resultResponseJson(id: RequestId, resultJson: string): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+}
+
+/** The message of the -32601 answer, in both eras (the method cut: it is the caller's text). */
+export function methodNotFoundMessage(method: string): string {
+  return `Method not found: ${cutMethod(method)}`;
 }
 
 /** Serializes an error response. */

@@ -1,17 +1,36 @@
-import { cutName } from '../../validation';
 import { HttpError } from '../http/http-error';
 import type { GatewayState } from '../gateway-state';
-import { errorResponseJson, resultResponseJson, RpcCode, type RequestId } from './jsonrpc';
+import { errorResponseJson, methodNotFoundMessage, resultResponseJson, RpcCode, type RequestId } from './jsonrpc';
 import type { McpSession } from './require-session';
-import { callTool, type CallServices } from '../tools/call-pipeline';
+import { callTool, type CallReply, type CallServices } from '../tools/call-pipeline';
 
 /**
  * The per-message steps shared by a single POSTed message and each message of a batch: JSON-RPC shape, method
  * lookup and the answer to a request on a session.
  */
 
+/** How a request on a session is answered: the JSON text of its response. */
+type SessionHandler = (
+  state: GatewayState,
+  session: McpSession,
+  id: RequestId,
+  params: Record<string, unknown> | undefined,
+  ctx: CallServices,
+) => string | Promise<string>;
+
+/**
+ * The requests answered on a session, by method: one table for the "known method" check and the dispatch, so
+ * that a method is answered only by its own handler (`initialize` opens the session and is answered before it).
+ */
+const SESSION_HANDLERS: Readonly<Record<'ping' | 'tools/list' | 'tools/call', SessionHandler>> = {
+  ping: (_state, _session, id) => resultResponseJson(id, '{}'),
+  'tools/list': (state, session, id) => resultResponseJson(id, state.toolSet.listResultJsonFor(session.scopes)),
+  'tools/call': async (state, session, id, params, ctx) =>
+    callReplyJson(id, await callTool(state, session, params, ctx, id)),
+};
+
 /** The request methods this server answers; any other request gets -32601. */
-export const REQUEST_METHODS: ReadonlySet<string> = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
+export const REQUEST_METHODS: ReadonlySet<string> = new Set(['initialize', ...Object.keys(SESSION_HANDLERS)]);
 
 /** A message that passed the shape check: a request (id and method), a notification (method) or a response (neither). */
 export interface MessageShape {
@@ -55,10 +74,14 @@ export function invalidRequest(why: string, id?: RequestId): HttpError {
 
 /** The -32601 answer to a request for a method this server does not have. */
 export function methodNotFoundJson(id: RequestId, method: string): string {
-  return errorResponseJson(id, RpcCode.METHOD_NOT_FOUND, `Method not found: ${cutName(method)}`);
+  return errorResponseJson(id, RpcCode.METHOD_NOT_FOUND, methodNotFoundMessage(method));
 }
 
-/** The answer (JSON text) to a request other than `initialize` on a session: `ping`, `tools/list`, `tools/call`. */
+/**
+ * The answer (JSON text) to a request other than `initialize` on a session: its method's handler, or -32601.
+ *
+ * @throws HttpError the refusal of a `tools/call` at the HTTP level (403 `insufficient_scope`)
+ */
 export async function answerRequest(
   state: GatewayState,
   session: McpSession,
@@ -67,16 +90,17 @@ export async function answerRequest(
   params: Record<string, unknown> | undefined,
   ctx: CallServices,
 ): Promise<string> {
-  switch (method) {
-    case 'ping':
-      return resultResponseJson(id, '{}');
-    case 'tools/list':
-      return resultResponseJson(id, state.toolSet.listResultJsonFor(session.scopes));
-    default: {
-      const reply = await callTool(state, session, params, ctx, id);
-      return 'result' in reply
-        ? resultResponseJson(id, reply.result)
-        : errorResponseJson(id, reply.error.code, reply.error.message, reply.error.data);
-    }
-  }
+  const handler = Object.prototype.hasOwnProperty.call(SESSION_HANDLERS, method)
+    ? SESSION_HANDLERS[method as keyof typeof SESSION_HANDLERS]
+    : undefined;
+  if (handler === undefined) return methodNotFoundJson(id, method);
+  return handler(state, session, id, params, ctx);
+}
+
+/** A `tools/call` reply as the response's JSON text; a refusal at the HTTP level is thrown to the endpoint. */
+function callReplyJson(id: RequestId, reply: CallReply): string {
+  if ('refusal' in reply) throw reply.refusal;
+  return 'result' in reply
+    ? resultResponseJson(id, reply.result)
+    : errorResponseJson(id, reply.error.code, reply.error.message, reply.error.data);
 }

@@ -6,11 +6,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Identity } from '../auth/authenticator';
 import type { GatewayState } from '../gateway-state';
+import { HttpError } from '../http/http-error';
 import { callTool, type CallReply } from '../tools/call-pipeline';
 import { errorResponseJson, resultResponseJson, type RequestId } from './jsonrpc';
 import type { MessageShape } from './message';
-import { methodNotFound, MODERN_METHODS, MODERN_PROTOCOL_VERSIONS, type ModernRefusal } from './modern-protocol';
-import { checkModernRequest } from './modern-request';
+import { methodNotFound, MODERN_PROTOCOL_VERSIONS, type ModernMethod, type ModernRefusal } from './modern-protocol';
+import { checkModernRequest, type ModernRequestMeta } from './modern-request';
 import { listenFilter } from './modern-results';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';
 
@@ -36,38 +37,59 @@ export async function handleModernMessage(
     params,
   );
   if (!check.ok) return refusal(id, check.refusal);
-  if (!MODERN_METHODS.has(method)) return refusal(id, methodNotFound(method));
-  switch (method) {
-    case 'server/discover':
-      return ok(id, state.modern.discoverJson);
-    case 'tools/list':
-      return ok(id, state.modern.toolsListJsonFor(identity.scopes));
-    case 'subscriptions/listen': {
-      const filter = listenFilter(params);
-      if (!filter.ok) return refusal(id, filter.refusal);
-      return {
-        status: 200,
-        listen: { kind: 'listen', principal: identity.principal, subscriptionId: id, filter: filter.filter },
-      };
-    }
-    default: {
-      const caller = {
-        sessionId: null,
-        principal: identity.principal,
-        client: check.meta.client,
-        protocolVersion: MODERN_VERSION,
-        scopes: identity.scopes,
-        clientId: identity.clientId,
-        oauth: identity.oauth,
-      };
-      return { status: 200, body: callReplyJson(id, await callTool(state, caller, params, ctx.calls, id), state) };
-    }
-  }
+  const handler = Object.prototype.hasOwnProperty.call(MODERN_HANDLERS, method)
+    ? MODERN_HANDLERS[method as ModernMethod]
+    : undefined;
+  if (handler === undefined) return refusal(id, methodNotFound(method));
+  return handler({ state, identity, id, params, meta: check.meta, ctx });
 }
 
-/** A `tools/call` answer: a result gains `resultType` and the server info; an error stays a JSON-RPC error. */
+/** What a modern method's handler answers from. */
+interface ModernRequest {
+  readonly state: GatewayState;
+  readonly identity: Identity;
+  readonly id: RequestId;
+  readonly params: Record<string, unknown> | undefined;
+  readonly meta: ModernRequestMeta;
+  readonly ctx: McpContext;
+}
+
+/**
+ * The modern methods, each with its handler: one table for the "known method" check and the dispatch (the type
+ * makes it list every method of {@link ModernMethod}, and only those).
+ */
+const MODERN_HANDLERS: Readonly<Record<ModernMethod, (r: ModernRequest) => McpReply | Promise<McpReply>>> = {
+  'server/discover': ({ state, id }) => ok(id, state.modern.discoverJson),
+  'tools/list': ({ state, identity, id }) => ok(id, state.modern.toolsListJsonFor(identity.scopes)),
+  'subscriptions/listen': ({ identity, id, params }) => {
+    const filter = listenFilter(params);
+    if (!filter.ok) return refusal(id, filter.refusal);
+    return {
+      status: 200,
+      listen: { kind: 'listen', principal: identity.principal, subscriptionId: id, filter: filter.filter },
+    };
+  },
+  'tools/call': async ({ state, identity, id, params, meta, ctx }) => {
+    const caller = {
+      sessionId: null,
+      principal: identity.principal,
+      client: meta.client,
+      protocolVersion: MODERN_VERSION,
+      scopes: identity.scopes,
+      clientId: identity.clientId,
+      oauth: identity.oauth,
+    };
+    return { status: 200, body: callReplyJson(id, await callTool(state, caller, params, ctx.calls, id), state) };
+  },
+};
+
+/**
+ * A `tools/call` answer: a result gains `resultType` and the server info; an error stays a JSON-RPC error; a
+ * refusal at the HTTP level is thrown to the listener, which answers every `HttpError`.
+ */
 function callReplyJson(id: RequestId, reply: CallReply, state: GatewayState): string {
-  if (!('result' in reply)) return errorResponseJson(id, reply.error.code, reply.error.message, reply.error.data);
+  if ('refusal' in reply) throw reply.refusal;
+  if ('error' in reply) return errorResponseJson(id, reply.error.code, reply.error.message, reply.error.data);
   return resultResponseJson(id, withCompletion(reply.result, state.modern.serverInfoMetaJson));
 }
 
@@ -85,6 +107,7 @@ function ok(id: RequestId, resultJson: string): McpReply {
   return { status: 200, body: resultResponseJson(id, resultJson) };
 }
 
-function refusal(id: RequestId, r: ModernRefusal): McpReply {
-  return { status: r.status, body: errorResponseJson(id, r.code, r.message, r.data) };
+/** A refusal of the revision, thrown as the one HTTP refusal type the listener answers (echoing the id). */
+function refusal(id: RequestId, r: ModernRefusal): never {
+  throw new HttpError(r.status, r.code, r.message, {}, id, r.data);
 }

@@ -2,7 +2,8 @@
  * The stateless MCP revision 2026-07-28 (SPEC §4a): its names, codes and versions, how a request is told apart
  * from a 2025 one, and the typed refusals of the modern era. Pure: no I/O, nothing from the endpoint.
  */
-import { cutName } from '../../validation';
+import { methodNotFoundMessage, RpcCode } from './jsonrpc';
+import { isObject } from '../../validation/json-object';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version';
 
 /** Modern (stateless) revisions this gateway speaks, newest first. */
@@ -35,12 +36,10 @@ export const ModernCode = {
 } as const;
 
 /** Methods the gateway answers in the modern era; anything else (`ping`, `initialize`, …) is 404 + -32601. */
-export const MODERN_METHODS: ReadonlySet<string> = new Set([
-  'server/discover',
-  'tools/list',
-  'tools/call',
-  'subscriptions/listen',
-]);
+export const MODERN_METHOD_NAMES = ['server/discover', 'tools/list', 'tools/call', 'subscriptions/listen'] as const;
+
+/** A method the gateway answers in the modern era. */
+export type ModernMethod = (typeof MODERN_METHOD_NAMES)[number];
 
 /** Methods whose `Mcp-Name` header is required, and the params field it mirrors. */
 export const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
@@ -51,7 +50,7 @@ export const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
 
 /**
  * A refusal of the modern era: the HTTP status and the JSON-RPC error (with `data` for -32022). The endpoint
- * writes it with `errorResponseJson(id, code, message, data)`, echoing the request id.
+ * throws it as an `HttpError` with the request id, which the listener answers like every other refusal.
  */
 export interface ModernRefusal {
   readonly status: 400 | 404;
@@ -91,7 +90,7 @@ export function isModernRequest(input: EraInput): boolean {
 
 /** 404 + -32601 for a method the modern era does not have (`ping`, `logging/setLevel`, `initialize`, unknown). */
 export function methodNotFound(method: string): ModernRefusal {
-  return { status: 404, code: -32601, message: `Method not found: ${cutName(method)}` };
+  return { status: 404, code: RpcCode.METHOD_NOT_FOUND, message: methodNotFoundMessage(method) };
 }
 
 /** 400 + -32020. */
@@ -122,8 +121,4 @@ export function single(value: string | string[] | undefined): string | undefined
 /** An own property of a parsed JSON object (never one inherited from the prototype chain). */
 export function own(object: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -17,7 +17,6 @@
 import {
   headerMismatch,
   invalidParams,
-  isObject,
   MetaKey,
   MODERN_PROTOCOL_VERSIONS,
   type ModernRefusal,
@@ -26,6 +25,7 @@ import {
   single,
   unsupportedProtocolVersion,
 } from './modern-protocol';
+import { isObject } from '../../validation/json-object';
 import { clientInfoOf, type ClientInfo } from './client-info';
 
 /** The standard headers of one request, as node gives them (names are case-insensitive there already). */

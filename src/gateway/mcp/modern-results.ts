@@ -3,7 +3,8 @@
  * `resultType: "complete"` and the server's identity in `_meta["io.modelcontextprotocol/serverInfo"]`; cacheable
  * results (`server/discover`, `tools/list`) carry `ttlMs` and `cacheScope`. Pure.
  */
-import { ALL_PROTOCOL_VERSIONS, invalidParams, isObject, MetaKey, type ModernRefusal, own } from './modern-protocol';
+import { ALL_PROTOCOL_VERSIONS, invalidParams, MetaKey, type ModernRefusal, own } from './modern-protocol';
+import { isObject } from '../../validation/json-object';
 
 /** `name`/`version` (required by the schema) and an optional `title`, as in the 2025 `serverInfo`. */
 export interface ServerInfo {

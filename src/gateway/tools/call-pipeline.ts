@@ -3,6 +3,7 @@ import { cutName, isJsonObject, messages, normalizeAliases, type Violation } fro
 import type { AuditOutcome, AuditSink } from '../audit';
 import type { Principal } from '../auth/bearer-tokens';
 import { insufficientScopeError } from '../auth/oauth-challenge';
+import type { HttpError } from '../http/http-error';
 import { missingScopes } from '../auth/oauth-scopes';
 import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
@@ -11,10 +12,14 @@ import { RpcCode, type RequestId } from '../mcp/jsonrpc';
 import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
 import type { Tool } from './tool-set';
 
-/** The answer to a `tools/call`: a result (JSON text) or a JSON-RPC error. */
+/**
+ * The answer to a `tools/call`: a result (JSON text), a JSON-RPC error, or a refusal at the HTTP level (the
+ * caller's scopes do not allow the tool: 403 `insufficient_scope`), which the endpoint turns into the response.
+ */
 export type CallReply =
   | { readonly result: string }
-  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
+  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
+  | { readonly refusal: HttpError };
 
 /** What a call needs besides its state and caller: shared for the gateway's life. */
 export interface CallServices {
@@ -63,8 +68,8 @@ interface Call {
  * `error`.
  *
  * @param id the request's id, echoed by the 403
- * @throws HttpError 403 `insufficient_scope` naming the scope, when the caller's scopes do not allow the tool
- * (audited as refused, `INSUFFICIENT_SCOPE`); nothing else
+ * @returns the reply; `{ refusal }` with HTTP 403 `insufficient_scope` naming the scope when the caller's scopes
+ * do not allow the tool (audited as refused, `INSUFFICIENT_SCOPE`). Never throws.
  */
 export async function callTool(
   state: GatewayState,
@@ -74,8 +79,8 @@ export async function callTool(
   id: RequestId | null = null,
 ): Promise<CallReply> {
   const call: Call = { state, caller, ctx, started: performance.now(), tool: '' };
-  const named = typeof params?.name === 'string' ? state.toolSet.tools.get(params.name) : undefined;
-  if (named !== undefined && caller.scopes !== undefined) checkScopes(call, named, caller.scopes, id);
+  const refusal = scopeRefusalOf(call, params, id);
+  if (refusal !== undefined) return { refusal };
   // One try around the whole call (no wrapper function): free on the path that does not throw.
   try {
     const name = params?.name;
@@ -100,17 +105,39 @@ export async function callTool(
 }
 
 /**
+ * The 403 a `tools/call` with these `params` gets before anything runs, when the caller's scopes do not allow the
+ * tool (audited as refused, `INSUFFICIENT_SCOPE`); `undefined` when they do. A batch asks this of every call
+ * before any of them runs, so that no call reaches its service in a batch that is refused as a whole.
+ */
+export function scopeRefusal(
+  state: GatewayState,
+  caller: Caller,
+  params: Record<string, unknown> | undefined,
+  ctx: CallServices,
+  id: RequestId | null = null,
+): HttpError | undefined {
+  return scopeRefusalOf({ state, caller, ctx, started: performance.now(), tool: '' }, params, id);
+}
+
+/**
  * The caller's scopes against the tool's: a caller that may not use the tool is refused with HTTP 403 naming the
  * scopes it lacks, audited as refused (`INSUFFICIENT_SCOPE`). An unknown tool is answered as unknown whatever the
  * scopes (its name reveals nothing the caller did not send).
  */
-function checkScopes(call: Call, tool: Tool, granted: ReadonlySet<string>, id: RequestId | null): void {
+function scopeRefusalOf(
+  call: Call,
+  params: Record<string, unknown> | undefined,
+  id: RequestId | null,
+): HttpError | undefined {
+  const granted = call.caller.scopes;
+  const tool = typeof params?.name === 'string' ? call.state.toolSet.tools.get(params.name) : undefined;
+  if (tool === undefined || granted === undefined) return undefined;
   const missing = missingScopes(tool.requiredScopes, granted);
-  if (missing.length === 0) return;
+  if (missing.length === 0) return undefined;
   const refusal = insufficientScopeError(call.state.auth.resource?.metadataUrl, missing, tool.requiredScopes, id);
   call.tool = tool.name;
   audit(call, 'refused', { code: 'INSUFFICIENT_SCOPE', message: refusal.message });
-  throw refusal;
+  return refusal;
 }
 
 /**

@@ -3,11 +3,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningGateway } from '../../../src/gateway';
-import { startFakeService, type FakeService } from '../../helpers/backend';
-import { botConfig, tool } from '../../helpers/config';
+import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
+import { botConfig, gatewayConfig, tool } from '../../helpers/config';
 import { eventually } from '../../helpers/eventually';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
-import { initializeSession, postJson } from '../../helpers/mcp';
+import { initializeSession, postJson, postMcp } from '../../helpers/mcp';
+import { makeToken, tokenEntry } from '../../helpers/tokens';
 
 const SCHEMA = {
   type: 'object',
@@ -214,5 +215,69 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
     });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.json.error.message, 'Session not found');
+  });
+});
+
+describe('JSON-RPC batches and scopes', () => {
+  const READER = makeToken('reader');
+  let backend: TestBackend;
+  let gateway: RunningGateway;
+  let session: string;
+
+  before(async () => {
+    backend = await startBackend();
+    const config = gatewayConfig({
+      tokens: [],
+      tools: [
+        { ...tool('read_customer', `${backend.url}/customers`), required_scopes: ['crm.read'] },
+        {
+          ...tool('delete_customer', `${backend.url}/customers`, { method: 'DELETE' }),
+          required_scopes: ['crm.write'],
+        },
+      ],
+      settings: { audit_log: false },
+    });
+    const auth = config.gateway.auth as { tokens: { id: string; sha256: string; scopes?: string[] }[] };
+    auth.tokens.push({ ...tokenEntry(READER), scopes: ['crm.read'] });
+    gateway = await startSilentGateway(config);
+    session = await initializeSession(gateway.url, '2025-03-26', READER.token);
+  });
+  after(async () => {
+    await gateway.close();
+    await backend.close();
+  });
+
+  const scopedCall = (id: number, name: string) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: {} },
+  });
+  const post = (batch: unknown[]) =>
+    postMcp(gateway.url, batch, { token: READER.token, headers: { 'mcp-session-id': session } });
+
+  it('refuses the whole batch with 403 insufficient_scope before any call reaches its backend', async () => {
+    const before = backend.requests;
+    // the allowed calls come first and would run at once under Promise.all
+    const res = await post([
+      scopedCall(1, 'read_customer'),
+      scopedCall(2, 'read_customer'),
+      scopedCall(3, 'delete_customer'),
+    ]);
+    assert.equal(res.status, 403);
+    assert.match(res.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);
+    assert.match(res.headers.get('www-authenticate') ?? '', /scope="crm\.write"/);
+    assert.equal(JSON.parse(res.text).id, 3, 'the error echoes the refused call');
+    assert.equal(backend.requests, before, 'no message of the batch ran');
+  });
+
+  it('runs a batch whose calls the scopes allow, and answers an unknown tool in its place', async () => {
+    const before = backend.requests;
+    const res = await post([scopedCall(1, 'read_customer'), scopedCall(2, 'no_such_tool')]);
+    assert.equal(res.status, 200);
+    const [ok, unknown] = JSON.parse(res.text);
+    assert.equal(ok.result.isError ?? false, false, JSON.stringify(ok));
+    assert.equal(unknown.error.message, 'Unknown tool: `no_such_tool`');
+    assert.equal(backend.requests, before + 1);
   });
 });

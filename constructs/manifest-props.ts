@@ -1,0 +1,294 @@
+import * as nodePath from 'node:path';
+import { normalizeTokenSha256, secretNameProblem } from '../src/contract';
+import { isJsonObject } from '../src/validation';
+import { generateInputSchema, InputSpec, InputSpecError, ParamSpec } from '../src/schema';
+import type { GatewayAuth } from './gateway';
+import { ManifestDashboard, ManifestDocument, ManifestGateway, ManifestService } from './manifest-document';
+import { schemaProblems } from './manifest-schema';
+import { ManifestProblem, ManifestYaml } from './manifest-yaml';
+import { Secret } from './secret';
+import type { ServiceContainer, ServiceEndpoint } from './service';
+
+/** A part of the document after the schema passed it: its shape is the schema's, so fields are read directly. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked by manifest.schema.json
+type Json = Record<string, any>;
+
+/**
+ * Read and check a manifest against `manifest.schema.json` and the rules a schema cannot state (names that
+ * refer to other entries, token hashes, secret names, declared inputs). Every mistake found is reported, one
+ * per line, as `FILE:LINE:COL: PATH: REASON`.
+ * @throws ManifestError
+ */
+export function readManifest(file: string, text: string): ManifestDocument {
+  const yaml = new ManifestYaml(file, text);
+  const problems = [...yaml.duplicateKeys(), ...schemaProblems(yaml.value), ...crossChecks(yaml.value)];
+  if (problems.length > 0) throw yaml.error(problems);
+  const root = yaml.value as Json;
+  const dir = nodePath.dirname(file);
+  const services = entries(root.services).map(([name, s]) => service(yaml, dir, name, s));
+  const inputProblems = services.flatMap((s) => inputProblem(s.name, s.input));
+  if (inputProblems.length > 0) throw yaml.error(inputProblems);
+  return {
+    services,
+    gateways: entries(root.gateways).map(([name, g]) => gateway(yaml, name, g)),
+    dashboards: entries(root.dashboards).map(([name, d]) => dashboard(yaml, name, d)),
+  };
+}
+
+/** The rules that need more than one node: run over whatever shape the document has. */
+function crossChecks(root: unknown): ManifestProblem[] {
+  if (!isJsonObject(root)) return [];
+  const problems: ManifestProblem[] = [];
+  const serviceNames = isJsonObject(root.services) ? Object.keys(root.services) : [];
+  const gatewayNames = isJsonObject(root.gateways) ? Object.keys(root.gateways) : [];
+  for (const [name, s] of entries(root.services)) {
+    const at = ['services', name];
+    const endpoint = isJsonObject(s) ? s.endpoint : undefined;
+    if (isJsonObject(endpoint)) {
+      for (const [header, value] of entries(endpoint.headers)) {
+        if (isJsonObject(value))
+          problems.push(...secretName(value.secret, [...at, 'endpoint', 'headers', header, 'secret']));
+      }
+      if (isJsonObject(endpoint.tls))
+        problems.push(...secretName(endpoint.tls.ca_secret, [...at, 'endpoint', 'tls', 'ca_secret']));
+    }
+    if (isJsonObject(s)) problems.push(...paramSpellings(s.input, [...at, 'input']));
+  }
+  for (const [name, g] of entries(root.gateways)) {
+    if (!isJsonObject(g)) continue;
+    const at = ['gateways', name];
+    if (Array.isArray(g.services)) {
+      const listed = new Set<unknown>();
+      g.services.forEach((item: unknown, i: number) => {
+        if (typeof item !== 'string') return;
+        const where = [...at, 'services', String(i)];
+        if (!serviceNames.includes(item)) {
+          const declared = serviceNames.join(', ') || 'none';
+          problems.push({ at: where, reason: `unknown service \`${item}\` (declared services: ${declared})` });
+        } else if (listed.has(item)) problems.push({ at: where, reason: `service \`${item}\` is listed twice` });
+        listed.add(item);
+      });
+    }
+    problems.push(...tokenHashes(g.auth, [...at, 'auth']));
+  }
+  for (const [name, d] of entries(root.dashboards)) {
+    if (!isJsonObject(d)) continue;
+    const at = ['dashboards', name];
+    for (const gateway of Array.isArray(d.gateways) ? d.gateways : []) {
+      if (typeof gateway === 'string' && !gatewayNames.includes(gateway)) {
+        const declared = gatewayNames.join(', ') || 'none';
+        problems.push({
+          at: [...at, 'gateways'],
+          reason: `unknown gateway \`${gateway}\` (declared gateways: ${declared})`,
+        });
+      }
+    }
+    problems.push(...tokenHashes(d.auth, [...at, 'auth']));
+  }
+  return problems;
+}
+
+/** The Gateway construct's hash rule, checked here to report it at the value; never echoes the value. */
+function tokenHashes(auth: unknown, at: string[]): ManifestProblem[] {
+  if (!isJsonObject(auth) || !Array.isArray(auth.tokens)) return [];
+  return auth.tokens.flatMap((token: unknown, i: number) => {
+    if (!isJsonObject(token) || typeof token.sha256 !== 'string') return [];
+    const checked = normalizeTokenSha256(token.sha256);
+    return 'problem' in checked ? [{ at: [...at, 'tokens', String(i), 'sha256'], reason: checked.problem }] : [];
+  });
+}
+
+function secretName(name: unknown, at: string[]): ManifestProblem[] {
+  const problem = typeof name === 'string' ? secretNameProblem(name) : undefined;
+  return problem === undefined ? [] : [{ at, reason: `the name ${problem}` }];
+}
+
+/** A parameter spec key written in both spellings (`min_length` and `minLength`), at every depth. */
+function paramSpellings(params: unknown, at: string[]): ManifestProblem[] {
+  return entries(params).flatMap(([name, spec]) => specSpellings(spec, [...at, name]));
+}
+
+function specSpellings(spec: unknown, at: string[]): ManifestProblem[] {
+  if (!isJsonObject(spec)) return [];
+  const problems: ManifestProblem[] = [];
+  const seen = new Map<string, string>();
+  for (const key of Object.keys(spec)) {
+    const first = seen.get(camelCase(key));
+    if (first !== undefined) {
+      problems.push({ at: [...at, key], reason: `\`${key}\` repeats \`${first}\`: keep one spelling`, atKey: true });
+    }
+    seen.set(camelCase(key), key);
+  }
+  return [
+    ...problems,
+    ...specSpellings(spec.items, [...at, 'items']),
+    ...paramSpellings(spec.properties, [...at, 'properties']),
+  ];
+}
+
+/** A declared input the schema generator refuses, at the parameter key it names (else at `input`). */
+function inputProblem(service: string, input: InputSpec | undefined): ManifestProblem[] {
+  if (input === undefined) return [];
+  try {
+    generateInputSchema(input);
+    return [];
+  } catch (err) {
+    const at = ['services', service, 'input'];
+    if (!(err instanceof InputSpecError) || err.keyword === undefined) return [{ at, reason: (err as Error).message }];
+    return [{ at: [...at, ...paramNodePath(err.path), err.keyword], reason: err.message, named: at }];
+  }
+}
+
+/** `customer.addresses[].zip_code` → `customer.properties.addresses.items.properties.zip_code` as segments. */
+function paramNodePath(path: string): string[] {
+  const segments: string[] = [];
+  for (const part of path.split('.')) {
+    const [name, ...rest] = part.split('[]');
+    segments.push(...(segments.length === 0 ? [name] : ['properties', name]), ...rest.map(() => 'items'));
+  }
+  return segments;
+}
+
+function service(yaml: ManifestYaml, dir: string, name: string, s: Json): ManifestService {
+  const at = ['services', name];
+  const e = s.endpoint as Json;
+  const endpoint: ServiceEndpoint = {
+    url: e.url,
+    method: e.method,
+    ...(e.headers !== undefined ? { headers: headers(e.headers) } : {}),
+    ...(e.tls !== undefined ? { tls: tls(e.tls, dir) } : {}),
+  };
+  return defined({
+    name,
+    description: s.description,
+    endpoint,
+    input: s.input === undefined ? undefined : params(s.input),
+    inputSchema: s.input_schema,
+    timeoutMs: s.timeout_ms,
+    container: s.container === undefined ? undefined : container(s.container, dir),
+    forwardIdentity: s.forward_identity,
+    requiredScopes: s.required_scopes,
+    at: yaml.location(at, true),
+  });
+}
+
+function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
+  return defined({
+    name,
+    services: g.services,
+    replicas: g.replicas,
+    sessionKeyVariable: g.session_key?.variable,
+    publishMode: g.publish_mode,
+    validateInput: g.validate_input,
+    validationErrors: g.validation_errors,
+    auth: auth(g.auth),
+    auditLog: g.audit_log,
+    port: g.port,
+    baseImage: g.base_image,
+    allowedHosts: g.allowed_hosts,
+    allowedOrigins: g.allowed_origins,
+    hostIp: g.host_ip,
+    metrics: g.metrics,
+    resourceUrl: g.resource_url,
+    at: yaml.location(['gateways', name], true),
+  });
+}
+
+function dashboard(yaml: ManifestYaml, name: string, d: Json): ManifestDashboard {
+  return defined({
+    name,
+    gateways: d.gateways,
+    auth: auth(d.auth) as ManifestDashboard['auth'],
+    port: d.port,
+    hostIp: d.host_ip,
+    retentionDays: d.retention_days,
+    flag: d.flag === undefined ? undefined : defined({ minRefusals: d.flag.min_refusals, minRate: d.flag.min_rate }),
+    baseImage: d.base_image,
+    at: yaml.location(['dashboards', name], true),
+  });
+}
+
+function auth(a: 'none' | Json): GatewayAuth {
+  if (a === 'none') return 'none';
+  const o = a.oauth as Json | undefined;
+  return defined({
+    tokens: a.tokens,
+    oauth:
+      o === undefined
+        ? undefined
+        : defined({
+            issuer: o.issuer,
+            audience: o.audience,
+            jwksUri: o.jwks_uri,
+            scopes: o.scopes,
+            principalClaim: o.principal_claim,
+            algorithms: o.algorithms,
+            allowPlainJwt: o.allow_plain_jwt,
+          }),
+  }) as GatewayAuth;
+}
+
+function headers(h: Json): Record<string, string | Secret> {
+  return Object.fromEntries(
+    Object.entries(h).map(([name, v]) => [name, isJsonObject(v) ? Secret.env(v.secret as string) : (v as string)]),
+  );
+}
+
+/** `tls: { ca_file: PATH }` (relative to the manifest's directory) or `tls: { ca_secret: NAME }`. */
+function tls(t: Json, dir: string): ServiceEndpoint['tls'] {
+  return t.ca_file !== undefined ? { caFile: nodePath.resolve(dir, t.ca_file) } : { ca: Secret.env(t.ca_secret) };
+}
+
+/** `container: { image | build, port, env? }`; a build context is relative to the manifest's directory. */
+function container(c: Json, dir: string): ServiceContainer {
+  const build =
+    c.build === undefined
+      ? undefined
+      : defined({
+          context: nodePath.resolve(dir, c.build.context),
+          dockerfile: c.build.dockerfile,
+          args: c.build.args === undefined ? undefined : strings(c.build.args),
+        });
+  return defined({
+    image: c.image,
+    build,
+    port: c.port,
+    env: c.env === undefined ? undefined : strings(c.env),
+    healthcheck: c.healthcheck,
+  });
+}
+
+/** `PORT: 8080` is natural YAML; environment values and build arguments are strings either way. */
+function strings(map: Json): Record<string, string> {
+  return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, String(v)]));
+}
+
+function params(map: Json): InputSpec {
+  return Object.fromEntries(Object.entries(map).map(([name, spec]) => [name, param(spec)]));
+}
+
+/** A parameter spec: keys in TypeScript's spelling, whichever spelling the manifest used. */
+function param(spec: Json): ParamSpec {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(spec)) {
+    const name = camelCase(key);
+    if (name === 'items') out.items = param(value);
+    else if (name === 'properties') {
+      if (value !== null) out.properties = params(value);
+    } else out[name] = value;
+  }
+  return out as unknown as ParamSpec;
+}
+
+function camelCase(key: string): string {
+  return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function entries(map: unknown): [string, Json][] {
+  return isJsonObject(map) ? (Object.entries(map) as [string, Json][]) : [];
+}
+
+/** `o` without its undefined fields, so that props read as if written by hand. */
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

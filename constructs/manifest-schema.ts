@@ -1,0 +1,97 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import MANIFEST_SCHEMA from '../manifest.schema.json';
+import type { ManifestProblem } from './manifest-yaml';
+
+export { MANIFEST_SCHEMA };
+
+/**
+ * The manifest's own annotations, beside the JSON Schema keywords (editors ignore them):
+ * - `x-message`: the reason reported for a failure of any keyword of that schema node (as the gateway config
+ *   schema does), so a refusal reads `expected a boolean or { path }` rather than an ajv keyword dump;
+ * - `x-keys`: the keys an `unknown key` message lists, when not all of `properties` (other spellings);
+ * - `x-at`: the child key a failure of that node is reported at.
+ */
+const ANNOTATIONS = ['x-message', 'x-keys', 'x-at'];
+
+const ajv = new Ajv({ allErrors: true, verbose: true, strictTypes: false });
+for (const keyword of ANNOTATIONS) ajv.addKeyword({ keyword });
+const validateManifest = ajv.compile(MANIFEST_SCHEMA);
+
+/** Every place where `value` breaks the manifest schema, with a reason a user reads. */
+export function schemaProblems(value: unknown): ManifestProblem[] {
+  if (validateManifest(value)) return [];
+  return validateManifest.errors!.filter(reported).map(problemOf);
+}
+
+/**
+ * Whether an error is the one to report: a branch of an `anyOf`/`oneOf` failing is not a mistake by itself
+ * (the `anyOf`/`oneOf` node reports it), nor is an `if` (its `then`/`else` does).
+ */
+function reported(error: ErrorObject): boolean {
+  return error.keyword !== 'if' && !/\/(anyOf|oneOf)\/\d+(\/|$)/.test(error.schemaPath);
+}
+
+function problemOf(error: ErrorObject): ManifestProblem {
+  const at = pointerSegments(error.instancePath);
+  const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
+  if (error.keyword === 'required') {
+    return { at, reason: `missing required key \`${(error.params as { missingProperty: string }).missingProperty}\`` };
+  }
+  if (error.keyword === 'additionalProperties') {
+    const key = (error.params as { additionalProperty: string }).additionalProperty;
+    const known = (schema['x-keys'] as string[] | undefined) ?? Object.keys(schema.properties ?? {});
+    return { at: [...at, key], reason: `unknown key \`${key}\` (expected one of: ${known.join(', ')})`, atKey: true };
+  }
+  const reason = typeof schema['x-message'] === 'string' ? schema['x-message'] : defaultReason(error, schema);
+  const child = schema['x-at'];
+  return { at: typeof child === 'string' ? [...at, child] : at, reason };
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  boolean: 'a boolean',
+  integer: 'an integer',
+  number: 'a number',
+  object: 'a map',
+  array: 'a list',
+  null: 'nothing',
+};
+
+function defaultReason(error: ErrorObject, schema: Record<string, unknown>): string {
+  switch (error.keyword) {
+    case 'type': {
+      const types = ([] as string[]).concat((error.params as { type: string | string[] }).type);
+      return `expected ${types.map((t) => TYPE_NAMES[t] ?? t).join(' or ')}`;
+    }
+    case 'enum':
+      return `expected one of ${(schema.enum as unknown[]).join(', ')}`;
+    case 'const':
+      return `expected ${JSON.stringify(schema.const)}`;
+    case 'minimum':
+    case 'maximum': {
+      const what = TYPE_NAMES[schema.type as string] ?? 'a number';
+      if (schema.minimum !== undefined && schema.maximum !== undefined) {
+        return `expected ${what} between ${schema.minimum} and ${schema.maximum}`;
+      }
+      return `expected ${what} ${error.keyword === 'minimum' ? '>=' : '<='} ${schema[error.keyword]}`;
+    }
+    case 'minItems': {
+      const limit = schema.minItems as number;
+      return `expected at least ${limit} item${limit === 1 ? '' : 's'}`;
+    }
+    case 'pattern':
+      return `expected to match ${schema.pattern}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** `/services/a~1b/tokens/0` → `['services', 'a/b', 'tokens', '0']`. */
+function pointerSegments(pointer: string): string[] {
+  return pointer === ''
+    ? []
+    : pointer
+        .split('/')
+        .slice(1)
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}

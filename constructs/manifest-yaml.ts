@@ -1,0 +1,129 @@
+import { Document, isMap, isScalar, isSeq, LineCounter, Node, Pair, parseDocument } from 'yaml';
+import { explainYamlErrors } from '../src/contract';
+import { ManifestError, ManifestLocation } from './manifest-document';
+
+/** A mistake found in a manifest: where (a path of keys and indices from the root) and why. */
+export interface ManifestProblem {
+  /** Keys and list indices from the root, e.g. `['services', 'get_customer', 'timeout_ms']`. */
+  readonly at: readonly string[];
+  /** One sentence, no position and no path. */
+  readonly reason: string;
+  /** Report at the key itself rather than at its value (an unknown or repeated key). */
+  readonly atKey?: boolean;
+  /** The path named in the message when it is not `at` (a repeated key names the map it is in). */
+  readonly named?: readonly string[];
+}
+
+/**
+ * A manifest's YAML: the parsed document, the position of each node, and the error text for a list of
+ * problems (`FILE:LINE:COL: PATH: REASON`, one a line, in file order).
+ */
+export class ManifestYaml {
+  /** The document as plain data (what the schema checks). */
+  public readonly value: unknown;
+  private readonly lines = new LineCounter();
+  private readonly doc: Document;
+
+  public constructor(
+    private readonly file: string,
+    text: string,
+  ) {
+    // duplicate keys are found below, where the map they are in can be named
+    this.doc = parseDocument(text, { lineCounter: this.lines, uniqueKeys: false, prettyErrors: true });
+    if (this.doc.errors.length > 0) {
+      // the first syntax error only: the ones after it are usually its echoes
+      const problem = explainYamlErrors(this.doc.errors, text, this.lines);
+      throw new ManifestError(
+        `${file}:${problem.line}:${problem.column}: ${problem.message}`,
+        file,
+        problem.line,
+        problem.column,
+      );
+    }
+    this.value = this.doc.toJS({ maxAliasCount: 100 });
+  }
+
+  /** Keys written twice in one map: each repeat, at the repeat, naming the map it is in. */
+  public duplicateKeys(): ManifestProblem[] {
+    const problems: ManifestProblem[] = [];
+    const walk = (node: unknown, at: string[]): void => {
+      if (isMap(node)) {
+        const seen = new Set<string>();
+        for (const pair of node.items) {
+          const key = keyOf(pair);
+          if (seen.has(key)) {
+            problems.push({
+              at: [...at, key],
+              reason: `duplicate ${entryKind(at)} '${key}'`,
+              atKey: true,
+              named: at,
+            });
+          }
+          seen.add(key);
+          walk(pair.value, [...at, key]);
+        }
+      } else if (isSeq(node)) node.items.forEach((item, i) => walk(item, [...at, String(i)]));
+    };
+    walk(this.doc.contents, []);
+    return problems;
+  }
+
+  /** Where the node at `at` is written (its key when `atKey`, or when it has no value of its own). */
+  public location(at: readonly string[], atKey = false): ManifestLocation {
+    let node: unknown = this.doc.contents;
+    let key: Node | undefined;
+    for (const segment of at) {
+      if (isMap(node)) {
+        // the last of repeated keys, as in the plain data
+        const pair = node.items.filter((p) => keyOf(p) === segment).pop();
+        if (pair === undefined) break;
+        key = pair.key as Node;
+        node = pair.value;
+      } else if (isSeq(node) && /^\d+$/.test(segment) && Number(segment) < node.items.length) {
+        key = undefined;
+        node = node.items[Number(segment)];
+      } else break;
+    }
+    const value = node as Node | null;
+    // `key:` with nothing after it: an empty null scalar; report it at the key, where the reader looks
+    const empty = value === null || (isScalar(value) && value.value === null && value.range?.[0] === value.range?.[1]);
+    const offset = (atKey || empty) && key !== undefined ? key.range?.[0] : value?.range?.[0];
+    const pos = this.lines.linePos(offset ?? 0);
+    return { line: pos.line, column: pos.col, path: manifestPath(at) };
+  }
+
+  /** The `ManifestError` for `problems` (at least one), in file order. */
+  public error(problems: readonly ManifestProblem[]): ManifestError {
+    const located = problems.map((p) => {
+      const { line, column } = this.location(p.at, p.atKey);
+      const path = manifestPath(p.named ?? p.at);
+      return { line, column, text: `${this.file}:${line}:${column}: ${path === '' ? '' : `${path}: `}${p.reason}` };
+    });
+    located.sort((a, b) => a.line - b.line || a.column - b.column);
+    const unique = located.filter((p, i) => located.findIndex((q) => q.text === p.text) === i);
+    return new ManifestError(unique.map((p) => p.text).join('\n'), this.file, unique[0].line, unique[0].column);
+  }
+}
+
+/** `['services', 'a', 'tokens', '0']` → `services.a.tokens[0]`: how manifest errors name a place. */
+export function manifestPath(at: readonly string[]): string {
+  return at.reduce((path, segment) => {
+    if (/^\d+$/.test(segment)) return `${path}[${segment}]`;
+    return path === '' ? segment : `${path}.${segment}`;
+  }, '');
+}
+
+function keyOf(pair: Pair): string {
+  return isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+}
+
+/** What the entries of the map at `at` are, for a duplicate key's message. */
+function entryKind(at: readonly string[]): string {
+  if (at.length === 1 && at[0] === 'services') return 'service';
+  if (at.length === 1 && at[0] === 'gateways') return 'gateway';
+  if (at.length === 1 && at[0] === 'dashboards') return 'dashboard';
+  const last = at[at.length - 1];
+  if (at[0] === 'services' && (last === 'input' || last === 'properties')) return 'parameter';
+  if (last === 'headers') return 'header';
+  return 'key';
+}

@@ -1,0 +1,288 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import Ajv from 'ajv';
+import * as ts from 'typescript';
+import { Manifest } from '../../constructs';
+import { MANIFEST_SCHEMA } from '../../constructs/manifest-schema';
+import { BACKEND_METHODS, MAX_PORT, VALIDATION_CHANNELS } from '../../src/contract';
+import { PARAM_TYPES } from '../../src/validation';
+import { newStack, thrown } from './synth';
+
+const ROOT = path.resolve(__dirname, '../..');
+type Schema = Record<string, any>;
+
+/**
+ * Props without a manifest twin, with the reason. Keys are dotted prop paths (camelCase, TypeScript's).
+ */
+const TYPESCRIPT_ONLY: Record<string, string> = {
+  'service.name': 'the tool name is the entry key under `services`',
+  'gateway.name': 'the gateway name is the entry key under `gateways`',
+  'gateway.secrets':
+    'the manifest gives every secret its services name a sensitive Terraform variable of that name (TF_VAR_NAME)',
+  'dashboard.name': 'the dashboard name is the entry key under `dashboards`',
+};
+
+/** Manifest keys without a prop of the same name (snake_case of the prop), with the reason or the prop. */
+const MANIFEST_ONLY: Record<string, string> = {
+  'service.endpoint.tls.ca_secret': 'twin of `endpoint.tls.ca` (a `Secret.env(NAME)` in TypeScript)',
+  'gateway.session_key.variable':
+    'twin of `sessionKey`: the manifest names a sensitive Terraform variable, never the key itself',
+};
+
+describe('manifest.schema.json', () => {
+  it('is shipped at the package root and exported as cdktf-mcp-gateway/manifest.schema.json', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    assert.equal(pkg.exports['./manifest.schema.json'], './manifest.schema.json');
+    assert.ok(pkg.files.includes('manifest.schema.json'));
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(ROOT, 'manifest.schema.json'), 'utf8')), MANIFEST_SCHEMA);
+  });
+
+  it('is a valid draft-07 JSON Schema', () => {
+    const ajv = new Ajv({ strict: false });
+    assert.equal(ajv.validateSchema(MANIFEST_SCHEMA), true, JSON.stringify(ajv.errors));
+  });
+
+  it("states the package's own rules: methods, validation channels, ports", () => {
+    const defs = (MANIFEST_SCHEMA as Schema).definitions;
+    assert.deepEqual(defs.service.properties.endpoint.properties.method.enum, [...BACKEND_METHODS]);
+    assert.deepEqual(defs.gateway.properties.validation_errors.enum, [...VALIDATION_CHANNELS]);
+    assert.deepEqual(defs.port, { type: 'integer', minimum: 1, maximum: MAX_PORT });
+    assert.deepEqual(defs.param.properties.type.enum, [...PARAM_TYPES]);
+  });
+
+  describe('and the construct props', () => {
+    const props = propPaths();
+    const schema = schemaPaths();
+
+    it('read the nested props and keys, not only the top level', () => {
+      for (const p of [
+        'gateway.auth.oauth.jwksUri',
+        'gateway.auth.tokens.scopes',
+        'dashboard.flag.minRate',
+        'service.container.build.dockerfile',
+        'gateway.metrics.port',
+      ]) {
+        assert.ok(props.includes(p), p);
+      }
+      for (const p of [
+        'gateway.auth.oauth.jwks_uri',
+        'gateway.auth.tokens.scopes',
+        'dashboard.flag.min_rate',
+        'service.container.build.dockerfile',
+        'gateway.metrics.port',
+      ]) {
+        assert.ok(schema.includes(p), p);
+      }
+    });
+
+    it('give every prop a manifest twin, or name it TypeScript-only with its reason', () => {
+      const missing = props.filter((p) => !(p in TYPESCRIPT_ONLY) && !schema.includes(snakePath(p)));
+      const twinned = Object.values(MANIFEST_ONLY).join(' ');
+      assert.deepEqual(
+        missing.filter((p) => !twinned.includes(`\`${p.split('.').slice(1).join('.')}\``)),
+        [],
+        'add the key to manifest.schema.json (and the reader) or list the prop in TYPESCRIPT_ONLY with the reason',
+      );
+    });
+
+    it('give every manifest key a prop, or name its twin', () => {
+      const snakeProps = props.map(snakePath);
+      assert.deepEqual(
+        schema.filter((p) => !snakeProps.includes(p) && !(p in MANIFEST_ONLY)),
+        [],
+        'a manifest key the constructs do not take',
+      );
+    });
+
+    it('list no prop or key that no longer exists', () => {
+      assert.deepEqual(
+        Object.keys(TYPESCRIPT_ONLY).filter((p) => !props.includes(p)),
+        [],
+      );
+      assert.deepEqual(
+        Object.keys(MANIFEST_ONLY).filter((p) => !schema.includes(p)),
+        [],
+      );
+    });
+
+    it('spell every parameter spec key as ParamSpec does, and in snake_case', () => {
+      const param = (MANIFEST_SCHEMA as Schema).definitions.param;
+      const keys = interfaceKeys('src/schema/input-spec.ts', 'ParamSpec');
+      assert.deepEqual([...param['x-keys']].sort(), [...keys].sort());
+      assert.deepEqual(Object.keys(param.properties).sort(), [...new Set([...keys, ...keys.map(snake)])].sort());
+    });
+  });
+
+  describe('errors', () => {
+    let dir: string;
+    before(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifest-schema-test-'));
+    });
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    function errorOf(text: string): string {
+      const file = path.join(dir, 'm.yaml');
+      fs.writeFileSync(file, text);
+      return thrown(() => new Manifest(newStack(), 'm', { path: file }))
+        .message.split(`${dir}${path.sep}`)
+        .join('');
+    }
+
+    const SERVICE = '  get_invoice:\n    endpoint: { url: "http://billing:8080/i", method: GET }\n';
+    const GATEWAY = 'gateways:\n  billing:\n    services: [get_invoice]\n    auth: none\n';
+
+    it('name the object a duplicate key is in, at the repeat', () => {
+      assert.equal(
+        errorOf(`services:\n${SERVICE}${SERVICE}${GATEWAY}`),
+        "m.yaml:4:3: services: duplicate service 'get_invoice'",
+      );
+      assert.equal(
+        errorOf(`services:\n${SERVICE}    timeout_ms: 5\n    timeout_ms: 6\n${GATEWAY}`),
+        "m.yaml:5:5: services.get_invoice: duplicate key 'timeout_ms'",
+      );
+      assert.equal(
+        errorOf(`services:\n${SERVICE}${GATEWAY}${GATEWAY.replace('gateways:\n', '')}`),
+        "m.yaml:8:3: gateways: duplicate gateway 'billing'",
+      );
+    });
+
+    it('point an invalid pattern at the line of the pattern itself', () => {
+      const text =
+        `services:\n${SERVICE}    input:\n      invoice_id:\n        type: string\n` +
+        `        description: the id\n        pattern: "(a+)+\\\\1"\n${GATEWAY}`;
+      const message = errorOf(text);
+      assert.match(
+        message,
+        /^m\.yaml:8:18: services\.get_invoice\.input: Invalid input spec at `invoice_id`: pattern /,
+      );
+    });
+
+    it('point an invalid pattern of a nested parameter at its line', () => {
+      const text =
+        `services:\n${SERVICE}    input:\n      invoice:\n        type: object\n        properties:\n` +
+        `          lines:\n            type: array\n            items: { type: string, pattern: "[" }\n${GATEWAY}`;
+      assert.match(
+        errorOf(text),
+        /^m\.yaml:10:45: services\.get_invoice\.input: Invalid input spec at `invoice\.lines\[\]`: pattern "\[" /,
+      );
+    });
+
+    it('read container.healthcheck and a dashboard host_ip into the props', () => {
+      const file = path.join(dir, 'twins.yaml');
+      fs.writeFileSync(
+        file,
+        `services:\n${SERVICE}    container: { image: "acme/billing:2.0", port: 8080, healthcheck: [node, check.js] }\n` +
+          `${GATEWAY}dashboards:\n  ops:\n    gateways: [billing]\n    auth: none\n    host_ip: 127.0.0.1\n`,
+      );
+      const manifest = new Manifest(newStack(), 'm', { path: file });
+      assert.equal(manifest.dashboards.get('ops')!.hostIp, '127.0.0.1');
+      const text = `services:\n${SERVICE}    container: { image: a, port: 8080, healthcheck: [] }\n${GATEWAY}`;
+      assert.equal(
+        errorOf(text),
+        'm.yaml:4:53: services.get_invoice.container.healthcheck: expected `image` or a command as a list of strings',
+      );
+    });
+
+    it('say what a container needs when it has neither image nor build', () => {
+      const text = `services:\n${SERVICE}    container: { port: 8080 }\n${GATEWAY}`;
+      assert.equal(
+        errorOf(text),
+        'm.yaml:4:16: services.get_invoice.container: set exactly one of `image` and `build`',
+      );
+    });
+
+    it('report a parameter spec key written in both spellings at the second one', () => {
+      const text = `services:\n${SERVICE}    input:\n      id: { type: string, min_length: 1, minLength: 2 }\n${GATEWAY}`;
+      assert.equal(
+        errorOf(text),
+        'm.yaml:5:42: services.get_invoice.input.id.minLength: `minLength` repeats `min_length`: keep one spelling',
+      );
+    });
+  });
+});
+
+function snake(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function snakePath(p: string): string {
+  return p.split('.').map(snake).join('.');
+}
+
+/** Dotted paths of the manifest's keys under each entry kind, following nested objects (not name maps). */
+function schemaPaths(): string[] {
+  const defs = (MANIFEST_SCHEMA as Schema).definitions;
+  const paths: string[] = [];
+  const walk = (node: Schema | undefined, at: string): void => {
+    if (node === undefined) return;
+    if (node.$ref !== undefined) return; // a port or a parameter spec: a value, not props
+    for (const branch of [node.then, node.else, node.items]) walk(branch, at);
+    for (const [key, child] of Object.entries((node.properties ?? {}) as Record<string, Schema>)) {
+      paths.push(`${at}.${key}`);
+      if (!['input', 'input_schema', 'headers', 'env', 'args'].includes(key)) walk(child, `${at}.${key}`);
+    }
+  };
+  for (const kind of ['service', 'gateway', 'dashboard']) walk(defs[kind], kind);
+  return paths;
+}
+
+/** Dotted paths of the props of ServiceProps, GatewayProps and AuditDashboardProps, following nested options. */
+function propPaths(): string[] {
+  const program = ts.createProgram([path.join(ROOT, 'constructs/index.ts')], { strict: true, skipLibCheck: true });
+  const checker = program.getTypeChecker();
+  const paths: string[] = [];
+  const walk = (type: ts.Type, at: string, depth: number): void => {
+    for (const prop of checker.getPropertiesOfType(type)) {
+      const p = `${at}.${prop.name}`;
+      paths.push(p);
+      if (['input', 'inputSchema', 'headers', 'env', 'args', 'secrets'].includes(prop.name) || depth > 3) continue;
+      const decl = prop.valueDeclaration ?? prop.declarations![0];
+      for (const member of objectMembers(
+        checker,
+        checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(prop, decl)),
+      )) {
+        walk(member, p, depth + 1);
+      }
+    }
+  };
+  const roots = [
+    ['constructs/service.ts', 'ServiceProps', 'service'],
+    ['constructs/gateway.ts', 'GatewayProps', 'gateway'],
+    ['constructs/audit-dashboard.ts', 'AuditDashboardProps', 'dashboard'],
+  ];
+  for (const [file, name, kind] of roots) walk(interfaceType(program, file, name), kind, 0);
+  return paths;
+}
+
+/** The option objects a prop's type holds: interfaces and object literals (of arrays too), not constructs. */
+function objectMembers(checker: ts.TypeChecker, type: ts.Type): ts.Type[] {
+  const members = type.isUnion() ? type.types : [type];
+  return members.flatMap((t) => {
+    if (checker.isArrayType(t)) return objectMembers(checker, checker.getTypeArguments(t as ts.TypeReference)[0]);
+    if (!(t.flags & ts.TypeFlags.Object)) return [];
+    const declaration = t.getSymbol()?.declarations?.[0];
+    const isOptions =
+      declaration !== undefined && (ts.isInterfaceDeclaration(declaration) || ts.isTypeLiteralNode(declaration));
+    return isOptions ? [t] : [];
+  });
+}
+
+function interfaceType(program: ts.Program, file: string, name: string): ts.Type {
+  const source = program.getSourceFile(path.join(ROOT, file))!;
+  const checker = program.getTypeChecker();
+  const decl = source.statements.find(
+    (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name,
+  );
+  assert.ok(decl, `${name} in ${file}`);
+  return checker.getTypeAtLocation(decl);
+}
+
+function interfaceKeys(file: string, name: string): string[] {
+  const program = ts.createProgram([path.join(ROOT, file)], { strict: true, skipLibCheck: true });
+  return program
+    .getTypeChecker()
+    .getPropertiesOfType(interfaceType(program, file, name))
+    .map((p) => p.name);
+}
