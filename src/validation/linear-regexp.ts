@@ -16,6 +16,8 @@ import { RE2JS } from 're2js';
 export interface LinearRegExp {
   /** Whether the pattern matches somewhere in `input`. */
   test(input: string): boolean;
+  /** `input` with every match replaced by `replacement` (taken literally); `input` itself when nothing matches. */
+  replaceAll(input: string, replacement: string): string;
   /** The ECMAScript source, as declared. */
   readonly source: string;
   /** `/source/u`, as ajv keys its patterns. */
@@ -313,6 +315,12 @@ class Re2Pattern implements LinearRegExp {
       this.lastInput = input;
     }
     return this.lastResult;
+  }
+
+  public replaceAll(input: string, replacement: string): string {
+    // The verdict first: most strings hold no match, and a test is cheaper than a matcher.
+    if (!this.re.test(input)) return input;
+    return this.re.matcher(input).replaceAll(() => replacement);
   }
 
   public toString(): string {

@@ -71,7 +71,7 @@ export async function answerRequest(
     case 'ping':
       return resultResponseJson(id, '{}');
     case 'tools/list':
-      return resultResponseJson(id, state.toolSet.listResultJsonFor(session.scopes));
+      return resultResponseJson(id, state.toolSet.listResultJsonFor(session.scopes, session.protocolVersion));
     default: {
       const reply = await callTool(state, session, params, ctx, id);
       return 'result' in reply
