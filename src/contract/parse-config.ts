@@ -94,7 +94,8 @@ function responseProblem(tool: ToolConfig): string | undefined {
   if (output !== undefined) {
     if (output.type !== 'object') return "output_schema: must be a JSON Schema with type: 'object'";
     const compiled = compileResponseControls({ output_schema: output }, true);
-    if ('error' in compiled) return `output_schema: does not compile: ${compiled.error.replace(/^output schema: /, '')}`;
+    if ('error' in compiled)
+      return `output_schema: does not compile: ${compiled.error.replace(/^output schema: /, '')}`;
   }
   const r = tool.response;
   if (r === undefined) return undefined;

@@ -69,7 +69,8 @@ function loosenAt(node: unknown, steps: readonly PathStep[], index: number): voi
   }
   const properties = isJsonObject(node.properties) ? node.properties : undefined;
   if (step.kind === 'anyKey') {
-    if (properties !== undefined) for (const key of Object.keys(properties)) loosenAt(properties[key], steps, index + 1);
+    if (properties !== undefined)
+      for (const key of Object.keys(properties)) loosenAt(properties[key], steps, index + 1);
   } else if (properties !== undefined && Object.prototype.hasOwnProperty.call(properties, step.key)) {
     loosenAt(properties[step.key], steps, index + 1);
     return;

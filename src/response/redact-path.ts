@@ -6,9 +6,7 @@ import { isJsonObject } from '../validation';
 
 /** One step of a redaction path: a named key, every array element, or every key of a map. */
 export type PathStep =
-  | { readonly kind: 'key'; readonly key: string }
-  | { readonly kind: 'element' }
-  | { readonly kind: 'anyKey' };
+  { readonly kind: 'key'; readonly key: string } | { readonly kind: 'element' } | { readonly kind: 'anyKey' };
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*/;
 

@@ -71,7 +71,10 @@ export function responseSettingsProblem(
       const source = redactPatterns[name];
       const at = name;
       if (!REDACT_PATTERN_NAME.test(name)) {
-        return { where: { setting: 'redactPatterns', at }, problem: `has a name that is not ${REDACT_PATTERN_NAME.source}` };
+        return {
+          where: { setting: 'redactPatterns', at },
+          problem: `has a name that is not ${REDACT_PATTERN_NAME.source}`,
+        };
       }
       if (typeof source !== 'string' || source === '') {
         return { where: { setting: 'redactPatterns', at }, problem: 'must be a non-empty pattern (a string)' };
@@ -81,13 +84,19 @@ export function responseSettingsProblem(
       if (matchesEmpty(source)) {
         return {
           where: { setting: 'redactPatterns', at },
-          problem: 'matches the empty string, so it would redact between every character; make it match at least one character',
+          problem:
+            'matches the empty string, so it would redact between every character; make it match at least one character',
         };
       }
     }
   }
   if (maxBytes !== undefined) {
-    if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > MAX_RESPONSE_MAX_BYTES) {
+    if (
+      typeof maxBytes !== 'number' ||
+      !Number.isInteger(maxBytes) ||
+      maxBytes < 1 ||
+      maxBytes > MAX_RESPONSE_MAX_BYTES
+    ) {
       return {
         where: { setting: 'maxBytes' },
         problem: `must be an integer between 1 and ${MAX_RESPONSE_MAX_BYTES} (bytes)`,

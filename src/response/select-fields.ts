@@ -94,7 +94,8 @@ function selectValue(value: unknown, schemaNode: unknown, resolve: Resolve, coun
   if (properties === undefined) {
     if (extra === undefined) return value; // an open map: kept whole
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) define(out, key, selectValue((value as Record<string, unknown>)[key], extra, resolve, counter));
+    for (const key of Object.keys(value))
+      define(out, key, selectValue((value as Record<string, unknown>)[key], extra, resolve, counter));
     return out;
   }
   const record = value as Record<string, unknown>;
