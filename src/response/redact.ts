@@ -98,3 +98,28 @@ export function redactText(text: string, patterns: readonly LinearRegExp[]): str
   for (const pattern of patterns) out = pattern.replaceAll(out, REDACTED);
   return out;
 }
+
+/**
+ * Whether a pattern matches a key or a number of `root` (as its JSON text): string values are redacted where they
+ * are, but those parts are not string values, so the text content must be redacted as a whole.
+ */
+export function matchesOutsideStrings(root: unknown, patterns: readonly LinearRegExp[]): boolean {
+  const hit = (text: string): boolean => patterns.some((p) => p.test(text));
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === 'number') {
+      if (hit(JSON.stringify(node))) return true;
+    } else if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === 'object' || typeof item === 'number') stack.push(item);
+    } else if (typeof node === 'object' && node !== null) {
+      const record = node as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        if (hit(JSON.stringify(key))) return true;
+        const item = record[key];
+        if (typeof item === 'object' || typeof item === 'number') stack.push(item);
+      }
+    }
+  }
+  return false;
+}

@@ -9,7 +9,7 @@ import type { LinearRegExp } from '../validation/linear-regexp';
 import { compileLinearPattern } from '../validation/linear-regexp';
 import { nonFiniteNumbers } from '../gateway/upstream/non-finite-numbers';
 import { advertisedOutputSchema } from './advertised-output-schema';
-import { redactMatches, redactPaths, redactText } from './redact';
+import { matchesOutsideStrings, redactMatches, redactPaths, redactText } from './redact';
 import type { PathStep } from './redact-path';
 import { redactSteps, type ResponseFields } from './response-rules';
 import { fieldSelector, MAX_RESPONSE_DEPTH, type FieldSelector } from './select-fields';
@@ -117,6 +117,10 @@ class Shaper {
     let value: unknown;
     let parsed = false;
     if (text !== '' && (declaredJson || contentType === '')) {
+      // Before parsing: JSON.parse spends microseconds per level, so a 4 MiB body of "[" would block for seconds.
+      if (nestsDeeper(text, MAX_RESPONSE_DEPTH)) {
+        return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.tooDeep };
+      }
       try {
         value = JSON.parse(text);
         parsed = true;
@@ -130,7 +134,6 @@ class Shaper {
       return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.notAnObject };
     }
     if (!parsed) return this.shapeText(text, contentType, limit);
-    if (tooDeep(value)) return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.tooDeep };
     let dropped = 0;
     if (this.selector !== undefined) {
       const selected = this.selector.select(value);
@@ -175,7 +178,7 @@ class Shaper {
     const bytes = Buffer.byteLength(json);
     if (bytes > limit) return tooLarge(bytes, limit);
     let shown = json;
-    if (this.patterns.length > 0) {
+    if (this.patterns.length > 0 && matchesOutsideStrings(value, this.patterns)) {
       // Numbers and keys are not string values: a match there is redacted in the text content too.
       const redactedText = redactText(json, this.patterns);
       if (redactedText !== json) {
@@ -216,15 +219,26 @@ function tooLarge(bytes: number, limit: number): ShapeOutcome {
   return { ok: false, code: 'RESPONSE_TOO_LARGE', message: responseMessages.tooLarge(bytes, limit) };
 }
 
-/** Whether objects and arrays nest deeper than {@link MAX_RESPONSE_DEPTH}; iterative, stops at the first. */
-function tooDeep(root: unknown): boolean {
-  if (typeof root !== 'object' || root === null) return false;
-  const stack: [unknown, number][] = [[root, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (depth > MAX_RESPONSE_DEPTH) return true;
-    const children = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>);
-    for (const child of children) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+/**
+ * Whether the JSON text nests objects and arrays deeper than `max`: one pass over the characters, outside strings.
+ * Exact for valid JSON; text that is not JSON fails to parse afterwards anyway.
+ */
+export function nestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
   }
   return false;
 }
