@@ -40,7 +40,7 @@ export function parseRedactPath(path: string): readonly PathStep[] | string {
       steps.push({ kind: 'key', key: key as string });
       i = end + 2;
       expectName = false;
-    } else if (path[i] === '.' && !expectName && i + 1 < path.length) {
+    } else if (path[i] === '.' && !expectName) {
       i += 1;
       expectName = true;
       if (path[i] === '[') return `has "." before "[" at character ${i}; write a[] or a["key"]`;
