@@ -41,6 +41,9 @@ export type ShapeOutcome =
       readonly message: string;
     };
 
+/** Texts up to this length are searched whole for pattern matches; longer ones key by key and number by number. */
+const WHOLE_TEXT_SEARCH_CHARS = 65_536;
+
 /** The exact refusal texts of response controls. */
 export const responseMessages = {
   /** Output validation failed: `detail` is the validation message, with the response path. */
@@ -178,8 +181,10 @@ class Shaper {
     const bytes = Buffer.byteLength(json);
     if (bytes > limit) return tooLarge(bytes, limit);
     let shown = json;
-    if (this.patterns.length > 0 && matchesOutsideStrings(value, this.patterns)) {
-      // Numbers and keys are not string values: a match there is redacted in the text content too.
+    // Keys and numbers are not string values: a match there is redacted in the text content too. A short text is
+    // searched whole (one pass); a long one only where it is not a string value (its strings were searched).
+    const searchText = json.length <= WHOLE_TEXT_SEARCH_CHARS || matchesOutsideStrings(value, this.patterns);
+    if (this.patterns.length > 0 && searchText) {
       const redactedText = redactText(json, this.patterns);
       if (redactedText !== json) {
         shown = redactedText;
