@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { compileResponseControls, responseMessages, type ResponseControlsConfig } from '../../src/response';
 import { generateOutputSchema } from '../../src/schema';
+import { Service } from '../../constructs';
+import { newStack } from '../constructs/synth';
 
 const OUTPUT = generateOutputSchema({
   id: { type: 'string', required: true },
@@ -170,5 +172,50 @@ describe('response/shape-response', () => {
     const redacted = shaper({ output_schema: OUTPUT, response: { redact: ['email'] } }).advertisedSchema!;
     assert.deepEqual((redacted.properties as any).email, { type: 'string' });
     assert.deepEqual((OUTPUT.properties as any).email, { type: 'string', format: 'email' });
+  });
+});
+
+describe('response controls: the worked example of docs/response-controls.md', () => {
+  it('drops, redacts and refuses as the page says', () => {
+    const tool = new Service(newStack(), 'get_customer', {
+      endpoint: { url: 'http://crm:8080/customers/{customer_id}', method: 'GET' },
+      input: { customer_id: { type: 'string', required: true } },
+      output: {
+        id: { type: 'string', required: true },
+        name: { type: 'string', required: true },
+        email: { type: 'string', format: 'email' },
+        orders: {
+          type: 'array',
+          items: { type: 'object', properties: { id: { type: 'string', required: true }, total: { type: 'number' } } },
+        },
+      },
+      response: {
+        fields: 'declared',
+        redact: ['email'],
+        redactPatterns: { card: '\\b[0-9]{13,16}\\b' },
+        maxBytes: 65536,
+      },
+    }).toolConfig();
+    const crm = {
+      id: 'C-1042',
+      name: 'Ada',
+      email: 'ada@example.com',
+      ssn: '078-05-1120',
+      orders: [{ id: 'o-1', total: 12.5, card_number: '4111111111111111', memo: 'paid with 4111111111111111' }],
+    };
+    const s = shaper(tool);
+    const outcome = s.shape(JSON.stringify(crm), 'application/json', 1 << 22);
+    assert.ok(outcome.ok);
+    const result = JSON.parse(outcome.resultJson);
+    const expected = { id: 'C-1042', name: 'Ada', email: '[redacted]', orders: [{ id: 'o-1', total: 12.5 }] };
+    assert.deepEqual(result.structuredContent, expected);
+    assert.deepEqual(JSON.parse(result.content[0].text), expected);
+    assert.deepEqual(outcome.counts, { fields_dropped: 3, redacted: 1 });
+    const wrong = { ...crm, orders: [crm.orders[0], { id: 'o-2', total: '12.50' }] };
+    assert.deepEqual(s.shape(JSON.stringify(wrong), 'application/json', 1 << 22), {
+      ok: false,
+      code: 'OUTPUT_INVALID',
+      message: 'Service returned an invalid response: Invalid type for `orders[1].total`: expected number',
+    });
   });
 });
