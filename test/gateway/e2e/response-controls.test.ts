@@ -99,7 +99,7 @@ describe('response controls over the wire', function () {
     });
     BACKEND_URL = backend.url;
     const config = (validate: boolean): GatewayConfig =>
-      botConfig(tools(), { validate_output: validate, audit_log: true });
+      botConfig(tools(), { validate_output: validate, audit_log: true, metrics: true });
     on = await startInProcessGateway(config(true));
     off = await startInProcessGateway(config(false));
   });
@@ -251,5 +251,20 @@ describe('response controls over the wire', function () {
     assert.equal(last('get_customer').response, undefined, 'validation alone is not shaping');
     const text = JSON.stringify(records);
     for (const canary of ['SSN-CANARY', 'CARD-CANARY', 'ada@example.com', 'lots']) assert.ok(!text.includes(canary));
+  });
+
+  it('counts OUTPUT_INVALID and RESPONSE_TOO_LARGE per tool in /metrics', async () => {
+    const { client } = await v1(on.url);
+    for (const name of ['get_wrong', 'get_big']) await client.callTool({ name, arguments: {} });
+    const res = await fetch(new URL('/metrics', on.url), { headers: { authorization: `Bearer ${BOT.token}` } });
+    const lines = (await res.text()).split('\n').filter((l) => l.startsWith('mcp_gateway_tool_calls_total{'));
+    const count = (tool: string, code: string): number => {
+      const line = lines.find((l) => l.includes(`tool="${tool}"`) && l.includes(`code="${code}"`));
+      assert.ok(line !== undefined, `no series for ${tool} ${code} in ${lines.join('\n')}`);
+      assert.ok(line.includes('outcome="error"'), line);
+      return Number(line.split(' ').at(-1));
+    };
+    assert.ok(count('get_wrong', 'OUTPUT_INVALID') >= 1);
+    assert.ok(count('get_big', 'RESPONSE_TOO_LARGE') >= 1);
   });
 });
