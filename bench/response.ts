@@ -115,8 +115,8 @@ export async function runResponseBench(): Promise<void> {
     const shaped = await startGateway(dir, gatewayConfig([shapedTool(backendUrl)], true, sha256), 'shaped');
     const targets: Target[] = [];
     for (const [name, gw] of [
-      ['gateway, output validation + 1 redact pattern on', shaped],
       ['gateway, response controls off', plain],
+      ['gateway, output validation + 1 redact pattern on', shaped],
     ] as const) {
       targets.push({
         name,
@@ -125,7 +125,7 @@ export async function runResponseBench(): Promise<void> {
         options: { method: 'POST', headers: await mcpHeaders(gw.url, token), body: callBody(2) },
       });
     }
-    const probe = await fetch(shaped.url, { method: 'POST', headers: targets[0].options.headers, body: callBody(3) });
+    const probe = await fetch(shaped.url, { method: 'POST', headers: targets[1].options.headers, body: callBody(3) });
     const probeText = await probe.text();
     if (!probeText.includes('[redacted]'))
       throw new Error(`the shaped call did not redact: ${probeText.slice(0, 300)}`);
@@ -142,7 +142,7 @@ export async function runResponseBench(): Promise<void> {
         `| ${r.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUs)} | ${r.failures} |`,
       );
     }
-    const [on, off] = rows;
+    const [off, on] = rows;
     console.log(`\n| ratio | value | target |`);
     console.log('|---|---:|---|');
     console.log(`| controls on / off, req/s | ${fmt(on.rps / off.rps, 2)} | >= 0.90 |`);

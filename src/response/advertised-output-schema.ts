@@ -36,7 +36,7 @@ function admitsString(node: Record<string, unknown>): boolean {
 
 function loosen(node: Record<string, unknown>): void {
   if (!admitsString(node)) return;
-  for (const keyword of STRING_CONSTRAINTS) delete node[keyword];
+  for (const keyword of STRING_CONSTRAINTS) Reflect.deleteProperty(node, keyword);
 }
 
 function loosenEveryString(root: Record<string, unknown>): void {

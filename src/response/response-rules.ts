@@ -106,14 +106,17 @@ export function responseSettingsProblem(
   return undefined;
 }
 
+/** A replacement no probe holds. */
+const MARK = '\u0000';
+
 /** Whether a pattern can match the empty string (probed at the start, end and middle of short strings). */
 function matchesEmpty(source: string): boolean {
   const re = compileLinearPattern(source);
   if (re.test('')) return true;
   for (const probe of ['a', '0', ' ', '-', '.', 'é', 'aa', '00']) {
-    const marked = re.replaceAll(probe, '\u0000');
+    const marked = re.replaceAll(probe, MARK);
     // A match of one character or more consumes it; a match of none leaves every character and adds a mark.
-    if (marked !== probe && marked.replace(/\u0000/g, '') === probe) return true;
+    if (marked !== probe && marked.split(MARK).join('') === probe) return true;
   }
   return false;
 }
