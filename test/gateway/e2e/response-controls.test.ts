@@ -237,7 +237,8 @@ describe('response controls over the wire', function () {
     for (const name of ['get_shaped', 'get_wrong', 'get_big', 'get_customer']) {
       await client.callTool({ name, arguments: {} });
     }
-    await waitForAuditRecords(on.auditLogPath, (rs) => rs.filter((r) => r.tool === 'get_big').length >= 2);
+    // Records are written in call order: once this call's is there, so are the ones before it.
+    await waitForAuditRecords(on.auditLogPath, 2, { where: (r) => r.tool === 'get_customer' });
     const records = readAuditLog(on.auditLogPath);
     const last = (name: string) => records.filter((r) => r.tool === name).at(-1)!;
     assert.deepEqual(last('get_shaped').response, { fields_dropped: 2, redacted: 1 });
