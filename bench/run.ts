@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and prints their tables.
- * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|dashboard|session-token|workers`.
+ * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|dashboard|session-token|workers|response`.
  */
 import { runValidationBench } from './validation';
 import { runGatewayBench } from './gateway';
@@ -8,6 +8,7 @@ import { runDashboardBench } from './dashboard';
 import { runSessionTokenBench } from './session-token';
 import { runWorstCaseBench } from './worst-case';
 import { runWorkersBench } from './workers';
+import { runResponseBench } from './response';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
@@ -16,6 +17,7 @@ const suites: Record<string, () => Promise<void>> = {
   dashboard: runDashboardBench,
   'session-token': runSessionTokenBench,
   workers: runWorkersBench,
+  response: runResponseBench,
 };
 
 async function main(): Promise<void> {

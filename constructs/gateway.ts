@@ -82,6 +82,13 @@ export interface GatewayProps {
    */
   readonly validateInput?: boolean;
   /**
+   * Check every 2xx response of a service that declares `output` (or `outputSchema`) against it, and advertise it
+   * as the tool's `outputSchema`. Off: no `outputSchema` is advertised and structured results pass unchecked;
+   * the services' `response` shaping still applies.
+   * @default true
+   */
+  readonly validateOutput?: boolean;
+  /**
    * How refusals reach the agent: a JSON-RPC error (`protocol`), an `isError` tool result (`tool_result`), or
    * `tool_result` for sessions on MCP 2025-11-25 or later and `protocol` otherwise (`auto`).
    * @default 'protocol'
@@ -218,6 +225,9 @@ export class Gateway extends Construct {
     }
     const validateInput = props.validateInput ?? DEFAULT_VALIDATE_INPUT;
     if (typeof validateInput !== 'boolean') fail(`validateInput (${quote(validateInput)}) must be true or false`);
+    if (props.validateOutput !== undefined && typeof props.validateOutput !== 'boolean') {
+      fail(`validateOutput (${quote(props.validateOutput)}) must be true or false`);
+    }
     const channel = props.validationErrors ?? DEFAULT_VALIDATION_ERRORS;
     if (!(VALIDATION_CHANNELS as readonly string[]).includes(channel)) {
       fail(`validationErrors ${quote(channel)} is not supported: expected one of ${VALIDATION_CHANNELS.join(', ')}`);
@@ -238,6 +248,7 @@ export class Gateway extends Construct {
       host: '0.0.0.0',
       port: GATEWAY_CONTAINER_PORT,
       validate_input: validateInput,
+      ...(props.validateOutput !== undefined ? { validate_output: props.validateOutput } : {}),
       validation_errors: channel,
       auth,
       ...resourceUrlSetting(auth, props.resourceUrl ?? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`, fail),

@@ -30,6 +30,7 @@ import { Secret } from './secret';
 import { checkHeaders, checkTls, GatewayUpload, ServiceTls } from './service-endpoint';
 import { BackendImages, checkBuild, ServiceContainerBuild } from './service-image';
 import { checkScopes } from './oauth-props';
+import { resolveResponse, type ServiceResponse } from './service-response';
 
 /** The label that marks a service's backend container. */
 export const SERVICE_LABEL = 'cdktf-mcp-gateway.service';
@@ -134,6 +135,24 @@ export interface ServiceProps {
    * @default - none
    */
   readonly requiredScopes?: readonly string[];
+  /**
+   * The declared output, in the language of `input`: advertised as the tool's `outputSchema` (closed objects,
+   * no `null`) and, while the gateway's `validateOutput` is on, checked against every 2xx response (a response
+   * that does not conform reaches the agent as `Service returned an invalid response: …`).
+   * Set at most one of `output` and `outputSchema`.
+   * @default - no declared output, unless `outputSchema` is set
+   */
+  readonly output?: InputSpec;
+  /**
+   * Escape hatch: a raw JSON Schema (draft 2020-12, `type: 'object'`) describing the structured result.
+   * @default - generated from `output`
+   */
+  readonly outputSchema?: Record<string, unknown>;
+  /**
+   * What the gateway does to a 2xx response before the agent sees it: field selection, redaction, a size limit.
+   * @default - the response is forwarded as the service sent it
+   */
+  readonly response?: ServiceResponse;
 }
 
 /**
@@ -179,6 +198,8 @@ export class Service extends Construct {
   };
 
   private readonly requiredScopes: readonly string[] | undefined;
+  /** `output_schema` and `response` of the tool's config, when declared. */
+  private readonly responseConfig: Pick<ToolConfig, 'output_schema' | 'response'>;
   private readonly aliases: Record<string, string>;
   private readonly forwardAs: Record<string, string>;
 
@@ -220,6 +241,7 @@ export class Service extends Construct {
           });
     this.aliases = input.aliases;
     this.forwardAs = input.forwardAs;
+    this.responseConfig = resolveResponse(props, fail);
     checkPlaceholders(this.endpoint.url, this.forwardedFields(), fail);
     const clash = fixedQueryClash(this.endpoint.url, this.endpoint.method, this.inputSchema, this.forwardAs);
     if (clash !== undefined) {
@@ -256,6 +278,7 @@ export class Service extends Construct {
       input_schema: this.inputSchema,
       ...(hasAliases ? { aliases: { ...this.aliases } } : {}),
       ...(hasForwardAs ? { forward_as: { ...this.forwardAs } } : {}),
+      ...this.responseConfig,
       ...(this.requiredScopes !== undefined && this.requiredScopes.length > 0
         ? { required_scopes: [...this.requiredScopes] }
         : {}),

@@ -8,6 +8,7 @@ import {
   TOOL_NAME_PATTERN,
   VALIDATION_CHANNELS,
 } from './rules';
+import { MAX_RESPONSE_MAX_BYTES, RESPONSE_FIELDS } from '../response/response-rules';
 
 const positiveInteger = (what: string) => ({
   type: 'integer',
@@ -34,6 +35,32 @@ const nameMap = {
   'x-message': 'must be an object mapping names to names',
 };
 
+/** A tool's `response` (the cross-field checks are `responseSettingsProblem`'s). */
+const RESPONSE_CONFIG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  'x-message': 'must be an object { fields?, redact?, redact_patterns?, max_bytes? }',
+  properties: {
+    fields: { enum: [...RESPONSE_FIELDS], 'x-message': 'must be "declared" or "all"' },
+    redact: {
+      type: 'array',
+      items: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string (a path)' },
+      'x-message': 'must be an array of paths',
+    },
+    redact_patterns: {
+      type: 'object',
+      additionalProperties: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string (a pattern)' },
+      'x-message': 'must be an object mapping names to patterns',
+    },
+    max_bytes: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_RESPONSE_MAX_BYTES,
+      'x-message': `must be an integer 1-${MAX_RESPONSE_MAX_BYTES} (bytes)`,
+    },
+  },
+} as const;
+
 /**
  * The JSON Schema of the gateway config document (`gateway-config.ts` is the TypeScript twin).
  * `x-message` is this module's own annotation: the one-line reason reported for a failure at that node,
@@ -56,6 +83,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
         host: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
         port: PORT_SCHEMA,
         validate_input: { type: 'boolean', 'x-message': 'must be true or false' },
+        validate_output: { type: 'boolean', 'x-message': 'must be true or false' },
         validation_errors: {
           enum: [...VALIDATION_CHANNELS],
           'x-message': `must be one of ${VALIDATION_CHANNELS.map((c) => JSON.stringify(c)).join(', ')}`,
@@ -164,6 +192,8 @@ export const GATEWAY_CONFIG_SCHEMA = {
           description: { type: 'string', 'x-message': 'must be a string' },
           input_schema: { type: 'object', 'x-message': 'must be a JSON Schema object' },
           aliases: nameMap,
+          output_schema: { type: 'object', 'x-message': 'must be a JSON Schema object' },
+          response: RESPONSE_CONFIG_SCHEMA,
           forward_as: nameMap,
           required_scopes: SCOPES_SCHEMA,
           backend: {

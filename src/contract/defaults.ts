@@ -10,6 +10,8 @@ export const DEFAULT_HOST = '0.0.0.0';
 export const DEFAULT_PORT = 8080;
 /** `gateway.validate_input`. */
 export const DEFAULT_VALIDATE_INPUT = true;
+/** `gateway.validate_output`. */
+export const DEFAULT_VALIDATE_OUTPUT = true;
 /** `gateway.validation_errors`. */
 export const DEFAULT_VALIDATION_ERRORS = 'protocol';
 /** `gateway.audit_log: true` writes here. */

@@ -40,6 +40,13 @@ export interface ToolConfig {
   readonly input_schema: Record<string, unknown>;
   /** Top-level alias → the parameter name it stands for (never advertised). */
   readonly aliases?: Record<string, string>;
+  /**
+   * The declared output (JSON Schema 2020-12, `type: 'object'`, generated or raw): advertised as `outputSchema`
+   * and checked against every 2xx response while `gateway.validate_output` is on. @default - no declared output
+   */
+  readonly output_schema?: Record<string, unknown>;
+  /** What the gateway does to a 2xx response before the agent sees it. @default - forwarded as the service sent it */
+  readonly response?: ResponseConfig;
   /** Top-level parameter name → the field name the backend receives (never advertised). */
   readonly forward_as?: Record<string, string>;
   /**
@@ -64,6 +71,18 @@ export interface ToolConfig {
     /** Adds `X-MCP-Principal` (the token id) and `X-MCP-Client` (the client's name) to every call. @default false */
     readonly forward_identity?: boolean;
   };
+}
+
+/** Response controls: applied after a 2xx response, in the order fields → validation → redaction → size. */
+export interface ResponseConfig {
+  /** `declared` drops every field the output schema does not declare, at every depth. @default 'all' */
+  readonly fields?: 'declared' | 'all';
+  /** Paths (`email`, `orders[].card_number`, `metadata.*`) whose string values become `[redacted]`. @default [] */
+  readonly redact?: readonly string[];
+  /** Named patterns (RE2 through the linear-time engine): every match in any string becomes `[redacted]`. @default {} */
+  readonly redact_patterns?: Readonly<Record<string, string>>;
+  /** The shaped result's JSON size limit, 1 to `MAX_RESPONSE_MAX_BYTES`. @default - `gateway.max_response_bytes` */
+  readonly max_bytes?: number;
 }
 
 /** A backend header value: literal text, or `{ secret: NAME }`, read by the gateway at start. */
@@ -95,6 +114,8 @@ export interface GatewaySettings {
   readonly port?: number;
   /** @default true */
   readonly validate_input?: boolean;
+  /** Checks 2xx responses against the tools' `output_schema` and advertises it. @default true */
+  readonly validate_output?: boolean;
   /** @default 'protocol' */
   readonly validation_errors?: ValidationErrorsChannel;
   /** `'none'` turns authentication off. */

@@ -5,6 +5,7 @@ import { headerNameProblem, headerValueProblem } from './backend-rules';
 import { ConfigError } from './config-error';
 import { keyPath } from '../validation/path';
 import { isReservedName, reservedNameReason } from '../validation/reserved-names';
+import { compileResponseControls, responseSettingsProblem } from '../response';
 import { fixedQueryClash, hasPlaceholderBeforePath, isHttpUrl } from './url-template';
 
 // The config schema is this package's own and fixed, so it is checked against the JSON Schema meta-schema by a
@@ -65,6 +66,8 @@ function semanticProblem(config: GatewayConfig): string | undefined {
     if (problem !== undefined) return `tools[${i}].${problem}`;
     const backendProblem = backendExtrasProblem(tool.backend, `tools[${i}].backend`);
     if (backendProblem !== undefined) return backendProblem;
+    const shaping = responseProblem(tool);
+    if (shaping !== undefined) return `tools[${i}].${shaping}`;
   }
   return authProblem(config.gateway);
 }
@@ -84,6 +87,31 @@ function authProblem(gateway: GatewayConfig['gateway']): string | undefined {
     return 'gateway.resource_url: is required when gateway.auth.oauth is set (the URL agents reach the MCP endpoint at, e.g. https://gw.example.com/mcp)';
   }
   return undefined;
+}
+
+/** The response controls of a tool, relative to the tool (the same checks as synthesis, with the config's names). */
+function responseProblem(tool: ToolConfig): string | undefined {
+  const output = tool.output_schema;
+  if (output !== undefined) {
+    if (output.type !== 'object') return "output_schema: must be a JSON Schema with type: 'object'";
+    const compiled = compileResponseControls({ output_schema: output }, true);
+    if ('error' in compiled)
+      return `output_schema: does not compile: ${compiled.error.replace(/^output schema: /, '')}`;
+  }
+  const r = tool.response;
+  if (r === undefined) return undefined;
+  const found = responseSettingsProblem(
+    { fields: r.fields, redact: r.redact, redactPatterns: r.redact_patterns, maxBytes: r.max_bytes },
+    output,
+  );
+  if (found === undefined) return undefined;
+  const names = { fields: 'fields', redact: 'redact', redactPatterns: 'redact_patterns', maxBytes: 'max_bytes' };
+  const at = found.where.at;
+  const field =
+    found.where.setting === 'redactPatterns' && at !== undefined
+      ? fieldPath('response.redact_patterns', at)
+      : `response.${names[found.where.setting]}${at ?? ''}`;
+  return `${field}: ${found.problem.replace('declare its output', 'give the tool an output_schema')}`;
 }
 
 /** An alias or `forward_as` entry that uses a reserved name (as key or value), relative to the tool. */

@@ -44,6 +44,25 @@ export interface AgentSummary {
   readonly tools: ToolSummary[];
 }
 
+/**
+ * One service (gateway × tool) of `/api/summary`, over every agent: how often the service itself failed (its
+ * errors, invalid and too-large responses among them), beside the agents' refusals.
+ */
+export interface ServiceSummary {
+  readonly gateway: string;
+  readonly tool: string;
+  readonly calls: number;
+  readonly errors: number;
+  /** Errors per call (0 when there were no calls). */
+  readonly error_rate: number;
+  /** The most frequent messages of the service's own errors (`Service …`), most frequent first. */
+  readonly top_messages: MessageCount[];
+  readonly last_seen: string;
+}
+
+/** Every service message starts so (a refusal of the agent's call never does). */
+const SERVICE_MESSAGE_PREFIX = 'Service ';
+
 /** The body of `/api/summary` (without the server's `ingest` counters). */
 export interface Summary {
   readonly window: WindowName;
@@ -54,6 +73,8 @@ export interface Summary {
   readonly flag_rule: { readonly min_refusals: number; readonly min_rate: number };
   readonly totals: { readonly calls: number; readonly refusals: number; readonly errors: number };
   readonly agents: AgentSummary[];
+  /** Services with at least one error in the window, most errors first. */
+  readonly services: ServiceSummary[];
 }
 
 interface Row {
@@ -138,7 +159,53 @@ export function summarize(store: AuditStore, window: WindowName, rule: FlagRule)
     flag_rule: { min_refusals: rule.minRefusals, min_rate: rule.minRate },
     totals,
     agents,
+    services: serviceSummaries(rows.values()),
   };
+}
+
+/** The agents' rows folded per gateway × tool, keeping the services' own error messages. */
+function serviceSummaries(rows: Iterable<Row>): ServiceSummary[] {
+  const byService = new Map<
+    string,
+    { gateway: string; tool: string; calls: number; errors: number; lastMs: number; messages: Map<string, number> }
+  >();
+  for (const row of rows) {
+    const key = JSON.stringify([row.series.gateway, row.series.tool]);
+    let service = byService.get(key);
+    if (service === undefined) {
+      service = {
+        gateway: row.series.gateway,
+        tool: row.series.tool,
+        calls: 0,
+        errors: 0,
+        lastMs: row.lastMs,
+        messages: new Map(),
+      };
+      byService.set(key, service);
+    }
+    service.calls += row.calls;
+    service.errors += row.errors;
+    if (row.lastMs > service.lastMs) service.lastMs = row.lastMs;
+    for (const [message, count] of row.messages) {
+      if (message.startsWith(SERVICE_MESSAGE_PREFIX))
+        service.messages.set(message, (service.messages.get(message) ?? 0) + count);
+    }
+  }
+  return [...byService.values()]
+    .filter((s) => s.errors > 0)
+    .map((s) => ({
+      gateway: s.gateway,
+      tool: s.tool,
+      calls: s.calls,
+      errors: s.errors,
+      error_rate: s.calls === 0 ? 0 : s.errors / s.calls,
+      top_messages: [...s.messages]
+        .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]))
+        .slice(0, TOP_MESSAGES)
+        .map(([message, count]) => ({ message, count })),
+      last_seen: new Date(s.lastMs).toISOString(),
+    }))
+    .sort((a, b) => b.errors - a.errors || compareText(a.gateway, b.gateway) || compareText(a.tool, b.tool));
 }
 
 function toolSummary(row: Row, rule: FlagRule): ToolSummary {

@@ -6,6 +6,7 @@ import {
   DEFAULT_SESSION_TTL_MS,
   DEFAULT_TOOLS_LIST_TTL_MS,
   DEFAULT_VALIDATE_INPUT,
+  DEFAULT_VALIDATE_OUTPUT,
   DEFAULT_VALIDATION_ERRORS,
   type GatewayConfig,
   type ValidationErrorsChannel,
@@ -66,7 +67,13 @@ export interface ModernAnswers {
 export function buildGatewayState(config: GatewayConfig, listenHost: string, log: Logger): GatewayState {
   const g = config.gateway;
   const oauth = g.auth === 'none' ? undefined : g.auth.oauth;
-  const toolSet = buildToolSet(config.tools, log, readSecrets(config), oauth?.scopes);
+  const toolSet = buildToolSet(
+    config.tools,
+    log,
+    readSecrets(config),
+    oauth?.scopes,
+    g.validate_output ?? DEFAULT_VALIDATE_OUTPUT,
+  );
   const allScopes = [...(oauth?.scopes ?? []), ...config.tools.flatMap((t) => t.required_scopes ?? [])];
   const principals = principalsOf(g.auth);
   const oauthCredential = oauth === undefined ? undefined : `oauth ${oauth.issuer}`;

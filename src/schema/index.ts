@@ -3,3 +3,4 @@ export * from './input-spec-error';
 export * from './generate-input-schema';
 export * from './tool-description';
 export * from './parameter-maps';
+export * from './generate-output-schema';

@@ -16,6 +16,8 @@ import { RE2JS } from 're2js';
 export interface LinearRegExp {
   /** Whether the pattern matches somewhere in `input`. */
   test(input: string): boolean;
+  /** `input` with every match replaced by `replacement` (taken literally); `input` itself when nothing matches. */
+  replaceAll(input: string, replacement: string): string;
   /** The ECMAScript source, as declared. */
   readonly source: string;
   /** `/source/u`, as ajv keys its patterns. */
@@ -301,6 +303,8 @@ class Re2Pattern implements LinearRegExp {
   // walker's explanation), and a long input costs RE2 tens of nanoseconds per character.
   private lastInput: string | undefined;
   private lastResult = false;
+  private lastReplacement: string | undefined;
+  private quotedReplacement = '';
 
   constructor(
     public readonly source: string,
@@ -313,6 +317,17 @@ class Re2Pattern implements LinearRegExp {
       this.lastInput = input;
     }
     return this.lastResult;
+  }
+
+  public replaceAll(input: string, replacement: string): string {
+    // The verdict first: most strings hold no match, and a test is cheaper than a matcher.
+    if (!this.re.test(input)) return input;
+    // A quoted replacement string, not a replacer function: RE2JS's function path costs about five times more.
+    if (replacement !== this.lastReplacement) {
+      this.lastReplacement = replacement;
+      this.quotedReplacement = RE2JS.quoteReplacement(replacement);
+    }
+    return this.re.matcher(input).replaceAll(this.quotedReplacement);
   }
 
   public toString(): string {

@@ -4,6 +4,7 @@
  * level, the same required ones, the same enumerations. The type-level half fails `npm run typecheck`.
  */
 import assert from 'node:assert/strict';
+import { RESPONSE_FIELDS } from '../../src/response';
 import {
   BACKEND_METHODS,
   GATEWAY_CONFIG_SCHEMA,
@@ -15,6 +16,7 @@ import {
   OAUTH_CONFIG_SCHEMA,
   type TokenConfig,
   type ToolConfig,
+  type ResponseConfig,
 } from '../../src/contract';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -40,6 +42,7 @@ export type FieldChecks = [
   Expect<Equal<Keys<typeof OAUTH_CONFIG_SCHEMA>, keyof OAuthConfig>>,
   Expect<Equal<Keys<typeof toolSchema>, keyof ToolConfig>>,
   Expect<Equal<Keys<typeof backendSchema>, keyof ToolConfig['backend']>>,
+  Expect<Equal<Keys<typeof toolSchema.properties.response>, keyof ResponseConfig>>,
 ];
 
 // Required fields: the schema's `required` and the type's non-optional keys.
@@ -63,6 +66,7 @@ describe('the config type and the config schema', () => {
         host: 'h',
         port: 1,
         validate_input: true,
+        validate_output: true,
         validation_errors: 'auto',
         auth: 'none',
         audit_log: true,
@@ -86,6 +90,8 @@ describe('the config type and the config schema', () => {
           input_schema: {},
           aliases: {},
           forward_as: {},
+          output_schema: {},
+          response: { fields: 'declared', redact: [], redact_patterns: {}, max_bytes: 1 },
           required_scopes: [],
           backend: {
             url: 'https://x',
@@ -102,10 +108,12 @@ describe('the config type and the config schema', () => {
     assert.deepEqual(keys(gatewaySchema), Object.keys(sample.gateway).sort());
     assert.deepEqual(keys(toolSchema), Object.keys(sample.tools[0]).sort());
     assert.deepEqual(keys(backendSchema), Object.keys(sample.tools[0].backend).sort());
+    assert.deepEqual(keys(toolSchema.properties.response), Object.keys(sample.tools[0].response!).sort());
   });
 
   it('enumerate the channels and methods of the shared rules', () => {
     assert.deepEqual(gatewaySchema.properties.validation_errors.enum, [...VALIDATION_CHANNELS]);
     assert.deepEqual(backendSchema.properties.method.enum, [...BACKEND_METHODS]);
+    assert.deepEqual(toolSchema.properties.response.properties.fields.enum, [...RESPONSE_FIELDS]);
   });
 });

@@ -241,3 +241,51 @@ describe('AuditStore bounds', () => {
     assert.equal(store.stats.records, 1);
   });
 });
+
+describe('summarize: services beside agents', () => {
+  it('lists the services that failed, over every agent, with their own error messages only', () => {
+    const invalid = 'Service returned an invalid response: Invalid type for `orders[1].total`: expected number';
+    const refused = 'Missing required parameter: `customer_id`';
+    const at = (i: number) => NOW - i * 1000;
+    const records = [
+      auditRecord({
+        tsMs: at(1),
+        principal: 'bot-a',
+        outcome: 'error',
+        error: { code: 'OUTPUT_INVALID', message: invalid },
+      }),
+      auditRecord({
+        tsMs: at(2),
+        principal: 'bot-b',
+        outcome: 'error',
+        error: { code: 'OUTPUT_INVALID', message: invalid },
+      }),
+      auditRecord({
+        tsMs: at(3),
+        principal: 'bot-b',
+        outcome: 'error',
+        error: { code: 'RESPONSE_TOO_LARGE', message: 'Service response too large: 70000 bytes (limit 65536)' },
+      }),
+      refusal(refused, { tsMs: at(4), principal: 'bot-a' }),
+      auditRecord({ tsMs: at(5), principal: 'bot-a' }),
+      auditRecord({ tsMs: at(6), tool: 'health' }),
+    ].map((r) => parseAuditLine(JSON.stringify(r))!);
+    const store = new AuditStore({ now: () => NOW });
+    store.addAll(records as DashboardRecord[]);
+    const summary = summarize(store, '1h', { minRefusals: 10, minRate: 0.5 });
+    assert.deepEqual(summary.services, [
+      {
+        gateway: 'support',
+        tool: 'get_customer',
+        calls: 5,
+        errors: 3,
+        error_rate: 0.6,
+        top_messages: [
+          { message: invalid, count: 2 },
+          { message: 'Service response too large: 70000 bytes (limit 65536)', count: 1 },
+        ],
+        last_seen: new Date(at(1)).toISOString(),
+      },
+    ]);
+  });
+});

@@ -20,6 +20,9 @@ export const AUDIT_RECORD_KEYS: readonly string[] = [
 /** The key an OAuth caller's record adds: the token's `client_id` (or `azp`). */
 export const OAUTH_AUDIT_KEY = 'client_id';
 
+/** The key a call of a tool with response controls adds: `{ fields_dropped, redacted }` (counts only). */
+export const RESPONSE_AUDIT_KEY = 'response';
+
 /** One audit record as written by the gateway. */
 export interface AuditRecord {
   readonly ts?: string;
@@ -93,5 +96,7 @@ export function waitForAuditRecords(
 
 /** The keys of `record` that SPEC §4 does not allow in an audit record. */
 export function unexpectedAuditKeys(record: AuditRecord): string[] {
-  return Object.keys(record).filter((k) => !AUDIT_RECORD_KEYS.includes(k) && k !== OAUTH_AUDIT_KEY);
+  return Object.keys(record).filter(
+    (k) => !AUDIT_RECORD_KEYS.includes(k) && k !== OAUTH_AUDIT_KEY && k !== RESPONSE_AUDIT_KEY,
+  );
 }

@@ -173,6 +173,39 @@
     $('agents-empty').hidden = rows.length > 0;
   }
 
+  function renderServices(summary) {
+    const rows = (summary.services || []).map((service) => {
+      const messages = el(
+        'ul',
+        { className: 'messages' },
+        service.top_messages.map((m) =>
+          el('li', null, [
+            el('span', { className: 'count', text: String(m.count) }),
+            el('span', { className: 'message', text: m.message }),
+          ]),
+        ),
+      );
+      return el('tr', { dataset: { tool: service.tool, gateway: service.gateway } }, [
+        el('td', { className: 'mono', dataset: { label: 'Gateway', col: 'gateway' }, text: service.gateway }),
+        el('td', { className: 'mono nowrap', dataset: { label: 'Tool', col: 'tool' }, text: service.tool }),
+        el('td', { className: 'num', dataset: { label: 'Calls', col: 'calls' }, text: String(service.calls) }),
+        el('td', { className: 'num', dataset: { label: 'Errors', col: 'errors' }, text: String(service.errors) }),
+        el('td', { className: 'num', dataset: { label: 'Rate', col: 'rate' }, text: percent(service.error_rate) }),
+        el('td', { dataset: { label: 'Messages', col: 'messages' } }, [
+          service.top_messages.length > 0 ? messages : el('span', { className: 'muted', text: '–' }),
+        ]),
+        el('td', {
+          className: 'nowrap',
+          dataset: { label: 'Last seen', col: 'last-seen' },
+          title: service.last_seen,
+          text: ago(service.last_seen),
+        }),
+      ]);
+    });
+    $('services-body').replaceChildren(...rows);
+    $('services-empty').hidden = rows.length > 0;
+  }
+
   function chartSize() {
     const box = $('chart');
     const width = Math.max(280, box.clientWidth);
@@ -239,6 +272,7 @@
       if (window !== state.window) return; // switched meanwhile: the next refresh renders the new window
       renderTotals(summary);
       renderTable(summary);
+      renderServices(summary);
       renderChart(series);
       if (refusals) renderRefusals(refusals);
       const ingest = summary.ingest;

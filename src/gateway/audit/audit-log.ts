@@ -28,6 +28,8 @@ export interface AuditRecord {
   readonly tool: string;
   readonly outcome: AuditOutcome;
   readonly error: { readonly code: string; readonly message: string } | null;
+  /** What the tool's response controls dropped and redacted (counts, never values); only for shaped tools. */
+  readonly response?: { readonly fields_dropped: number; readonly redacted: number };
   readonly duration_ms: number;
 }
 

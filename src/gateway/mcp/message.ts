@@ -24,7 +24,8 @@ type SessionHandler = (
  */
 const SESSION_HANDLERS: Readonly<Record<'ping' | 'tools/list' | 'tools/call', SessionHandler>> = {
   ping: (_state, _session, id) => resultResponseJson(id, '{}'),
-  'tools/list': (state, session, id) => resultResponseJson(id, state.toolSet.listResultJsonFor(session.scopes)),
+  'tools/list': (state, session, id) =>
+    resultResponseJson(id, state.toolSet.listResultJsonFor(session.scopes, session.protocolVersion)),
   'tools/call': async (state, session, id, params, ctx) =>
     callReplyJson(id, await callTool(state, session, params, ctx, id)),
 };

@@ -10,6 +10,7 @@ import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
 import { RpcCode, type RequestId } from '../mcp/jsonrpc';
 import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
+import type { ShapeCounts } from '../../response';
 import type { Tool } from './tool-set';
 
 /**
@@ -176,12 +177,12 @@ async function forward(call: Call, tool: Tool, args: Record<string, unknown>): P
   ctx.concurrency.active++;
   let outcome: ServiceOutcome;
   try {
-    outcome = await ctx.services.call(tool.plan, args, call.caller);
+    outcome = await ctx.services.call(tool.plan, args, call.caller, tool.shaper);
   } finally {
     ctx.concurrency.active--;
   }
   if (outcome.ok) {
-    audit(call, 'ok', null);
+    audit(call, 'ok', null, outcome.counts);
     return { result: outcome.resultJson };
   }
   audit(call, 'error', { code: outcome.code, message: outcome.message });
@@ -207,7 +208,12 @@ function errorKind(err: unknown): string {
 }
 
 /** The audit record of an answered call, and its count in the metrics: every outcome passes through here. */
-function audit(call: Call, outcome: AuditOutcome, error: { code: string; message: string } | null): void {
+function audit(
+  call: Call,
+  outcome: AuditOutcome,
+  error: { code: string; message: string } | null,
+  response?: ShapeCounts,
+): void {
   const { caller } = call;
   const seconds = (performance.now() - call.started) / 1000;
   call.ctx.metrics?.recordCall(
@@ -227,6 +233,7 @@ function audit(call: Call, outcome: AuditOutcome, error: { code: string; message
     tool: call.tool,
     outcome,
     error,
+    ...(response !== undefined ? { response } : {}),
     duration_ms: Math.round(seconds * 1_000_000) / 1000,
   });
 }

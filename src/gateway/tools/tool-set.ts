@@ -4,6 +4,7 @@ import { requiredScopes } from '../auth/oauth-scopes';
 import { planServiceCall, type ServicePlan } from '../upstream/request-plan';
 import type { SecretValues } from '../upstream/secrets';
 import type { Logger } from '../logger';
+import { compileResponseControls, type ResponseShaper } from '../../response';
 import { ScopedLists } from './scoped-lists';
 
 /** One tool, ready to call: its validator, alias map and service plan are prepared once per config. */
@@ -16,6 +17,8 @@ export interface Tool {
   readonly plan: ServicePlan;
   /** The scopes a caller with restricted scopes needs: `auth.oauth.scopes`, then the tool's `required_scopes`. */
   readonly requiredScopes: readonly string[];
+  /** The response controls (output validation and shaping); `undefined` when the tool has none. */
+  readonly shaper: ResponseShaper | undefined;
 }
 
 /**
@@ -26,8 +29,11 @@ export interface ToolSet {
   readonly tools: ReadonlyMap<string, Tool>;
   /** The `tools/list` result (every tool) as JSON text, serialized once. */
   readonly listResultJson: string;
-  /** The `tools/list` result for a caller with these scopes (`undefined`: unrestricted). */
-  listResultJsonFor(scopes: ReadonlySet<string> | undefined): string;
+  /**
+   * The `tools/list` result for a caller with these scopes (`undefined`: unrestricted), speaking this protocol
+   * version (2025-03-26 has no `outputSchema`; `undefined`: a later one).
+   */
+  listResultJsonFor(scopes: ReadonlySet<string> | undefined, protocolVersion?: string): string;
   /** The advertised entries of the tools (`name`, `description`, `inputSchema`), in config order. */
   readonly listing: readonly ToolListing[];
 }
@@ -37,12 +43,18 @@ export interface ToolListing {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Record<string, unknown>;
+  /** Advertised while `validate_output` is on, to 2025-06-18 and later clients. */
+  readonly outputSchema?: Record<string, unknown>;
 }
+
+/** The first protocol version whose tools carry `outputSchema`. */
+export const OUTPUT_SCHEMA_SINCE = '2025-06-18';
 
 /**
  * Compiles every tool of a config. A schema that does not compile makes its tool unavailable and is logged.
  * @param secrets the values of the secrets the tools' backends refer to
  * @param gatewayScopes `auth.oauth.scopes`: needed for every tool by callers whose scopes are restricted
+ * @param validateOutput `validate_output`: check responses against `output_schema` and advertise it
  * @throws ConfigError for a backend header or CA bundle that cannot be used (one line naming the field)
  */
 export function buildToolSet(
@@ -50,28 +62,56 @@ export function buildToolSet(
   log: Logger,
   secrets?: SecretValues,
   gatewayScopes: readonly string[] = [],
+  validateOutput = true,
 ): ToolSet {
   const map = new Map<string, Tool>();
+  const listing: ToolListing[] = [];
   for (const [i, config] of tools.entries()) {
     const compiled = compileToolSchema(config.input_schema);
     if (!compiled.ok) {
       log('error', 'tool schema does not compile; its calls are refused', { tool: config.name, error: compiled.error });
     }
+    const controls = compileResponseControls(config, validateOutput);
+    if ('error' in controls) {
+      log('error', 'tool output schema does not compile; its calls are refused', {
+        tool: config.name,
+        error: controls.error,
+      });
+    }
+    const shaper = 'shaper' in controls ? controls.shaper : undefined;
+    const outputSchema = validateOutput ? shaper?.advertisedSchema : undefined;
+    listing.push({
+      name: config.name,
+      description: config.description,
+      inputSchema: config.input_schema,
+      ...(outputSchema !== undefined ? { outputSchema } : {}),
+    });
     const aliases = config.aliases !== undefined && Object.keys(config.aliases).length > 0 ? config.aliases : undefined;
     map.set(config.name, {
       name: config.name,
-      validator: compiled.ok ? compiled.validator : undefined,
+      validator: compiled.ok && !('error' in controls) ? compiled.validator : undefined,
       aliases,
       plan: planServiceCall(config, secrets, `tools[${i}]`),
       requiredScopes: requiredScopes(gatewayScopes, config.required_scopes),
+      shaper,
     });
   }
-  const listing = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema }));
   const lists = scopedLists(map, (visible) => JSON.stringify({ tools: listing.filter((t) => visible(t.name)) }));
+  // 2025-03-26 predates outputSchema: its clients get the entries without it.
+  const withoutOutput = listing.some((t) => t.outputSchema !== undefined)
+    ? scopedLists(map, (visible) =>
+        JSON.stringify({
+          tools: listing
+            .filter((t) => visible(t.name))
+            .map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+        }),
+      )
+    : lists;
   return {
     tools: map,
     listResultJson: lists.for(undefined),
-    listResultJsonFor: (scopes) => lists.for(scopes),
+    listResultJsonFor: (scopes, version) =>
+      (version !== undefined && version < OUTPUT_SCHEMA_SINCE ? withoutOutput : lists).for(scopes),
     listing,
   };
 }

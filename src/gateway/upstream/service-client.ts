@@ -2,6 +2,7 @@ import type { Agent as UndiciAgent, Dispatcher } from 'undici';
 import { withIdentity, type CallerIdentity } from './backend-headers';
 import { CaDispatchers, tlsFailureReason } from './backend-tls';
 import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';
+import type { ResponseShaper } from '../../response';
 import { failure, toolResult, type ServiceOutcome } from './service-outcome';
 
 /**
@@ -47,8 +48,14 @@ export class ServiceClient {
   /**
    * Calls the service; never throws, never outlives the plan's timeout.
    * @param caller who calls, sent to the backend when the plan forwards identity
+   * @param shaper the tool's response controls, applied to a 2xx body
    */
-  call(plan: ServicePlan, args: Readonly<Record<string, unknown>>, caller?: CallerIdentity): Promise<ServiceOutcome> {
+  call(
+    plan: ServicePlan,
+    args: Readonly<Record<string, unknown>>,
+    caller?: CallerIdentity,
+    shaper?: ResponseShaper,
+  ): Promise<ServiceOutcome> {
     const req = buildServiceRequest(plan, args);
     let target;
     try {
@@ -57,7 +64,7 @@ export class ServiceClient {
       return Promise.resolve(failure('SERVICE_UNAVAILABLE', 'Service unavailable: request failed'));
     }
     return new Promise((resolve) => {
-      const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs);
+      const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs, shaper);
       const headers = plan.forwardIdentity && caller !== undefined ? withIdentity(plan.headers, caller) : plan.headers;
       const dispatcher = plan.ca === undefined ? this.dispatcher : this.caDispatchers.for(plan.ca);
       // The low-level dispatch API: no URL parsing, no AbortController, no response stream per call; the
@@ -105,6 +112,7 @@ class CallHandler {
     private readonly resolve: (outcome: ServiceOutcome) => void,
     private readonly maxBytes: number,
     private readonly timeoutMs: number,
+    private readonly shaper: ResponseShaper | undefined,
   ) {
     this.timer = setTimeout(() => this.timedOut(), timeoutMs);
   }
@@ -167,7 +175,11 @@ class CallHandler {
     if (this.settled) return;
     const chunks = this.chunks;
     const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, this.size).toString('utf8');
-    this.settle(toolResult(text, this.contentType));
+    this.settle(
+      this.shaper === undefined
+        ? toolResult(text, this.contentType)
+        : this.shaper.shape(text, this.contentType, this.maxBytes),
+    );
   }
 
   onError(err: Error): void {

@@ -1,6 +1,13 @@
+import type { ShapeCounts } from '../../response';
+
 /** The outcome of a service call: a `tools/call` result as JSON text, or a failure with a short reason. */
 export type ServiceOutcome =
-  | { readonly ok: true; readonly resultJson: string }
+  | {
+      readonly ok: true;
+      readonly resultJson: string;
+      /** What response controls dropped and redacted, for the audit record; absent without controls. */
+      readonly counts?: ShapeCounts;
+    }
   | { readonly ok: false; readonly code: ServiceErrorCode; readonly message: string };
 
 /** Audit-log codes of failed service calls. */
@@ -9,7 +16,9 @@ export type ServiceErrorCode =
   | 'SERVICE_TIMEOUT'
   | 'SERVICE_UNAVAILABLE'
   | 'SERVICE_RESPONSE_TOO_LARGE'
-  | 'SERVICE_BAD_RESPONSE';
+  | 'SERVICE_BAD_RESPONSE'
+  | 'OUTPUT_INVALID'
+  | 'RESPONSE_TOO_LARGE';
 
 /** The outcome of a failed call. */
 export function failure(code: ServiceErrorCode, message: string): ServiceOutcome {

@@ -1,0 +1,249 @@
+/**
+ * The gateway's work on a 2xx response for a tool with response controls, in a fixed order: parse JSON →
+ * `fields` selection → output validation → `redact` and `redactPatterns` → `maxBytes` → the result. The text
+ * content is rendered from the shaped value, never from the body, so nothing dropped or redacted reaches the agent
+ * by another way. Messages never hold a response value: only declared names, paths and limits.
+ */
+import { compileToolSchema, isJsonObject, joinMessages, type ToolValidator } from '../validation';
+import type { LinearRegExp } from '../validation/linear-regexp';
+import { compileLinearPattern } from '../validation/linear-regexp';
+import { nonFiniteNumbers } from '../gateway/upstream/non-finite-numbers';
+import { advertisedOutputSchema } from './advertised-output-schema';
+import { matchesOutsideStrings, redactMatches, redactPaths, redactText } from './redact';
+import type { PathStep } from './redact-path';
+import { redactSteps, type ResponseFields } from './response-rules';
+import { fieldSelector, MAX_RESPONSE_DEPTH, type FieldSelector } from './select-fields';
+
+/** A tool's response controls, as the gateway config holds them. */
+export interface ResponseControlsConfig {
+  /** The declared output schema (generated or raw). */
+  readonly output_schema?: Record<string, unknown>;
+  readonly response?: {
+    readonly fields?: ResponseFields;
+    readonly redact?: readonly string[];
+    readonly redact_patterns?: Readonly<Record<string, string>>;
+    readonly max_bytes?: number;
+  };
+}
+
+/** The counts an audit record gains for a shaped call (never values). */
+export interface ShapeCounts {
+  readonly fields_dropped: number;
+  readonly redacted: number;
+}
+
+/** The outcome of shaping: the result (JSON text) and its counts, or why the response is not forwarded. */
+export type ShapeOutcome =
+  | { readonly ok: true; readonly resultJson: string; readonly counts: ShapeCounts | undefined }
+  | {
+      readonly ok: false;
+      readonly code: 'OUTPUT_INVALID' | 'RESPONSE_TOO_LARGE' | 'SERVICE_BAD_RESPONSE';
+      readonly message: string;
+    };
+
+/** Texts up to this length are searched whole for pattern matches; longer ones key by key and number by number. */
+const WHOLE_TEXT_SEARCH_CHARS = 65_536;
+
+/** The exact refusal texts of response controls. */
+export const responseMessages = {
+  /** Output validation failed: `detail` is the validation message, with the response path. */
+  invalid(detail: string): string {
+    return `Service returned an invalid response: ${detail}`;
+  },
+  /** A tool with a declared output got a body that is not a JSON object. */
+  notAnObject: 'Service returned an invalid response: expected a JSON object',
+  /** The response nests deeper than the gateway shapes. */
+  tooDeep: `Service returned an invalid response: nested deeper than ${MAX_RESPONSE_DEPTH} levels`,
+  /** The shaped result is over its limit. */
+  tooLarge(bytes: number, limit: number): string {
+    return `Service response too large: ${bytes} bytes (limit ${limit})`;
+  },
+} as const;
+
+/** A tool's compiled response controls. */
+export interface ResponseShaper {
+  /** The schema `tools/list` advertises (loosened where redaction may replace a string), when output is declared. */
+  readonly advertisedSchema: Record<string, unknown> | undefined;
+  /**
+   * Shapes a 2xx body.
+   * @param contentType the response's `Content-Type`, lower-cased (`''` when none)
+   * @param defaultMaxBytes the limit when the tool sets no `max_bytes` (the gateway's response limit)
+   */
+  shape(text: string, contentType: string, defaultMaxBytes: number): ShapeOutcome;
+}
+
+/**
+ * Compiles a tool's response controls; `undefined` when the tool has none to apply (no output to validate, no
+ * `response`), so its responses take the plain path.
+ * @param validateOutput the gateway's `validate_output`
+ * @returns the shaper, or the reason the output schema does not compile
+ */
+export function compileResponseControls(
+  config: ResponseControlsConfig,
+  validateOutput: boolean,
+): { readonly shaper: ResponseShaper | undefined } | { readonly error: string } {
+  const output = config.output_schema;
+  let validator: ToolValidator | undefined;
+  if (output !== undefined) {
+    const compiled = compileToolSchema(output);
+    if (!compiled.ok) return { error: compiled.error.replace(/^input schema: /, 'output schema: ') };
+    if (validateOutput) validator = compiled.validator;
+  }
+  const response = config.response;
+  if (validator === undefined && response === undefined) return { shaper: undefined };
+  const paths = redactSteps(response?.redact);
+  const patterns = Object.values(response?.redact_patterns ?? {}).map((source) => compileLinearPattern(source));
+  const selector = response?.fields === 'declared' && output !== undefined ? fieldSelector(output) : undefined;
+  const advertised = output === undefined ? undefined : advertisedOutputSchema(output, paths, patterns.length > 0);
+  const shaper = new Shaper(validator, selector, paths, patterns, response?.max_bytes, response !== undefined);
+  return { shaper: Object.assign(shaper, { advertisedSchema: advertised }) };
+}
+
+class Shaper {
+  /** Whether the value changes besides validation: then the result is rendered from the shaped value. */
+  private readonly reshapes: boolean;
+
+  constructor(
+    private readonly validator: ToolValidator | undefined,
+    private readonly selector: FieldSelector | undefined,
+    private readonly paths: readonly (readonly PathStep[])[],
+    private readonly patterns: readonly LinearRegExp[],
+    private readonly maxBytes: number | undefined,
+    private readonly counted: boolean,
+  ) {
+    this.reshapes = selector !== undefined || paths.length > 0 || patterns.length > 0;
+  }
+
+  shape(text: string, contentType: string, defaultMaxBytes: number): ShapeOutcome {
+    const limit = this.maxBytes ?? defaultMaxBytes;
+    const declaredJson = contentType.includes('json');
+    let value: unknown;
+    let parsed = false;
+    if (text !== '' && (declaredJson || contentType === '')) {
+      // Before parsing: JSON.parse spends microseconds per level, so a 4 MiB body of "[" would block for seconds.
+      if (nestsDeeper(text, MAX_RESPONSE_DEPTH)) {
+        return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.tooDeep };
+      }
+      try {
+        value = JSON.parse(text);
+        parsed = true;
+      } catch {
+        if (this.validator === undefined && declaredJson) {
+          return { ok: false, code: 'SERVICE_BAD_RESPONSE', message: 'Service error: invalid JSON response' };
+        }
+      }
+    }
+    if (this.validator !== undefined && !(parsed && isJsonObject(value))) {
+      return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.notAnObject };
+    }
+    if (!parsed) return this.shapeText(text, contentType, limit);
+    let dropped = 0;
+    if (this.selector !== undefined) {
+      const selected = this.selector.select(value);
+      value = selected.value;
+      dropped = selected.dropped;
+    }
+    if (this.validator !== undefined) {
+      const verdict = this.validator.validate(value);
+      if (!verdict.valid) {
+        return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.invalid(verdict.message) };
+      }
+    }
+    // A number JSON cannot carry (1e400 parses as Infinity) would be rendered as null: a value the service never
+    // sent. Validation refuses it where the output declares a number; this catches it anywhere else.
+    if (this.reshapes && typeof value === 'object' && value !== null) {
+      const problems = nonFiniteNumbers(value as Record<string, unknown>);
+      if (problems !== undefined) {
+        return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.invalid(joinMessages(problems)) };
+      }
+    }
+    let redacted = 0;
+    if (this.paths.length > 0) redacted += redactPaths(value, this.paths);
+    if (this.patterns.length > 0) {
+      const matched = redactMatches(value, this.patterns);
+      value = matched.value;
+      redacted += matched.count;
+    }
+    const counts = this.counted ? { fields_dropped: dropped, redacted } : undefined;
+    if (!this.reshapes) {
+      // Validated and unchanged: the body's own text is the result (no second serialization).
+      const bytes = Buffer.byteLength(text);
+      if (bytes > limit) return tooLarge(bytes, limit);
+      const content = `[{"type":"text","text":${JSON.stringify(text)}}]`;
+      const structured = isJsonObject(value);
+      return {
+        ok: true,
+        resultJson: structured ? `{"content":${content},"structuredContent":${text}}` : `{"content":${content}}`,
+        counts,
+      };
+    }
+    const json = JSON.stringify(value);
+    const bytes = Buffer.byteLength(json);
+    if (bytes > limit) return tooLarge(bytes, limit);
+    let shown = json;
+    // Keys and numbers are not string values: a match there is redacted in the text content too. A short text is
+    // searched whole (one pass); a long one only where it is not a string value (its strings were searched).
+    const searchText = json.length <= WHOLE_TEXT_SEARCH_CHARS || matchesOutsideStrings(value, this.patterns);
+    if (this.patterns.length > 0 && searchText) {
+      const redactedText = redactText(json, this.patterns);
+      if (redactedText !== json) {
+        shown = redactedText;
+        redacted++;
+      }
+    }
+    const content = `[{"type":"text","text":${JSON.stringify(shown)}}]`;
+    return {
+      ok: true,
+      resultJson: isJsonObject(value) ? `{"content":${content},"structuredContent":${json}}` : `{"content":${content}}`,
+      counts: this.counted ? { fields_dropped: dropped, redacted } : undefined,
+    };
+  }
+
+  /** A body that is not JSON (text, XML, or empty): only patterns and the size limit apply. */
+  private shapeText(text: string, contentType: string, limit: number): ShapeOutcome {
+    if (text === '') return { ok: true, resultJson: '{"content":[]}', counts: this.counts(0, 0) };
+    if (contentType !== '' && !contentType.startsWith('text/') && !contentType.includes('xml')) {
+      return { ok: false, code: 'SERVICE_BAD_RESPONSE', message: 'Service error: unsupported response type' };
+    }
+    const shown = this.patterns.length > 0 ? redactText(text, this.patterns) : text;
+    const bytes = Buffer.byteLength(shown);
+    if (bytes > limit) return tooLarge(bytes, limit);
+    return {
+      ok: true,
+      resultJson: `{"content":[{"type":"text","text":${JSON.stringify(shown)}}]}`,
+      counts: this.counts(0, shown === text ? 0 : 1),
+    };
+  }
+
+  private counts(dropped: number, redacted: number): ShapeCounts | undefined {
+    return this.counted ? { fields_dropped: dropped, redacted } : undefined;
+  }
+}
+
+function tooLarge(bytes: number, limit: number): ShapeOutcome {
+  return { ok: false, code: 'RESPONSE_TOO_LARGE', message: responseMessages.tooLarge(bytes, limit) };
+}
+
+/**
+ * Whether the JSON text nests objects and arrays deeper than `max`: one pass over the characters, outside strings.
+ * Exact for valid JSON; text that is not JSON fails to parse afterwards anyway.
+ */
+export function nestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}

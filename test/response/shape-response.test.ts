@@ -1,0 +1,221 @@
+import * as assert from 'node:assert/strict';
+import { compileResponseControls, responseMessages, type ResponseControlsConfig } from '../../src/response';
+import { generateOutputSchema } from '../../src/schema';
+import { Service } from '../../constructs';
+import { newStack } from '../constructs/synth';
+
+const OUTPUT = generateOutputSchema({
+  id: { type: 'string', required: true },
+  email: { type: 'string', format: 'email' },
+  orders: {
+    type: 'array',
+    items: { type: 'object', properties: { id: { type: 'string', required: true }, total: { type: 'number' } } },
+  },
+});
+
+function shaper(config: ResponseControlsConfig, validate = true) {
+  const compiled = compileResponseControls(config, validate);
+  assert.ok('shaper' in compiled && compiled.shaper !== undefined, JSON.stringify(compiled));
+  return compiled.shaper;
+}
+
+const shape = (config: ResponseControlsConfig, body: unknown, limit = 1 << 20, validate = true) =>
+  shaper(config, validate).shape(typeof body === 'string' ? body : JSON.stringify(body), 'application/json', limit);
+
+describe('response/shape-response', () => {
+  it('has no controls to apply without output and response', () => {
+    assert.deepEqual(compileResponseControls({}, true), { shaper: undefined });
+    assert.deepEqual(compileResponseControls({ output_schema: OUTPUT }, false), { shaper: undefined });
+  });
+
+  it('forwards a conforming response as it came, with content and structuredContent', () => {
+    const body = '{"id":"c1","orders":[{"id":"o1","total":2}]}';
+    assert.deepEqual(shape({ output_schema: OUTPUT }, body), {
+      ok: true,
+      resultJson: `{"content":[{"type":"text","text":${JSON.stringify(body)}}],"structuredContent":${body}}`,
+      counts: undefined,
+    });
+  });
+
+  it('names the response path of a violation, never a value', () => {
+    const outcome = shape(
+      { output_schema: OUTPUT },
+      {
+        id: 'c1',
+        orders: [
+          { id: 'o', total: 1 },
+          { id: 'p', total: 'SECRET' },
+        ],
+      },
+    );
+    assert.deepEqual(outcome, {
+      ok: false,
+      code: 'OUTPUT_INVALID',
+      message: 'Service returned an invalid response: Invalid type for `orders[1].total`: expected number',
+    });
+  });
+
+  it('joins several violations as validation does', () => {
+    const outcome = shape({ output_schema: OUTPUT }, { email: 'nope', extra: 1 });
+    assert.equal(
+      !outcome.ok && outcome.message,
+      'Service returned an invalid response: Missing required parameter: `id`; Invalid value for `email`: expected format email; Unknown parameter: `extra`',
+    );
+  });
+
+  it('refuses a body that is not a JSON object when output is declared', () => {
+    for (const body of ['[1]', '"x"', '3', 'null', 'not json', '']) {
+      const outcome = shaper({ output_schema: OUTPUT }).shape(body, 'application/json', 1 << 20);
+      assert.deepEqual(outcome, { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.notAnObject }, body);
+    }
+    assert.equal(responseMessages.notAnObject, 'Service returned an invalid response: expected a JSON object');
+  });
+
+  it('selects before validating: undeclared fields are dropped, not refused', () => {
+    const outcome = shape(
+      { output_schema: OUTPUT, response: { fields: 'declared' } },
+      { id: 'c1', secret: 's', orders: [{ id: 'o', card: '4111' }] },
+    );
+    assert.deepEqual(outcome.ok && JSON.parse(outcome.resultJson).structuredContent, {
+      id: 'c1',
+      orders: [{ id: 'o' }],
+    });
+    assert.deepEqual(outcome.ok && outcome.counts, { fields_dropped: 2, redacted: 0 });
+  });
+
+  it('validates before redacting: a redacted email still had to be an email', () => {
+    const config = { output_schema: OUTPUT, response: { redact: ['email'] } };
+    assert.equal(shape(config, { id: 'c1', email: 'not-an-email' }).ok, false);
+    const ok = shape(config, { id: 'c1', email: 'ada@example.com' });
+    assert.deepEqual(ok.ok && JSON.parse(ok.resultJson).structuredContent, { id: 'c1', email: '[redacted]' });
+  });
+
+  it('with validation off, shapes without checking', () => {
+    const outcome = shape(
+      { output_schema: OUTPUT, response: { redact: ['email'] } },
+      { email: 'x', id: 3 },
+      1 << 20,
+      false,
+    );
+    assert.deepEqual(outcome.ok && JSON.parse(outcome.resultJson).structuredContent, { email: '[redacted]', id: 3 });
+  });
+
+  it('redacts pattern matches in any string, and in the text where a number or key matches', () => {
+    const config = { response: { redact_patterns: { card: '\\b[0-9]{13,16}\\b' } } };
+    const outcome = shape(config, { note: 'card 4111111111111111', n: 4111111111111111, list: ['5500000000000004'] });
+    assert.ok(outcome.ok);
+    const result = JSON.parse(outcome.resultJson);
+    assert.deepEqual(result.structuredContent, { note: 'card [redacted]', n: 4111111111111111, list: ['[redacted]'] });
+    assert.equal(result.content[0].text, '{"note":"card [redacted]","n":[redacted],"list":["[redacted]"]}');
+    assert.deepEqual(outcome.counts, { fields_dropped: 0, redacted: 3 });
+  });
+
+  it('redacts a text body and leaves an array body unstructured', () => {
+    const s = shaper({ response: { redact_patterns: { mail: '[a-z]+@[a-z]+\\.com' } } });
+    assert.deepEqual(s.shape('mail ada@example.com', 'text/plain', 1000), {
+      ok: true,
+      resultJson: '{"content":[{"type":"text","text":"mail [redacted]"}]}',
+      counts: { fields_dropped: 0, redacted: 1 },
+    });
+    const arr = s.shape('["ada@example.com"]', 'application/json', 1000);
+    assert.equal(arr.ok && arr.resultJson, '{"content":[{"type":"text","text":"[\\"[redacted]\\"]"}]}');
+  });
+
+  it('measures the shaped result against maxBytes, after shaping', () => {
+    const config = { output_schema: OUTPUT, response: { fields: 'declared' as const, max_bytes: 20 } };
+    // 60 bytes from the service, 11 after selection: under the limit.
+    assert.equal(shape(config, { id: 'c1', padding: 'x'.repeat(40) }).ok, true);
+    assert.deepEqual(shape(config, { id: 'x'.repeat(30) }), {
+      ok: false,
+      code: 'RESPONSE_TOO_LARGE',
+      message: 'Service response too large: 39 bytes (limit 20)',
+    });
+    // No max_bytes: the gateway's limit.
+    assert.equal(shape({ output_schema: OUTPUT }, { id: 'abc' }, 5).ok, false);
+  });
+
+  it('refuses nesting deeper than 512 levels and numbers JSON cannot carry', () => {
+    const config = { response: { redact: ['a'] } };
+    const deep = `{"a":${'['.repeat(513)}${']'.repeat(513)}}`;
+    assert.deepEqual(shape(config, deep), { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.tooDeep });
+    assert.equal(shape(config, `{"a":${'['.repeat(511)}${']'.repeat(511)}}`).ok, true);
+    // Brackets inside strings do not count.
+    assert.equal(shape(config, { a: '['.repeat(2000) }).ok, true);
+    assert.deepEqual(shape(config, '{"a":{"b":[1,1e400]}}'), {
+      ok: false,
+      code: 'OUTPUT_INVALID',
+      message: 'Service returned an invalid response: Invalid value for `a.b[1]`: expected a finite number',
+    });
+  });
+
+  it('reports an output schema that does not compile', () => {
+    assert.deepEqual(
+      compileResponseControls({ output_schema: { type: 'object', properties: { a: { type: 'nope' } } } }, true),
+      {
+        error:
+          'output schema: schema is invalid: data/properties/a/type must be equal to one of the allowed values, data/properties/a/type must be array, data/properties/a/type must match a schema in anyOf',
+      },
+    );
+    const compiled = compileResponseControls(
+      { output_schema: { type: 'object', properties: { a: { pattern: '(a)\\1' } } } },
+      true,
+    );
+    assert.ok(
+      'error' in compiled &&
+        compiled.error.startsWith('output schema: pattern "(a)\\\\1" at #/properties/a/pattern uses a backreference'),
+      JSON.stringify(compiled),
+    );
+  });
+
+  it('advertises the declared schema, loosened where redaction may replace a string', () => {
+    assert.deepEqual(shaper({ output_schema: OUTPUT }).advertisedSchema, OUTPUT);
+    const redacted = shaper({ output_schema: OUTPUT, response: { redact: ['email'] } }).advertisedSchema!;
+    assert.deepEqual((redacted.properties as any).email, { type: 'string' });
+    assert.deepEqual((OUTPUT.properties as any).email, { type: 'string', format: 'email' });
+  });
+});
+
+describe('response controls: the worked example of docs/response-controls.md', () => {
+  it('drops, redacts and refuses as the page says', () => {
+    const tool = new Service(newStack(), 'get_customer', {
+      endpoint: { url: 'http://crm:8080/customers/{customer_id}', method: 'GET' },
+      input: { customer_id: { type: 'string', required: true } },
+      output: {
+        id: { type: 'string', required: true },
+        name: { type: 'string', required: true },
+        email: { type: 'string', format: 'email' },
+        orders: {
+          type: 'array',
+          items: { type: 'object', properties: { id: { type: 'string', required: true }, total: { type: 'number' } } },
+        },
+      },
+      response: {
+        fields: 'declared',
+        redact: ['email'],
+        redactPatterns: { card: '\\b[0-9]{13,16}\\b' },
+        maxBytes: 65536,
+      },
+    }).toolConfig();
+    const crm = {
+      id: 'C-1042',
+      name: 'Ada',
+      email: 'ada@example.com',
+      ssn: '078-05-1120',
+      orders: [{ id: 'o-1', total: 12.5, card_number: '4111111111111111', memo: 'paid with 4111111111111111' }],
+    };
+    const s = shaper(tool);
+    const outcome = s.shape(JSON.stringify(crm), 'application/json', 1 << 22);
+    assert.ok(outcome.ok);
+    const result = JSON.parse(outcome.resultJson);
+    const expected = { id: 'C-1042', name: 'Ada', email: '[redacted]', orders: [{ id: 'o-1', total: 12.5 }] };
+    assert.deepEqual(result.structuredContent, expected);
+    assert.deepEqual(JSON.parse(result.content[0].text), expected);
+    assert.deepEqual(outcome.counts, { fields_dropped: 3, redacted: 1 });
+    const wrong = { ...crm, orders: [crm.orders[0], { id: 'o-2', total: '12.50' }] };
+    assert.deepEqual(s.shape(JSON.stringify(wrong), 'application/json', 1 << 22), {
+      ok: false,
+      code: 'OUTPUT_INVALID',
+      message: 'Service returned an invalid response: Invalid type for `orders[1].total`: expected number',
+    });
+  });
+});
