@@ -14,6 +14,12 @@ export function dockerName(scope: IConstruct, ...parts: string[]): string {
 
 /** Quote a user value for an error message, without letting a huge value flood the terminal. */
 export function quote(value: unknown): string {
-  const text = typeof value === 'string' ? `'${value}'` : (JSON.stringify(value) ?? String(value));
+  // JSON.stringify writes NaN and ±Infinity as null: a port of NaN must read `port (NaN)`
+  const text =
+    typeof value === 'string'
+      ? `'${value}'`
+      : typeof value === 'number' && !Number.isFinite(value)
+        ? String(value)
+        : (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -286,6 +286,17 @@ describe('Gateway', () => {
       );
     });
 
+    it('names a port of NaN (an unset variable through Number()) as NaN, not null', () => {
+      assert.equal(
+        thrown(() => supportStack({ port: Number(undefined) })).message,
+        "Gateway 'support': port (NaN) must be an integer between 1 and 65535",
+      );
+      assert.equal(
+        thrown(() => supportStack({ port: Infinity })).message,
+        "Gateway 'support': port (Infinity) must be an integer between 1 and 65535",
+      );
+    });
+
     it('refuses an unknown validationErrors channel', () => {
       assert.equal(
         thrown(() => supportStack({ validationErrors: 'json' as 'auto' })).message,
