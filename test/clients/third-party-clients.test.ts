@@ -19,6 +19,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 const transport = new StdioClientTransport({
   command: 'mcp-remote',
   args: ['${SNIPPET_URL}', '--header', 'Authorization:Bearer not-the-token'],
+  env: { ...process.env }, // MCP_REMOTE_CONFIG_DIR included: the SDK passes only HOME, PATH, … by default
   stderr: 'pipe',
 });
 let said = '';
