@@ -43,6 +43,7 @@ export default tseslint.config(
       '**/.gen/',
       'examples/starter/node_modules/',
       '**/.dev/',
+      'scratch/', // README snippets saved to try them
     ],
   },
   js.configs.recommended,

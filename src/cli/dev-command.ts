@@ -1,6 +1,6 @@
 /**
  * `cdktf-mcp-gateway dev [DIR]`: synthesizes the cdktf app in DIR and serves its gateways locally,
- * each with a fresh bearer token, next to the backends of `DIR/dev.json`. Ctrl-C (SIGINT) or SIGTERM
+ * each with a bearer token kept in DIR/.dev, next to the backends of `DIR/dev.json`. Ctrl-C (SIGINT) or SIGTERM
  * stops every gateway and every process it started, then exits 0.
  *
  * @example
@@ -12,6 +12,7 @@ import {
   DEV_USAGE,
   DevFileError,
   DevSession,
+  DevStateError,
   DevUsageError,
   killAllChildrenSync,
   parseDevArgs,
@@ -21,7 +22,15 @@ import {
 } from '../dev';
 
 /** Errors with a message meant for the user as-is (no stack trace). */
-const USER_ERRORS = [DevUsageError, DevFileError, SynthError, SynthOutputError, BackendStartError, ConfigError];
+const USER_ERRORS = [
+  DevUsageError,
+  DevStateError,
+  DevFileError,
+  SynthError,
+  SynthOutputError,
+  BackendStartError,
+  ConfigError,
+];
 
 /** Prints the lines a user (or a test) needs to connect to each gateway. */
 export function describeSession(session: DevSession): string {
@@ -39,7 +48,8 @@ export function describeSession(session: DevSession): string {
     ].join('\n'),
   );
   const dashboards = session.dashboards.map((d) => `Audit dashboard ${d.name} (stack ${d.stack})\nDashboard: ${d.url}`);
-  return `\n${[...blocks, ...dashboards].join('\n\n')}\n\nPress Ctrl-C to stop.\n`;
+  const kept = `Tokens and session keys: ${session.stateDir} (kept across restarts; dev --fresh makes new ones)`;
+  return `\n${[...blocks, ...dashboards].join('\n\n')}\n\n${kept}\nPress Ctrl-C to stop.\n`;
 }
 
 /** Runs `dev` and resolves with the exit code once it was stopped (or failed to start). */

@@ -32,6 +32,10 @@ export interface DevOptions {
   readonly auditDir: string;
   /** Longest wait for synthesis, in milliseconds (`--synth-timeout-ms`). @default 120000 */
   readonly synthTimeoutMs: number;
+  /** Where the tokens, session keys and secret files of `dev` are kept between runs. @default - `DIR/.dev` */
+  readonly stateDir: string;
+  /** Make new tokens and session keys instead of the kept ones (`--fresh`). @default false */
+  readonly fresh: boolean;
 }
 
 /** A bad `dev` command line; the message is the one line `dev` prints. */
@@ -41,7 +45,9 @@ export class DevUsageError extends UsageError {}
 export const DEV_USAGE = `Usage: cdktf-mcp-gateway dev [DIR] [options]
 
 Synthesizes the cdktf app in DIR (default: .), starts the backends listed in DIR/dev.json
-and serves every gateway of the app on 127.0.0.1 with a fresh bearer token. Ctrl-C stops everything.
+and serves every gateway of the app on 127.0.0.1 with a bearer token. The tokens and session keys
+are kept in DIR/.dev (mode 0600, git-ignored), so a restart keeps clients connected; secrets come
+from DIR/.dev/secrets/NAME or the environment. Ctrl-C stops everything.
 
 Options:
   --port NAME=PORT      serve gateway NAME on PORT (repeatable; 0 = any free port)
@@ -54,6 +60,7 @@ Options:
   --no-backends         do not start the backends of DIR/dev.json
   --audit-dir DIR       where the audit logs go (default: DIR/.dev)
   --synth-timeout-ms N  longest wait for synthesis (default 120000)
+  --fresh               new tokens and session keys instead of those kept in DIR/.dev
   -h, --help            show this text`;
 
 const HOST_PORT = /^[A-Za-z0-9._-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/;
@@ -67,6 +74,7 @@ const FLAGS = {
   'no-backends': { type: 'boolean' },
   'audit-dir': { type: 'string' },
   'synth-timeout-ms': { type: 'string' },
+  fresh: { type: 'boolean' },
 } as const;
 
 /**
@@ -93,6 +101,8 @@ export function parseDevArgs(argv: readonly string[], cwd: string = process.cwd(
     synthTimeoutMs:
       parseInteger(values['synth-timeout-ms'], '--synth-timeout-ms', /^[1-9]\d*$/, 'a positive integer') ??
       DEFAULT_SYNTH_TIMEOUT_MS,
+    stateDir: path.join(dir, '.dev'),
+    fresh: values.fresh === true,
   };
 }
 

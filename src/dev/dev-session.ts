@@ -12,7 +12,11 @@ import { parseGatewayConfig, startGateway, type GatewayConfig, type Logger, type
 import { RunningBackend, startBackend } from './backend-process';
 import { readDevFile, type DevFile } from './dev-file';
 import { DevOptions, DevUsageError, resolveGatewayPort } from './dev-options';
-import { backendAuthority, generateDevToken, localGatewayConfig } from './local-gateway-config';
+import { checkDevSecrets, devSecretSource } from './dev-secrets';
+import { openDevState, type DevState } from './dev-state';
+import { backendAuthority, localGatewayConfig } from './local-gateway-config';
+import { SESSION_KEY_ENV } from '../gateway/mcp';
+import type { SecretSource } from '../gateway/upstream/secrets';
 import { DEFAULT_FLAG_RULE } from '../dashboard/flag-rule';
 import { DEFAULT_RETENTION_MS } from '../dashboard/audit-store';
 import { startDashboard, type RunningDashboard } from '../dashboard/start-dashboard';
@@ -57,6 +61,8 @@ export interface DevSession {
   /** The app's audit dashboards, each reading every audit log this session writes. */
   readonly dashboards: readonly DevDashboard[];
   readonly synthDurationMs: number;
+  /** The folder the tokens and session keys are kept in between runs (`DIR/.dev`). */
+  readonly stateDir: string;
   /** Closes every gateway (draining in-flight calls) and dashboard, then stops every backend. Idempotent. */
   close(): Promise<void>;
 }
@@ -67,6 +73,15 @@ export interface DevSessionHooks {
   readonly log?: (line: string) => void;
   /** Receives the gateways' own log records. @default - JSON lines on stdout, like `serve` */
   readonly gatewayLogger?: Logger;
+  /** The environment secrets and `CDKTF_MCP_GATEWAY_SESSION_KEY` are read from. @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** What every gateway of one `dev` run shares: its kept tokens and keys, its secrets. */
+interface LocalServing {
+  readonly state: DevState;
+  readonly secrets: SecretSource;
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 /** Runs a whole `dev` start-up; on any failure it stops what it already started and rethrows. */
@@ -91,13 +106,19 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
     const devFile = readDevFile(options.dir);
     const { found, foundDashboards, synthDurationMs } = await synthesizeGateways(options, log);
     const ports = found.map((g) => resolveGatewayPort(options, g.name, g.hostPort, found.length));
+    const env = hooks.env ?? process.env;
+    const secrets = devSecretSource(options.stateDir, env);
+    // every secret of every gateway is checked before any backend starts
+    for (const g of found) checkDevSecrets(g.name, g.parsed, secrets);
+    const state = openDevState(options.stateDir, { fresh: options.fresh });
+    const local: LocalServing = { state, secrets, env };
     const maps: Record<string, string> = {};
     if (options.startBackends) Object.assign(maps, await startBackends(devFile.backends, options.dir, log, backends));
     Object.assign(maps, options.maps);
     fs.mkdirSync(options.auditDir, { recursive: true });
-    for (const [i, g] of found.entries()) gateways.push(await serveGateway(g, ports[i], maps, options, hooks));
+    for (const [i, g] of found.entries()) gateways.push(await serveGateway(g, ports[i], maps, options, hooks, local));
     for (const d of foundDashboards) dashboards.push(await serveDashboard(d, options, hooks));
-    return { gateways, backends, dashboards, synthDurationMs, close };
+    return { gateways, backends, dashboards, synthDurationMs, stateDir: options.stateDir, close };
   } catch (err) {
     await close();
     throw err;
@@ -184,27 +205,36 @@ async function startBackends(
   return maps;
 }
 
-/** Serves one gateway on loopback with a fresh token, its backends mapped to local addresses. */
+/**
+ * Serves one gateway on loopback with its kept token and session key (unless the environment gives the key), its
+ * backends mapped to local addresses.
+ */
 async function serveGateway(
   g: FoundGateway,
   port: number,
   maps: Readonly<Record<string, string>>,
   options: DevOptions,
   hooks: DevSessionHooks,
+  local: LocalServing,
 ): Promise<DevGateway> {
-  const token = g.parsed.gateway.auth === 'none' ? undefined : generateDevToken();
+  const token = g.parsed.gateway.auth === 'none' ? undefined : local.state.token(g.stack, g.name);
   const auditLogPath = path.join(options.auditDir, `audit-${g.name.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`);
-  const config = localGatewayConfig(g.parsed, { ...(token !== undefined ? { token } : {}), auditLogPath, maps });
+  const sessionKeyFromEnv = (local.env[SESSION_KEY_ENV] ?? '') !== '';
+  const config = localGatewayConfig(g.parsed, {
+    ...(token !== undefined ? { token } : {}),
+    auditLogPath,
+    maps,
+    sessionKeyFile: sessionKeyFromEnv ? undefined : local.state.sessionKeyFile(g.stack, g.name),
+  });
   const logger = hooks.gatewayLogger !== undefined ? { logger: hooks.gatewayLogger } : {};
-  const gateway = await startGateway({ config, port, host: '127.0.0.1', auditLogPath, ...logger }).catch(
-    (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EADDRINUSE') throw err;
-      throw new DevUsageError(
-        `gateway ${g.name}: port ${port} on 127.0.0.1 is in use; choose another with --port ${g.name}=PORT, ` +
-          '--port-offset N or --port 0',
-      );
-    },
-  );
+  const served = { config, port, host: '127.0.0.1', auditLogPath, env: local.env, secrets: local.secrets, ...logger };
+  const gateway = await startGateway(served).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EADDRINUSE') throw err;
+    throw new DevUsageError(
+      `gateway ${g.name}: port ${port} on 127.0.0.1 is in use; choose another with --port ${g.name}=PORT, ` +
+        '--port-offset N or --port 0',
+    );
+  });
   const authorities = config.tools.map((t) => backendAuthority(t.backend.url));
   const unmappedHosts = [
     ...new Set(

@@ -2,6 +2,8 @@ export * from './backend-process';
 export * from './child-processes';
 export * from './dev-file';
 export * from './dev-options';
+export * from './dev-secrets';
+export * from './dev-state';
 export * from './dev-session';
 export * from './local-gateway-config';
 export * from './synthesize-app';

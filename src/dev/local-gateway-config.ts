@@ -1,5 +1,5 @@
 /**
- * Turns a synthesized gateway config into the one `dev` serves: loopback only, a fresh token,
+ * Turns a synthesized gateway config into the one `dev` serves: loopback only, its own token and session key,
  * a local audit log, and backend hosts mapped to locally running backends.
  */
 import * as crypto from 'node:crypto';
@@ -50,13 +50,23 @@ export interface LocalGatewayOptions {
   readonly token?: string;
   readonly auditLogPath: string;
   readonly maps: Readonly<Record<string, string>>;
+  /**
+   * The session key file `dev` keeps, in place of the deployed one (a Docker secret path that does not exist here).
+   * @default - none: the key comes from `CDKTF_MCP_GATEWAY_SESSION_KEY`, else is random
+   */
+  readonly sessionKeyFile?: string;
 }
 
 /** The config `dev` serves for a synthesized gateway config. */
 export function localGatewayConfig(config: GatewayConfig, options: LocalGatewayOptions): GatewayConfig {
   // The deployed gateway's host/origin allowlists name its public address; on loopback the runtime's
   // defaults (localhost names only) are what a local client sends.
-  const { allowed_hosts: _hosts, allowed_origins: _origins, ...settings } = config.gateway;
+  const {
+    allowed_hosts: _hosts,
+    allowed_origins: _origins,
+    session_key_file: _deployedKeyFile,
+    ...settings
+  } = config.gateway;
   const tools: ToolConfig[] = config.tools.map((t) => ({
     ...t,
     backend: { ...t.backend, url: mapBackendUrl(t.backend.url, options.maps) },
@@ -72,6 +82,7 @@ export function localGatewayConfig(config: GatewayConfig, options: LocalGatewayO
           ? { tokens: [{ id: devPrincipal(settings.auth), sha256: sha256Hex(options.token) }] }
           : settings.auth,
       audit_log: { path: options.auditLogPath },
+      ...(options.sessionKeyFile !== undefined ? { session_key_file: options.sessionKeyFile } : {}),
     },
     tools,
   };

@@ -19,7 +19,7 @@ import { discoverResult, toolsListResult, type ServerInfo } from './mcp/modern-r
 import type { Logger } from './logger';
 import { createOriginGuard, type OriginGuard } from './http/origin-guard';
 import { buildToolSet, scopedLists, type ToolSet } from './tools/tool-set';
-import { readSecrets } from './upstream/secrets';
+import { readSecrets, type SecretSource } from './upstream/secrets';
 
 /**
  * Everything a request needs from the config, derived once. A reload builds a new state (compiling every schema)
@@ -64,13 +64,18 @@ export interface ModernAnswers {
  * refers to (once per load).
  * @throws ConfigError for a secret that is missing or a backend CA bundle that cannot be read
  */
-export function buildGatewayState(config: GatewayConfig, listenHost: string, log: Logger): GatewayState {
+export function buildGatewayState(
+  config: GatewayConfig,
+  listenHost: string,
+  log: Logger,
+  secrets: SecretSource = {},
+): GatewayState {
   const g = config.gateway;
   const oauth = g.auth === 'none' ? undefined : g.auth.oauth;
   const toolSet = buildToolSet(
     config.tools,
     log,
-    readSecrets(config),
+    readSecrets(config, secrets),
     oauth?.scopes,
     g.validate_output ?? DEFAULT_VALIDATE_OUTPUT,
   );

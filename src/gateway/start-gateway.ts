@@ -26,6 +26,7 @@ import {
 import type { GatewayMetrics, MetricsServer } from './metrics';
 import { reusePortSupport } from './reuse-port';
 import { ServiceClient } from './upstream';
+import type { SecretSource } from './upstream/secrets';
 
 /** Options of `startGateway`. */
 export interface StartGatewayOptions {
@@ -60,6 +61,8 @@ export interface StartGatewayOptions {
    * `session_key_file`. @default process.env
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where the secrets the config refers to are read from. @default - `/run/secrets` (or `$CDKTF_MCP_GATEWAY_SECRETS_DIR`), then the environment */
+  readonly secrets?: SecretSource;
 }
 
 /** What a running gateway holds per client, for monitoring (and for tests that prove sessions cost nothing). */
@@ -144,7 +147,7 @@ class Gateway implements RunningGateway {
     private readonly options: StartGatewayOptions,
     private readonly log: Logger,
   ) {
-    this.state = buildGatewayState(config, host, log);
+    this.state = buildGatewayState(config, host, log, options.secrets);
     this.sessions = createSessionSigner({ key: key.key, ttlMs: this.state.sessionTtlMs });
     this.streams = new NotificationStreams(this.state.maxStreamsPerPrincipal);
     this.services = new ServiceClient(this.state.maxResponseBytes);
@@ -200,7 +203,7 @@ class Gateway implements RunningGateway {
     }
     try {
       const parsed = next === undefined ? loadGatewayConfig(file!) : parseGatewayConfig(next);
-      const replacement = buildGatewayState(parsed, this.host, this.log);
+      const replacement = buildGatewayState(parsed, this.host, this.log, this.options.secrets);
       warnUnchangeable(this.state.config, parsed, this.log);
       const previous = this.state;
       this.state = replacement;

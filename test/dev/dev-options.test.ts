@@ -19,6 +19,8 @@ describe('dev options', () => {
       startBackends: true,
       auditDir: path.join('/work', '.dev'),
       synthTimeoutMs: 120000,
+      stateDir: path.join('/work', '.dev'),
+      fresh: false,
     });
   });
 

@@ -1,6 +1,7 @@
 /**
  * `examples/starter/` as a user starts from it: a copy of the folder (without node_modules or build output) gets
- * the packed package and the versions of its peers installed here from the npm cache, then runs its own scripts:
+ * the packed package in `vendor/`, where its package.json names it, and `npm install` as written (from the npm
+ * cache), then runs its own scripts:
  * `npm run synth` (cdktf's App writes cdktf.out/) and `npm test` (its Testing.synth test). Build first
  * (`npm run build`; `npm test` does).
  */
@@ -9,18 +10,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readSynthesizedGateway } from '../image/synthesized-gateway';
-import {
-  CONSUMER_DEPS,
-  exec,
-  installedVersion,
-  installFromCache,
-  output,
-  packPackage,
-  ROOT,
-} from '../package/npm-project';
+import { exec, installFromCache, output, packPackage, ROOT } from '../package/npm-project';
 
 const STARTER = path.join(ROOT, 'examples', 'starter');
-const NOT_COPIED = new Set(['node_modules', 'build', 'cdktf.out', '.dev', 'package-lock.json']);
+const NOT_COPIED = new Set(['node_modules', 'build', 'cdktf.out', '.dev', 'package-lock.json', 'vendor']);
 
 describe('examples/starter, installed from the packed package', function () {
   this.timeout(60_000);
@@ -30,11 +23,18 @@ describe('examples/starter, installed from the packed package', function () {
   before(async function () {
     this.timeout(180_000);
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'starter-'));
-    const packed = await packPackage(work);
     project = path.join(work, 'starter');
     fs.cpSync(STARTER, project, { recursive: true, filter: (src) => !NOT_COPIED.has(path.basename(src)) });
-    const specs = [path.join(work, packed.filename), ...CONSUMER_DEPS.map((d) => `${d}@${installedVersion(d)}`)];
-    await installFromCache(project, specs);
+    const vendor = path.join(project, 'vendor');
+    fs.mkdirSync(vendor);
+    const packed = await packPackage(vendor);
+    const manifest = JSON.parse(fs.readFileSync(path.join(project, 'package.json'), 'utf8'));
+    assert.equal(
+      manifest.dependencies['cdktf-mcp-gateway'],
+      `file:vendor/${packed.filename}`,
+      'the starter names the tarball npm pack makes of this version',
+    );
+    await installFromCache(project, []);
   });
 
   after(() => {

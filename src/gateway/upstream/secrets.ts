@@ -23,7 +23,7 @@ const MAX_SECRET_BYTES = 1_048_576;
  * @throws ConfigError one line naming the field and the secret (never its value) when one is missing or empty
  */
 export function readSecrets(config: GatewayConfig, source: SecretSource = {}): SecretValues {
-  const dir = source.dir ?? process.env[SECRETS_DIR_ENV] ?? SECRETS_DIR;
+  const dir = secretsDir(source);
   const env = source.env ?? process.env;
   const values = new Map<string, string>();
   for (const [name, where] of secretReferences(config)) {
@@ -40,8 +40,13 @@ export function readSecrets(config: GatewayConfig, source: SecretSource = {}): S
   return values;
 }
 
+/** The folder secrets are read from: the source's, else `$CDKTF_MCP_GATEWAY_SECRETS_DIR`, else `/run/secrets`. */
+export function secretsDir(source: SecretSource = {}): string {
+  return source.dir ?? process.env[SECRETS_DIR_ENV] ?? SECRETS_DIR;
+}
+
 /** Every secret name the config uses, with the first field that names it. */
-function secretReferences(config: GatewayConfig): Map<string, string> {
+export function secretReferences(config: GatewayConfig): Map<string, string> {
   const refs = new Map<string, string>();
   config.tools.forEach((tool, i) => {
     const backend = `tools[${i}].backend`;
