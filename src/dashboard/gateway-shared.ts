@@ -7,3 +7,4 @@ export { ConfigError } from '../contract/config-error';
 export { jsonLogger, silentLogger, type Logger } from '../gateway/logger';
 export type { AuditOutcome, AuditRecord } from '../gateway/audit/audit-log';
 export { tokenHashes, matchTokenHash } from '../gateway/auth/bearer-tokens';
+export { createOriginGuard, type OriginGuard } from '../gateway/http/origin-guard';

@@ -12,7 +12,7 @@ import {
 } from '../contract';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info';
 import { createAuthenticator, type Authenticator } from './auth/authenticator';
-import type { Principal } from './auth/bearer-tokens';
+import { principalKey, type Principal } from './auth/bearer-tokens';
 import { MetaKey } from './mcp/modern-protocol';
 import { discoverResult, toolsListResult, type ServerInfo } from './mcp/modern-results';
 import type { Logger } from './logger';
@@ -38,10 +38,11 @@ export interface GatewayState {
   readonly sessionTtlMs: number;
   readonly maxStreamsPerPrincipal: number;
   /**
-   * What identifies the credential of a principal (its token hashes; the issuer for OAuth subjects), `undefined`
-   * when the config admits no such principal: a reload closes the streams of a principal whose credential changed.
+   * What identifies the credential of a principal, by its principal key (`principalKey`: its token hashes; the
+   * issuer for OAuth subjects), `undefined` when the config admits no such principal: a reload closes the streams
+   * of a principal whose credential changed.
    */
-  credentialOf(principal: Principal): string | undefined;
+  credentialOf(key: Principal): string | undefined;
   /** The ids of the configured static tokens (the principals metrics name; OAuth subjects count as `_other`). */
   readonly tokenIds: readonly string[];
   /** The answers of the 2026-07-28 era that depend only on the config, serialized once. */
@@ -84,7 +85,7 @@ export function buildGatewayState(config: GatewayConfig, listenHost: string, log
     sessionTtlMs: g.session_ttl_ms ?? DEFAULT_SESSION_TTL_MS,
     maxStreamsPerPrincipal: g.max_streams_per_principal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
     tokenIds: g.auth === 'none' ? [] : (g.auth.tokens ?? []).map((t) => t.id),
-    credentialOf: (principal) => principals.get(principal) ?? (principal === null ? undefined : oauthCredential),
+    credentialOf: (key) => principals.get(key) ?? (key?.startsWith('oauth:') === true ? oauthCredential : undefined),
     modern: modernAnswers(config, toolSet),
   };
 }
@@ -92,7 +93,10 @@ export function buildGatewayState(config: GatewayConfig, listenHost: string, log
 function principalsOf(auth: GatewayConfig['gateway']['auth']): ReadonlyMap<Principal, string> {
   if (auth === 'none') return new Map([[null, 'none']]);
   const principals = new Map<Principal, string>();
-  for (const token of auth.tokens ?? []) principals.set(token.id, `${principals.get(token.id) ?? ''}${token.sha256};`);
+  for (const token of auth.tokens ?? []) {
+    const key = principalKey({ principal: token.id, oauth: false });
+    principals.set(key, `${principals.get(key) ?? ''}${token.sha256};`);
+  }
   return principals;
 }
 

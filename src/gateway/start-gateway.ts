@@ -14,6 +14,7 @@ import { noAudit, openAuditLog, type AuditSink } from './audit';
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, type GatewayState } from './gateway-state';
 import { createRequestListener, handOverPort, urlHost, type HttpContext } from './http';
+import type { OriginGuard } from './http/origin-guard';
 import { jsonLogger, type Logger } from './logger';
 import { createSessionSigner, loadSessionKey, NotificationStreams, SESSION_KEY_ENV, type SessionSigner } from './mcp';
 import type { GatewayMetrics, MetricsServer } from './metrics';
@@ -138,7 +139,7 @@ class Gateway implements RunningGateway {
     private readonly log: Logger,
   ) {
     this.state = buildGatewayState(config, host, log);
-    this.sessions = createSessionSigner({ key: key.key, ttlMs: this.state.sessionTtlMs });
+    this.sessions = createSessionSigner({ key: key.key, ttlMs: this.state.sessionTtlMs, gateway: this.state.name });
     this.streams = new NotificationStreams(this.state.maxStreamsPerPrincipal);
     this.services = new ServiceClient(this.state.maxResponseBytes);
     const concurrency = { active: 0 };
@@ -168,7 +169,12 @@ class Gateway implements RunningGateway {
     const setting = this.state.config.gateway.metrics;
     const reusePort = this.options.reusePort === true;
     if (this.metrics !== undefined && typeof setting === 'object') {
-      this.metricsServer = await loadMetrics().startMetricsServer(this.metrics, this.host, setting.port, reusePort);
+      // The gateway's current Host/Origin allowlists (DNS-rebinding protection), read per request.
+      const guard: OriginGuard = (host, origin) => this.state.guard(host, origin);
+      this.metricsServer = await loadMetrics().startMetricsServer(this.metrics, this.host, setting.port, {
+        reusePort,
+        guard,
+      });
     }
     await listen(this.server, port, this.host, reusePort);
     this.port = (this.server.address() as AddressInfo).port;

@@ -5,6 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Identity } from '../auth/authenticator';
+import { principalKey } from '../auth/bearer-tokens';
 import type { GatewayState } from '../gateway-state';
 import { callTool, type CallReply } from '../tools/call-pipeline';
 import { errorResponseJson, resultResponseJson, type RequestId } from './jsonrpc';
@@ -47,7 +48,13 @@ export async function handleModernMessage(
       if (!filter.ok) return refusal(id, filter.refusal);
       return {
         status: 200,
-        listen: { kind: 'listen', principal: identity.principal, subscriptionId: id, filter: filter.filter },
+        listen: {
+          kind: 'listen',
+          principal: principalKey(identity),
+          subscriptionId: id,
+          filter: filter.filter,
+          expiresAtMs: identity.expiresAtMs,
+        },
       };
     }
     default: {

@@ -7,24 +7,33 @@
  * - payload: UTF-8 JSON `[1, principal, protocolVersion, clientName, clientVersion, issuedAtMs, nonce]`; the
  *   nonce is 16 random bytes (base64url) so two sessions opened in the same millisecond differ. No secret inside:
  *   anyone holding the id can read it (it is the client's own data).
- * - mac: HMAC-SHA256(key, `cdktf-mcp-gateway/session/v1.` + payload), compared in constant time.
+ * - mac: HMAC-SHA256(key, `cdktf-mcp-gateway/session/v2.` + JSON(gateway name) + `.` + payload), compared in
+ *   constant time. The gateway's name is signed in, so two gateways given the same key still refuse each other's
+ *   ids.
+ * - principal: the caller's principal key (its kind and its name, {@link principalKey}), so an OAuth subject
+ *   named like a static token id never holds that token's sessions.
  *
- * `DELETE` revokes an id in the receiving process only, in a bounded list kept until the id would expire anyway.
+ * `DELETE` revokes an id in the receiving process only, in a list bounded per principal and in total, kept until
+ * the id would expire anyway. A principal over its share is refused (HTTP 429): no entry that has not expired is
+ * ever evicted, so one principal cannot make another's revoked id valid again.
  */
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../auth';
 import { cutClientField, type ClientInfo } from './client-info';
 
 /** Longest id `verify` looks at; longer ones are refused before any decoding or hashing. */
-export const MAX_SESSION_ID_LENGTH = 2048;
+export const MAX_SESSION_ID_LENGTH = 8192;
 
 /** How far in the future an issue time may be (clock skew between replicas) before the id is refused. */
 export const MAX_CLOCK_SKEW_MS = 60_000;
 
-/** Revoked ids a signer keeps at most. @see SessionSignerOptions.maxRevoked */
-export const DEFAULT_MAX_REVOKED = 10_000;
+/** Revoked ids a signer keeps at most, all principals together. @see SessionSignerOptions.maxRevoked */
+export const DEFAULT_MAX_REVOKED = 100_000;
 
-const MAC_DOMAIN = 'cdktf-mcp-gateway/session/v1.';
+/** Revoked ids a signer keeps at most for one principal. @see SessionSignerOptions.maxRevokedPerPrincipal */
+export const DEFAULT_MAX_REVOKED_PER_PRINCIPAL = 1_000;
+
+const MAC_DOMAIN = 'cdktf-mcp-gateway/session/v2.';
 const FORMAT_VERSION = 1;
 /** base64url of a 32-byte HMAC-SHA256, without padding. */
 const MAC_LENGTH = 43;
@@ -55,12 +64,24 @@ export interface SessionSignerOptions {
   /** The clock, for tests. @default Date.now */
   readonly now?: () => number;
   /**
-   * Revoked ids kept at most. When the list is full, entries already past their expiry are dropped first; if none
-   * is, the entry that expires soonest is evicted (that id becomes valid again until its own expiry, which is the
-   * nearest of all). @default 10000
+   * The gateway's name, signed into every id: a gateway refuses the ids of another gateway holding the same key.
+   * @default ''
+   */
+  readonly gateway?: string;
+  /**
+   * Revoked ids kept at most, all principals together. When full, entries past their expiry are dropped; if none
+   * is, the revocation is refused (`'full'`), never a live entry evicted. @default 100000
    */
   readonly maxRevoked?: number;
+  /** Revoked ids kept at most for one principal; over it, `revoke` answers `'full'`. @default 1000 */
+  readonly maxRevokedPerPrincipal?: number;
 }
+
+/**
+ * What `revoke` did: `'revoked'`; `'unknown'` for an id that does not verify for this principal (nothing stored);
+ * `'full'` when the principal's share (or the whole list) holds only live entries (nothing stored: HTTP 429).
+ */
+export type RevokeResult = 'revoked' | 'unknown' | 'full';
 
 /** Issues and verifies session ids under one key. */
 export interface SessionSigner {
@@ -72,14 +93,16 @@ export interface SessionSigner {
    */
   verify(id: unknown, principal: Principal): SessionData | undefined;
   /**
-   * Ends a session in this process until its expiry. Returns false (and stores nothing) for an id that does not
-   * verify for this principal, so a caller cannot fill the list with garbage or with another principal's ids.
+   * Ends a session in this process until its expiry. Stores nothing for an id that does not verify for this
+   * principal, so a caller cannot fill the list with garbage or with another principal's ids, nor past its share.
    */
-  revoke(id: string, principal: Principal): boolean;
+  revoke(id: string, principal: Principal): RevokeResult;
   /** Takes the `session_ttl_ms` of a reloaded config (applies to every id, old and new). */
   setTtlMs(ttlMs: number): void;
   /** How many revoked ids are kept right now. */
   readonly revokedCount: number;
+  /** The per-principal share of the revocation list. */
+  readonly maxRevokedPerPrincipal: number;
 }
 
 /**
@@ -95,15 +118,34 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
   // One KeyObject for the signer's life: cheaper per HMAC than handing over the raw bytes each time.
   const key = createSecretKey(Buffer.from(options.key));
   const now = options.now ?? Date.now;
-  const maxRevoked = options.maxRevoked ?? DEFAULT_MAX_REVOKED;
-  if (!Number.isSafeInteger(maxRevoked) || maxRevoked < 1)
-    throw new Error(`maxRevoked must be a positive integer, got ${maxRevoked}`);
+  const maxRevoked = positiveInteger('maxRevoked', options.maxRevoked ?? DEFAULT_MAX_REVOKED);
+  const maxPerPrincipal = positiveInteger(
+    'maxRevokedPerPrincipal',
+    options.maxRevokedPerPrincipal ?? DEFAULT_MAX_REVOKED_PER_PRINCIPAL,
+  );
   let ttlMs = options.ttlMs;
-  /** mac (unique per id under this key) → expiry. */
-  const revoked = new Map<string, number>();
+  /** principal → (mac, unique per id under this key → expiry). */
+  const revoked = new Map<Principal, Map<string, number>>();
+  let revokedTotal = 0;
+  /** No entry expires before this: a full list is scanned for expired entries only once one may have. */
+  let soonestExpiry = Infinity;
+  const domain = `${MAC_DOMAIN}${JSON.stringify(options.gateway ?? '')}.`;
 
   const macOf = (payload: string): string =>
-    createHmac('sha256', key).update(MAC_DOMAIN).update(payload).digest('base64url');
+    createHmac('sha256', key).update(domain).update(payload).digest('base64url');
+
+  /** Drops the expired entries of one principal's list (and the list once empty). */
+  function prune(principal: Principal, list: Map<string, number>, t: number): void {
+    for (const [mac, expiresAt] of list) {
+      if (expiresAt > t) {
+        soonestExpiry = Math.min(soonestExpiry, expiresAt);
+        continue;
+      }
+      list.delete(mac);
+      revokedTotal--;
+    }
+    if (list.size === 0) revoked.delete(principal);
+  }
 
   function decode(id: unknown): SessionData | undefined {
     // Cheap shape checks first: an id of 1 MiB or of the wrong alphabet costs one length test or one linear scan.
@@ -125,7 +167,7 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
     if (data === undefined || data.principal !== principal) return undefined;
     const t = now();
     if (t >= data.expiresAtMs || data.issuedAtMs > t + MAX_CLOCK_SKEW_MS) return undefined;
-    if (revoked.has((id as string).slice(-MAC_LENGTH))) return undefined;
+    if (revoked.get(principal)?.has((id as string).slice(-MAC_LENGTH)) === true) return undefined;
     return data;
   }
 
@@ -134,12 +176,26 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
 
     verify,
 
-    revoke(id: string, principal: Principal): boolean {
+    revoke(id: string, principal: Principal): RevokeResult {
       const data = verify(id, principal);
-      if (data === undefined) return false;
-      if (revoked.size >= maxRevoked) makeRoom(revoked, now());
-      revoked.set(id.slice(-MAC_LENGTH), data.expiresAtMs);
-      return true;
+      if (data === undefined) return 'unknown';
+      const t = now();
+      let list = revoked.get(principal);
+      if (list !== undefined && list.size >= maxPerPrincipal) prune(principal, list, t);
+      if (revokedTotal >= maxRevoked && soonestExpiry <= t) {
+        soonestExpiry = Infinity;
+        for (const [p, l] of [...revoked]) prune(p, l, t);
+      }
+      list = revoked.get(principal);
+      if ((list?.size ?? 0) >= maxPerPrincipal || revokedTotal >= maxRevoked) return 'full';
+      if (list === undefined) {
+        list = new Map();
+        revoked.set(principal, list);
+      }
+      list.set(id.slice(-MAC_LENGTH), data.expiresAtMs);
+      revokedTotal++;
+      soonestExpiry = Math.min(soonestExpiry, data.expiresAtMs);
+      return 'revoked';
     },
 
     setTtlMs(next: number): void {
@@ -148,8 +204,10 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
     },
 
     get revokedCount(): number {
-      return revoked.size;
+      return revokedTotal;
     },
+
+    maxRevokedPerPrincipal: maxPerPrincipal,
   };
 }
 
@@ -167,32 +225,12 @@ function issueToken(claims: SessionClaims, issuedAtMs: number, macOf: (payload: 
   const payload = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
   const id = `${payload}.${macOf(payload)}`;
   if (id.length > MAX_SESSION_ID_LENGTH) {
-    // Only a principal id or protocol version thousands of characters long gets here: a config/caller bug.
+    // Principals are at most 256 characters and client fields 128, so only a programming error gets here.
     throw new Error(
       `session id would be ${id.length} characters, over ${MAX_SESSION_ID_LENGTH}: the principal id is too long`,
     );
   }
   return id;
-}
-
-/**
- * Drops every expired entry; when none has expired, evicts the one that expires soonest. One pass over the list,
- * and only when it is full.
- */
-function makeRoom(revoked: Map<string, number>, now: number): void {
-  let soonestKey: string | undefined;
-  let soonest = Infinity;
-  let dropped = 0;
-  for (const [mac, expiresAt] of revoked) {
-    if (expiresAt <= now) {
-      revoked.delete(mac);
-      dropped++;
-    } else if (expiresAt < soonest) {
-      soonest = expiresAt;
-      soonestKey = mac;
-    }
-  }
-  if (dropped === 0 && soonestKey !== undefined) revoked.delete(soonestKey);
 }
 
 /** The claims in a payload whose MAC already verified; `undefined` for anything not written by `issue`. */
@@ -214,6 +252,11 @@ function parsePayload(payload: string): Omit<SessionData, 'expiresAtMs'> | undef
 
 function isNullableString(value: unknown): value is string | null {
   return value === null || typeof value === 'string';
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+  return value;
 }
 
 function checkTtl(ttlMs: number): void {

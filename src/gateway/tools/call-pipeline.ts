@@ -8,6 +8,7 @@ import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
 import { RpcCode, type RequestId } from '../mcp/jsonrpc';
+import { sessionDigest } from '../mcp/session-digest';
 import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
 import type { Tool } from './tool-set';
 
@@ -193,8 +194,9 @@ function audit(call: Call, outcome: AuditOutcome, error: { code: string; message
   call.ctx.audit.write({
     ts: new Date().toISOString(),
     gateway: call.state.name,
-    session: caller.sessionId,
+    session: caller.sessionId === null ? null : sessionDigest(caller.sessionId),
     principal: caller.principal,
+    auth: caller.principal === null ? null : caller.oauth === true ? 'oauth' : 'token',
     client: caller.client,
     ...(caller.clientId !== undefined && caller.clientId !== null ? { client_id: caller.clientId } : {}),
     tool: call.tool,
