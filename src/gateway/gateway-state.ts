@@ -1,6 +1,12 @@
 import {
+  DEFAULT_HEADER_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_CALLS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_WRITE_TIMEOUT_MS,
+  defaultMaxConcurrentCallsPerPrincipal,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
   DEFAULT_SESSION_TTL_MS,
@@ -35,6 +41,13 @@ export interface GatewayState {
   readonly maxBodyBytes: number;
   readonly maxResponseBytes: number;
   readonly maxConcurrentCalls: number;
+  /** One principal's share of `maxConcurrentCalls`. */
+  readonly maxConcurrentCallsPerPrincipal: number;
+  readonly maxRevokedSessionsPerPrincipal: number;
+  readonly headerTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly writeTimeoutMs: number;
+  readonly maxConnectionsPerAddress: number;
   readonly sessionTtlMs: number;
   readonly maxStreamsPerPrincipal: number;
   /**
@@ -71,6 +84,7 @@ export function buildGatewayState(config: GatewayConfig, listenHost: string, log
   const allScopes = [...(oauth?.scopes ?? []), ...config.tools.flatMap((t) => t.required_scopes ?? [])];
   const principals = principalsOf(g.auth);
   const oauthCredential = oauth === undefined ? undefined : `oauth ${oauth.issuer}`;
+  const maxConcurrentCalls = g.max_concurrent_calls ?? DEFAULT_MAX_CONCURRENT_CALLS;
   return {
     config,
     name: g.name,
@@ -81,7 +95,14 @@ export function buildGatewayState(config: GatewayConfig, listenHost: string, log
     channel: g.validation_errors ?? DEFAULT_VALIDATION_ERRORS,
     maxBodyBytes: g.max_body_bytes ?? DEFAULT_MAX_BODY_BYTES,
     maxResponseBytes: g.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    maxConcurrentCalls: g.max_concurrent_calls ?? DEFAULT_MAX_CONCURRENT_CALLS,
+    maxConcurrentCalls,
+    maxConcurrentCallsPerPrincipal:
+      g.max_concurrent_calls_per_principal ?? defaultMaxConcurrentCallsPerPrincipal(maxConcurrentCalls),
+    maxRevokedSessionsPerPrincipal: g.max_revoked_sessions_per_principal ?? DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL,
+    headerTimeoutMs: g.header_timeout_ms ?? DEFAULT_HEADER_TIMEOUT_MS,
+    requestTimeoutMs: g.request_timeout_ms ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    writeTimeoutMs: g.write_timeout_ms ?? DEFAULT_WRITE_TIMEOUT_MS,
+    maxConnectionsPerAddress: g.max_connections_per_address ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
     sessionTtlMs: g.session_ttl_ms ?? DEFAULT_SESSION_TTL_MS,
     maxStreamsPerPrincipal: g.max_streams_per_principal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
     tokenIds: g.auth === 'none' ? [] : (g.auth.tokens ?? []).map((t) => t.id),

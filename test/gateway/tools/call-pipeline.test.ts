@@ -42,7 +42,7 @@ describe('callTool on an unexpected fault', () => {
     return {
       services: { call } as unknown as ServiceClient,
       audit: { write: (r) => records.push(r), close: async () => undefined },
-      concurrency: { active: 0 },
+      concurrency: { active: 0, byPrincipal: new Map() },
       log: (...args) => logs.push(args),
     };
   }
