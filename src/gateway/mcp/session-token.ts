@@ -124,28 +124,11 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
     options.maxRevokedPerPrincipal ?? DEFAULT_MAX_REVOKED_PER_PRINCIPAL,
   );
   let ttlMs = options.ttlMs;
-  /** principal → (mac, unique per id under this key → expiry). */
-  const revoked = new Map<Principal, Map<string, number>>();
-  let revokedTotal = 0;
-  /** No entry expires before this: a full list is scanned for expired entries only once one may have. */
-  let soonestExpiry = Infinity;
+  const revoked = new RevocationList(maxRevoked, maxPerPrincipal);
   const domain = `${MAC_DOMAIN}${JSON.stringify(options.gateway ?? '')}.`;
 
   const macOf = (payload: string): string =>
     createHmac('sha256', key).update(domain).update(payload).digest('base64url');
-
-  /** Drops the expired entries of one principal's list (and the list once empty). */
-  function prune(principal: Principal, list: Map<string, number>, t: number): void {
-    for (const [mac, expiresAt] of list) {
-      if (expiresAt > t) {
-        soonestExpiry = Math.min(soonestExpiry, expiresAt);
-        continue;
-      }
-      list.delete(mac);
-      revokedTotal--;
-    }
-    if (list.size === 0) revoked.delete(principal);
-  }
 
   function decode(id: unknown): SessionData | undefined {
     // Cheap shape checks first: an id of 1 MiB or of the wrong alphabet costs one length test or one linear scan.
@@ -167,7 +150,7 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
     if (data === undefined || data.principal !== principal) return undefined;
     const t = now();
     if (t >= data.expiresAtMs || data.issuedAtMs > t + MAX_CLOCK_SKEW_MS) return undefined;
-    if (revoked.get(principal)?.has((id as string).slice(-MAC_LENGTH)) === true) return undefined;
+    if (revoked.has(principal, (id as string).slice(-MAC_LENGTH))) return undefined;
     return data;
   }
 
@@ -179,23 +162,7 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
     revoke(id: string, principal: Principal): RevokeResult {
       const data = verify(id, principal);
       if (data === undefined) return 'unknown';
-      const t = now();
-      let list = revoked.get(principal);
-      if (list !== undefined && list.size >= maxPerPrincipal) prune(principal, list, t);
-      if (revokedTotal >= maxRevoked && soonestExpiry <= t) {
-        soonestExpiry = Infinity;
-        for (const [p, l] of [...revoked]) prune(p, l, t);
-      }
-      list = revoked.get(principal);
-      if ((list?.size ?? 0) >= maxPerPrincipal || revokedTotal >= maxRevoked) return 'full';
-      if (list === undefined) {
-        list = new Map();
-        revoked.set(principal, list);
-      }
-      list.set(id.slice(-MAC_LENGTH), data.expiresAtMs);
-      revokedTotal++;
-      soonestExpiry = Math.min(soonestExpiry, data.expiresAtMs);
-      return 'revoked';
+      return revoked.add(principal, id.slice(-MAC_LENGTH), data.expiresAtMs, now()) ? 'revoked' : 'full';
     },
 
     setTtlMs(next: number): void {
@@ -204,11 +171,69 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
     },
 
     get revokedCount(): number {
-      return revokedTotal;
+      return revoked.size;
     },
 
     maxRevokedPerPrincipal: maxPerPrincipal,
   };
+}
+
+/**
+ * Revoked ids (their macs) per principal, each kept until its expiry. Bounded per principal and in total; when a
+ * list is full only expired entries make room — a live entry is never evicted, so an id revoked once stays revoked.
+ */
+class RevocationList {
+  /** principal → (mac, unique per id under this key → expiry). */
+  private readonly byPrincipal = new Map<Principal, Map<string, number>>();
+  private total = 0;
+  /** No entry expires before this: a full list is scanned for expired entries only once one may have. */
+  private soonestExpiry = Infinity;
+
+  constructor(
+    private readonly max: number,
+    private readonly maxPerPrincipal: number,
+  ) {}
+
+  get size(): number {
+    return this.total;
+  }
+
+  has(principal: Principal, mac: string): boolean {
+    return this.byPrincipal.get(principal)?.has(mac) === true;
+  }
+
+  /** Stores the mac, or returns false when the principal's share (or the whole list) holds only live entries. */
+  add(principal: Principal, mac: string, expiresAtMs: number, now: number): boolean {
+    const own = this.byPrincipal.get(principal);
+    if (own !== undefined && own.size >= this.maxPerPrincipal) this.prune(principal, own, now);
+    if (this.total >= this.max && this.soonestExpiry <= now) {
+      this.soonestExpiry = Infinity;
+      for (const [p, list] of [...this.byPrincipal]) this.prune(p, list, now);
+    }
+    let list = this.byPrincipal.get(principal);
+    if ((list?.size ?? 0) >= this.maxPerPrincipal || this.total >= this.max) return false;
+    if (list === undefined) {
+      list = new Map();
+      this.byPrincipal.set(principal, list);
+    }
+    list.set(mac, expiresAtMs);
+    this.total++;
+    this.soonestExpiry = Math.min(this.soonestExpiry, expiresAtMs);
+    return true;
+  }
+
+  /** Drops the expired entries of one principal's list (and the list once empty). */
+  private prune(principal: Principal, list: Map<string, number>, now: number): void {
+    for (const [mac, expiresAt] of list) {
+      if (expiresAt > now) {
+        this.soonestExpiry = Math.min(this.soonestExpiry, expiresAt);
+        continue;
+      }
+      list.delete(mac);
+      this.total--;
+    }
+    if (list.size === 0) this.byPrincipal.delete(principal);
+  }
 }
 
 /** A new id: the claims, the issue time and a nonce, signed with `macOf`. */
