@@ -318,6 +318,27 @@ function keywordCases(): [string, Record<string, unknown>, () => unknown][] {
       () => ({ list: deep }),
     ],
     [
+      'branching $ref recursion (anyOf × items, 2,000 deep)',
+      {
+        type: 'object',
+        $defs: {
+          node: {
+            anyOf: [
+              { type: 'array', items: { $ref: '#/$defs/node' } },
+              { type: 'array', items: { $ref: '#/$defs/node' }, maxItems: 1000 },
+              { type: 'integer' },
+            ],
+          },
+        },
+        properties: { tree: { $ref: '#/$defs/node' } },
+      },
+      () => {
+        let tree: unknown = 'x';
+        for (let i = 0; i < 2000; i++) tree = [tree];
+        return { tree };
+      },
+    ],
+    [
       'unevaluatedProperties',
       { type: 'object', allOf: [{ properties: { a: { type: 'string' } } }], unevaluatedProperties: false },
       () => keys(25000, () => 1),

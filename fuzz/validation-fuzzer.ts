@@ -246,6 +246,50 @@ const RAW_SCHEMAS: Record<string, unknown>[] = [
   },
 ];
 
+/**
+ * Recursive raw schemas, as OpenAPI import brings them: `$defs.n` combines two or three branches that each
+ * descend (through `items`, `prefixItems`, `properties` or `additionalProperties`) into `$ref: #/$defs/n`, plus
+ * a leaf. Without the per-value memo such a schema costs 2^depth on nested data.
+ */
+const recursiveSchema: fc.Arbitrary<Record<string, unknown>> = fc
+  .record({
+    combinator: fc.constantFrom('anyOf', 'oneOf', 'allOf'),
+    branches: fc.integer({ min: 2, max: 3 }),
+    via: fc.constantFrom('items', 'prefixItems', 'properties', 'additionalProperties'),
+    leaf: fc.constantFrom('integer', 'string', 'null'),
+    extra: fc.constantFrom<Record<string, unknown>>({}, { maxItems: 1000 }, { minItems: 0 }, { minProperties: 0 }),
+  })
+  .map(({ combinator, branches, via, leaf, extra }) => {
+    const ref = { $ref: '#/$defs/n' };
+    const descend = (): Record<string, unknown> => {
+      if (via === 'items') return { type: 'array', items: ref, ...extra };
+      if (via === 'prefixItems') return { type: 'array', prefixItems: [ref, ref], ...extra };
+      if (via === 'properties') return { type: 'object', properties: { a: ref, b: ref }, ...extra };
+      return { type: 'object', additionalProperties: ref, ...extra };
+    };
+    return {
+      type: 'object',
+      properties: { t: ref },
+      $defs: { n: { [combinator]: [...Array.from({ length: branches }, descend), { type: leaf }] } },
+    };
+  });
+
+/** Nested data for {@link recursiveSchema}: arrays or objects up to 22 levels deep (2^22 paths without the memo), a near-miss leaf inside. */
+const recursiveValue: fc.Arbitrary<unknown> = fc
+  .tuple(
+    fc.integer({ min: 0, max: 22 }),
+    fc.constantFrom<unknown>('x', 1, null, 1.5, true, {}),
+    fc.constantFrom('array', 'object', 'mixed'),
+  )
+  .map(([depth, leaf, shape]) => {
+    let v: unknown = leaf;
+    for (let i = 0; i < depth; i++) {
+      const asArray = shape === 'array' || (shape === 'mixed' && i % 2 === 0);
+      v = asArray ? [v] : { a: v };
+    }
+    return { t: v };
+  });
+
 const opt = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(a, { nil: undefined });
 function stripUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
@@ -475,7 +519,16 @@ function cases(maxLength: number): fc.Arbitrary<Case> {
         .array(shaped(schema, maxLength), { minLength: VALUES_PER_SCHEMA, maxLength: VALUES_PER_SCHEMA })
         .map((values) => ({ schema, values })),
     );
-  return fc.oneof({ weight: 4, arbitrary: generated }, { weight: 1, arbitrary: raw });
+  const recursive = recursiveSchema.chain((schema): fc.Arbitrary<Case> =>
+    fc
+      .array(recursiveValue, { minLength: VALUES_PER_SCHEMA, maxLength: VALUES_PER_SCHEMA })
+      .map((values) => ({ schema, values })),
+  );
+  return fc.oneof(
+    { weight: 8, arbitrary: generated },
+    { weight: 2, arbitrary: raw },
+    { weight: 1, arbitrary: recursive },
+  );
 }
 
 function describe(value: unknown): string {

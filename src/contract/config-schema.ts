@@ -107,7 +107,12 @@ export const GATEWAY_CONFIG_SCHEMA = {
                   additionalProperties: false,
                   'x-message': 'must be an object { id, sha256, scopes? }',
                   properties: {
-                    id: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' },
+                    id: {
+                      type: 'string',
+                      minLength: 1,
+                      maxLength: 256,
+                      'x-message': 'must be a non-empty string of at most 256 characters',
+                    },
                     sha256: {
                       type: 'string',
                       pattern: TOKEN_SHA256_PATTERN,
@@ -151,6 +156,12 @@ export const GATEWAY_CONFIG_SCHEMA = {
         max_body_bytes: positiveInteger('bytes'),
         max_response_bytes: positiveInteger('bytes'),
         max_concurrent_calls: positiveInteger('calls'),
+        max_concurrent_calls_per_principal: positiveInteger('calls'),
+        max_revoked_sessions_per_principal: positiveInteger('sessions'),
+        header_timeout_ms: positiveInteger('milliseconds'),
+        request_timeout_ms: positiveInteger('milliseconds'),
+        write_timeout_ms: positiveInteger('milliseconds'),
+        max_connections_per_address: positiveInteger('connections'),
         session_ttl_ms: positiveInteger('milliseconds'),
         session_key_file: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string (a file path)' },
         session_key_store: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string (a file path)' },

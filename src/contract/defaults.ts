@@ -26,6 +26,23 @@ export const DEFAULT_MAX_CONCURRENT_CALLS = 256;
 export const DEFAULT_SESSION_TTL_MS = 3_600_000;
 /** `gateway.max_streams_per_principal`: open GET/listen streams one principal may hold (SPEC §4). */
 export const DEFAULT_MAX_STREAMS_PER_PRINCIPAL = 16;
+/**
+ * `gateway.max_concurrent_calls_per_principal`: the share of `max_concurrent_calls` one principal may hold, when
+ * the config does not set it: a quarter of `max_concurrent_calls`, at least 1 (64 of the default 256).
+ */
+export function defaultMaxConcurrentCallsPerPrincipal(maxConcurrentCalls: number): number {
+  return Math.max(1, Math.floor(maxConcurrentCalls / 4));
+}
+/** `gateway.max_revoked_sessions_per_principal`: ended sessions remembered per principal until they expire. */
+export const DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL = 1_000;
+/** `gateway.header_timeout_ms`: how long a client may take to send a request's headers. */
+export const DEFAULT_HEADER_TIMEOUT_MS = 10_000;
+/** `gateway.request_timeout_ms`: how long a client may take to send a whole request (headers and body). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** `gateway.write_timeout_ms`: how long an answer may wait on a client that stops reading it. */
+export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
+/** `gateway.max_connections_per_address`: open connections one client address may hold. */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 /** `gateway.tools_list_ttl_ms`: the 2026-07-28 list results are immediately stale (a reload may change them). */
 export const DEFAULT_TOOLS_LIST_TTL_MS = 0;
 /** `tools[].backend.timeout_ms`: how long the gateway waits for a service. */

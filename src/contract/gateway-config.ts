@@ -138,6 +138,25 @@ export interface GatewaySettings {
   readonly max_response_bytes?: number;
   /** @default 256 */
   readonly max_concurrent_calls?: number;
+  /**
+   * The calls one principal may have waiting on services at once (its share of `max_concurrent_calls`); more are
+   * refused with -32000 naming the limit, so one token with slow calls cannot take every slot.
+   * @default - a quarter of `max_concurrent_calls`, at least 1 (64)
+   */
+  readonly max_concurrent_calls_per_principal?: number;
+  /** Ended (`DELETE`) sessions remembered per principal until they expire; past it, `DELETE` gets 429. @default 1000 */
+  readonly max_revoked_sessions_per_principal?: number;
+  /** A client must send a request's headers within this time, or the connection is closed. @default 10000 */
+  readonly header_timeout_ms?: number;
+  /** A client must send a whole request (headers and body) within this time (408). @default 30000 */
+  readonly request_timeout_ms?: number;
+  /**
+   * A client that stops reading an answer (or a notification stream) for this long, with data waiting, has its
+   * connection closed, so it cannot pin the answer in memory. @default 30000
+   */
+  readonly write_timeout_ms?: number;
+  /** Open connections one client address may hold; more are answered 503 and closed. @default 256 */
+  readonly max_connections_per_address?: number;
   /** A session id (2025 revisions) expires this long after `initialize` issued it. @default 3600000 */
   readonly session_ttl_ms?: number;
   /**

@@ -4,6 +4,7 @@ import { GATEWAY_CONFIG_SCHEMA } from './config-schema';
 import { headerNameProblem, headerValueProblem } from './backend-rules';
 import { ConfigError } from './config-error';
 import { keyPath } from '../validation/path';
+import { DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './defaults';
 import { isReservedName, reservedNameReason } from '../validation/reserved-names';
 import { compileResponseControls, responseSettingsProblem } from '../response';
 import { fixedQueryClash, hasPlaceholderBeforePath, isHttpUrl } from './url-template';
@@ -69,7 +70,15 @@ function semanticProblem(config: GatewayConfig): string | undefined {
     const shaping = responseProblem(tool);
     if (shaping !== undefined) return `tools[${i}].${shaping}`;
   }
-  return authProblem(config.gateway);
+  return authProblem(config.gateway) ?? timeoutProblem(config.gateway);
+}
+
+/** The headers are part of the request: their timeout cannot be the longer one (Node refuses that too). */
+function timeoutProblem(gateway: GatewayConfig['gateway']): string | undefined {
+  const headers = gateway.header_timeout_ms ?? DEFAULT_HEADER_TIMEOUT_MS;
+  const request = gateway.request_timeout_ms ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  if (headers <= request) return undefined;
+  return `gateway.header_timeout_ms: ${headers} is longer than request_timeout_ms (${request}); the headers are part of the request, so set it to at most ${request}`;
 }
 
 /** Token ids are unique; OAuth needs the resource URL (the metadata's `resource` and the default audience). */

@@ -150,6 +150,8 @@ function scan(): ScannedLine | undefined {
   const principal = str();
   if (principal === undefined) return undefined;
   const principalNull = wasNull;
+  // `auth` (the principal's kind) since the gateway keys principals by kind and name; older lines lack it.
+  if (lit(',"auth":') && !skipStr()) return undefined;
   if (!lit(',"client":{"name":')) return undefined;
   const clientName = str();
   if (clientName === undefined) return undefined;

@@ -8,3 +8,4 @@ export { jsonLogger, silentLogger, type Logger } from '../gateway/logger';
 export type { AuditOutcome, AuditRecord } from '../gateway/audit/audit-log';
 export { tokenHashes, matchTokenHash } from '../gateway/auth/bearer-tokens';
 export { bracketHost } from '../gateway/http/url-host';
+export { createOriginGuard, type OriginGuard } from '../gateway/http/origin-guard';

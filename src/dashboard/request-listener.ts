@@ -3,6 +3,7 @@ import type { Logger } from './gateway-shared';
 import type { AuditIngester } from './audit-ingester';
 import type { AuditStore } from './audit-store';
 import type { DashboardAuth } from './dashboard-auth';
+import type { DashboardGuard } from './dashboard-origin-guard';
 import { DashboardError } from './dashboard-error';
 import type { FlagRule } from './flag-rule';
 import type { PageAsset } from './page-assets';
@@ -15,6 +16,8 @@ export interface DashboardContext {
   readonly store: AuditStore;
   readonly ingester: AuditIngester;
   readonly auth: DashboardAuth;
+  /** Host/Origin check (DNS-rebinding protection), before anything else. */
+  readonly guard: DashboardGuard;
   readonly flag: FlagRule;
   readonly assets: ReadonlyMap<string, PageAsset>;
   readonly logger: Logger;
@@ -56,6 +59,7 @@ export function createRequestListener(ctx: DashboardContext): (req: IncomingMess
 }
 
 function route(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse): void {
+  ctx.guard(req.headers.host, req.headers.origin);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     throw new DashboardError(405, 'Method not allowed: the dashboard only answers GET', { Allow: 'GET, HEAD' });
   }

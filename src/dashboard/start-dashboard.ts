@@ -7,6 +7,7 @@ import { DashboardAuth } from './dashboard-auth';
 import { checkExposure, isLoopbackHost, type DashboardSettings } from './dashboard-settings';
 import { loadPageAssets } from './page-assets';
 import { createRequestListener } from './request-listener';
+import { dashboardGuard } from './dashboard-origin-guard';
 
 /** Options of {@link startDashboard} beyond the settings (tests and embedding). */
 export interface StartDashboardOptions {
@@ -68,6 +69,7 @@ export async function startDashboard(
       store,
       ingester,
       auth: new DashboardAuth(settings.auth),
+      guard: dashboardGuard(settings.host),
       flag: settings.flag,
       assets,
       logger,

@@ -1,6 +1,12 @@
 import {
+  DEFAULT_HEADER_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_CALLS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_WRITE_TIMEOUT_MS,
+  defaultMaxConcurrentCallsPerPrincipal,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
   DEFAULT_SESSION_TTL_MS,
@@ -13,7 +19,7 @@ import {
 } from '../contract';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info';
 import { createAuthenticator, type Authenticator } from './auth/authenticator';
-import type { Principal } from './auth/bearer-tokens';
+import { principalKey, type Principal } from './auth/bearer-tokens';
 import { MetaKey } from './mcp/modern-protocol';
 import { discoverResult, toolsListResult, type ServerInfo } from './mcp/modern-results';
 import type { Logger } from './logger';
@@ -36,13 +42,21 @@ export interface GatewayState {
   readonly maxBodyBytes: number;
   readonly maxResponseBytes: number;
   readonly maxConcurrentCalls: number;
+  /** One principal's share of `maxConcurrentCalls`. */
+  readonly maxConcurrentCallsPerPrincipal: number;
+  readonly maxRevokedSessionsPerPrincipal: number;
+  readonly headerTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly writeTimeoutMs: number;
+  readonly maxConnectionsPerAddress: number;
   readonly sessionTtlMs: number;
   readonly maxStreamsPerPrincipal: number;
   /**
-   * What identifies the credential of a principal (its token hashes; the issuer for OAuth subjects), `undefined`
-   * when the config admits no such principal: a reload closes the streams of a principal whose credential changed.
+   * What identifies the credential of a principal, by its principal key (`principalKey`: its token hashes; the
+   * issuer for OAuth subjects), `undefined` when the config admits no such principal: a reload closes the streams
+   * of a principal whose credential changed.
    */
-  credentialOf(principal: Principal): string | undefined;
+  credentialOf(key: Principal): string | undefined;
   /** The ids of the configured static tokens (the principals metrics name; OAuth subjects count as `_other`). */
   readonly tokenIds: readonly string[];
   /** The answers of the 2026-07-28 era that depend only on the config, serialized once. */
@@ -82,6 +96,7 @@ export function buildGatewayState(
   const allScopes = [...(oauth?.scopes ?? []), ...config.tools.flatMap((t) => t.required_scopes ?? [])];
   const principals = principalsOf(g.auth);
   const oauthCredential = oauth === undefined ? undefined : `oauth ${oauth.issuer}`;
+  const maxConcurrentCalls = g.max_concurrent_calls ?? DEFAULT_MAX_CONCURRENT_CALLS;
   return {
     config,
     name: g.name,
@@ -92,11 +107,18 @@ export function buildGatewayState(
     channel: g.validation_errors ?? DEFAULT_VALIDATION_ERRORS,
     maxBodyBytes: g.max_body_bytes ?? DEFAULT_MAX_BODY_BYTES,
     maxResponseBytes: g.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    maxConcurrentCalls: g.max_concurrent_calls ?? DEFAULT_MAX_CONCURRENT_CALLS,
+    maxConcurrentCalls,
+    maxConcurrentCallsPerPrincipal:
+      g.max_concurrent_calls_per_principal ?? defaultMaxConcurrentCallsPerPrincipal(maxConcurrentCalls),
+    maxRevokedSessionsPerPrincipal: g.max_revoked_sessions_per_principal ?? DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL,
+    headerTimeoutMs: g.header_timeout_ms ?? DEFAULT_HEADER_TIMEOUT_MS,
+    requestTimeoutMs: g.request_timeout_ms ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    writeTimeoutMs: g.write_timeout_ms ?? DEFAULT_WRITE_TIMEOUT_MS,
+    maxConnectionsPerAddress: g.max_connections_per_address ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
     sessionTtlMs: g.session_ttl_ms ?? DEFAULT_SESSION_TTL_MS,
     maxStreamsPerPrincipal: g.max_streams_per_principal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
     tokenIds: g.auth === 'none' ? [] : (g.auth.tokens ?? []).map((t) => t.id),
-    credentialOf: (principal) => principals.get(principal) ?? (principal === null ? undefined : oauthCredential),
+    credentialOf: (key) => principals.get(key) ?? (key?.startsWith('oauth:') === true ? oauthCredential : undefined),
     modern: modernAnswers(config, toolSet),
   };
 }
@@ -104,7 +126,10 @@ export function buildGatewayState(
 function principalsOf(auth: GatewayConfig['gateway']['auth']): ReadonlyMap<Principal, string> {
   if (auth === 'none') return new Map([[null, 'none']]);
   const principals = new Map<Principal, string>();
-  for (const token of auth.tokens ?? []) principals.set(token.id, `${principals.get(token.id) ?? ''}${token.sha256};`);
+  for (const token of auth.tokens ?? []) {
+    const key = principalKey({ principal: token.id, oauth: false });
+    principals.set(key, `${principals.get(key) ?? ''}${token.sha256};`);
+  }
   return principals;
 }
 

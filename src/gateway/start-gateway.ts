@@ -13,7 +13,9 @@ import {
 import { noAudit, openAuditLog, type AuditSink } from './audit';
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, type GatewayState } from './gateway-state';
-import { createRequestListener, handOverPort, urlHost, type HttpContext } from './http';
+import { ConnectionGuard, createRequestListener, handOverPort, urlHost, type HttpContext } from './http';
+import type { Principal } from './auth/bearer-tokens';
+import type { OriginGuard } from './http/origin-guard';
 import { jsonLogger, type Logger } from './logger';
 import {
   createSessionSigner,
@@ -138,6 +140,7 @@ class Gateway implements RunningGateway {
   private readonly reloadTrigger: ReloadTrigger | undefined;
   private readonly metrics: GatewayMetrics | undefined;
   private metricsServer: MetricsServer | undefined;
+  private readonly connections: ConnectionGuard;
 
   constructor(
     config: GatewayConfig,
@@ -148,10 +151,15 @@ class Gateway implements RunningGateway {
     private readonly log: Logger,
   ) {
     this.state = buildGatewayState(config, host, log, options.secrets);
-    this.sessions = createSessionSigner({ key: key.key, ttlMs: this.state.sessionTtlMs });
+    this.sessions = createSessionSigner({
+      key: key.key,
+      ttlMs: this.state.sessionTtlMs,
+      gateway: this.state.name,
+      maxRevokedPerPrincipal: this.state.maxRevokedSessionsPerPrincipal,
+    });
     this.streams = new NotificationStreams(this.state.maxStreamsPerPrincipal);
     this.services = new ServiceClient(this.state.maxResponseBytes);
-    const concurrency = { active: 0 };
+    const concurrency = { active: 0, byPrincipal: new Map<Principal, number>() };
     this.metrics = this.createMetrics(concurrency);
     this.knowNames();
     const calls = { services: this.services, audit, concurrency, log, metrics: this.metrics };
@@ -163,7 +171,20 @@ class Gateway implements RunningGateway {
       shuttingDown: () => this.shuttingDown,
       inFlight: { count: 0 },
     };
-    this.server = createServer(createRequestListener(this.http));
+    // node:http's own header and request timeouts (checked every second rather than every 30 s).
+    this.server = createServer(
+      {
+        headersTimeout: this.state.headerTimeoutMs,
+        requestTimeout: this.state.requestTimeoutMs,
+        connectionsCheckingInterval: 1_000,
+      },
+      createRequestListener(this.http),
+    );
+    this.connections = new ConnectionGuard(
+      this.server,
+      () => this.state,
+      (address, reason) => this.log('warn', 'connection closed', { address, reason }),
+    );
     // Comment frames keep idle notification streams open through proxies that drop silent connections.
     this.keepAlive = setInterval(() => this.streams.keepAlive(), 25_000);
     this.keepAlive.unref();
@@ -178,7 +199,12 @@ class Gateway implements RunningGateway {
     const setting = this.state.config.gateway.metrics;
     const reusePort = this.options.reusePort === true;
     if (this.metrics !== undefined && typeof setting === 'object') {
-      this.metricsServer = await loadMetrics().startMetricsServer(this.metrics, this.host, setting.port, reusePort);
+      // The gateway's current Host/Origin allowlists (DNS-rebinding protection), read per request.
+      const guard: OriginGuard = (host, origin) => this.state.guard(host, origin);
+      this.metricsServer = await loadMetrics().startMetricsServer(this.metrics, this.host, setting.port, {
+        reusePort,
+        guard,
+      });
     }
     await listen(this.server, port, this.host, reusePort);
     this.port = (this.server.address() as AddressInfo).port;
@@ -254,6 +280,7 @@ class Gateway implements RunningGateway {
   private async shutDown(): Promise<void> {
     this.reloadTrigger?.close();
     clearInterval(this.keepAlive);
+    this.connections.close();
     const { name } = this.state;
     this.log('info', 'shutting down', { gateway: name, in_flight: this.http.inFlight.count });
     // with siblings on the port, keep serving while clients move over to them; then refuse as below
@@ -337,7 +364,18 @@ function drain(inFlight: HttpContext['inFlight'], timeoutMs: number): Promise<vo
 }
 
 function warnUnchangeable(current: GatewayConfig, next: GatewayConfig, log: Logger): void {
-  for (const key of ['host', 'port', 'audit_log', 'session_key_file', 'session_key_store', 'metrics'] as const) {
+  const restartOnly = [
+    'host',
+    'port',
+    'audit_log',
+    'session_key_file',
+    'session_key_store',
+    'metrics',
+    'max_revoked_sessions_per_principal',
+    'header_timeout_ms',
+    'request_timeout_ms',
+  ] as const;
+  for (const key of restartOnly) {
     if (JSON.stringify(current.gateway[key]) !== JSON.stringify(next.gateway[key])) {
       log('warn', `gateway.${key} changes only on restart`, { field: `gateway.${key}` });
     }

@@ -9,6 +9,7 @@ import addFormats from 'ajv-formats';
 import { strictFormats } from './formats';
 import { constKeyword, enumKeyword } from './json-equal';
 import { ajvRegExp } from './linear-regexp';
+import { memoizeValidateCode } from './memoize-validate';
 import { markSafeIntegers, safeIntegerKeyword } from './safe-integer';
 import { uniqueItemsKeyword } from './unique-items';
 
@@ -54,7 +55,12 @@ function createAjv(role: AjvRole): Ajv2020 {
     logger,
     // `pattern` and `patternProperties` run on the linear-time engine (linear-regexp.ts); a pattern it cannot run
     // fails the compile, so the tool fails closed.
-    code: { optimize: role.optimize, regExp: ajvRegExp },
+    // Every compiled function is memoized per value, so recursion through `$ref` costs linear time (see there).
+    code: {
+      optimize: role.optimize,
+      regExp: ajvRegExp,
+      process: (code, env) => memoizeValidateCode(code, env === undefined || env.root === env),
+    },
   });
   addFormats(ajv);
   ajv.addKeyword(safeIntegerKeyword);

@@ -11,6 +11,7 @@
  * `\d`, `\w`, `\b` are ASCII in both. Unicode property tables are RE2's, which may lag V8's by a Unicode version.
  */
 import { RE2JS } from 're2js';
+import { singleClassPattern } from './single-class-pattern';
 
 /** A compiled pattern: `test` searches the whole input, as `RegExp.prototype.test` does. */
 export interface LinearRegExp {
@@ -298,6 +299,35 @@ function characterClass(source: string, start: number): [string, number] {
   return [`[${negated ? '^' : ''}${body}]`, i + 1];
 }
 
+/** A pattern of one repeated character set, run by V8 (linear for that shape, see single-class-pattern.ts). */
+class CachedPattern implements LinearRegExp {
+  private lastInput: string | undefined;
+  private lastResult = false;
+
+  constructor(
+    public readonly source: string,
+    private readonly re: RegExp,
+  ) {}
+
+  public test(input: string): boolean {
+    if (input !== this.lastInput) {
+      this.lastResult = this.re.test(input);
+      this.lastInput = input;
+    }
+    return this.lastResult;
+  }
+
+  public replaceAll(input: string, replacement: string): string {
+    // a replacer function: the replacement is literal text, never `$&`-style references
+    const global = new RegExp(this.re.source, this.re.flags.includes('g') ? this.re.flags : `${this.re.flags}g`);
+    return input.replace(global, () => replacement);
+  }
+
+  public toString(): string {
+    return `/${this.source}/u`;
+  }
+}
+
 class Re2Pattern implements LinearRegExp {
   // The last input and its verdict: a refusal runs the pattern twice on the same string (the verdict, then the
   // walker's explanation), and a long input costs RE2 tens of nanoseconds per character.
@@ -346,6 +376,8 @@ class Re2Pattern implements LinearRegExp {
  */
 export function compileLinearPattern(source: string): LinearRegExp {
   new RegExp(source, 'u');
+  const single = singleClassPattern(source);
+  if (single !== undefined) return new CachedPattern(source, single);
   const translated = translate(source);
   try {
     return new Re2Pattern(source, RE2JS.compile(translated));

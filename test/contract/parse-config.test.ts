@@ -171,6 +171,22 @@ describe('parseGatewayConfig', () => {
     assert.equal(refusal(d), 'gateway.auth.tokens[1].id: duplicate token id "bot" (also tokens[0])');
   });
 
+  it('refuses a token id longer than 256 characters (a principal name is at most 256)', () => {
+    const d = doc({ gateway: { auth: { tokens: [{ id: 'p'.repeat(257), sha256: HASH }] } } });
+    assert.equal(refusal(d), 'gateway.auth.tokens[0].id: must be a non-empty string of at most 256 characters');
+  });
+
+  it('refuses a header timeout longer than the request timeout, naming both', () => {
+    assert.equal(
+      refusal(doc({ gateway: { header_timeout_ms: 40_000 } })),
+      'gateway.header_timeout_ms: 40000 is longer than request_timeout_ms (30000); the headers are part of the request, so set it to at most 30000',
+    );
+    assert.equal(
+      refusal(doc({ gateway: { write_timeout_ms: 0 } })),
+      'gateway.write_timeout_ms: must be a positive integer (milliseconds)',
+    );
+  });
+
   it('refuses an invalid validation_errors channel', () => {
     assert.equal(
       refusal(doc({ gateway: { validation_errors: 'json' } })),

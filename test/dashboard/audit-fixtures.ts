@@ -11,6 +11,7 @@ export function auditRecord(overrides: Partial<AuditRecord> & { tsMs?: number } 
     gateway: 'support',
     session: 'sess-1',
     principal: 'support-bot',
+    auth: 'token',
     client: { name: 'agent-sdk', version: '1.2.0' },
     tool: 'get_customer',
     outcome: 'ok',

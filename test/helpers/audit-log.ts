@@ -10,6 +10,7 @@ export const AUDIT_RECORD_KEYS: readonly string[] = [
   'gateway',
   'session',
   'principal',
+  'auth',
   'client',
   'tool',
   'outcome',
@@ -29,6 +30,8 @@ export interface AuditRecord {
   readonly gateway?: string;
   readonly session?: string;
   readonly principal?: string;
+  /** The principal's kind: `token` or `oauth` (`null` without authentication). */
+  readonly auth?: 'token' | 'oauth' | null;
   readonly client?: { readonly name?: string; readonly version?: string };
   readonly tool?: string;
   readonly outcome?: 'ok' | 'error' | 'refused';
@@ -71,7 +74,7 @@ export interface WaitForAuditOptions {
  * Rejects with the count seen when it times out. Records land after the answer (the log is written off the hot
  * path), so a test waits for its own records, selected by session or content, rather than counting lines.
  * @example
- * const mine = await waitForAuditRecords(gw.auditLogPath, 1, { where: (r) => r.session === session.sessionId });
+ * const mine = await waitForAuditRecords(gw.auditLogPath, 1, { where: (r) => r.session === sessionDigest(session.sessionId) });
  */
 export function waitForAuditRecords(
   file: string,

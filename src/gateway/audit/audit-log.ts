@@ -18,9 +18,12 @@ export type AuditOutcome = 'ok' | 'error' | 'refused';
 export interface AuditRecord {
   readonly ts: string;
   readonly gateway: string;
+  /** A short digest of the 2025 session id (`sessionDigest`), never the id; `null` in the stateless era. */
   readonly session: string | null;
   /** The token id, the OAuth principal claim (default `sub`), or `null` with `auth: 'none'`. */
   readonly principal: string | null;
+  /** The principal's kind: `token` (a static token id) or `oauth` (an OAuth subject); `null` with no auth. */
+  readonly auth: 'token' | 'oauth' | null;
   /** What the agent says it is (`clientInfo`). */
   readonly client: { readonly name: string | null; readonly version: string | null };
   /** The OAuth client the token was issued to (`client_id`, else `azp`); only for OAuth callers. */

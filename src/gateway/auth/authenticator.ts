@@ -28,6 +28,8 @@ export interface Identity {
   readonly scopes: ReadonlySet<string> | undefined;
   /** Whether an OAuth access token named the caller (metrics never label such a principal by name). */
   readonly oauth: boolean;
+  /** When the OAuth token expires (its `exp`, ms since the epoch); `undefined` for static tokens and no auth. */
+  readonly expiresAtMs?: number;
 }
 
 /** The OAuth side of a gateway: its RFC 9728 metadata and where it is served. */
@@ -89,7 +91,13 @@ export function createAuthenticator(auth: AuthConfig | 'none', options: Authenti
       if (oauth === undefined) throw refuse();
       try {
         const caller = await oauth.verifier.verify(token);
-        return { principal: caller.principal, clientId: caller.client, scopes: caller.scopes, oauth: true };
+        return {
+          principal: caller.principal,
+          clientId: caller.client,
+          scopes: caller.scopes,
+          oauth: true,
+          expiresAtMs: caller.expiresAtMs,
+        };
       } catch (err) {
         if (err instanceof OAuthTokenError) throw refuse(err);
         throw err;

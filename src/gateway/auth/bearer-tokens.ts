@@ -3,6 +3,32 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 /** Who made a request: the token id, the OAuth principal claim, or `null` when authentication is off. */
 export type Principal = string | null;
 
+/** Which kind of credential named a principal: a static token or an OAuth access token (audit `auth`). */
+export type PrincipalKind = 'token' | 'oauth';
+
+/** The longest principal name accepted (a token id, an OAuth `sub` or `principalClaim`), in UTF-16 code units. */
+export const MAX_PRINCIPAL_CHARS = 256;
+
+/** The kind of a principal (audit `auth`), `null` with authentication off. */
+export function principalKind(identity: {
+  readonly principal: Principal;
+  readonly oauth: boolean;
+}): PrincipalKind | null {
+  if (identity.principal === null) return null;
+  return identity.oauth ? 'oauth' : 'token';
+}
+
+/**
+ * A principal as one string: its kind and its name (`token:ci-bot`, `oauth:ci-bot`), `null` with authentication
+ * off. Sessions, stream caps and revocations are keyed by it, so an OAuth subject named like a static token id is
+ * another principal.
+ */
+export function principalKey(identity: { readonly principal: Principal; readonly oauth: boolean }): Principal {
+  if (identity.principal === null) return null;
+  const kind: PrincipalKind = identity.oauth ? 'oauth' : 'token';
+  return `${kind}:${identity.principal}`;
+}
+
 /** Configured tokens as the hashes {@link matchTokenHash} compares. */
 export function tokenHashes(tokens: readonly { readonly id: string; readonly sha256: string }[]): TokenHash[] {
   return tokens.map((t) => ({ id: t.id, hash: Buffer.from(t.sha256, 'hex') }));

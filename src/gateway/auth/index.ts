@@ -5,7 +5,16 @@ export {
   type Identity,
   type ProtectedResource,
 } from './authenticator';
-export { bearerToken, matchTokenHash, tokenHashes, type Principal, type TokenHash } from './bearer-tokens';
+export {
+  bearerToken,
+  matchTokenHash,
+  MAX_PRINCIPAL_CHARS,
+  principalKey,
+  tokenHashes,
+  type Principal,
+  type PrincipalKind,
+  type TokenHash,
+} from './bearer-tokens';
 export * from './oauth-challenge';
 export * from '../../contract/oauth-config';
 export * from './oauth-discovery';

@@ -60,8 +60,8 @@ export async function fetchIssuerJson(
   const signal = AbortSignal.timeout(timeoutMs);
   let location = url;
   let response: Response;
-  // Redirects are followed by hand, so each hop is held to the same rule as the configured URLs: a redirect to a
-  // plain-http host would let a network attacker answer with their own keys.
+  // Redirects are followed by hand and only within the same origin: a redirect elsewhere — to a plain-http host,
+  // or from https to a loopback http service — would let whoever answers there hand the gateway their own keys.
   for (let hop = 0; ; hop++) {
     try {
       response = await fetchFn(location, { headers: { accept: 'application/json' }, signal, redirect: 'manual' });
@@ -77,6 +77,11 @@ export async function fetchIssuerJson(
     }
     if (!secureUrl.test(next)) {
       throw new IssuerUnavailableError(`${url}: redirected to ${next.slice(0, 200)}, which is not an https URL`);
+    }
+    if (new URL(next).origin !== new URL(location).origin) {
+      throw new IssuerUnavailableError(
+        `${url}: redirected to ${next.slice(0, 200)}, another origin; redirects are followed only within ${new URL(location).origin}`,
+      );
     }
     location = next;
   }

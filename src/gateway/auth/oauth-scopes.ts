@@ -24,3 +24,6 @@ export function missingScopes(required: readonly string[], granted: ReadonlySet<
 export function hasScopes(required: readonly string[], granted: ReadonlySet<string>): boolean {
   return required.every((scope) => granted.has(scope));
 }
+
+/** The scope `GET /metrics` needs from a token that carries scopes (a static token without scopes needs none). */
+export const METRICS_SCOPE = 'metrics:read';

@@ -11,6 +11,7 @@ import {
   type OAuthAlgorithm,
   type OAuthConfig,
 } from '../../contract/oauth-config';
+import { MAX_PRINCIPAL_CHARS } from './bearer-tokens';
 import { discoverIssuer, type IssuerMetadata } from './oauth-discovery';
 import { type FetchFunction, IssuerUnavailableError } from './oauth-fetch';
 import { JwksCache, NoMatchingKeyError } from './oauth-jwks-cache';
@@ -30,6 +31,8 @@ export interface OAuthCaller {
   readonly client: string | null;
   /** The token's scopes: `scope` (space-separated, RFC 9068), or `scp` (a list, as some providers issue). */
   readonly scopes: ReadonlySet<string>;
+  /** The token's `exp`, in milliseconds since the epoch: streams it opened close then. */
+  readonly expiresAtMs: number;
 }
 
 /**
@@ -203,8 +206,11 @@ function checkType(header: ProtectedHeaderParameters, allowPlainJwt: boolean): v
 function caller(payload: JWTPayload, principalClaim: string): OAuthCaller {
   const principal = ownString(payload, principalClaim);
   if (principal === undefined) throw new OAuthTokenError(`the token has no ${JSON.stringify(principalClaim)} claim`);
+  // It goes into session ids, stream and revocation keys, audit and dashboard: bounded here, before any of them.
+  if (principal.length > MAX_PRINCIPAL_CHARS) throw new OAuthTokenError("the token's subject is too long");
   const client = ownString(payload, 'client_id') ?? ownString(payload, 'azp') ?? null;
-  return { principal, client, scopes: scopesOf(payload) };
+  // jose required `exp` and checked that it is a number.
+  return { principal, client, scopes: scopesOf(payload), expiresAtMs: (payload.exp as number) * 1000 };
 }
 
 function ownString(payload: JWTPayload, claim: string): string | undefined {

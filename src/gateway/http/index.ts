@@ -2,4 +2,5 @@ export { createRequestListener, type HttpContext } from './request-listener';
 export { HttpError } from './http-error';
 export { createOriginGuard, isLoopback, type OriginGuard, type OriginGuardOptions } from './origin-guard';
 export { handOverPort } from './hand-over';
+export { ConnectionGuard, type ConnectionLimits } from './connection-guard';
 export { urlHost } from './url-host';

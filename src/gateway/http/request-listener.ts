@@ -4,7 +4,18 @@ import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
 import { readBody } from './read-body';
-import { errorResponseJson, handleMcpPost, requireSession, RpcCode, type McpContext } from '../mcp';
+import {
+  errorResponseJson,
+  handleMcpPost,
+  requireSession,
+  RpcCode,
+  sessionDigest,
+  type McpContext,
+  type SessionSigner,
+} from '../mcp';
+import { principalKey, principalKind } from '../auth/bearer-tokens';
+import { insufficientScopeError } from '../auth/oauth-challenge';
+import { METRICS_SCOPE } from '../auth/oauth-scopes';
 
 /** What the request handler reads from the running gateway. */
 export interface HttpContext {
@@ -23,6 +34,12 @@ const MCP_PATH = '/mcp';
 const SHUTTING_DOWN = new HttpError(503, RpcCode.SERVER_ERROR, 'Service Unavailable: the gateway is shutting down', {
   connection: 'close',
 });
+const REVOCATIONS_FULL = (sessions: SessionSigner): HttpError =>
+  new HttpError(
+    429,
+    RpcCode.SERVER_ERROR,
+    `Too Many Requests: at most ${sessions.maxRevokedPerPrincipal} ended sessions per principal are remembered until they expire; this session stays valid until then`,
+  );
 const METHOD_NOT_ALLOWED = new HttpError(405, RpcCode.SERVER_ERROR, 'Method Not Allowed', {
   allow: 'GET, POST, DELETE',
 });
@@ -61,12 +78,17 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
   };
 }
 
-/** `/metrics` on the gateway's port: the same Origin/Host check and authentication as `/mcp`. */
+/**
+ * `/metrics` on the gateway's port: the same Origin/Host check and authentication as `/mcp`; a token that carries
+ * scopes needs {@link METRICS_SCOPE} (the series name tools and principals it may not see otherwise).
+ */
 async function serveMetrics(req: IncomingMessage, res: ServerResponse, ctx: HttpContext, metrics: GatewayMetrics) {
   try {
     const state = ctx.state();
     state.guard(req.headers.host, req.headers.origin);
-    await state.auth.authenticate(req.headers.authorization);
+    const identity = await state.auth.authenticate(req.headers.authorization);
+    if (identity.scopes !== undefined && !identity.scopes.has(METRICS_SCOPE))
+      throw insufficientScopeError(state.auth.resource?.metadataUrl, [METRICS_SCOPE]);
     const { contentType, body } = await metrics.exposition();
     res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) }).end(body);
   } catch (err) {
@@ -99,7 +121,7 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
   const state = ctx.state();
   state.guard(req.headers.host, req.headers.origin);
   const identity = await state.auth.authenticate(req.headers.authorization);
-  const { principal } = identity;
+  const key = principalKey(identity);
   if (ctx.shuttingDown()) throw SHUTTING_DOWN;
   switch (req.method) {
     case 'POST': {
@@ -138,18 +160,22 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
       const session = requireSession(identity, req.headers, ctx.mcp.sessions);
       ctx.mcp.streams.open(res, {
         kind: 'session',
-        principal,
+        principal: key,
         sessionId: session.sessionId,
-        expiresAtMs: session.expiresAtMs,
+        expiresAtMs: Math.min(session.expiresAtMs, identity.expiresAtMs ?? Infinity),
       });
       return;
     }
     case 'DELETE': {
       // Revoked in this process until it would expire; another process holding the key may still honour it.
       const session = requireSession(identity, req.headers, ctx.mcp.sessions);
-      ctx.mcp.sessions.revoke(session.sessionId, principal);
-      ctx.mcp.streams.closeSession(principal, session.sessionId);
-      ctx.log('info', 'session closed', { session: session.sessionId, principal });
+      if (ctx.mcp.sessions.revoke(session.sessionId, key) === 'full') throw REVOCATIONS_FULL(ctx.mcp.sessions);
+      ctx.mcp.streams.closeSession(key, session.sessionId);
+      ctx.log('info', 'session closed', {
+        session: sessionDigest(session.sessionId),
+        principal: identity.principal,
+        auth: principalKind(identity),
+      });
       res.writeHead(200).end();
       return;
     }

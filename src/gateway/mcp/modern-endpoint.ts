@@ -5,6 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Identity } from '../auth/authenticator';
+import { principalKey } from '../auth/bearer-tokens';
 import type { GatewayState } from '../gateway-state';
 import { HttpError } from '../http/http-error';
 import { callTool, type CallReply } from '../tools/call-pipeline';
@@ -66,7 +67,13 @@ const MODERN_HANDLERS: Readonly<Record<ModernMethod, (r: ModernRequest) => McpRe
     if (!filter.ok) return refusal(id, filter.refusal);
     return {
       status: 200,
-      listen: { kind: 'listen', principal: identity.principal, subscriptionId: id, filter: filter.filter },
+      listen: {
+        kind: 'listen',
+        principal: principalKey(identity),
+        subscriptionId: id,
+        filter: filter.filter,
+        expiresAtMs: identity.expiresAtMs,
+      },
     };
   },
   'tools/call': async ({ state, identity, id, params, meta, ctx }) => {

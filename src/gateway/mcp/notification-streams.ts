@@ -2,7 +2,8 @@
  * The open server → client notification streams of both eras (SPEC §4 "Limits per principal"): 2025 GET streams
  * of a session and 2026-07-28 `subscriptions/listen` streams. They are the only per-client state the gateway
  * keeps, so they are capped per principal (over the cap: HTTP 429), closed when their principal's token leaves
- * the config, when their session ends or expires, and on shutdown.
+ * the config, when their session ends or expires, when the OAuth token that opened them expires, and on shutdown.
+ * They are keyed by principal key (kind and name), so an OAuth subject named like a token id has its own cap.
  */
 import type { ServerResponse } from 'node:http';
 import type { Principal } from '../auth';
@@ -21,17 +22,22 @@ import {
 /** A 2025 GET stream: it belongs to a session and ends with it (DELETE, or its expiry). */
 export interface SessionStreamSpec {
   readonly kind: 'session';
+  /** The principal key (`principalKey`): kind and name. */
   readonly principal: Principal;
   readonly sessionId: string;
+  /** The sooner of the session id's expiry and the OAuth token's `exp`. */
   readonly expiresAtMs: number;
 }
 
 /** A 2026-07-28 `subscriptions/listen` stream: tagged with the listen request's id. */
 export interface ListenStreamSpec {
   readonly kind: 'listen';
+  /** The principal key (`principalKey`): kind and name. */
   readonly principal: Principal;
   readonly subscriptionId: RequestId;
   readonly filter: AcknowledgedFilter;
+  /** The OAuth token's `exp` (ms since the epoch); `undefined` for a static token, whose stream has no end. */
+  readonly expiresAtMs?: number;
 }
 
 type StreamSpec = SessionStreamSpec | ListenStreamSpec;
@@ -44,6 +50,8 @@ interface OpenStream {
 
 const LEGACY_LIST_CHANGED = `event: message\ndata: ${notificationJson('notifications/tools/list_changed')}\n\n`;
 const KEEP_ALIVE = ': keep-alive\n\n';
+/** setTimeout's longest delay (about 24.8 days); a later expiry is checked again then. */
+const MAX_TIMER_MS = 2_147_483_647;
 const SESSION_STREAM_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
@@ -94,12 +102,17 @@ export class NotificationStreams {
     if (spec.kind === 'session') {
       res.writeHead(200, SESSION_STREAM_HEADERS);
       res.flushHeaders();
-      // A stream does not outlive its session id.
-      stream.timer = setTimeout(() => res.end(), Math.max(0, spec.expiresAtMs - Date.now()));
-      stream.timer.unref();
     } else {
       res.writeHead(200, LISTEN_STREAM_HEADERS);
       res.write(sseFrame(acknowledgedNotification(spec.subscriptionId, spec.filter)));
+    }
+    // A stream does not outlive its session id, nor the OAuth token that opened it.
+    if (spec.expiresAtMs !== undefined) {
+      stream.timer = setTimeout(
+        () => this.end(stream),
+        Math.min(MAX_TIMER_MS, Math.max(0, spec.expiresAtMs - Date.now())),
+      );
+      stream.timer.unref();
     }
   }
 

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Identity } from '../auth/authenticator';
+import { principalKey, principalKind } from '../auth/bearer-tokens';
 import type { GatewayState } from '../gateway-state';
 import { resultResponseJson, type RequestId } from './jsonrpc';
 import { handleBatch } from './batch';
@@ -9,6 +10,7 @@ import { handleModernMessage } from './modern-endpoint';
 import { isModernRequest } from './modern-protocol';
 import { negotiateProtocolVersion } from './protocol-version';
 import { requireSession } from './require-session';
+import { sessionDigest } from './session-digest';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';
 
 /**
@@ -34,7 +36,7 @@ export async function handleMcpPost(
   if (method !== undefined && id !== undefined && !REQUEST_METHODS.has(method)) {
     return { status: 200, body: methodNotFoundJson(id, method) };
   }
-  if (method === 'initialize' && id !== undefined) return initialize(state, identity.principal, id, params, ctx);
+  if (method === 'initialize' && id !== undefined) return initialize(state, identity, id, params, ctx);
 
   const session = requireSession(identity, headers, ctx.sessions);
   // A notification, or the client's response to a server request: nothing to answer.
@@ -44,15 +46,21 @@ export async function handleMcpPost(
 
 function initialize(
   state: GatewayState,
-  principal: Identity['principal'],
+  identity: Identity,
   id: RequestId,
   params: Record<string, unknown> | undefined,
   ctx: McpContext,
 ): McpReply {
   const protocolVersion = negotiateProtocolVersion(params?.protocolVersion);
   const client = clientInfoOf(params?.clientInfo);
-  const sessionId = ctx.sessions.issue({ principal, protocolVersion, clientInfo: client });
-  ctx.calls.log('info', 'session opened', { session: sessionId, principal, client, protocolVersion });
+  const sessionId = ctx.sessions.issue({ principal: principalKey(identity), protocolVersion, clientInfo: client });
+  ctx.calls.log('info', 'session opened', {
+    session: sessionDigest(sessionId),
+    principal: identity.principal,
+    auth: principalKind(identity),
+    client,
+    protocolVersion,
+  });
   const result = {
     protocolVersion,
     capabilities: { tools: { listChanged: true } },

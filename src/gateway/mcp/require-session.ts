@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Identity } from '../auth/authenticator';
+import { principalKey } from '../auth/bearer-tokens';
 import { HttpError } from '../http/http-error';
 import type { Caller } from '../tools/call-pipeline';
 import { RpcCode } from './jsonrpc';
@@ -26,7 +27,7 @@ export function requireSession(identity: Identity, headers: IncomingHttpHeaders,
     throw new HttpError(400, RpcCode.SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required');
   }
   const { principal } = identity;
-  const data = sessions.verify(id, principal);
+  const data = sessions.verify(id, principalKey(identity));
   if (data === undefined) throw SESSION_NOT_FOUND;
   const version = headers['mcp-protocol-version'];
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) {

@@ -7,24 +7,33 @@
  * - payload: UTF-8 JSON `[1, principal, protocolVersion, clientName, clientVersion, issuedAtMs, nonce]`; the
  *   nonce is 16 random bytes (base64url) so two sessions opened in the same millisecond differ. No secret inside:
  *   anyone holding the id can read it (it is the client's own data).
- * - mac: HMAC-SHA256(key, `cdktf-mcp-gateway/session/v1.` + payload), compared in constant time.
+ * - mac: HMAC-SHA256(key, `cdktf-mcp-gateway/session/v2.` + JSON(gateway name) + `.` + payload), compared in
+ *   constant time. The gateway's name is signed in, so two gateways given the same key still refuse each other's
+ *   ids.
+ * - principal: the caller's principal key (its kind and its name, {@link principalKey}), so an OAuth subject
+ *   named like a static token id never holds that token's sessions.
  *
- * `DELETE` revokes an id in the receiving process only, in a bounded list kept until the id would expire anyway.
+ * `DELETE` revokes an id in the receiving process only, in a list bounded per principal and in total, kept until
+ * the id would expire anyway. A principal over its share is refused (HTTP 429): no entry that has not expired is
+ * ever evicted, so one principal cannot make another's revoked id valid again.
  */
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../auth';
 import { cutClientField, type ClientInfo } from './client-info';
 
 /** Longest id `verify` looks at; longer ones are refused before any decoding or hashing. */
-export const MAX_SESSION_ID_LENGTH = 2048;
+export const MAX_SESSION_ID_LENGTH = 8192;
 
 /** How far in the future an issue time may be (clock skew between replicas) before the id is refused. */
 export const MAX_CLOCK_SKEW_MS = 60_000;
 
-/** Revoked ids a signer keeps at most. @see SessionSignerOptions.maxRevoked */
-export const DEFAULT_MAX_REVOKED = 10_000;
+/** Revoked ids a signer keeps at most, all principals together. @see SessionSignerOptions.maxRevoked */
+export const DEFAULT_MAX_REVOKED = 100_000;
 
-const MAC_DOMAIN = 'cdktf-mcp-gateway/session/v1.';
+/** Revoked ids a signer keeps at most for one principal. @see SessionSignerOptions.maxRevokedPerPrincipal */
+export const DEFAULT_MAX_REVOKED_PER_PRINCIPAL = 1_000;
+
+const MAC_DOMAIN = 'cdktf-mcp-gateway/session/v2.';
 const FORMAT_VERSION = 1;
 /** base64url of a 32-byte HMAC-SHA256, without padding. */
 const MAC_LENGTH = 43;
@@ -55,12 +64,24 @@ export interface SessionSignerOptions {
   /** The clock, for tests. @default Date.now */
   readonly now?: () => number;
   /**
-   * Revoked ids kept at most. When the list is full, entries already past their expiry are dropped first; if none
-   * is, the entry that expires soonest is evicted (that id becomes valid again until its own expiry, which is the
-   * nearest of all). @default 10000
+   * The gateway's name, signed into every id: a gateway refuses the ids of another gateway holding the same key.
+   * @default ''
+   */
+  readonly gateway?: string;
+  /**
+   * Revoked ids kept at most, all principals together. When full, entries past their expiry are dropped; if none
+   * is, the revocation is refused (`'full'`), never a live entry evicted. @default 100000
    */
   readonly maxRevoked?: number;
+  /** Revoked ids kept at most for one principal; over it, `revoke` answers `'full'`. @default 1000 */
+  readonly maxRevokedPerPrincipal?: number;
 }
+
+/**
+ * What `revoke` did: `'revoked'`; `'unknown'` for an id that does not verify for this principal (nothing stored);
+ * `'full'` when the principal's share (or the whole list) holds only live entries (nothing stored: HTTP 429).
+ */
+export type RevokeResult = 'revoked' | 'unknown' | 'full';
 
 /** Issues and verifies session ids under one key. */
 export interface SessionSigner {
@@ -72,14 +93,16 @@ export interface SessionSigner {
    */
   verify(id: unknown, principal: Principal): SessionData | undefined;
   /**
-   * Ends a session in this process until its expiry. Returns false (and stores nothing) for an id that does not
-   * verify for this principal, so a caller cannot fill the list with garbage or with another principal's ids.
+   * Ends a session in this process until its expiry. Stores nothing for an id that does not verify for this
+   * principal, so a caller cannot fill the list with garbage or with another principal's ids, nor past its share.
    */
-  revoke(id: string, principal: Principal): boolean;
+  revoke(id: string, principal: Principal): RevokeResult;
   /** Takes the `session_ttl_ms` of a reloaded config (applies to every id, old and new). */
   setTtlMs(ttlMs: number): void;
   /** How many revoked ids are kept right now. */
   readonly revokedCount: number;
+  /** The per-principal share of the revocation list. */
+  readonly maxRevokedPerPrincipal: number;
 }
 
 /**
@@ -95,15 +118,17 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
   // One KeyObject for the signer's life: cheaper per HMAC than handing over the raw bytes each time.
   const key = createSecretKey(Buffer.from(options.key));
   const now = options.now ?? Date.now;
-  const maxRevoked = options.maxRevoked ?? DEFAULT_MAX_REVOKED;
-  if (!Number.isSafeInteger(maxRevoked) || maxRevoked < 1)
-    throw new Error(`maxRevoked must be a positive integer, got ${maxRevoked}`);
+  const maxRevoked = positiveInteger('maxRevoked', options.maxRevoked ?? DEFAULT_MAX_REVOKED);
+  const maxPerPrincipal = positiveInteger(
+    'maxRevokedPerPrincipal',
+    options.maxRevokedPerPrincipal ?? DEFAULT_MAX_REVOKED_PER_PRINCIPAL,
+  );
   let ttlMs = options.ttlMs;
-  /** mac (unique per id under this key) → expiry. */
-  const revoked = new Map<string, number>();
+  const revoked = new RevocationList(maxRevoked, maxPerPrincipal);
+  const domain = `${MAC_DOMAIN}${JSON.stringify(options.gateway ?? '')}.`;
 
   const macOf = (payload: string): string =>
-    createHmac('sha256', key).update(MAC_DOMAIN).update(payload).digest('base64url');
+    createHmac('sha256', key).update(domain).update(payload).digest('base64url');
 
   function decode(id: unknown): SessionData | undefined {
     // Cheap shape checks first: an id of 1 MiB or of the wrong alphabet costs one length test or one linear scan.
@@ -125,7 +150,7 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
     if (data === undefined || data.principal !== principal) return undefined;
     const t = now();
     if (t >= data.expiresAtMs || data.issuedAtMs > t + MAX_CLOCK_SKEW_MS) return undefined;
-    if (revoked.has((id as string).slice(-MAC_LENGTH))) return undefined;
+    if (revoked.has(principal, (id as string).slice(-MAC_LENGTH))) return undefined;
     return data;
   }
 
@@ -134,12 +159,10 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
 
     verify,
 
-    revoke(id: string, principal: Principal): boolean {
+    revoke(id: string, principal: Principal): RevokeResult {
       const data = verify(id, principal);
-      if (data === undefined) return false;
-      if (revoked.size >= maxRevoked) makeRoom(revoked, now());
-      revoked.set(id.slice(-MAC_LENGTH), data.expiresAtMs);
-      return true;
+      if (data === undefined) return 'unknown';
+      return revoked.add(principal, id.slice(-MAC_LENGTH), data.expiresAtMs, now()) ? 'revoked' : 'full';
     },
 
     setTtlMs(next: number): void {
@@ -150,7 +173,67 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
     get revokedCount(): number {
       return revoked.size;
     },
+
+    maxRevokedPerPrincipal: maxPerPrincipal,
   };
+}
+
+/**
+ * Revoked ids (their macs) per principal, each kept until its expiry. Bounded per principal and in total; when a
+ * list is full only expired entries make room — a live entry is never evicted, so an id revoked once stays revoked.
+ */
+class RevocationList {
+  /** principal → (mac, unique per id under this key → expiry). */
+  private readonly byPrincipal = new Map<Principal, Map<string, number>>();
+  private total = 0;
+  /** No entry expires before this: a full list is scanned for expired entries only once one may have. */
+  private soonestExpiry = Infinity;
+
+  constructor(
+    private readonly max: number,
+    private readonly maxPerPrincipal: number,
+  ) {}
+
+  get size(): number {
+    return this.total;
+  }
+
+  has(principal: Principal, mac: string): boolean {
+    return this.byPrincipal.get(principal)?.has(mac) === true;
+  }
+
+  /** Stores the mac, or returns false when the principal's share (or the whole list) holds only live entries. */
+  add(principal: Principal, mac: string, expiresAtMs: number, now: number): boolean {
+    const own = this.byPrincipal.get(principal);
+    if (own !== undefined && own.size >= this.maxPerPrincipal) this.prune(principal, own, now);
+    if (this.total >= this.max && this.soonestExpiry <= now) {
+      this.soonestExpiry = Infinity;
+      for (const [p, list] of [...this.byPrincipal]) this.prune(p, list, now);
+    }
+    let list = this.byPrincipal.get(principal);
+    if ((list?.size ?? 0) >= this.maxPerPrincipal || this.total >= this.max) return false;
+    if (list === undefined) {
+      list = new Map();
+      this.byPrincipal.set(principal, list);
+    }
+    list.set(mac, expiresAtMs);
+    this.total++;
+    this.soonestExpiry = Math.min(this.soonestExpiry, expiresAtMs);
+    return true;
+  }
+
+  /** Drops the expired entries of one principal's list (and the list once empty). */
+  private prune(principal: Principal, list: Map<string, number>, now: number): void {
+    for (const [mac, expiresAt] of list) {
+      if (expiresAt > now) {
+        this.soonestExpiry = Math.min(this.soonestExpiry, expiresAt);
+        continue;
+      }
+      list.delete(mac);
+      this.total--;
+    }
+    if (list.size === 0) this.byPrincipal.delete(principal);
+  }
 }
 
 /** A new id: the claims, the issue time and a nonce, signed with `macOf`. */
@@ -167,32 +250,12 @@ function issueToken(claims: SessionClaims, issuedAtMs: number, macOf: (payload: 
   const payload = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
   const id = `${payload}.${macOf(payload)}`;
   if (id.length > MAX_SESSION_ID_LENGTH) {
-    // Only a principal id or protocol version thousands of characters long gets here: a config/caller bug.
+    // Principals are at most 256 characters and client fields 128, so only a programming error gets here.
     throw new Error(
       `session id would be ${id.length} characters, over ${MAX_SESSION_ID_LENGTH}: the principal id is too long`,
     );
   }
   return id;
-}
-
-/**
- * Drops every expired entry; when none has expired, evicts the one that expires soonest. One pass over the list,
- * and only when it is full.
- */
-function makeRoom(revoked: Map<string, number>, now: number): void {
-  let soonestKey: string | undefined;
-  let soonest = Infinity;
-  let dropped = 0;
-  for (const [mac, expiresAt] of revoked) {
-    if (expiresAt <= now) {
-      revoked.delete(mac);
-      dropped++;
-    } else if (expiresAt < soonest) {
-      soonest = expiresAt;
-      soonestKey = mac;
-    }
-  }
-  if (dropped === 0 && soonestKey !== undefined) revoked.delete(soonestKey);
 }
 
 /** The claims in a payload whose MAC already verified; `undefined` for anything not written by `issue`. */
@@ -214,6 +277,11 @@ function parsePayload(payload: string): Omit<SessionData, 'expiresAtMs'> | undef
 
 function isNullableString(value: unknown): value is string | null {
   return value === null || typeof value === 'string';
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+  return value;
 }
 
 function checkTtl(ttlMs: number): void {

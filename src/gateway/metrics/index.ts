@@ -1,2 +1,2 @@
 export { GatewayMetrics, OTHER_PRINCIPAL_LABEL, UNKNOWN_TOOL_LABEL } from './gateway-metrics';
-export { startMetricsServer, type MetricsServer } from './metrics-server';
+export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from './metrics-server';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { cutName, isJsonObject, messages, normalizeAliases, type Violation } from '../../validation';
 import type { AuditOutcome, AuditSink } from '../audit';
-import type { Principal } from '../auth/bearer-tokens';
+import { principalKey, type Principal } from '../auth/bearer-tokens';
 import { insufficientScopeError } from '../auth/oauth-challenge';
 import type { HttpError } from '../http/http-error';
 import { missingScopes } from '../auth/oauth-scopes';
@@ -9,6 +9,7 @@ import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
 import { RpcCode, type RequestId } from '../mcp/jsonrpc';
+import { sessionDigest } from '../mcp/session-digest';
 import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
 import type { ShapeCounts } from '../../response';
 import type { Tool } from './tool-set';
@@ -28,8 +29,11 @@ export interface CallServices {
   readonly audit: AuditSink;
   /** Counts every answered call for `/metrics`, when metrics are on. */
   readonly metrics?: GatewayMetrics;
-  /** Calls currently waiting on a service (the `max_concurrent_calls` limit). */
-  readonly concurrency: { active: number };
+  /**
+   * Calls currently waiting on a service: all of them (the `max_concurrent_calls` limit) and per principal key
+   * (`max_concurrent_calls_per_principal`).
+   */
+  readonly concurrency: { active: number; readonly byPrincipal: Map<Principal, number> };
   readonly log: Logger;
 }
 
@@ -174,12 +178,29 @@ async function forward(call: Call, tool: Tool, args: Record<string, unknown>): P
   if (ctx.concurrency.active >= call.state.maxConcurrentCalls) {
     return refuse(call, RpcCode.SERVER_ERROR, 'GATEWAY_BUSY', 'Gateway busy: too many concurrent calls');
   }
+  // One principal's share: a token with slow calls cannot take every slot from the others.
+  const key = principalKey({ principal: call.caller.principal, oauth: call.caller.oauth === true });
+  const { byPrincipal } = ctx.concurrency;
+  const mine = byPrincipal.get(key) ?? 0;
+  const share = call.state.maxConcurrentCallsPerPrincipal;
+  if (mine >= share) {
+    return refuse(
+      call,
+      RpcCode.SERVER_ERROR,
+      'PRINCIPAL_BUSY',
+      `Gateway busy: at most ${share} concurrent calls per principal (max_concurrent_calls_per_principal); wait for one to finish`,
+    );
+  }
   ctx.concurrency.active++;
+  byPrincipal.set(key, mine + 1);
   let outcome: ServiceOutcome;
   try {
     outcome = await ctx.services.call(tool.plan, args, call.caller, tool.shaper);
   } finally {
     ctx.concurrency.active--;
+    const left = (byPrincipal.get(key) ?? 1) - 1;
+    if (left === 0) byPrincipal.delete(key);
+    else byPrincipal.set(key, left);
   }
   if (outcome.ok) {
     audit(call, 'ok', null, outcome.counts);
@@ -226,8 +247,9 @@ function audit(
   call.ctx.audit.write({
     ts: new Date().toISOString(),
     gateway: call.state.name,
-    session: caller.sessionId,
+    session: caller.sessionId === null ? null : sessionDigest(caller.sessionId),
     principal: caller.principal,
+    auth: caller.principal === null ? null : caller.oauth === true ? 'oauth' : 'token',
     client: caller.client,
     ...(caller.clientId !== undefined && caller.clientId !== null ? { client_id: caller.clientId } : {}),
     tool: call.tool,

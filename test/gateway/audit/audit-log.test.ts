@@ -19,6 +19,7 @@ import { makeToken } from '../../helpers/tokens';
 import { PassThrough } from 'node:stream';
 import { openAuditLog, type AuditRecord as GatewayAuditRecord } from '../../../src/gateway/audit';
 import { jsonLogger } from '../../../src/gateway/logger';
+import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
 
 const SCHEMA = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false };
 
@@ -67,6 +68,7 @@ describe('the audit log', () => {
       'gateway',
       'session',
       'principal',
+      'auth',
       'client',
       'tool',
       'outcome',
@@ -167,7 +169,9 @@ describe('the audit record of each outcome, and of names a caller chose', functi
       const name = 'n'.repeat(100_000);
       const res = await own.callTool(name, {});
       assert.equal(res.message?.error?.message, `Unknown tool: \`${'n'.repeat(64)}…\``);
-      const records = await waitForAuditRecords(gw.auditLogPath, 1, { where: (r) => r.session === own.sessionId });
+      const records = await waitForAuditRecords(gw.auditLogPath, 1, {
+        where: (r) => r.session === sessionDigest(own.sessionId),
+      });
       assert.equal(records.length, 1);
       const tool = records[0].tool!;
       // A caller can otherwise write 1 MiB lines into the audit log and stdout pipelines with one request.
@@ -186,7 +190,9 @@ describe('the audit record of each outcome, and of names a caller chose', functi
       await sdk.client.callTool({ name: 'failing', arguments: { note: canary } });
       await sdk.client.callTool({ name: 'search', arguments: { q: canary, extra: canary } }).catch(() => undefined);
       // The audit log is written after the answers: select this client's records by its session.
-      records = await waitForAuditRecords(gw.auditLogPath, 3, { where: (r) => r.session === sdk.transport.sessionId });
+      records = await waitForAuditRecords(gw.auditLogPath, 3, {
+        where: (r) => r.session === sessionDigest(sdk.transport.sessionId!),
+      });
     });
     after(async () => {
       await sdk?.close();
@@ -197,8 +203,9 @@ describe('the audit record of each outcome, and of names a caller chose', functi
       for (const r of records) {
         assert.deepEqual(Object.keys(r).sort(), [...AUDIT_RECORD_KEYS].sort());
         assert.equal(r.gateway, 'review-gw');
-        assert.equal(r.session, sdk.transport.sessionId);
+        assert.equal(r.session, sessionDigest(sdk.transport.sessionId!));
         assert.equal(r.principal, 'audit-bot');
+        assert.equal(r.auth, 'token');
         assert.deepEqual(r.client, { name: 'review-sdk', version: '9.9.9' });
         assert.equal(new Date(r.ts as string).toISOString(), r.ts);
         assert.ok(typeof r.duration_ms === 'number' && r.duration_ms >= 0);
@@ -233,6 +240,7 @@ function record(i: number): GatewayAuditRecord {
     gateway: 'g',
     session: null,
     principal: 'bot',
+    auth: 'token',
     client: { name: HOSTILE, version: `1\u2028${i}` },
     tool: `tool\u0085${i}`,
     outcome: 'refused',

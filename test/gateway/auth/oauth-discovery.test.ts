@@ -112,7 +112,31 @@ describe('discoverIssuer and fetchIssuerJson', () => {
     );
   });
 
-  it('follows a redirect to another loopback or https URL', async () => {
+  it('follows no redirect across origins: another loopback port is refused without connecting to it', async () => {
+    const other = await downBackendUrl();
+    answer = () => ({ status: 302, headers: { location: `${other}/jwks` } });
+    const err = await rejection(fetchIssuerJson(`${backend.url}/moved`, fetch));
+    assert.equal(
+      (err as Error).message,
+      `${backend.url}/moved: redirected to ${other}/jwks, another origin; redirects are followed only within ${backend.url}`,
+    );
+  });
+
+  it('follows no redirect from https to a loopback http service (a fake fetch stands for the issuer)', async () => {
+    const asked: string[] = [];
+    const fakeFetch = (async (input: string | URL | Request) => {
+      asked.push(String(input));
+      return new Response(null, { status: 301, headers: { location: 'http://127.0.0.1:2375/keys' } });
+    }) as typeof fetch;
+    const err = await rejection(fetchIssuerJson('https://idp.example.com/jwks', fakeFetch));
+    assert.equal(
+      (err as Error).message,
+      'https://idp.example.com/jwks: redirected to http://127.0.0.1:2375/keys, another origin; redirects are followed only within https://idp.example.com',
+    );
+    assert.deepEqual(asked, ['https://idp.example.com/jwks']);
+  });
+
+  it('follows a redirect within the same origin', async () => {
     answer = (p) => (p === '/moved' ? { status: 301, headers: { location: '/keys' } } : json({ keys: [] }));
     assert.deepEqual(await fetchIssuerJson(`${backend.url}/moved`, fetch), { keys: [] });
   });

@@ -46,11 +46,14 @@ describe('OAuth verifier against a real authorization server', () => {
 
   describe('accepts', () => {
     it('a token from the token endpoint: principal is sub, client is client_id, scopes from scope', async () => {
-      const caller = await verifier.verify(await idp.getToken());
+      const token = await idp.getToken();
+      const caller = await verifier.verify(token);
+      const exp = (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { exp: number }).exp;
       assert.deepEqual(caller, {
         principal: 'test-agent',
         client: 'test-agent',
         scopes: new Set(['tools:read', 'tools:write']),
+        expiresAtMs: exp * 1000,
       });
     });
 

@@ -22,6 +22,7 @@ import { initializeSession, postMcp, toolsCallRequest } from '../../helpers/mcp'
 import { modernRequest, postModern } from '../../helpers/modern';
 import { startOidcIssuer, type OidcIssuer } from '../../helpers/oidc-issuer';
 import { BOT, makeToken, tokenEntry } from '../../helpers/tokens';
+import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
 
 /** A static token limited to `tools:read`. */
 const READER = makeToken('reader');
@@ -240,7 +241,10 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
       assert.equal(res.message?.id, 9);
       assert.match(String(res.message?.error?.message), /tools:write/);
       const record = await eventually(
-        () => readAuditLog(gw.auditLogPath).find((r) => r.session === session && r.tool === 'create_ticket') ?? false,
+        () =>
+          readAuditLog(gw.auditLogPath).find(
+            (r) => r.session === sessionDigest(session) && r.tool === 'create_ticket',
+          ) ?? false,
       );
       assert.equal(record.outcome, 'refused');
       assert.equal(record.error?.code, 'INSUFFICIENT_SCOPE');

@@ -15,6 +15,7 @@ import { type GatewayProcess, killAllGatewayProcesses, startGatewayProcess } fro
 import { rawRequest } from '../../helpers/http';
 import { initializeRequest, type McpSession, openSession, postMcp, toolsCallRequest } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
+import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
 
 const MAX_BODY_BYTES = 2048;
 
@@ -340,9 +341,9 @@ describe('gateway e2e: order of checks', function () {
       const res = await own.request('tools/call', { arguments: {} });
       assert.deepEqual(res.message?.error, { code: -32602, message: 'Invalid params: `name` must be a string' });
       // The audit log is written after the answer: wait for this session's record, then for any stray second one.
-      await waitForAuditRecords(gw.auditLogPath, 1, { where: (r) => r.session === own.sessionId });
+      await waitForAuditRecords(gw.auditLogPath, 1, { where: (r) => r.session === sessionDigest(own.sessionId) });
       await sleep(50);
-      const records = readAuditLog(gw.auditLogPath).filter((r) => r.session === own.sessionId);
+      const records = readAuditLog(gw.auditLogPath).filter((r) => r.session === sessionDigest(own.sessionId));
       assert.deepEqual(
         records.map((r) => [r.tool, r.outcome, r.error]),
         [['', 'refused', { code: 'INVALID_PARAMS', message: 'Invalid params: `name` must be a string' }]],

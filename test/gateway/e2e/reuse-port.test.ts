@@ -17,6 +17,7 @@ import { killAllGatewayProcesses, startGatewayProcess, type GatewayProcess } fro
 import { ciRequired, reusePortNode } from '../../helpers/reuse-port-node';
 import { makeToken } from '../../helpers/tokens';
 import type { GatewayConfig } from '../../../src/contract';
+import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
 
 const node = reusePortNode();
 const bot = makeToken('reuse-port-bot');
@@ -205,7 +206,7 @@ describe('gateway e2e: two processes on one port (SO_REUSEPORT)', function () {
     const [inA, inB] = [readAuditLog(a.auditLogPath), readAuditLog(b.auditLogPath)];
     assert.equal(inA.length + inB.length, CLIENTS);
     assert.ok(inA.length > 0 && inB.length > 0, `every call went to one process (${inA.length} / ${inB.length})`);
-    assert.deepEqual([...new Set([...inA, ...inB].map((r) => r.session))], [client.sessionId]);
+    assert.deepEqual([...new Set([...inA, ...inB].map((r) => r.session))], [sessionDigest(client.sessionId!)]);
   });
 
   it("SIGTERM hands the port over: kept-alive connections get Connection: close and move on, no agent's request fails, exit 0", async () => {

@@ -26,6 +26,7 @@ import { startInProcessGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, postMcp, toolsCallRequest } from '../../helpers/mcp';
 import { runPool } from '../../helpers/pool';
 import { BOT, OTHER } from '../../helpers/tokens';
+import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
 
 /** A tools/list in `session` as `token` against `url`: the HTTP status and the error message if any. */
 async function list(url: string, session: string, token = BOT.token): Promise<{ status: number; message?: string }> {
@@ -182,15 +183,19 @@ describe('signed sessions across serve processes', function () {
       // Drain and flush both audit logs (SIGTERM), then count.
       await Promise.all([a.stop(), b.stop()]);
       const isLoad = (r: { tool?: string; outcome?: string; session?: string }) =>
-        r.tool === 'get_customer' && r.outcome === 'ok' && sessions.includes(r.session!);
+        r.tool === 'get_customer' && r.outcome === 'ok' && sessions.map(sessionDigest).includes(r.session!);
       const onA = readAuditLog(a.auditLogPath).filter(isLoad);
       const onB = readAuditLog(b.auditLogPath).filter(isLoad);
       assert.equal(onA.length, total / 2, 'process A audited each of its calls once');
       assert.equal(onB.length, total / 2, 'process B audited each of its calls once');
       // Sessions opened on one process were used on the other, and audited under their id there.
       for (const id of sessions) {
-        assert.equal(onA.filter((r) => r.session === id).length, total / 8, 'each session: half of its calls on A');
-        assert.equal(onB.filter((r) => r.session === id).length, total / 8, 'and half on B');
+        assert.equal(
+          onA.filter((r) => r.session === sessionDigest(id)).length,
+          total / 8,
+          'each session: half of its calls on A',
+        );
+        assert.equal(onB.filter((r) => r.session === sessionDigest(id)).length, total / 8, 'and half on B');
       }
       const urlsSeen = results.map((r) => ('value' in r ? r.value : ''));
       assert.equal(new Set(urlsSeen).size, total, 'every call reached the service with its own arguments');

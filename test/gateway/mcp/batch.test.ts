@@ -9,6 +9,7 @@ import { eventually } from '../../helpers/eventually';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, postJson, postMcp } from '../../helpers/mcp';
 import { makeToken, tokenEntry } from '../../helpers/tokens';
+import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
 
 const SCHEMA = {
   type: 'object',
@@ -50,7 +51,7 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
       .split('\n')
       .filter((l) => l !== '')
       .map((l) => JSON.parse(l))
-      .filter((r) => r.session === session);
+      .filter((r) => r.session === sessionDigest(session));
 
   it('answers each request of a batch in order, through the same steps as a single message', async () => {
     const before = service.received.length;

@@ -20,7 +20,7 @@ const CLAIMS: SessionClaims = {
 /** A signer on a hand-moved clock. */
 function signerAt(
   start = 1_700_000_000_000,
-  opts: { key?: Buffer; maxRevoked?: number } = {},
+  opts: { key?: Buffer; maxRevoked?: number; maxRevokedPerPrincipal?: number; gateway?: string } = {},
 ): { signer: SessionSigner; clock: { t: number } } {
   const clock = { t: start };
   const signer = createSessionSigner({
@@ -28,6 +28,8 @@ function signerAt(
     ttlMs: TTL,
     now: () => clock.t,
     maxRevoked: opts.maxRevoked,
+    maxRevokedPerPrincipal: opts.maxRevokedPerPrincipal,
+    gateway: opts.gateway,
   });
   return { signer, clock };
 }
@@ -175,7 +177,7 @@ describe('session tokens (signed, stateless session ids)', () => {
     const { signer } = signerAt();
     const sign = (body: unknown): string => {
       const payload = Buffer.from(JSON.stringify(body)).toString('base64url');
-      return `${payload}.${createHmac('sha256', KEY).update('cdktf-mcp-gateway/session/v1.').update(payload).digest('base64url')}`;
+      return `${payload}.${createHmac('sha256', KEY).update('cdktf-mcp-gateway/session/v2."".').update(payload).digest('base64url')}`;
     };
     const now = 1_700_000_000_000;
     assert.ok(
@@ -198,7 +200,10 @@ describe('session tokens (signed, stateless session ids)', () => {
       assert.equal(signer.verify(sign(body), 'ci-bot'), undefined, JSON.stringify(body));
     }
     const notJson = Buffer.from('{"a":').toString('base64url');
-    const mac = createHmac('sha256', KEY).update('cdktf-mcp-gateway/session/v1.').update(notJson).digest('base64url');
+    const mac = createHmac('sha256', KEY)
+      .update('cdktf-mcp-gateway/session/v2."".')
+      .update(notJson)
+      .digest('base64url');
     assert.equal(signer.verify(`${notJson}.${mac}`, 'ci-bot'), undefined);
   });
 
@@ -250,9 +255,29 @@ describe('session tokens (signed, stateless session ids)', () => {
   it('refuses to issue an id over the maximum length (an absurd principal id), with a message', () => {
     const { signer } = signerAt();
     assert.throws(
-      () => signer.issue({ ...CLAIMS, principal: 'p'.repeat(3000) }),
-      /session id would be \d+ characters, over 2048: the principal id is too long/,
+      () => signer.issue({ ...CLAIMS, principal: 'p'.repeat(7000) }),
+      /session id would be \d+ characters, over 8192: the principal id is too long/,
     );
+  });
+
+  it('issues an id for the longest principal and client fields, all control characters (JSON escapes them 6x)', () => {
+    const { signer } = signerAt();
+    const worst = {
+      principal: `oauth:${'\u0001'.repeat(256)}`,
+      clientInfo: { name: '\u0001'.repeat(128), version: '\u0002'.repeat(128) },
+    };
+    const id = signer.issue({ ...CLAIMS, ...worst });
+    assert.ok(id.length <= MAX_SESSION_ID_LENGTH, `${id.length}`);
+    assert.equal(signer.verify(id, worst.principal)?.client.name, worst.clientInfo.name);
+  });
+
+  it("signs the gateway name in: two gateways with the same key refuse each other's ids", () => {
+    const a = signerAt(1_700_000_000_000, { gateway: 'support' }).signer;
+    const b = signerAt(1_700_000_000_000, { gateway: 'billing' }).signer;
+    const id = a.issue(CLAIMS);
+    assert.ok(a.verify(id, 'ci-bot'));
+    assert.equal(b.verify(id, 'ci-bot'), undefined);
+    assert.equal(b.verify(b.issue(CLAIMS), 'ci-bot')?.principal, 'ci-bot');
   });
 
   it('refuses a short key and a bad ttl at construction', () => {
@@ -269,13 +294,17 @@ describe('session tokens (signed, stateless session ids)', () => {
       () => createSessionSigner({ key: KEY, ttlMs: TTL, maxRevoked: 0 }),
       /maxRevoked must be a positive integer, got 0/,
     );
+    assert.throws(
+      () => createSessionSigner({ key: KEY, ttlMs: TTL, maxRevokedPerPrincipal: 1.5 }),
+      /maxRevokedPerPrincipal must be a positive integer, got 1.5/,
+    );
   });
 
   describe('revocation', () => {
     it('revokes an id in this process; another process with the same key still honours it', () => {
       const { signer } = signerAt();
       const id = signer.issue(CLAIMS);
-      assert.equal(signer.revoke(id, 'ci-bot'), true);
+      assert.equal(signer.revoke(id, 'ci-bot'), 'revoked');
       assert.equal(signer.verify(id, 'ci-bot'), undefined);
       assert.ok(signerAt().signer.verify(id, 'ci-bot'));
       assert.ok(signer.verify(signer.issue(CLAIMS), 'ci-bot'), 'other ids stay valid');
@@ -284,49 +313,62 @@ describe('session tokens (signed, stateless session ids)', () => {
     it('stores nothing for ids that do not verify (garbage, other principal, expired)', () => {
       const { signer, clock } = signerAt();
       const id = signer.issue(CLAIMS);
-      assert.equal(signer.revoke('garbage', 'ci-bot'), false);
-      assert.equal(signer.revoke(id, 'other-bot'), false);
-      assert.equal(signer.revoke(flip(id, 3), 'ci-bot'), false);
+      assert.equal(signer.revoke('garbage', 'ci-bot'), 'unknown');
+      assert.equal(signer.revoke(id, 'other-bot'), 'unknown');
+      assert.equal(signer.revoke(flip(id, 3), 'ci-bot'), 'unknown');
       clock.t += TTL;
-      assert.equal(signer.revoke(id, 'ci-bot'), false);
+      assert.equal(signer.revoke(id, 'ci-bot'), 'unknown');
       assert.equal(signer.revokedCount, 0);
     });
 
-    it('never grows past maxRevoked: expired entries go first, else the soonest-expiring one', () => {
-      const { signer, clock } = signerAt(1_000_000, { maxRevoked: 3 });
-      const first = signer.issue(CLAIMS);
-      clock.t += 1000;
-      const second = signer.issue(CLAIMS);
-      clock.t += 1000;
-      const third = signer.issue(CLAIMS);
-      clock.t += 1000;
-      const fourth = signer.issue(CLAIMS);
-      // Revoked out of issue order: eviction follows expiry, not insertion.
-      for (const id of [third, first, second]) assert.equal(signer.revoke(id, 'ci-bot'), true);
+    it("refuses a revocation over the principal's share instead of evicting a live entry; expired ones make room", () => {
+      const { signer, clock } = signerAt(1_000_000, { maxRevokedPerPrincipal: 3 });
+      const ids = [0, 1, 2, 3].map(() => {
+        clock.t += 1000;
+        return signer.issue(CLAIMS);
+      });
+      for (const id of ids.slice(0, 3)) assert.equal(signer.revoke(id, 'ci-bot'), 'revoked');
+      assert.equal(signer.revoke(ids[3], 'ci-bot'), 'full');
+      assert.ok(signer.verify(ids[3], 'ci-bot'), 'the refused one stays valid (the caller got 429)');
+      for (const id of ids.slice(0, 3)) assert.equal(signer.verify(id, 'ci-bot'), undefined, 'no revoked id revived');
+      // Once the first has expired, it makes room.
+      clock.t = 1_000_000 + 1000 + TTL;
+      const fresh = signer.issue(CLAIMS);
+      assert.equal(signer.revoke(fresh, 'ci-bot'), 'revoked');
       assert.equal(signer.revokedCount, 3);
-      assert.equal(signer.revoke(fourth, 'ci-bot'), true);
-      assert.equal(signer.revokedCount, 3);
-      assert.ok(
-        signer.verify(first, 'ci-bot'),
-        'the soonest-expiring id was evicted and is valid again until its expiry',
-      );
-      for (const id of [second, third, fourth]) assert.equal(signer.verify(id, 'ci-bot'), undefined);
-
-      // Once `second` and `third` have expired, a new revocation drops them instead of evicting a live entry.
-      clock.t = 1_000_000 + 2000 + TTL;
-      const fifth = signer.issue(CLAIMS);
-      assert.equal(signer.revoke(fifth, 'ci-bot'), true);
-      assert.equal(signer.revokedCount, 2);
-      assert.equal(signer.verify(fourth, 'ci-bot'), undefined, 'fourth is still revoked');
     });
 
-    it('stays bounded under many revocations of valid ids', () => {
-      const { signer, clock } = signerAt(1_000_000, { maxRevoked: 50 });
+    it("a flood by one principal never revives another principal's revoked id (shares are per principal)", () => {
+      const { signer, clock } = signerAt(1_000_000, { maxRevokedPerPrincipal: 50, maxRevoked: 200 });
+      const victim = signer.issue({ ...CLAIMS, principal: 'token:victim' });
+      assert.equal(signer.revoke(victim, 'token:victim'), 'revoked');
+      let full = 0;
       for (let i = 0; i < 2000; i++) {
         clock.t += 1;
-        assert.equal(signer.revoke(signer.issue(CLAIMS), 'ci-bot'), true);
-        assert.ok(signer.revokedCount <= 50);
+        const id = signer.issue({ ...CLAIMS, principal: 'oauth:victim' });
+        if (signer.revoke(id, 'oauth:victim') === 'full') full++;
+        assert.ok(signer.revokedCount <= 51);
       }
+      assert.equal(full, 2000 - 50);
+      assert.equal(signer.verify(victim, 'token:victim'), undefined, 'still revoked');
+    });
+
+    it('stays bounded in total across principals: a full list refuses, never evicts', () => {
+      const { signer, clock } = signerAt(1_000_000, { maxRevokedPerPrincipal: 10, maxRevoked: 30 });
+      const first = signer.issue({ ...CLAIMS, principal: 'oauth:p0' });
+      assert.equal(signer.revoke(first, 'oauth:p0'), 'revoked');
+      const results: string[] = [];
+      for (let i = 1; i < 100; i++) {
+        clock.t += 1;
+        const principal = `oauth:p${i}`;
+        results.push(signer.revoke(signer.issue({ ...CLAIMS, principal }), principal));
+      }
+      assert.equal(signer.revokedCount, 30);
+      assert.equal(results.filter((r) => r === 'revoked').length, 29);
+      assert.equal(signer.verify(first, 'oauth:p0'), undefined);
+      clock.t = 1_000_000 + TTL + 1000;
+      assert.equal(signer.revoke(signer.issue({ ...CLAIMS, principal: 'oauth:late' }), 'oauth:late'), 'revoked');
+      assert.equal(signer.revokedCount, 1, 'every expired entry dropped');
     });
   });
 });

@@ -19,6 +19,7 @@ import { sleep } from '../../helpers/eventually';
 import { type InProcessGateway, startInProcessGateway, startSilentGateway } from '../../helpers/in-process-gateway';
 import { connectClient, initializeSession, type McpSession, openSession, rawCall } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
+import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
 
 describe('callTool on an unexpected fault', () => {
   const state = buildGatewayState(
@@ -41,7 +42,7 @@ describe('callTool on an unexpected fault', () => {
     return {
       services: { call } as unknown as ServiceClient,
       audit: { write: (r) => records.push(r), close: async () => undefined },
-      concurrency: { active: 0 },
+      concurrency: { active: 0, byPrincipal: new Map() },
       log: (...args) => logs.push(args),
     };
   }
@@ -394,7 +395,7 @@ describe('the call pipeline over /mcp: refusals on each channel, aliases, valida
       assert.equal(refusal.tool, 'get_customer');
       assert.equal(refusal.gateway, 'test-gateway');
       assert.equal(refusal.principal, 'support-bot');
-      assert.equal(refusal.session, session.sessionId);
+      assert.equal(refusal.session, sessionDigest(session.sessionId));
       assert.deepEqual(refusal.client, { name: 'channel-test', version: '2.3.4' });
       assert.equal(typeof refusal.duration_ms, 'number');
       assert.ok(!Number.isNaN(Date.parse(refusal.ts ?? '')), `ts ${refusal.ts}`);

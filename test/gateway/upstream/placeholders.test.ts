@@ -12,6 +12,7 @@ import { eventually } from '../../helpers/eventually';
 import { type InProcessGateway, startInProcessGateway, startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, type McpHttpResponse, type McpSession, openSession, rawCall } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
+import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
 
 const SEGMENT = 'expected a non-empty path segment other than "." or ".."';
 
@@ -277,7 +278,9 @@ describe('URL placeholders and values encodeURIComponent cannot encode, over /mc
         assert.equal(res.status, 200, res.text);
         assert.equal(typeof res.message?.id, 'number', res.text);
         assert.ok(res.message?.result !== undefined || res.message?.error !== undefined, res.text);
-        const records = await waitForAuditRecords(gw.auditLogPath, 1, { where: (r) => r.session === own.sessionId });
+        const records = await waitForAuditRecords(gw.auditLogPath, 1, {
+          where: (r) => r.session === sessionDigest(own.sessionId),
+        });
         assert.deepEqual(
           records.map((r) => r.tool),
           ['customer_orders'],

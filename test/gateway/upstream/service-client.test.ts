@@ -270,7 +270,7 @@ describe('service faults over /mcp: each an isError result with a short reason, 
         gatewayConfig({
           tokens: [bot],
           tools: [...supportDeskTools(backend.url), tool('slow', `${backend.url}/slow/600`)],
-          settings: { max_concurrent_calls: 2 },
+          settings: { max_concurrent_calls: 2, max_concurrent_calls_per_principal: 2 },
         }),
       );
       try {
