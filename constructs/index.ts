@@ -7,3 +7,4 @@ export { DEFAULT_BASE_IMAGE } from './gateway-image';
 export { Secret } from './secret';
 export type { ServiceTls } from './service-endpoint';
 export type { ServiceContainerBuild } from './service-image';
+export * from './openapi-services';
