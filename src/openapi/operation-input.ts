@@ -129,9 +129,14 @@ function bodyParameters(
   const rawSchema = isJsonObject(media) ? media.schema : undefined;
   const schema = rawSchema === undefined ? {} : translator.translate(rawSchema, childPointer(mediaPointer, 'schema'));
   const required = body.required === true;
-  if (flattenable(schema)) {
-    const bodyRequired = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-    for (const [name, property] of Object.entries(schema.properties as Json)) {
+  // a recursive body is a $ref to its definition: its top level still flattens (the rest refers to $defs)
+  const root =
+    isJsonObject(schema) && typeof schema.$ref === 'string' && schema.$ref.startsWith('#/$defs/')
+      ? translator.definitions()?.[schema.$ref.slice('#/$defs/'.length)]
+      : schema;
+  if (flattenable(root)) {
+    const bodyRequired = Array.isArray(root.required) ? (root.required as string[]) : [];
+    for (const [name, property] of Object.entries(root.properties as Json)) {
       claim(name, `body property \`${name}\``, childPointer(childPointer(mediaPointer, 'schema'), 'properties'));
       out.push({ name, origin: 'body', required: required && bodyRequired.includes(name), schema: property });
     }
