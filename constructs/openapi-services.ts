@@ -6,6 +6,7 @@ import {
   describe,
   loadOpenApiDocument,
   openApiOperations,
+  partialInputSpec,
   serverUrl,
   type OpenApiOperation,
   type SkippedOperation,
@@ -171,7 +172,10 @@ export class OpenApiServices extends Construct {
       // declared input: exactly what a hand-written Service with the same input synthesizes
       return new Service(this, name, { ...common, description: override.description ?? op.text, input: op.inputSpec });
     }
-    const description = override.description === undefined ? op.description : toolDescription(override.description, {});
+    const description =
+      override.description === undefined
+        ? op.description
+        : toolDescription(override.description, partialInputSpec(op.input.parameters));
     return new Service(this, name, { ...common, description, inputSchema: op.inputSchema });
   }
 }

@@ -19,9 +19,10 @@ type Json = Record<string, unknown>;
  *   while it is being resolved (recursion) is kept as `{"$ref": "#/$defs/Name"}` with its translation in `$defs`.
  * - OpenAPI 3.0: `nullable: true` becomes a type union with `"null"`; boolean `exclusiveMinimum`/`exclusiveMaximum`
  *   become the numeric 2020-12 ones; `example` is dropped.
- * - Input (`closeObjects`): an object with `properties` and no `additionalProperties` is closed, at every depth, as
- *   declared input is (except inside `allOf`, where closing each branch would refuse every value; object branches
- *   of `allOf` are merged first, so the merged object is closed).
+ * - Input: an object with `properties` and no `additionalProperties` is closed, at every depth, as declared input
+ *   is. Not inside `allOf`, where closing each branch would refuse every value: object branches of `allOf` are
+ *   merged first, so the merged object is closed; an `allOf` that cannot be merged gets
+ *   `unevaluatedProperties: false`, which sees the properties of every branch.
  * - Annotations that say nothing to a validator (`example(s)`, `xml`, `discriminator`, `externalDocs`, `deprecated`,
  *   `title`, `x-…`) are dropped; a `format` the gateway does not know (`int32`, `int64`, `float`, `double`,
  *   `byte`, `binary`, `password`, …) is dropped too: JSON Schema makes unknown formats annotations.
@@ -78,6 +79,16 @@ export class SchemaTranslator {
       out.patternProperties === undefined
     ) {
       out.additionalProperties = false;
+    } else if (
+      this.direction === 'input' &&
+      !inAllOf &&
+      Array.isArray(out.allOf) &&
+      out.additionalProperties === undefined &&
+      out.unevaluatedProperties === undefined &&
+      out.allOf.some((branch) => isJsonObject(branch) && (isJsonObject(branch.properties) || branch.$ref !== undefined))
+    ) {
+      // an allOf that could not be merged: closed as a whole, seeing the properties every branch declares
+      out.unevaluatedProperties = false;
     }
     return out;
   }

@@ -17,6 +17,16 @@ function queryParam(schema: unknown) {
   return (op.inputSchema.properties as Record<string, unknown>).x;
 }
 
+/** The input schema of a PUT operation whose JSON body has `schema`. */
+function queryParamBody(schema: unknown) {
+  const [op] = operations(
+    openapi30({
+      '/a': { put: { operationId: 'op', requestBody: { content: { 'application/json': { schema } } }, responses: OK } },
+    }),
+  );
+  return op.inputSchema;
+}
+
 describe('OpenAPI schema translation', () => {
   it('turns 3.0 nullable into a type union and boolean exclusive bounds into numbers', () => {
     assert.deepEqual(queryParam({ type: 'integer', nullable: true, minimum: 0, exclusiveMinimum: true, maximum: 9 }), {
@@ -122,6 +132,24 @@ describe('OpenAPI schema translation', () => {
       name: { type: 'string', required: true },
       tag: { type: 'string', required: true },
     });
+  });
+
+  it('closes an allOf it cannot merge with unevaluatedProperties, so an unknown field is still refused', () => {
+    const schema = queryParamBody({
+      allOf: [
+        {
+          type: 'object',
+          properties: { kind: { type: 'string' } },
+          oneOf: [{ required: ['kind'] }, { required: ['id'] }],
+        },
+        { type: 'object', properties: { id: { type: 'integer' } } },
+      ],
+    });
+    const compiled = compileToolSchema(schema);
+    assert.ok(compiled.ok);
+    const refused = compiled.validator.validate({ body: { kind: 'a', extra: 1 } });
+    assert.equal(refused.valid ? '' : refused.message, 'Unknown parameter: `body.extra`');
+    assert.deepEqual(compiled.validator.validate({ body: { kind: 'a' } }), { valid: true });
   });
 
   it('declares the first 2xx JSON object schema as output: the document meaning kept, writeOnly left out', () => {
