@@ -53,7 +53,10 @@ describe('OpenApiServices over the wire', () => {
       'Missing required parameter: `contact.email`; Invalid value for `lines[0].qty`: expected >= 1',
     );
     assert.deepEqual(
-      res.message?.error?.data?.violations?.map((v: { path: string; rule: string }) => [v.path, v.rule]),
+      (res.message?.error?.data as { violations: { path: string; rule: string }[] }).violations.map((v) => [
+        v.path,
+        v.rule,
+      ]),
       [
         ['contact.email', 'required'],
         ['lines[0].qty', 'minimum'],
