@@ -8,3 +8,4 @@ export { Secret } from './secret';
 export type { ServiceTls } from './service-endpoint';
 export type { ServiceContainerBuild } from './service-image';
 export type { ServiceResponse } from './service-response';
+export * from './openapi-services';

@@ -57,6 +57,18 @@ export interface ServiceEndpoint {
    * @default - Node's bundled CA certificates
    */
   readonly tls?: ServiceTls;
+  /**
+   * For `POST`, `PUT` and `PATCH`: the fields sent as the query instead of in the JSON body (as an OpenAPI
+   * operation's query parameters are). `GET` and `DELETE` send every field as the query already.
+   * @default - none: every field not in the URL goes in the body
+   */
+  readonly queryParams?: readonly string[];
+  /**
+   * For `POST`, `PUT` and `PATCH`: the field whose value is sent as the whole JSON body (an array, a scalar, an
+   * object of any shape), instead of an object of the fields; no body when the call leaves it out.
+   * @default - none: the body is the object of the fields
+   */
+  readonly bodyParam?: string;
 }
 
 /** A backend container to deploy next to the gateways (on the stack's Docker network). Set `image` or `build`. */
@@ -195,6 +207,8 @@ export class Service extends Construct {
     headers?: Record<string, HeaderValueConfig>;
     tls?: BackendTlsConfig;
     forward_identity?: true;
+    query_params?: string[];
+    body_param?: string;
   };
 
   private readonly requiredScopes: readonly string[] | undefined;
@@ -252,6 +266,7 @@ export class Service extends Construct {
       );
     }
     this.checkPlaceholdersRequired(props.inputSchema !== undefined, fail);
+    this.checkBodyRouting(fail);
 
     if (props.container !== undefined) {
       const container = checkContainer(props.container, fail);
@@ -318,6 +333,27 @@ export class Service extends Construct {
     }
   }
 
+  /** `queryParams` and `bodyParam` name forwarded fields, and only a body-sending method has a body to route. */
+  private checkBodyRouting(fail: (m: string) => never): void {
+    const { queryParams, bodyParam, method } = this.endpoint;
+    if (queryParams === undefined && bodyParam === undefined) return;
+    if (method === 'GET' || method === 'DELETE') {
+      fail(
+        `endpoint.queryParams and endpoint.bodyParam apply to POST, PUT and PATCH; ${method} sends every field as the query`,
+      );
+    }
+    const fields = this.forwardedFields();
+    const named = [...(queryParams ?? []), ...(bodyParam !== undefined ? [bodyParam] : [])];
+    for (const field of named) {
+      if (typeof field !== 'string' || field === '' || (fields !== undefined && !fields.includes(field))) {
+        fail(`endpoint ${quote(field)} in queryParams/bodyParam names no forwarded parameter: declare it or remove it`);
+      }
+    }
+    if (bodyParam !== undefined && queryParams?.includes(bodyParam) === true) {
+      fail(`endpoint.bodyParam ${quote(bodyParam)} is also in endpoint.queryParams: a field goes either way, not both`);
+    }
+  }
+
   private createContainer(container: ServiceContainer, host: string): Container {
     const image =
       container.build !== undefined
@@ -381,6 +417,8 @@ function checkEndpoint(endpoint: ServiceEndpoint | undefined, fail: (m: string) 
     method,
     ...(endpoint.headers !== undefined ? { headers: endpoint.headers } : {}),
     ...(endpoint.tls !== undefined ? { tls: endpoint.tls } : {}),
+    ...(endpoint.queryParams !== undefined ? { queryParams: endpoint.queryParams } : {}),
+    ...(endpoint.bodyParam !== undefined ? { bodyParam: endpoint.bodyParam } : {}),
   };
 }
 
@@ -398,6 +436,10 @@ function checkBackendExtras(props: ServiceProps, url: string, fail: (m: string) 
       ...(headers.headers !== undefined ? { headers: headers.headers } : {}),
       ...(tls.tls !== undefined ? { tls: tls.tls } : {}),
       ...(props.forwardIdentity === true ? { forward_identity: true as const } : {}),
+      ...(props.endpoint.queryParams !== undefined && props.endpoint.queryParams.length > 0
+        ? { query_params: [...props.endpoint.queryParams] }
+        : {}),
+      ...(props.endpoint.bodyParam !== undefined ? { body_param: props.endpoint.bodyParam } : {}),
     },
     secrets,
     uploads: tls.upload === undefined ? [] : [tls.upload],

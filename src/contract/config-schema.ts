@@ -211,7 +211,8 @@ export const GATEWAY_CONFIG_SCHEMA = {
             type: 'object',
             required: ['url', 'method'],
             additionalProperties: false,
-            'x-message': 'must be an object { url, method, timeout_ms?, headers?, tls?, forward_identity? }',
+            'x-message':
+              'must be an object { url, method, timeout_ms?, headers?, tls?, forward_identity?, query_params?, body_param? }',
             properties: {
               url: { type: 'string', pattern: '^https?://', 'x-message': 'must be an http(s) URL' },
               method: {
@@ -251,6 +252,13 @@ export const GATEWAY_CONFIG_SCHEMA = {
                 },
               },
               forward_identity: { type: 'boolean', 'x-message': 'must be true or false' },
+              query_params: {
+                type: 'array',
+                items: { type: 'string', minLength: 1 },
+                uniqueItems: true,
+                'x-message': 'must be a list of distinct field names',
+              },
+              body_param: { type: 'string', minLength: 1, 'x-message': 'must be a field name' },
             },
           },
         },

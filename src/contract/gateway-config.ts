@@ -70,6 +70,13 @@ export interface ToolConfig {
     readonly tls?: BackendTlsConfig;
     /** Adds `X-MCP-Principal` (the token id) and `X-MCP-Client` (the client's name) to every call. @default false */
     readonly forward_identity?: boolean;
+    /**
+     * Fields sent as the query even though the method sends a body (POST, PUT, PATCH), as an OpenAPI operation's
+     * query parameters are. @default - none: a body-sending method sends every field in the body
+     */
+    readonly query_params?: readonly string[];
+    /** The field whose value is the whole JSON body (an array, a scalar, …), instead of an object of fields. @default - none */
+    readonly body_param?: string;
   };
 }
 

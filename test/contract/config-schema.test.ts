@@ -106,6 +106,8 @@ describe('the config type and the config schema', () => {
             headers: {},
             tls: { ca_file: 'ca.pem' },
             forward_identity: true,
+            query_params: [],
+            body_param: 'b',
           },
         },
       ],

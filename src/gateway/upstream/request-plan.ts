@@ -28,6 +28,10 @@ export interface ServicePlan {
    */
   readonly notInQuery: ReadonlySet<string>;
   readonly sendsBody: boolean;
+  /** For a body-sending method: the fields sent as the query instead (`backend.query_params`). */
+  readonly queryParams: ReadonlySet<string>;
+  /** For a body-sending method: the field whose value is the whole body (`backend.body_param`). */
+  readonly bodyParam: string | undefined;
   readonly timeoutMs: number;
   /** `[parameter, backend field]` renames. */
   readonly forwardAs: readonly (readonly [string, string])[];
@@ -86,6 +90,8 @@ export function planServiceCall(tool: ToolConfig, secrets: SecretValues = NO_SEC
     urlHasQuery: tool.backend.url.includes('?'),
     notInQuery: new Set([...placeholders, ...(sendsBody ? [] : fixedQueryNames(tool.backend.url))]),
     sendsBody,
+    queryParams: new Set(sendsBody ? (tool.backend.query_params ?? []) : []),
+    bodyParam: sendsBody ? tool.backend.body_param : undefined,
     timeoutMs: tool.backend.timeout_ms ?? DEFAULT_SERVICE_TIMEOUT_MS,
     forwardAs,
     fixedOrigin: fixedOrigin(tool.backend.url),
@@ -128,21 +134,40 @@ export function buildServiceRequest(plan: ServicePlan, args: Readonly<Record<str
   for (let i = 1; i < plan.urlParts.length; i += 2) {
     url += pathValue(ownValue(fields, plan.urlParts[i])) + plan.urlParts[i + 1];
   }
-  if (plan.sendsBody) return { method: plan.method, url, body: JSON.stringify(bodyFields(plan, fields)) };
+  if (plan.sendsBody) {
+    if (plan.queryParams.size > 0) {
+      const query = queryString(pick(fields, plan.queryParams), plan.notInQuery);
+      if (query !== '') url += (plan.urlHasQuery ? '&' : '?') + query;
+    }
+    if (plan.bodyParam !== undefined) {
+      const value = ownValue(fields, plan.bodyParam);
+      return value === undefined
+        ? { method: plan.method, url }
+        : { method: plan.method, url, body: JSON.stringify(value) };
+    }
+    return { method: plan.method, url, body: JSON.stringify(bodyFields(plan, fields)) };
+  }
   const query = queryString(fields, plan.notInQuery);
   if (query !== '') url += (plan.urlHasQuery ? '&' : '?') + query;
   return { method: plan.method, url };
 }
 
-/** The fields of a JSON body: all of them (no copy) unless a placeholder took some. */
+/** The fields of a JSON body: all of them (no copy) unless a placeholder or the query took some. */
 function bodyFields(plan: ServicePlan, fields: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-  if (plan.placeholders.size === 0) return fields;
+  if (plan.placeholders.size === 0 && plan.queryParams.size === 0) return fields;
   // A null-prototype copy: a field named `__proto__` stays an own field, never the prototype.
   const rest: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
-    if (!plan.placeholders.has(key)) rest[key] = fields[key];
+    if (!plan.placeholders.has(key) && !plan.queryParams.has(key)) rest[key] = fields[key];
   }
   return rest;
+}
+
+/** The own fields named in `names` (a null-prototype copy). */
+function pick(fields: Readonly<Record<string, unknown>>, names: ReadonlySet<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(fields)) if (names.has(key)) out[key] = fields[key];
+  return out;
 }
 
 /**

@@ -1,0 +1,95 @@
+import * as fs from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { isJsonObject } from '../validation';
+import { childPointer, isLocalRef } from './json-pointer';
+import { validateWithParser } from './validate-with-parser';
+import type { OpenApiVersion } from './translate-schema';
+
+/** A parsed, validated OpenAPI document. */
+export interface OpenApiDocument {
+  /** The file it was read from. */
+  readonly file: string;
+  readonly version: OpenApiVersion;
+  /** The document as written (`$ref`s unresolved: the translation resolves them, keeping recursion as `$defs`). */
+  readonly document: Record<string, unknown>;
+}
+
+/**
+ * Reads an OpenAPI 3.0 or 3.1 document (JSON or YAML) and validates it with `@readme/openapi-parser`.
+ * Nothing is fetched: a `$ref` to another file or a URL is refused before the parser sees the document.
+ *
+ * @throws Error naming the file and what is wrong (not found, not JSON/YAML, Swagger 2.0, another version, an
+ * external `$ref` with its JSON pointer, or the parser's first findings)
+ */
+export function loadOpenApiDocument(file: string): OpenApiDocument {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    // YAML 1.2 reads JSON too; `maxAliasCount` bounds alias expansion (a "billion laughs" document)
+    parsed = parseYaml(text, { maxAliasCount: 1000, prettyErrors: false });
+  } catch (err) {
+    throw new Error(`${file} is neither JSON nor YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (!isJsonObject(parsed)) throw new Error(`${file} is not an OpenAPI document (expected an object at the top)`);
+  const version = versionOf(parsed, file);
+  const external = externalRef(parsed, '#');
+  if (external !== undefined) {
+    throw new Error(
+      `${file}: ${external.pointer}: $ref ${JSON.stringify(external.ref)} points outside the document; only local ` +
+        `$refs (#/components/…) are supported and nothing is fetched at synthesis: bundle the document into one file ` +
+        '(e.g. `npx @redocly/cli bundle`)',
+    );
+  }
+  const problems = validateWithParser(parsed);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 3).join('; ');
+    const more = problems.length > 3 ? ` (+${problems.length - 3} more)` : '';
+    throw new Error(`${file} is not a valid OpenAPI ${version} document: ${shown}${more}`);
+  }
+  return { file, version, document: parsed };
+}
+
+function versionOf(doc: Record<string, unknown>, file: string): OpenApiVersion {
+  if (doc.swagger !== undefined) {
+    throw new Error(
+      `${file} is a Swagger ${String(doc.swagger)} document; only OpenAPI 3.0 and 3.1 are supported: convert it ` +
+        'first (e.g. `npx swagger2openapi ' +
+        file +
+        ' -o openapi.yaml`, or the Swagger Editor\'s "Convert to OpenAPI 3")',
+    );
+  }
+  const declared = typeof doc.openapi === 'string' ? doc.openapi : undefined;
+  if (declared?.startsWith('3.0.')) return '3.0';
+  if (declared?.startsWith('3.1.')) return '3.1';
+  throw new Error(
+    `${file}: openapi ${JSON.stringify(doc.openapi)} is not supported; expected an OpenAPI 3.0.x or 3.1.x document`,
+  );
+}
+
+/** The first `$ref` that is not local, depth first in document order, with its pointer. */
+function externalRef(node: unknown, pointer: string): { ref: string; pointer: string } | undefined {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) {
+      const found = externalRef(item, childPointer(pointer, i));
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (!isJsonObject(node)) return undefined;
+  for (const key of Object.keys(node)) {
+    const value = node[key];
+    if (key === '$ref' && typeof value === 'string' && !isLocalRef(value)) {
+      return { ref: value, pointer: childPointer(pointer, key) };
+    }
+    // examples and extensions are free-form data, not schemas: a "$ref" inside them is text
+    if (key === 'example' || key === 'examples' || key.startsWith('x-')) continue;
+    const found = externalRef(value, childPointer(pointer, key));
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
