@@ -8,6 +8,7 @@ import { schemaProblems } from './manifest-schema';
 import { ManifestProblem, ManifestYaml } from './manifest-yaml';
 import { Secret } from './secret';
 import type { ServiceContainer, ServiceEndpoint } from './service';
+import type { ServiceResponse } from './service-response';
 
 /** A part of the document after the schema passed it: its shape is the schema's, so fields are read directly. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked by manifest.schema.json
@@ -157,6 +158,8 @@ function service(yaml: ManifestYaml, dir: string, name: string, s: Json): Manife
     method: e.method,
     ...(e.headers !== undefined ? { headers: headers(e.headers) } : {}),
     ...(e.tls !== undefined ? { tls: tls(e.tls, dir) } : {}),
+    ...(e.query_params !== undefined ? { queryParams: e.query_params } : {}),
+    ...(e.body_param !== undefined ? { bodyParam: e.body_param } : {}),
   };
   return defined({
     name,
@@ -164,11 +167,24 @@ function service(yaml: ManifestYaml, dir: string, name: string, s: Json): Manife
     endpoint,
     input: s.input === undefined ? undefined : params(s.input),
     inputSchema: s.input_schema,
+    output: s.output === undefined ? undefined : params(s.output),
+    outputSchema: s.output_schema,
+    response: s.response === undefined ? undefined : responseControls(s.response),
     timeoutMs: s.timeout_ms,
     container: s.container === undefined ? undefined : container(s.container, dir),
     forwardIdentity: s.forward_identity,
     requiredScopes: s.required_scopes,
     at: yaml.location(at, true),
+  });
+}
+
+/** `response: { fields, redact, redact_patterns, max_bytes }` → `ServiceResponse`. */
+function responseControls(r: Json): ServiceResponse {
+  return defined({
+    fields: r.fields,
+    redact: r.redact,
+    redactPatterns: r.redact_patterns,
+    maxBytes: r.max_bytes,
   });
 }
 
@@ -180,6 +196,7 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
     sessionKeyVariable: g.session_key?.variable,
     publishMode: g.publish_mode,
     validateInput: g.validate_input,
+    validateOutput: g.validate_output,
     validationErrors: g.validation_errors,
     auth: auth(g.auth),
     auditLog: g.audit_log,

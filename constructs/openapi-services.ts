@@ -14,6 +14,7 @@ import {
 import { toolDescription } from '../src/schema';
 import { quote } from './docker-names';
 import type { Secret } from './secret';
+import type { ServiceResponse } from './service-response';
 import { Service, type ServiceContainer } from './service';
 
 /** What `OpenApiServices.overrides` may change for one operation. */
@@ -38,6 +39,11 @@ export interface OpenApiOperationOverride {
    * @default - none
    */
   readonly requiredScopes?: readonly string[];
+  /**
+   * Response controls of this operation's tool (as `Service.response`): field selection, redaction, a size cap.
+   * @default - none (the response is checked against the operation's 2xx schema, when it has one, and passed on)
+   */
+  readonly response?: ServiceResponse;
 }
 
 /** Props of `OpenApiServices`. */
@@ -166,6 +172,9 @@ export class OpenApiServices extends Construct {
       endpoint,
       ...(override.timeoutMs !== undefined ? { timeoutMs: override.timeoutMs } : {}),
       ...(override.requiredScopes !== undefined ? { requiredScopes: override.requiredScopes } : {}),
+      // the first 2xx JSON object schema, with the document's own meaning (open unless it says otherwise)
+      ...(op.outputSchema !== undefined ? { outputSchema: op.outputSchema as Record<string, unknown> } : {}),
+      ...(override.response !== undefined ? { response: override.response } : {}),
       ...(first && props.container !== undefined ? { container: props.container } : {}),
     };
     if (op.inputSpec !== undefined) {

@@ -1,27 +1,15 @@
 import type { InputSpec, ParamSpec } from '../schema';
 import { generateInputSchema } from '../schema';
-import { isJsonObject } from '../validation';
+import { CONSTRAINT_ORDER, isJsonObject, PARAM_TYPES } from '../validation';
 import type { OperationParameter } from './operation-input';
 
 type Json = Record<string, unknown>;
 
-const TYPES = new Set(['string', 'integer', 'number', 'boolean', 'array', 'object']);
+const TYPES: ReadonlySet<string> = new Set(PARAM_TYPES);
 const FORMATS = new Set(['date-time', 'date', 'time', 'email', 'uri', 'uuid', 'hostname', 'ipv4', 'ipv6']);
-const COPIED = [
-  'description',
-  'default',
-  'enum',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-] as const;
+/** Keywords copied as they are: the annotations and the constraints of the declared-input table (not the structure). */
+const STRUCTURE = new Set(['format', 'items', 'properties', 'additionalProperties']);
+const COPIED = ['description', 'default', ...CONSTRAINT_ORDER.filter((k) => !STRUCTURE.has(k))];
 const KNOWN = new Set<string>([...COPIED, 'type', 'format', 'items', 'properties', 'required', 'additionalProperties']);
 
 /**
