@@ -30,11 +30,14 @@ function preflightOf(json: Json, name: string): Json {
 }
 
 /** 12 hex digits of the SHA-256 of a container's non-secret files, as the preflight check is named after. */
-function filesHash(container: Json): string {
+/** The preflight name's hash: the image's name (its tag follows the context) and the files other than secrets. */
+function filesHash(container: Json, json: Json): string {
   const files = container.upload
     .filter((u: Json) => !u.file.startsWith('/run/secrets/'))
     .map((u: Json) => ({ file: u.file, content: u.content }));
-  return createHash('sha256').update(JSON.stringify(files)).digest('hex').slice(0, 12);
+  const imageId = /^\$\{docker_image\.([^.]+)\.image_id\}$/.exec(container.image)![1];
+  const image = json.resource.docker_image[imageId].name;
+  return createHash('sha256').update(JSON.stringify({ image, files })).digest('hex').slice(0, 12);
 }
 
 /** A stack with one service and one gateway `support` (props override the defaults). */
@@ -140,15 +143,17 @@ describe('Gateway', () => {
       assert.equal(container.user, '1000');
     });
 
-    it('runs a preflight check of the same image and config first, which fails the deploy with its reason', () => {
+    it('runs a preflight check of the same image and config beside the gateway, which fails the deploy with its reason', () => {
       const container = gatewayContainer(json, 'support');
       const preflight = preflightOf(json, 'support');
       const [preflightId] = Object.keys(json.resource.docker_container).filter(
         (id) => json.resource.docker_container[id] === preflight,
       );
       assert.match(preflightId, /^support_Preflight_[0-9A-F]{8}$/);
-      assert.deepEqual(container.depends_on, [`docker_container.${preflightId}`]);
-      assert.equal(preflight.name, `desk-support-preflight-${filesHash(container)}`);
+      // beside the gateway, not before it: the old container goes first anyway (fixed name and port), and waiting
+      // would add the check's run time to every redeploy's gap in service
+      assert.equal(container.depends_on, undefined);
+      assert.equal(preflight.name, `desk-support-preflight-${filesHash(container, json)}`);
       assert.equal(preflight.image, container.image);
       assert.deepEqual(preflight.upload, container.upload);
       assert.deepEqual(preflight.command, ['serve', '--config', '/etc/cdktf-mcp-gateway/gateway.json', '--check']);
@@ -209,7 +214,10 @@ describe('Gateway', () => {
       // the check runs again, under a new name (its files' hash), on the new config
       const [onPreflight, offPreflight] = [preflightOf(onJson, 'support'), preflightOf(offJson, 'support')];
       assert.notEqual(offPreflight.name, onPreflight.name);
-      assert.equal(offPreflight.name, `desk-support-preflight-${filesHash(gatewayContainer(offJson, 'support'))}`);
+      assert.equal(
+        offPreflight.name,
+        `desk-support-preflight-${filesHash(gatewayContainer(offJson, 'support'), offJson)}`,
+      );
       // everything else, in the whole synthesized stack, is the same
       for (const container of [gatewayContainer(offJson, 'support'), offPreflight]) {
         container.upload[0].content = container.upload[0].content.replace(
@@ -302,7 +310,7 @@ describe('Gateway', () => {
       // the hash covers the config only: a secret value reaches the name through the revision, never a hash of it
       assert.equal(
         preflightOf(json, 'support').name,
-        `desk-support-preflight-${filesHash(container)}-\${substr(replace(terraform_data.${revisionId}.id, "-", ""), 0, 8)}`,
+        `desk-support-preflight-${filesHash(container, json)}-\${substr(replace(terraform_data.${revisionId}.id, "-", ""), 0, 8)}`,
       );
       assert.doesNotMatch(JSON.stringify(json), /sha256\(/);
       assert.deepEqual(preflightOf(json, 'support').upload, container.upload);

@@ -408,8 +408,10 @@ describe('Service', () => {
         });
       const expected = (shown: string) =>
         `Service 'get_customer': container.healthcheck (${shown}) must be a command as a list of strings, ` +
-        "e.g. ['node', 'healthcheck.js'], or 'image' for the image's own HEALTHCHECK";
+        "e.g. ['node', 'healthcheck.js'] (without Docker's CMD prefix, which synthesis adds), or 'image' for the " +
+        "image's own HEALTHCHECK";
       assert.equal(thrown(make([])).message, expected('[]'));
+      assert.equal(thrown(make(['CMD', 'node', 'check.js'])).message, expected('["CMD","node","check.js"]'));
       assert.equal(thrown(make('curl -f http://localhost/')).message, expected("'curl -f http://localhost/'"));
       assert.equal(thrown(make(['node', ''])).message, expected('["node",""]'));
       assert.equal(thrown(make(42)).message, expected('42'));
