@@ -172,8 +172,9 @@ export class OpenApiServices extends Construct {
       endpoint,
       ...(override.timeoutMs !== undefined ? { timeoutMs: override.timeoutMs } : {}),
       ...(override.requiredScopes !== undefined ? { requiredScopes: override.requiredScopes } : {}),
-      // the first 2xx JSON object schema, with the document's own meaning (open unless it says otherwise)
-      ...(op.outputSchema !== undefined ? { outputSchema: op.outputSchema as Record<string, unknown> } : {}),
+      // the first 2xx JSON schema when it is an object's (`type: object`), with the document's own meaning (open
+      // unless it says otherwise); any other answer leaves the tool without declared output
+      ...(op.outputSchema?.type === 'object' ? { outputSchema: op.outputSchema as Record<string, unknown> } : {}),
       ...(override.response !== undefined ? { response: override.response } : {}),
       ...(first && props.container !== undefined ? { container: props.container } : {}),
     };

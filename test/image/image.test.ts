@@ -244,7 +244,7 @@ describe('gateway image (Docker)', function () {
     if (problems.length > 0) log(`cleanup problems: ${problems.join('; ')}`);
   });
 
-  it('builds from a context holding only the Dockerfile, the compiled runtime and production manifests', () => {
+  it('builds from a context holding only the Dockerfile, the compiled runtime, production manifests and the production dependencies', () => {
     const files = listFiles(synthesized.contextDir);
     assert.ok(
       files.includes('Dockerfile') && files.includes('.dockerignore') && files.includes('package-lock.json'),
@@ -253,26 +253,29 @@ describe('gateway image (Docker)', function () {
     const strays = files.filter(
       (f) =>
         !/^(Dockerfile|\.dockerignore|healthcheck\.js|package\.json|package-lock\.json|dist\/src\/.+\.js)$/.test(f) &&
+        // the production dependencies, bundled so that the build needs no network
+        !f.startsWith('node_modules/') &&
         // the dashboard's page: served by the image's `dashboard` command (the AuditDashboard construct)
         !/^dist\/src\/dashboard\/assets\/[\w.-]+\.(html|css|js|svg)$/.test(f),
     );
     assert.deepEqual(strays, []);
     assert.ok(files.includes('dist/src/cli/main.js'));
-    assert.ok(
-      !files.some((f) => f.includes('node_modules') || f.includes('.test.') || f.startsWith('dist/constructs')),
-    );
+    assert.ok(!files.some((f) => f.includes('.test.') || f.startsWith('dist/constructs')));
+    for (const devOnly of ['@modelcontextprotocol/sdk', 'typescript', 'cdktf', 'mocha', 'express'])
+      assert.ok(!files.includes(`node_modules/${devOnly}/package.json`), `${devOnly} in the context`);
     const manifest = JSON.parse(fs.readFileSync(path.join(synthesized.contextDir, 'package.json'), 'utf8'));
     const root = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
     assert.deepEqual(manifest.dependencies, root.dependencies);
     assert.equal(manifest.devDependencies, undefined);
   });
 
-  it('declares the CLI entrypoint, the serve command, a non-root user, the audit volume, port 8080 and SIGTERM', async () => {
+  it('declares the CLI entrypoint, the serve command, a non-root user, the audit and state volumes, port 8080 and SIGTERM', async () => {
     const config = JSON.parse(await docker(['image', 'inspect', '--format', '{{json .Config}}', tag]));
     assert.deepEqual(config.Entrypoint, ['node', '/app/dist/src/cli/main.js']);
     assert.deepEqual(config.Cmd, ['serve', '--config', GATEWAY_CONFIG_FILE]);
     assert.equal(config.User, '1000:1000');
-    assert.deepEqual(Object.keys(config.Volumes ?? {}), [AUDIT_DIR]);
+    // the audit log, and the state (a generated session key kept across redeploys)
+    assert.deepEqual(Object.keys(config.Volumes ?? {}).sort(), ['/var/lib/cdktf-mcp-gateway', AUDIT_DIR]);
     assert.deepEqual(Object.keys(config.ExposedPorts ?? {}), ['8080/tcp']);
     assert.equal(config.StopSignal, 'SIGTERM');
     assert.deepEqual(config.Healthcheck?.Test, ['CMD', 'node', '/app/healthcheck.js']);
@@ -362,7 +365,7 @@ describe('gateway image (Docker)', function () {
     const stackDir = synthesized.stackDir;
     const doc = JSON.parse(fs.readFileSync(path.join(stackDir, 'cdk.tf.json'), 'utf8'));
     const image = Object.values<Record<string, any>>(doc.resource.docker_image).find((i) =>
-      String(i.name).endsWith('support-desk-api:latest'),
+      /support-desk-api:[0-9a-f]{12}$/.test(String(i.name)),
     );
     assert.ok(image?.build?.context, 'no docker_image with a build block for the support-desk backend');
     const context = path.resolve(stackDir, String(image.build.context));

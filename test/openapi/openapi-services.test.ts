@@ -65,14 +65,22 @@ describe('OpenApiServices', () => {
     });
   });
 
-  it('synthesizes the same tool config as the hand-written Service with the same input', () => {
+  it('synthesizes the same tool config as the hand-written Service with the same input (and its 2xx schema as output)', () => {
     const stack = newStack();
     const api = new OpenApiServices(stack, 'api', {
       document: documentFile(TICKETS, 'json'),
       baseUrl: 'http://crm:8080',
       overrides: { createTicket: { name: 'create_ticket', timeoutMs: 5000, description: 'Open a ticket' } },
     });
+    new Gateway(stack, 'gw', { services: [...api.services], auth: 'none' });
+    const [tool] = configOf(synth(stack), 'gw').tools;
+    // the 201 response's Ticket schema, open as the document leaves it
+    const output = tool.output_schema as Record<string, unknown>;
+    assert.equal(output.type, 'object');
+    assert.deepEqual(output.required, ['id', 'title']);
+    assert.equal(output.additionalProperties, undefined);
     const byHand = new Service(newStack(), 'create_ticket', {
+      outputSchema: output,
       description: 'Open a ticket',
       endpoint: {
         url: 'http://crm:8080/customers/{customerId}/tickets',
@@ -103,8 +111,6 @@ describe('OpenApiServices', () => {
         },
       },
     });
-    new Gateway(stack, 'gw', { services: [...api.services], auth: 'none' });
-    const [tool] = configOf(synth(stack), 'gw').tools;
     assert.equal(JSON.stringify(tool), JSON.stringify(byHand.toolConfig()));
   });
 
