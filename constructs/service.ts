@@ -25,6 +25,7 @@ import {
 import { aliasesOf, forwardAsOf, generateInputSchema, InputSpec, toolDescription } from '../src/schema';
 import { compileToolSchema } from '../src/validation';
 import { dockerName, quote } from './docker-names';
+import { WAIT_TIMEOUT_SECONDS } from './gateway-container';
 import { GatewayNetwork } from './gateway-network';
 import { Secret } from './secret';
 import { checkHeaders, checkTls, GatewayUpload, ServiceTls } from './service-endpoint';
@@ -474,7 +475,7 @@ function checkPlaceholders(url: string, fields: string[] | undefined, fail: (m: 
 /** The backend's health check and the deploy's wait for it, when it has one. */
 function backendHealth(check: ServiceContainer['healthcheck']): Partial<ContainerConfig> {
   if (check === undefined) return {};
-  const wait = { wait: true, waitTimeout: 120 };
+  const wait = { wait: true, waitTimeout: WAIT_TIMEOUT_SECONDS };
   if (check === 'image') return wait;
   return {
     ...wait,

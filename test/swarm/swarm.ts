@@ -41,11 +41,6 @@ export async function ensureSwarm(log: (line: string) => void): Promise<SwarmHan
   };
 }
 
-/** The service's update state (`updating`, `completed`, `rollback_started`, …), '' before any update. */
-export async function updateState(service: string): Promise<string> {
-  return docker(['service', 'inspect', '--format', '{{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}', service]);
-}
-
 /** Ids of the service's containers running on this node, with their task slot. */
 export async function runningTasks(service: string): Promise<{ container: string; slot: string }[]> {
   const out = await docker([
