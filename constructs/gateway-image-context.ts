@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { packageRoot } from '../src/package-info';
+import { copyRuntimePackage } from './runtime-package-files';
 
 /** Where `npm run build` assembles the image build context, relative to the package root. */
 export const IMAGE_CONTEXT_DIR = path.join('dist', 'image-context');
@@ -54,7 +55,7 @@ function withInstalledDependencies(context: string, root: string): string {
   const draft = `${target}.${process.pid}.tmp`;
   fs.rmSync(draft, { recursive: true, force: true });
   fs.cpSync(context, draft, { recursive: true });
-  for (const p of placements) copyPackage(p.from, path.join(draft, p.to));
+  for (const p of placements) copyRuntimePackage(p.from, path.join(draft, p.to));
   try {
     fs.renameSync(draft, target);
   } catch (err) {
@@ -105,21 +106,6 @@ function findPackage(name: string, from: string): string | undefined {
     const candidate = path.join(dir, 'node_modules', name, 'package.json');
     if (fs.existsSync(candidate)) return candidate;
     if (path.dirname(dir) === dir) return undefined;
-  }
-}
-
-/** Files a running Node never loads: left out, as `npm run build` leaves them out. */
-const NOT_RUNTIME = /(\.d\.[cm]?ts|\.[cm]?ts|\.map|\.tsbuildinfo)$/;
-
-function copyPackage(from: string, to: string): void {
-  fs.mkdirSync(to, { recursive: true });
-  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
-    const src = path.join(from, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules') copyPackage(src, path.join(to, entry.name));
-    } else if (entry.isFile() && !NOT_RUNTIME.test(entry.name)) {
-      fs.copyFileSync(src, path.join(to, entry.name));
-    }
   }
 }
 

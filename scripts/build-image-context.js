@@ -27,6 +27,11 @@ const root = path.resolve(__dirname, '..');
 /** Where to write: dist/image-context, or the folder given as the first argument (tests use a temp dir). */
 const out = path.resolve(process.argv[2] ?? path.join(root, 'dist', 'image-context'));
 const compiled = path.join(root, 'dist', 'src');
+/**
+ * Folders of dist/src that only synthesis uses (the constructs import them; no command of the image runs them):
+ * left out of the image, with the dependencies only they need. A runtime file that requires one fails the build.
+ */
+const SYNTHESIS_ONLY = new Set(['openapi']);
 
 class BuildError extends Error {}
 
@@ -42,13 +47,17 @@ function main() {
   for (const file of ['Dockerfile', '.dockerignore', 'healthcheck.js']) {
     fs.copyFileSync(path.join(root, 'image', file), path.join(out, file));
   }
-  const manifest = runtimeManifest(pkg);
+  const files = copyRuntime(compiled, path.join(out, 'dist', 'src'));
+  const { used, unused } = usedDependencies(files, Object.keys(pkg.dependencies ?? {}));
+  const manifest = runtimeManifest(pkg, used);
   writeJson(path.join(out, 'package.json'), manifest);
   const lock = runtimeLock(manifest, rootLock);
   writeJson(path.join(out, 'package-lock.json'), lock);
   const bundled = bundleDependencies(lock, out);
-  const files = copyRuntime(compiled, path.join(out, 'dist', 'src'));
-  const warnings = checkRequires(files, Object.keys(pkg.dependencies ?? {}));
+  const warnings = checkRequires(files, used);
+  if (unused.length > 0) {
+    process.stdout.write(`build-image-context: left out (no runtime file names them): ${unused.join(', ')}\n`);
+  }
 
   for (const w of warnings) process.stderr.write(`build-image-context: warning: ${w}\n`);
   process.stdout.write(
@@ -68,6 +77,7 @@ function copyRuntime(from, to, inAssets = false) {
     const dst = path.join(to, entry.name);
     if (entry.isDirectory()) {
       if (entry.name === 'test' || entry.name === '__tests__') continue;
+      if (from === compiled && SYNTHESIS_ONLY.has(entry.name)) continue;
       copied.push(...copyRuntime(src, dst, inAssets || entry.name === 'assets'));
     } else if (entry.isFile() && (inAssets || (entry.name.endsWith('.js') && !entry.name.endsWith('.test.js')))) {
       fs.mkdirSync(to, { recursive: true });
@@ -78,14 +88,13 @@ function copyRuntime(from, to, inAssets = false) {
   return copied;
 }
 
-/** Files a running Node never loads: left out of the bundled dependencies. */
-const NOT_RUNTIME = /(\.d\.[cm]?ts|\.[cm]?ts|\.map|\.tsbuildinfo)$/;
-
 /**
  * Copies every package of the derived lockfile from the root's node_modules into the context, each without its
  * own nested node_modules (those are entries of their own); returns how many files it copied.
  */
 function bundleDependencies(lock, to) {
+  // the one copy rule, shared with synthesis in an installed package (tsc compiles it before this script runs)
+  const { copyRuntimePackage } = require(path.join(root, 'dist', 'constructs', 'runtime-package-files.js'));
   let count = 0;
   for (const [key, entry] of Object.entries(lock.packages)) {
     if (key === '' || entry.peer) continue;
@@ -96,24 +105,21 @@ function bundleDependencies(lock, to) {
     if (!fs.existsSync(pkgJson) || readJson(pkgJson).version !== entry.version) {
       throw new BuildError(`${key}@${entry.version} is locked but not installed: run npm ci`);
     }
-    count += copyPackage(from, path.join(to, key));
+    count += copyRuntimePackage(from, path.join(to, key));
   }
   return count;
 }
 
-function copyPackage(from, to) {
-  let count = 0;
-  fs.mkdirSync(to, { recursive: true });
-  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
-    const src = path.join(from, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules') count += copyPackage(src, path.join(to, entry.name));
-    } else if (entry.isFile() && !NOT_RUNTIME.test(entry.name)) {
-      fs.copyFileSync(src, path.join(to, entry.name));
-      count += 1;
-    }
-  }
-  return count;
+/**
+ * The runtime dependencies the image's files name as a module (`require('x')`, `import('x')`,
+ * `require.resolve('x/dist/file')` or a specifier kept in a table): a quoted `x` or `x/…` in a copied file.
+ * The others (used by synthesis only) stay out of the image.
+ */
+function usedDependencies(files, deps) {
+  const texts = files.filter((f) => f.endsWith('.js')).map((f) => fs.readFileSync(f, 'utf8'));
+  const names = (dep) =>
+    texts.some((t) => ['"', "'"].some((q) => t.includes(`${q}${dep}${q}`) || t.includes(`${q}${dep}/`)));
+  return { used: deps.filter(names), unused: deps.filter((d) => !names(d)) };
 }
 
 /**
@@ -144,6 +150,12 @@ function checkRequires(files, deps) {
       const where = path.relative(out, file);
       if (spec.startsWith('.') || spec.startsWith('/')) {
         const target = resolveLocal(path.resolve(path.dirname(file), spec));
+        const inRuntime = path.relative(path.join(out, 'dist', 'src'), path.resolve(path.dirname(file), spec));
+        if (SYNTHESIS_ONLY.has(inRuntime.split(path.sep)[0])) {
+          throw new BuildError(
+            `${where} requires '${spec}', which is synthesis-only code (dist/src/${inRuntime.split(path.sep)[0]} is left out of the image)`,
+          );
+        }
         if (!target || path.relative(out, target).startsWith('..')) {
           throw new BuildError(`${where} requires '${spec}', which is not part of the compiled runtime (dist/src)`);
         }
@@ -167,7 +179,7 @@ function resolveLocal(p) {
   return undefined;
 }
 
-function runtimeManifest(pkg) {
+function runtimeManifest(pkg, used) {
   return {
     name: pkg.name,
     version: pkg.version,
@@ -175,13 +187,13 @@ function runtimeManifest(pkg) {
     description: `${pkg.name} gateway runtime (image build context)`,
     license: pkg.license,
     engines: pkg.engines,
-    dependencies: sortKeys(pkg.dependencies ?? {}),
+    dependencies: sortKeys(Object.fromEntries(used.map((d) => [d, pkg.dependencies[d]]))),
   };
 }
 
 /**
- * The root lockfile minus its dev-only entries. npm marks every package reachable only from devDependencies with
- * `dev: true`; what remains is the production tree exactly as installed and tested here.
+ * The root lockfile's entries that the image's dependencies need, and theirs: the production tree exactly as
+ * installed and tested here, without what only synthesis or the tests use.
  */
 function runtimeLock(manifest, rootLock) {
   if (rootLock.lockfileVersion < 2 || !rootLock.packages) {
@@ -203,19 +215,28 @@ function runtimeLock(manifest, rootLock) {
       engines: manifest.engines,
     },
   };
-  for (const key of Object.keys(rootLock.packages).sort()) {
-    const entry = rootLock.packages[key];
-    if (key === '' || entry.dev || entry.link) continue;
-    packages[key] = entry;
-  }
-  for (const key of Object.keys(packages)) {
-    const deps = key === '' ? manifest.dependencies : (packages[key].dependencies ?? {});
-    for (const dep of Object.keys(deps)) {
-      if (!locate(packages, key, dep)) {
+  // the entries reachable from the image's dependencies, each found as Node finds it from the package needing it
+  const pending = [''];
+  while (pending.length > 0) {
+    const key = /** @type {string} */ (pending.pop());
+    const entry = key === '' ? packages[''] : rootLock.packages[key];
+    const wanted = [
+      ...Object.keys(entry.dependencies ?? {}).map((dep) => [dep, false]),
+      ...Object.keys(entry.optionalDependencies ?? {}).map((dep) => [dep, true]),
+      ...Object.keys(entry.peerDependencies ?? {}).map((dep) => [dep, true]),
+    ];
+    for (const [dep, optional] of wanted) {
+      const found = locate(rootLock.packages, key, dep);
+      // a dev-only entry is not installed by `npm ci --omit=dev`: the lockfile disagrees with itself
+      if (!found || rootLock.packages[found].link || rootLock.packages[found].dev) {
+        if (optional) continue;
         throw new BuildError(
           `derived lockfile: '${key || 'root'}' needs '${dep}', which is not locked: run npm install`,
         );
       }
+      if (packages[found]) continue;
+      packages[found] = rootLock.packages[found];
+      pending.push(found);
     }
   }
   return { name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages };

@@ -80,6 +80,10 @@ function fixture(files: Record<string, string>): { root: string; script: string 
   const script = path.join(root, 'scripts', 'build-image-context.js');
   fs.mkdirSync(path.dirname(script), { recursive: true });
   fs.copyFileSync(SCRIPT, script);
+  // the copy rule the script shares with synthesis, compiled by npm run build
+  const shared = path.join('dist', 'constructs', 'runtime-package-files.js');
+  fs.mkdirSync(path.dirname(path.join(root, shared)), { recursive: true });
+  fs.copyFileSync(path.join(REPO, shared), path.join(root, shared));
   return { root, script };
 }
 
@@ -156,15 +160,19 @@ describe('image build context (scripts/build-image-context.js)', () => {
     const out = path.join(root, 'ctx');
     const run = runScript(script, out);
     assert.equal(run.code, 0, run.stderr);
-    // a nested package is copied as its own lock entry; an unlocked stray one is not
+    // a nested package is copied as its own lock entry; an unlocked stray one is not; the top-level pad is not
+    // reachable (left finds its own copy first), so it stays out
     assert.deepEqual(listFiles(path.join(out, 'node_modules')), [
       'left/index.js',
       'left/lib/util.js',
       'left/node_modules/pad/old.js',
       'left/node_modules/pad/package.json',
       'left/package.json',
-      'pad/index.cjs',
-      'pad/package.json',
+    ]);
+    assert.deepEqual(Object.keys(readJson(path.join(out, 'package-lock.json')).packages), [
+      '',
+      'node_modules/left',
+      'node_modules/left/node_modules/pad',
     ]);
   });
 
@@ -223,6 +231,48 @@ describe('image build context (scripts/build-image-context.js)', () => {
     );
   });
 
+  it('leaves out synthesis-only code and the dependencies only it names', () => {
+    const { root, script } = make({
+      'dist/src/openapi/load.js': "require('parser');\n",
+      'node_modules/parser/package.json': JSON.stringify({ name: 'parser', version: '9.0.0' }),
+      'node_modules/parser/index.js': "require('helper');\n",
+      'node_modules/helper/package.json': JSON.stringify({ name: 'helper', version: '1.0.0' }),
+    });
+    const pkg = readJson(path.join(root, 'package.json'));
+    pkg.dependencies.parser = '^9.0.0';
+    fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify(pkg));
+    const lock = readJson(path.join(root, 'package-lock.json'));
+    lock.packages[''].dependencies.parser = '^9.0.0';
+    lock.packages['node_modules/parser'] = { version: '9.0.0', dependencies: { helper: '^1.0.0' } };
+    lock.packages['node_modules/helper'] = { version: '1.0.0' };
+    fs.writeFileSync(path.join(root, 'package-lock.json'), JSON.stringify(lock));
+    const out = path.join(root, 'ctx');
+    const run = runScript(script, out);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout.split('\n')[0], 'build-image-context: left out (no runtime file names them): parser');
+    assert.deepEqual(readJson(path.join(out, 'package.json')).dependencies, { left: '^1.0.0' });
+    assert.deepEqual(Object.keys(readJson(path.join(out, 'package-lock.json')).packages), [
+      '',
+      'node_modules/left',
+      'node_modules/pad',
+    ]);
+    assert.deepEqual(fs.readdirSync(path.join(out, 'node_modules')).sort(), ['left', 'pad']);
+    assert.equal(fs.existsSync(path.join(out, 'dist', 'src', 'openapi')), false);
+  });
+
+  it('fails when a runtime file requires synthesis-only code', () => {
+    const { root, script } = make({
+      'dist/src/openapi/load.js': '',
+      'dist/src/cli/serve-command.js': "require('../openapi/load');\n",
+    });
+    const run = runScript(script, path.join(root, 'ctx'));
+    assert.equal(run.code, 1);
+    assert.equal(
+      run.stderr,
+      "build-image-context: dist/src/cli/serve-command.js requires '../openapi/load', which is synthesis-only code (dist/src/openapi is left out of the image)\n",
+    );
+  });
+
   it('fails with a hint when the runtime is not compiled', () => {
     const { root, script } = make();
     fs.rmSync(path.join(root, 'dist'), { recursive: true });
@@ -250,7 +300,16 @@ describe('image build context (scripts/build-image-context.js)', () => {
     assert.equal(run.code, 0, run.stderr);
     const rootLock = readJson(path.join(REPO, 'package-lock.json'));
     const lock = readJson(path.join(out, 'package-lock.json'));
-    for (const dep of Object.keys(readJson(path.join(REPO, 'package.json')).dependencies)) {
+    // the OpenAPI parser is synthesis-only: the constructs read documents, the image never does
+    assert.equal(
+      run.stdout.split('\n')[0],
+      'build-image-context: left out (no runtime file names them): @readme/openapi-parser',
+    );
+    assert.equal(lock.packages['node_modules/@readme/openapi-parser'], undefined);
+    assert.equal(fs.existsSync(path.join(out, 'node_modules', '@readme')), false);
+    assert.equal(fs.existsSync(path.join(out, 'dist', 'src', 'openapi')), false);
+    const imageDeps = Object.keys(readJson(path.join(out, 'package.json')).dependencies);
+    for (const dep of imageDeps) {
       assert.equal(
         lock.packages[`node_modules/${dep}`]?.version,
         rootLock.packages[`node_modules/${dep}`].version,
@@ -267,7 +326,7 @@ describe('image build context (scripts/build-image-context.js)', () => {
     assert.equal(pkg.dependencies['@modelcontextprotocol/sdk'], undefined);
     assert.ok(pkg.devDependencies['@modelcontextprotocol/sdk']);
     const modules = path.join(out, 'node_modules');
-    for (const dep of Object.keys(pkg.dependencies)) {
+    for (const dep of imageDeps) {
       assert.equal(
         readJson(path.join(modules, dep, 'package.json')).version,
         lock.packages[`node_modules/${dep}`].version,

@@ -261,11 +261,22 @@ describe('gateway image (Docker)', function () {
     assert.deepEqual(strays, []);
     assert.ok(files.includes('dist/src/cli/main.js'));
     assert.ok(!files.some((f) => f.startsWith('dist/') && (f.includes('.test.') || f.startsWith('dist/constructs'))));
-    for (const devOnly of ['@modelcontextprotocol/sdk', 'typescript', 'cdktf', 'mocha', 'express'])
-      assert.ok(!files.includes(`node_modules/${devOnly}/package.json`), `${devOnly} in the context`);
+    // dev tools, and the OpenAPI parser that only synthesis uses, stay out
+    for (const notRun of [
+      '@modelcontextprotocol/sdk',
+      'typescript',
+      'cdktf',
+      'mocha',
+      'express',
+      '@readme/openapi-parser',
+    ])
+      assert.ok(!files.includes(`node_modules/${notRun}/package.json`), `${notRun} in the context`);
+    assert.ok(!files.some((f) => f.startsWith('dist/src/openapi/')), 'synthesis-only code in the context');
     const manifest = JSON.parse(fs.readFileSync(path.join(synthesized.contextDir, 'package.json'), 'utf8'));
     const root = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
-    assert.deepEqual(manifest.dependencies, root.dependencies);
+    const { '@readme/openapi-parser': synthesisOnly, ...runtime } = root.dependencies;
+    assert.ok(synthesisOnly, 'the root package depends on the OpenAPI parser');
+    assert.deepEqual(manifest.dependencies, runtime);
     assert.equal(manifest.devDependencies, undefined);
   });
 
