@@ -6,7 +6,7 @@ import type { AuthConfig, TokenConfig } from '../../contract/gateway-config';
 import { HttpError } from '../http/http-error';
 import type { Logger } from '../logger';
 import { RpcCode } from '../mcp/jsonrpc';
-import { bearerToken, matchTokenHash, tokenHashes, type Principal } from './bearer-tokens';
+import { bearerToken, createTokenMatcher, tokenHashes, type Principal } from './bearer-tokens';
 import { unauthorizedError } from './oauth-challenge';
 import {
   protectedResourceMetadata,
@@ -77,7 +77,7 @@ const NO_AUTH: Identity = { principal: null, clientId: null, scopes: undefined, 
  */
 export function createAuthenticator(auth: AuthConfig | 'none', options: AuthenticatorOptions = {}): Authenticator {
   if (auth === 'none') return { authenticate: async () => NO_AUTH, resource: undefined, warm: async () => undefined };
-  const known = tokenHashes(auth.tokens ?? []);
+  const matchToken = createTokenMatcher(tokenHashes(auth.tokens ?? []));
   const identities = staticIdentities(auth.tokens ?? []);
   const oauth = auth.oauth === undefined ? undefined : oauthSide(auth, options);
   const refuse = (tokenError?: OAuthTokenError): HttpError =>
@@ -86,7 +86,7 @@ export function createAuthenticator(auth: AuthConfig | 'none', options: Authenti
     async authenticate(authorization) {
       const token = bearerToken(authorization);
       if (token === undefined) throw refuse();
-      const id = matchTokenHash(token, known);
+      const id = matchToken(token);
       if (id !== undefined) return identities.get(id)!;
       if (oauth === undefined) throw refuse();
       try {

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { VerifiedCache, type VerifiedCacheOptions } from './verified-cache';
 
 /** Who made a request: the token id, the OAuth principal claim, or `null` when authentication is off. */
 export type Principal = string | null;
@@ -52,6 +53,26 @@ export function matchTokenHash(token: string, known: readonly TokenHash[]): stri
     if (timingSafeEqual(presented, candidate.hash) && id === undefined) id = candidate.id;
   }
   return id;
+}
+
+/**
+ * {@link matchTokenHash} over `known` that remembers the tokens that matched (bounded, see {@link VerifiedCache}),
+ * so a client's token is hashed once rather than per request. A token that matches nothing is never remembered
+ * and costs the full constant-time comparison every time. Build a new matcher when the token list changes.
+ */
+export function createTokenMatcher(
+  known: readonly TokenHash[],
+  cache?: VerifiedCacheOptions,
+): (token: string) => string | undefined {
+  const verified = new VerifiedCache<string>(cache);
+  return (token) => {
+    // Static tokens do not expire; the matcher lives as long as the token list it was built from.
+    const remembered = verified.get(token, 0);
+    if (remembered !== undefined) return remembered;
+    const id = matchTokenHash(token, known);
+    if (id !== undefined) verified.set(token, id, Infinity);
+    return id;
+  };
 }
 
 /** The token of an `Authorization: Bearer …` header, or `undefined` when there is none. */

@@ -15,6 +15,7 @@ export {
   type PrincipalKind,
   type TokenHash,
 } from './bearer-tokens';
+export * from './verified-cache';
 export * from './oauth-challenge';
 export * from '../../contract/oauth-config';
 export * from './oauth-discovery';
