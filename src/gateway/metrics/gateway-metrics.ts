@@ -16,6 +16,12 @@ const MISNAMED_DEFAULT_METRICS = [
 /** Seconds: from a fast refusal (tens of µs) to a slow service (the longest timeout is 10 min). */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 600];
 
+/** The bound children of one tool label: counters by principal, outcome and code; histograms by outcome. */
+interface ToolSeries {
+  readonly calls: Map<string, Map<string, Map<string, { inc(): void }>>>;
+  readonly duration: Map<string, { observe(value: number): void }>;
+}
+
 /**
  * The Prometheus series of one gateway process (SPEC §4c), on a registry of its own. Label values are bounded:
  * tools are the declared names (others count as {@link UNKNOWN_TOOL_LABEL}), principals the configured token ids
@@ -29,6 +35,11 @@ export class GatewayMetrics {
   private readonly reloads: Counter<'gateway' | 'result'>;
   private tools: ReadonlySet<string> = new Set();
   private principals: ReadonlySet<string> = new Set();
+  /**
+   * The bound series of each tool label, made on a tool's first call: prom-client hashes a labels object on every
+   * `inc`/`observe`, a bound child does not, so a call costs a few map lookups and no label object.
+   */
+  private series = new Map<string, ToolSeries>();
 
   /**
    * @param gateway the gateway's name (label `gateway`)
@@ -92,14 +103,42 @@ export class GatewayMetrics {
   setKnownNames(tools: Iterable<string>, principals: Iterable<string>): void {
     this.tools = new Set(tools);
     this.principals = new Set(principals);
+    // Names a reload dropped must not keep their bound series (the series themselves stay in the registry).
+    this.series = new Map();
   }
 
   /** Counts one answered `tools/call`. */
   recordCall(tool: string, principal: string | null, outcome: AuditOutcome, code: string, seconds: number): void {
     const toolLabel = this.tools.has(tool) ? tool : UNKNOWN_TOOL_LABEL;
     const principalLabel = principal !== null && this.principals.has(principal) ? principal : OTHER_PRINCIPAL_LABEL;
-    this.calls.inc({ gateway: this.gateway, tool: toolLabel, principal: principalLabel, outcome, code });
-    this.duration.observe({ gateway: this.gateway, tool: toolLabel, outcome }, seconds);
+    let series = this.series.get(toolLabel);
+    if (series === undefined) {
+      series = { calls: new Map(), duration: new Map() };
+      this.series.set(toolLabel, series);
+    }
+    let byOutcome = series.calls.get(principalLabel);
+    if (byOutcome === undefined) {
+      byOutcome = new Map();
+      series.calls.set(principalLabel, byOutcome);
+    }
+    // Outcomes and codes come from the gateway's own fixed sets, so these maps stay small.
+    let byCode = byOutcome.get(outcome);
+    if (byCode === undefined) {
+      byCode = new Map();
+      byOutcome.set(outcome, byCode);
+    }
+    let counter = byCode.get(code);
+    if (counter === undefined) {
+      counter = this.calls.labels({ gateway: this.gateway, tool: toolLabel, principal: principalLabel, outcome, code });
+      byCode.set(code, counter);
+    }
+    counter.inc();
+    let histogram = series.duration.get(outcome);
+    if (histogram === undefined) {
+      histogram = this.duration.labels({ gateway: this.gateway, tool: toolLabel, outcome });
+      series.duration.set(outcome, histogram);
+    }
+    histogram.observe(seconds);
   }
 
   /** Counts a reload, applied or refused. */

@@ -54,6 +54,25 @@ describe('GatewayMetrics', () => {
     assert.equal(sample(body, 'mcp_gateway_config_reloads_total{gateway="agents",result="applied"}'), 1);
   });
 
+  it('keeps counting into the same series across many calls and a reload that keeps the tool', async () => {
+    const m = metrics();
+    for (let i = 0; i < 500; i++) m.recordCall('get_customer', 'support-bot', 'ok', 'none', 0.001);
+    m.setKnownNames(['get_customer', 'search_tickets'], ['support-bot']);
+    for (let i = 0; i < 500; i++) m.recordCall('get_customer', 'support-bot', 'ok', 'none', 0.001);
+    m.setKnownNames(['search_tickets'], []);
+    m.recordCall('get_customer', 'support-bot', 'ok', 'none', 0.001);
+    const { body } = await m.exposition();
+    const series = body.split('\n').filter((l) => l.startsWith('mcp_gateway_tool_calls_total{'));
+    assert.deepEqual(series, [
+      'mcp_gateway_tool_calls_total{gateway="agents",tool="get_customer",principal="support-bot",outcome="ok",code="none"} 1000',
+      'mcp_gateway_tool_calls_total{gateway="agents",tool="_unknown",principal="_other",outcome="ok",code="none"} 1',
+    ]);
+    assert.equal(
+      sample(body, 'mcp_gateway_tool_call_duration_seconds_count{gateway="agents",tool="get_customer",outcome="ok"}'),
+      1000,
+    );
+  });
+
   it('reads the in-flight and stream gauges at scrape time, and exposes build info and process metrics', async () => {
     const { body, contentType } = await metrics().exposition();
     assert.match(contentType, /^text\/plain; version=0\.0\.4/);
