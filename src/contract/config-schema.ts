@@ -166,6 +166,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
         session_key_file: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string (a file path)' },
         session_key_store: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string (a file path)' },
         max_streams_per_principal: positiveInteger('streams'),
+        tools_list_page_size: positiveInteger('tools'),
         tools_list_ttl_ms: {
           type: 'integer',
           minimum: 0,

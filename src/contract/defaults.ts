@@ -45,6 +45,8 @@ export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 /** `gateway.tools_list_ttl_ms`: the 2026-07-28 list results are immediately stale (a reload may change them). */
 export const DEFAULT_TOOLS_LIST_TTL_MS = 0;
+/** `gateway.tools_list_page_size`: tools per 2026-07-28 `tools/list` page (and per page of a 2025 client that pages). */
+export const DEFAULT_TOOLS_LIST_PAGE_SIZE = 100;
 /** `tools[].backend.timeout_ms`: how long the gateway waits for a service. */
 export const DEFAULT_SERVICE_TIMEOUT_MS = 10_000;
 /** `gateway.metrics`: no `/metrics` unless asked for. */

@@ -11,6 +11,7 @@ import {
   DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
   DEFAULT_SESSION_TTL_MS,
   DEFAULT_TOOLS_LIST_TTL_MS,
+  DEFAULT_TOOLS_LIST_PAGE_SIZE,
   DEFAULT_VALIDATE_INPUT,
   DEFAULT_VALIDATE_OUTPUT,
   DEFAULT_VALIDATION_ERRORS,
@@ -25,6 +26,7 @@ import { discoverResult, toolsListResult, type ServerInfo } from './mcp/modern-r
 import type { Logger } from './logger';
 import { createOriginGuard, type OriginGuard } from './http/origin-guard';
 import { buildToolSet, scopedLists, type ToolSet } from './tools/tool-set';
+import { ToolPages } from './tools/tool-pages';
 import { readSecrets, type SecretSource } from './upstream/secrets';
 
 /**
@@ -69,8 +71,11 @@ export interface ModernAnswers {
   /** `{"io.modelcontextprotocol/serverInfo":…}`: the `_meta` of a `tools/call` result. */
   readonly serverInfoMetaJson: string;
   readonly discoverJson: string;
-  /** The `tools/list` result for a caller with these scopes (`undefined`: unrestricted). */
-  toolsListJsonFor(scopes: ReadonlySet<string> | undefined): string;
+  /**
+   * The `tools/list` page a cursor names (`undefined`: the first) for a caller with these scopes (`undefined`:
+   * unrestricted), or `undefined` for a cursor this list did not issue.
+   */
+  toolsListPageFor(scopes: ReadonlySet<string> | undefined, cursor: string | undefined): string | undefined;
 }
 
 /**
@@ -92,6 +97,7 @@ export function buildGatewayState(
     readSecrets(config, secrets),
     oauth?.scopes,
     g.validate_output ?? DEFAULT_VALIDATE_OUTPUT,
+    { pageSize: g.tools_list_page_size ?? DEFAULT_TOOLS_LIST_PAGE_SIZE, gateway: g.name },
   );
   const allScopes = [...(oauth?.scopes ?? []), ...config.tools.flatMap((t) => t.required_scopes ?? [])];
   const principals = principalsOf(g.auth);
@@ -144,19 +150,21 @@ function modernAnswers(config: GatewayConfig, toolSet: ToolSet): ModernAnswers {
     ttlMs: g.tools_list_ttl_ms ?? DEFAULT_TOOLS_LIST_TTL_MS,
     cacheScope: g.auth === 'none' ? 'public' : 'private',
   } as const;
-  const lists = scopedLists(toolSet.tools, (visible) =>
-    JSON.stringify(
-      toolsListResult(
+  const pageSize = g.tools_list_page_size ?? DEFAULT_TOOLS_LIST_PAGE_SIZE;
+  const lists = scopedLists(
+    toolSet.tools,
+    (visible) =>
+      new ToolPages(
         toolSet.listing.filter((t) => visible(t.name)),
-        serverInfo,
-        cache,
+        pageSize,
+        g.name,
+        (tools, nextCursor) => JSON.stringify(toolsListResult(tools, serverInfo, cache, nextCursor)),
       ),
-    ),
   );
   return {
     serverInfo,
     serverInfoMetaJson: JSON.stringify({ [MetaKey.SERVER_INFO]: serverInfo }),
     discoverJson: JSON.stringify(discoverResult(serverInfo, cache)),
-    toolsListJsonFor: (scopes) => lists.for(scopes),
+    toolsListPageFor: (scopes, cursor) => lists.for(scopes).page(cursor),
   };
 }

@@ -86,6 +86,7 @@ describe('the config type and the config schema', () => {
         session_key_store: '/var/lib/cdktf-mcp-gateway/session-key',
         max_streams_per_principal: 1,
         tools_list_ttl_ms: 0,
+        tools_list_page_size: 1,
         metrics: true,
         resource_url: 'https://gw.example.com/mcp',
       },

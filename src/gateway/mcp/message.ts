@@ -3,6 +3,7 @@ import type { GatewayState } from '../gateway-state';
 import { errorResponseJson, methodNotFoundMessage, resultResponseJson, RpcCode, type RequestId } from './jsonrpc';
 import type { McpSession } from './require-session';
 import { callTool, type CallReply, type CallServices } from '../tools/call-pipeline';
+import { CURSOR_NOT_STRING, CURSOR_UNKNOWN, cursorParam } from '../tools/tool-pages';
 
 /**
  * The per-message steps shared by a single POSTed message and each message of a batch: JSON-RPC shape, method
@@ -24,8 +25,17 @@ type SessionHandler = (
  */
 const SESSION_HANDLERS: Readonly<Record<'ping' | 'tools/list' | 'tools/call', SessionHandler>> = {
   ping: (_state, _session, id) => resultResponseJson(id, '{}'),
-  'tools/list': (state, session, id) =>
-    resultResponseJson(id, state.toolSet.listResultJsonFor(session.scopes, session.protocolVersion)),
+  'tools/list': (state, session, id, params) => {
+    // A 2025 client gets the whole list unless it pages with a cursor.
+    const cursor = cursorParam(params);
+    if (cursor === undefined)
+      return resultResponseJson(id, state.toolSet.listResultJsonFor(session.scopes, session.protocolVersion));
+    const page =
+      cursor === null ? undefined : state.toolSet.listPageJsonFor(session.scopes, session.protocolVersion, cursor);
+    if (page === undefined)
+      return errorResponseJson(id, RpcCode.INVALID_PARAMS, cursor === null ? CURSOR_NOT_STRING : CURSOR_UNKNOWN);
+    return resultResponseJson(id, page);
+  },
   'tools/call': async (state, session, id, params, ctx) =>
     callReplyJson(id, await callTool(state, session, params, ctx, id)),
 };

@@ -9,11 +9,12 @@ import { principalKey } from '../auth/bearer-tokens';
 import type { GatewayState } from '../gateway-state';
 import { HttpError } from '../http/http-error';
 import { callTool, type CallReply } from '../tools/call-pipeline';
-import { errorResponseJson, resultResponseJson, type RequestId } from './jsonrpc';
+import { errorResponseJson, resultResponseJson, RpcCode, type RequestId } from './jsonrpc';
 import type { MessageShape } from './message';
 import { methodNotFound, MODERN_PROTOCOL_VERSIONS, type ModernMethod, type ModernRefusal } from './modern-protocol';
 import { checkModernRequest, type ModernRequestMeta } from './modern-request';
 import { listenFilter } from './modern-results';
+import { CURSOR_NOT_STRING, CURSOR_UNKNOWN, cursorParam } from '../tools/tool-pages';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';
 
 /** The protocol version a modern caller speaks (decides the refusal channel under `auto`: `tool_result`). */
@@ -61,7 +62,13 @@ interface ModernRequest {
  */
 const MODERN_HANDLERS: Readonly<Record<ModernMethod, (r: ModernRequest) => McpReply | Promise<McpReply>>> = {
   'server/discover': ({ state, id }) => ok(id, state.modern.discoverJson),
-  'tools/list': ({ state, identity, id }) => ok(id, state.modern.toolsListJsonFor(identity.scopes)),
+  'tools/list': ({ state, identity, id, params }) => {
+    const cursor = cursorParam(params);
+    if (cursor === null) return refusal(id, invalidParamsWith(CURSOR_NOT_STRING));
+    const page = state.modern.toolsListPageFor(identity.scopes, cursor);
+    if (page === undefined) return refusal(id, invalidParamsWith(CURSOR_UNKNOWN));
+    return ok(id, page);
+  },
   'subscriptions/listen': ({ identity, id, params }) => {
     const filter = listenFilter(params);
     if (!filter.ok) return refusal(id, filter.refusal);
@@ -108,6 +115,11 @@ export function withCompletion(resultJson: string, serverInfoMetaJson: string): 
   const body = resultJson.trimEnd().slice(0, -1).trimEnd();
   const tail = `"resultType":"complete","_meta":${serverInfoMetaJson}}`;
   return body.endsWith('{') ? `${body}${tail}` : `${body},${tail}`;
+}
+
+/** A -32602 refusal (HTTP 400) whose message is given whole. */
+function invalidParamsWith(message: string): ModernRefusal {
+  return { status: 400, code: RpcCode.INVALID_PARAMS, message };
 }
 
 function ok(id: RequestId, resultJson: string): McpReply {

@@ -57,14 +57,26 @@ export function discoverResult(
   );
 }
 
-/** The `tools/list` result: the tools as given (declaration order), no cursor, with cache hints. */
+/**
+ * A `tools/list` result: the tools as given (declaration order), the next page's cursor when more follow, with
+ * cache hints.
+ */
 export function toolsListResult(
   tools: readonly unknown[],
   serverInfo: ServerInfo,
   cache: CacheHints,
+  nextCursor?: string,
 ): Record<string, unknown> {
   checkHints(cache);
-  return completeResult({ tools: [...tools], ttlMs: cache.ttlMs, cacheScope: cache.cacheScope }, serverInfo);
+  return completeResult(
+    {
+      tools: [...tools],
+      ...(nextCursor !== undefined ? { nextCursor } : {}),
+      ttlMs: cache.ttlMs,
+      cacheScope: cache.cacheScope,
+    },
+    serverInfo,
+  );
 }
 
 /** The notification types this gateway can deliver on a `subscriptions/listen` stream. */

@@ -10,13 +10,13 @@ import { hasScopes } from '../auth/oauth-scopes';
 export const MAX_SCOPED_LISTS = 64;
 
 /** The answer for one scope set, built from the names of the tools the caller may see. */
-export type ListBuilder = (visible: (name: string) => boolean) => string;
+export type ListBuilder<T = string> = (visible: (name: string) => boolean) => T;
 
-/** A `tools/list` answer per scope set. */
-export class ScopedLists {
-  private readonly cache = new Map<string, string>();
+/** A `tools/list` answer per scope set (its JSON text, or its pages). */
+export class ScopedLists<T = string> {
+  private readonly cache = new Map<string, T>();
   private readonly known: ReadonlySet<string>;
-  private readonly unrestricted: string;
+  private readonly unrestricted: T;
 
   /**
    * @param required each tool's required scopes (gateway-wide and its own), by name
@@ -24,14 +24,14 @@ export class ScopedLists {
    */
   constructor(
     private readonly required: ReadonlyMap<string, readonly string[]>,
-    private readonly build: ListBuilder,
+    private readonly build: ListBuilder<T>,
   ) {
     this.known = new Set([...required.values()].flat());
     this.unrestricted = build(() => true);
   }
 
   /** The answer for a caller with `scopes` (`undefined`: unrestricted, every tool). */
-  for(scopes: ReadonlySet<string> | undefined): string {
+  for(scopes: ReadonlySet<string> | undefined): T {
     if (scopes === undefined || this.known.size === 0) return this.unrestricted;
     const held = [...this.known].filter((s) => scopes.has(s)).sort();
     const key = held.join(' ');

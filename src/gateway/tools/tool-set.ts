@@ -1,3 +1,4 @@
+import { DEFAULT_TOOLS_LIST_PAGE_SIZE } from '../../contract/defaults';
 import type { ToolConfig } from '../../contract/gateway-config';
 import { compileToolSchema, type ToolValidator } from '../../validation';
 import { requiredScopes } from '../auth/oauth-scopes';
@@ -6,6 +7,7 @@ import type { SecretValues } from '../upstream/secrets';
 import type { Logger } from '../logger';
 import { compileResponseControls, type ResponseShaper } from '../../response';
 import { ScopedLists } from './scoped-lists';
+import { ToolPages } from './tool-pages';
 
 /** One tool, ready to call: its validator, alias map and service plan are prepared once per config. */
 export interface Tool {
@@ -34,6 +36,11 @@ export interface ToolSet {
    * version (2025-03-26 has no `outputSchema`; `undefined`: a later one).
    */
   listResultJsonFor(scopes: ReadonlySet<string> | undefined, protocolVersion?: string): string;
+  /**
+   * The page of that result a cursor names (a 2025 client that pages), or `undefined` when the cursor is not one
+   * this tool set issued for that caller's list.
+   */
+  listPageJsonFor(scopes: ReadonlySet<string> | undefined, protocolVersion: string, cursor: string): string | undefined;
   /** The advertised entries of the tools (`name`, `description`, `inputSchema`), in config order. */
   readonly listing: readonly ToolListing[];
 }
@@ -55,6 +62,7 @@ export const OUTPUT_SCHEMA_SINCE = '2025-06-18';
  * @param secrets the values of the secrets the tools' backends refer to
  * @param gatewayScopes `auth.oauth.scopes`: needed for every tool by callers whose scopes are restricted
  * @param validateOutput `validate_output`: check responses against `output_schema` and advertise it
+ * @param paging `tools_list_page_size` and the gateway's name (what cursors are bound to)
  * @throws ConfigError for a backend header or CA bundle that cannot be used (one line naming the field)
  */
 export function buildToolSet(
@@ -63,6 +71,7 @@ export function buildToolSet(
   secrets?: SecretValues,
   gatewayScopes: readonly string[] = [],
   validateOutput = true,
+  paging: ListPaging = { pageSize: DEFAULT_TOOLS_LIST_PAGE_SIZE, gateway: '' },
 ): ToolSet {
   const map = new Map<string, Tool>();
   const listing: ToolListing[] = [];
@@ -107,19 +116,52 @@ export function buildToolSet(
         }),
       )
     : lists;
+  // Pages are built when a 2025 client first sends a cursor (they serve no one otherwise).
+  const pages = (strip: boolean) =>
+    scopedLists(
+      map,
+      (visible) =>
+        new ToolPages(
+          listing.filter((t) => visible(t.name)),
+          paging.pageSize,
+          paging.gateway,
+          (tools, nextCursor) =>
+            JSON.stringify({
+              tools: strip
+                ? tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))
+                : tools,
+              ...(nextCursor !== undefined ? { nextCursor } : {}),
+            }),
+        ),
+    );
+  let paged: ScopedLists<ToolPages<ToolListing>> | undefined;
+  let pagedWithoutOutput: ScopedLists<ToolPages<ToolListing>> | undefined;
   return {
     tools: map,
     listResultJson: lists.for(undefined),
     listResultJsonFor: (scopes, version) =>
       (version !== undefined && version < OUTPUT_SCHEMA_SINCE ? withoutOutput : lists).for(scopes),
+    listPageJsonFor: (scopes, version, cursor) =>
+      (version < OUTPUT_SCHEMA_SINCE
+        ? (pagedWithoutOutput ??= pages(withoutOutput !== lists))
+        : (paged ??= pages(false))
+      )
+        .for(scopes)
+        .page(cursor),
     listing,
   };
 }
 
+/** How `tools/list` pages: tools per page and the gateway's name, which cursors are bound to. */
+export interface ListPaging {
+  readonly pageSize: number;
+  readonly gateway: string;
+}
+
 /** A {@link ScopedLists} over the tools' required scopes. */
-export function scopedLists(
+export function scopedLists<T = string>(
   tools: ReadonlyMap<string, Tool>,
-  build: (visible: (name: string) => boolean) => string,
-): ScopedLists {
+  build: (visible: (name: string) => boolean) => T,
+): ScopedLists<T> {
   return new ScopedLists(new Map([...tools].map(([name, tool]) => [name, tool.requiredScopes])), build);
 }
