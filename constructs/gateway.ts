@@ -89,6 +89,12 @@ export interface GatewayProps {
    */
   readonly validateOutput?: boolean;
   /**
+   * Tools per `tools/list` page: a 2026-07-28 client gets the list in pages (with `nextCursor`); a 2025 client
+   * gets the whole list unless it sends a cursor.
+   * @default 100
+   */
+  readonly toolsListPageSize?: number;
+  /**
    * How refusals reach the agent: a JSON-RPC error (`protocol`), an `isError` tool result (`tool_result`), or
    * `tool_result` for sessions on MCP 2025-11-25 or later and `protocol` otherwise (`auto`).
    * @default 'protocol'
@@ -228,6 +234,10 @@ export class Gateway extends Construct {
     if (props.validateOutput !== undefined && typeof props.validateOutput !== 'boolean') {
       fail(`validateOutput (${quote(props.validateOutput)}) must be true or false`);
     }
+    const pageSize = props.toolsListPageSize;
+    if (pageSize !== undefined && (!Number.isSafeInteger(pageSize) || pageSize < 1)) {
+      fail(`toolsListPageSize (${quote(pageSize)}) must be a positive integer (tools per tools/list page)`);
+    }
     const channel = props.validationErrors ?? DEFAULT_VALIDATION_ERRORS;
     if (!(VALIDATION_CHANNELS as readonly string[]).includes(channel)) {
       fail(`validationErrors ${quote(channel)} is not supported: expected one of ${VALIDATION_CHANNELS.join(', ')}`);
@@ -249,6 +259,7 @@ export class Gateway extends Construct {
       port: GATEWAY_CONTAINER_PORT,
       validate_input: validateInput,
       ...(props.validateOutput !== undefined ? { validate_output: props.validateOutput } : {}),
+      ...(pageSize !== undefined ? { tools_list_page_size: pageSize } : {}),
       validation_errors: channel,
       auth,
       ...resourceUrlSetting(auth, props.resourceUrl ?? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`, fail),

@@ -197,6 +197,7 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
     publishMode: g.publish_mode,
     validateInput: g.validate_input,
     validateOutput: g.validate_output,
+    toolsListPageSize: g.tools_list_page_size,
     validationErrors: g.validation_errors,
     auth: auth(g.auth),
     auditLog: g.audit_log,

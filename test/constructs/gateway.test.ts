@@ -204,6 +204,22 @@ describe('Gateway', () => {
   });
 
   describe('the generated config', () => {
+    it('writes toolsListPageSize as tools_list_page_size, and leaves it out when unset', () => {
+      const set = JSON.parse(Testing.synth(supportStack({ toolsListPageSize: 25 }).stack, true));
+      assert.equal(configOf(set, 'support').gateway.tools_list_page_size, 25);
+      const unset = JSON.parse(Testing.synth(supportStack().stack, true));
+      assert.equal('tools_list_page_size' in configOf(unset, 'support').gateway, false);
+    });
+
+    it('throws if toolsListPageSize is not a positive integer, naming the prop and the value', () => {
+      for (const bad of [0, -1, 2.5, Number.NaN]) {
+        assert.equal(
+          thrown(() => supportStack({ toolsListPageSize: bad })).message,
+          `Gateway 'support': toolsListPageSize (${bad}) must be a positive integer (tools per tools/list page)`,
+        );
+      }
+    });
+
     it("changes only validate_input, and the preflight check's name, when validateInput is toggled", () => {
       const on = Testing.synth(supportStack({ validateInput: true }).stack, true);
       const off = Testing.synth(supportStack({ validateInput: false }).stack, true);
