@@ -143,7 +143,7 @@ export function getCustomerTool(backendUrl: string, name = 'get_customer'): Tool
  * validation module's cache of compiled schemas cannot share work between tools), shaped like a real tool
  * with a nested array of objects.
  */
-function generatedTool(backendUrl: string, i: number): ToolConfig {
+export function generatedTool(backendUrl: string, i: number): ToolConfig {
   const input: InputSpec = {
     [`account_${i}`]: { type: 'string', required: true, pattern: '^A-[0-9]{4}$' },
     limit: { type: 'integer', minimum: 1, maximum: 100 + i },

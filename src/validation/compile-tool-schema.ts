@@ -2,10 +2,10 @@ import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import { allErrorsCompiler, checkSchema, fastCompiler } from './ajv-instances';
 import { mapAjvErrors } from './ajv-error-mapper';
 import { isJsonObject } from './json-object';
-import { patternProblem } from './linear-regexp';
+import { sharedPatternProblem } from './shared-patterns';
 import { messages } from './messages';
 import { collectViolations } from './schema-walker';
-import { compileSubset } from './subset-compiler';
+import { planSubset } from './subset-compiler';
 import { findInSubschemas } from './subschemas';
 import { CompileResult, ToolValidator, ValidationResult, Violation } from './violation';
 import { joinMessages, schemaMismatch } from './violation-messages';
@@ -65,16 +65,21 @@ interface CompiledSchema {
   readonly schema: AnySchemaObject;
   /** {@link countNodes} of the schema. */
   readonly schemaNodes: number;
-  /** The verdict every call runs: the subset compiler's function, or ajv's for schemas outside its subset. */
-  readonly fast: (data: unknown) => boolean;
+  /**
+   * The verdict every call runs: the subset compiler's function, or ajv's for schemas outside its subset. For a
+   * subset schema it starts as a stand-in that builds the function on the first call and replaces itself.
+   */
+  fast: (data: unknown) => boolean;
   /** ajv's compiled function (stops at the first error); compiled on demand when `fast` is the subset compiler's. */
   ajv?: ValidateFunction;
   allErrors?: ValidateFunction;
 }
 
 class CompiledToolValidator implements ToolValidator {
-  /** The compiled verdict (stops at the first error); the hot path calls it directly. */
-  public readonly fast: (data: unknown) => boolean;
+  /** The compiled verdict (stops at the first error), as `validate` runs it. */
+  public get fast(): (data: unknown) => boolean {
+    return this.compiled.fast;
+  }
 
   /**
    * @param schema the schema as written: the walker reports properties in its order
@@ -83,18 +88,17 @@ class CompiledToolValidator implements ToolValidator {
   constructor(
     private readonly schema: AnySchemaObject,
     private readonly compiled: CompiledSchema,
-  ) {
-    this.fast = compiled.fast;
-  }
+  ) {}
 
   public validate(args: unknown): ValidationResult {
     try {
       const data = args === undefined ? EMPTY_ARGS : args;
       if (!isJsonObject(data)) return NOT_AN_OBJECT;
       // The hot path: one call of the compiled function; everything below runs only for a refusal.
-      if (this.fast(data)) return VALID;
+      const compiled = this.compiled;
+      if (compiled.fast(data)) return VALID;
       // When the verdict was ajv's, its error is already known: no second run needed if the walker cannot explain.
-      const first = this.fast === this.compiled.ajv ? this.compiled.ajv.errors : undefined;
+      const first = compiled.fast === compiled.ajv ? compiled.ajv.errors : undefined;
       return refusal(this.explain(data, first));
     } catch {
       return CANNOT_VALIDATE;
@@ -167,7 +171,7 @@ function rootAdmitsObjects(schema: Record<string, unknown>): boolean {
  */
 function findPatternProblem(schema: AnySchemaObject): string | undefined {
   const problemOf = (source: string, at: string): string | undefined => {
-    const problem = patternProblem(source);
+    const problem = sharedPatternProblem(source);
     return problem === undefined ? undefined : `input schema: pattern ${JSON.stringify(source)} at ${at} ${problem}`;
   };
   return findInSubschemas(schema, (s, at) => {
@@ -216,9 +220,28 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
     const problem = findPatternProblem(own) ?? findEmptyRequiredName(own);
     if (problem !== undefined) return problem;
     // ajv's code generation costs about 1 ms per schema; the subset compiler covers generated schemas far cheaper.
-    const subset = compileSubset(own);
+    // Its code is written now (so a schema outside the subset goes to ajv now, and every pattern and format is
+    // resolved at load); V8 compiles that code on the tool's first call. If it ever refused code the subset
+    // compiler wrote, ajv's function takes over, and if that failed too the call is refused.
+    const build = planSubset(own);
     const schemaNodes = countNodes(own);
-    if (subset !== undefined) return { schema: own, schemaNodes, fast: subset };
+    if (build !== undefined) {
+      const compiled: CompiledSchema = {
+        schema: own,
+        schemaNodes,
+        fast: (data) => {
+          let fn: (data: unknown) => boolean;
+          try {
+            fn = build();
+          } catch {
+            fn = compiled.ajv ??= fastCompiler.compile(own);
+          }
+          compiled.fast = fn;
+          return fn(data);
+        },
+      };
+      return compiled;
+    }
     const fast = fastCompiler.compile(own);
     return { schema: own, schemaNodes, fast, ajv: fast };
   } catch (err) {

@@ -16,7 +16,8 @@ import { type ParamTypeName, TYPE_CONSTRAINTS } from './type-constraints';
 import addFormats from 'ajv-formats';
 import { strictFormats } from './formats';
 import { isJsonObject } from './json-object';
-import { compileLinearPattern, LinearRegExp } from './linear-regexp';
+import type { LinearRegExp } from './linear-regexp';
+import { sharedLinearPattern } from './shared-patterns';
 import { hasDuplicates } from './unique-items';
 
 /** A compiled schema: `true` when ajv's compiled function would accept `data`. */
@@ -177,7 +178,7 @@ class Emitter {
       if (typeof schema.pattern !== 'string') outside();
       let re: LinearRegExp;
       try {
-        re = compileLinearPattern(schema.pattern);
+        re = sharedLinearPattern(schema.pattern);
       } catch {
         return outside(); // ajv reports the invalid or unsupported pattern
       }
@@ -289,11 +290,27 @@ class Emitter {
  */
 export function compileSubset(schema: unknown): SubsetValidator | undefined {
   try {
-    const emitter = new Emitter();
-    emitter.node(schema, 'data', 0);
-    return emitter.build();
+    return planSubset(schema)?.();
   } catch {
-    // NotInSubset, or anything unexpected (e.g. the engine refusing the code): ajv decides instead.
+    // Anything unexpected (e.g. the engine refusing the code): ajv decides instead.
     return undefined;
   }
+}
+
+/**
+ * The first half of {@link compileSubset}: walks `schema` and writes the function's code (every check of the
+ * subset, every pattern and format resolved), or gives `undefined` when the schema is outside the subset. What is
+ * left — V8 turning that code into a function, about half the cost — is the returned builder, which a caller may
+ * run on first use. The builder throws only if the engine refuses code this module wrote (a bug, never a schema
+ * problem: every schema value enters the code as a literal or a constant).
+ */
+export function planSubset(schema: unknown): (() => SubsetValidator) | undefined {
+  const emitter = new Emitter();
+  try {
+    emitter.node(schema, 'data', 0);
+  } catch {
+    // NotInSubset, or anything unexpected: ajv decides instead.
+    return undefined;
+  }
+  return () => emitter.build();
 }
