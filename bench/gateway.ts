@@ -28,6 +28,11 @@ export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
  * rounds, so a burst of load from elsewhere on the machine does not fall on one row only.
  */
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/**
+ * Seconds of unmeasured load per row before its first round: the JIT of a process just started needs a few
+ * seconds of traffic (on a loaded machine a 1 s warm-up left the first row measuring twice the CPU per call).
+ */
+export const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 /** Concurrent connections per row. */
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
@@ -332,10 +337,15 @@ function requestOptions(
   return { ...rest, requests: [{ setupRequest: (req) => ({ ...req, body: body(nextRequestId++) }) }] };
 }
 
-async function load(target: Target, warmUp: boolean): Promise<Row> {
+/** Unmeasured load (JIT, connection pools). */
+async function warm(target: Target): Promise<void> {
+  if (WARMUP_S <= 0) return;
   const options = requestOptions(target);
-  // A short warm-up (JIT, connection pools) that is not measured.
-  if (warmUp) await autocannon({ url: target.url, ...options, connections: CONNECTIONS, pipelining: 1, duration: 1 });
+  await autocannon({ url: target.url, ...options, connections: CONNECTIONS, pipelining: 1, duration: WARMUP_S });
+}
+
+async function load(target: Target): Promise<Row> {
+  const options = requestOptions(target);
   const cpuBefore = cpuMs(target.pid);
   const r = await autocannon({
     url: target.url,
@@ -358,8 +368,11 @@ async function load(target: Target, warmUp: boolean): Promise<Row> {
 /** Runs the targets interleaved for ROUNDS rounds; each row is the mean of its rounds (failures summed). */
 export async function measure(targets: readonly Target[]): Promise<Row[]> {
   const runs: Row[][] = targets.map(() => []);
+  // A warm-up round over every target first: a process serving several rows is warm on all of them before any is
+  // measured (warming each row just before its first measurement left the first row of a process slower).
+  for (const target of targets) await warm(target);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, target] of targets.entries()) runs[i].push(await load(target, round === 0));
+    for (const [i, target] of targets.entries()) runs[i].push(await load(target));
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return runs.map((rs, i) => ({
