@@ -371,8 +371,13 @@ export async function measure(targets: readonly Target[]): Promise<Row[]> {
   // A warm-up round over every target first: a process serving several rows is warm on all of them before any is
   // measured (warming each row just before its first measurement left the first row of a process slower).
   for (const target of targets) await warm(target);
+  // Each round starts one row later, so the first slot of a round (measured slower on a shared machine) does not
+  // always fall on the same row.
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, target] of targets.entries()) runs[i].push(await load(target));
+    for (let k = 0; k < targets.length; k++) {
+      const i = (k + round) % targets.length;
+      runs[i].push(await load(targets[i]));
+    }
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return runs.map((rs, i) => ({
