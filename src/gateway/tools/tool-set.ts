@@ -116,24 +116,6 @@ export function buildToolSet(
         }),
       )
     : lists;
-  // Pages are built when a 2025 client first sends a cursor (they serve no one otherwise).
-  const pages = (strip: boolean) =>
-    scopedLists(
-      map,
-      (visible) =>
-        new ToolPages(
-          listing.filter((t) => visible(t.name)),
-          paging.pageSize,
-          paging.gateway,
-          (tools, nextCursor) =>
-            JSON.stringify({
-              tools: strip
-                ? tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))
-                : tools,
-              ...(nextCursor !== undefined ? { nextCursor } : {}),
-            }),
-        ),
-    );
   let paged: ScopedLists<ToolPages<ToolListing>> | undefined;
   let pagedWithoutOutput: ScopedLists<ToolPages<ToolListing>> | undefined;
   return {
@@ -143,13 +125,41 @@ export function buildToolSet(
       (version !== undefined && version < OUTPUT_SCHEMA_SINCE ? withoutOutput : lists).for(scopes),
     listPageJsonFor: (scopes, version, cursor) =>
       (version < OUTPUT_SCHEMA_SINCE
-        ? (pagedWithoutOutput ??= pages(withoutOutput !== lists))
-        : (paged ??= pages(false))
+        ? (pagedWithoutOutput ??= pagedLists(map, listing, paging, withoutOutput !== lists))
+        : (paged ??= pagedLists(map, listing, paging, false))
       )
         .for(scopes)
         .page(cursor),
     listing,
   };
+}
+
+/**
+ * The pages of each scope set's list, for a 2025 client that sends a cursor (built on the first such request);
+ * `strip` leaves `outputSchema` out (2025-03-26).
+ */
+function pagedLists(
+  map: ReadonlyMap<string, Tool>,
+  listing: readonly ToolListing[],
+  paging: ListPaging,
+  strip: boolean,
+): ScopedLists<ToolPages<ToolListing>> {
+  return scopedLists(
+    map,
+    (visible) =>
+      new ToolPages(
+        listing.filter((t) => visible(t.name)),
+        paging.pageSize,
+        paging.gateway,
+        (tools, nextCursor) =>
+          JSON.stringify({
+            tools: strip
+              ? tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))
+              : tools,
+            ...(nextCursor !== undefined ? { nextCursor } : {}),
+          }),
+      ),
+  );
 }
 
 /** How `tools/list` pages: tools per page and the gateway's name, which cursors are bound to. */
