@@ -144,17 +144,55 @@ const MAX_CACHED = 1000;
 
 /** JSON text with object keys sorted at every depth; throws for values that are not JSON. */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
+  return canonicalCopy(value, { protoKey: false }).text;
+}
+
+/** What {@link canonicalCopy} found besides the text and the copy. */
+interface CopyNotes {
+  /** A key named `__proto__` was seen (and left out of the copy: assigning it would set the copy's prototype). */
+  protoKey: boolean;
+}
+
+/**
+ * One walk giving both the canonical JSON text of `value` (keys sorted at every depth; the cache key) and a private
+ * copy of it in the caller's key order, as `JSON.parse(JSON.stringify(value))` would give (keys whose value is
+ * `undefined` left out). Throws for values that are not JSON.
+ */
+function canonicalCopy(value: unknown, notes: CopyNotes): { text: string; copy: unknown } {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') {
+    return { text: JSON.stringify(value), copy: value };
+  }
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`${value} is not a JSON number`);
-    return JSON.stringify(value);
+    return { text: JSON.stringify(value), copy: value };
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = new Array<unknown>(value.length);
+    const texts: string[] = new Array<string>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = canonicalCopy(value[i], notes);
+      copy[i] = item.copy;
+      texts[i] = item.text;
+    }
+    return { text: `[${texts.join(',')}]`, copy };
+  }
   if (isJsonObject(value)) {
-    const keys = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+    const copy: Record<string, unknown> = {};
+    const entries: [string, string][] = [];
+    for (const key of Object.keys(value)) {
+      const v = value[key];
+      if (v === undefined) continue;
+      const item = canonicalCopy(v, notes);
+      if (key === '__proto__') notes.protoKey = true;
+      else copy[key] = item.copy;
+      entries.push([key, item.text]);
+    }
+    entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    let text = '{';
+    for (let i = 0; i < entries.length; i++) {
+      text += `${i > 0 ? ',' : ''}${JSON.stringify(entries[i][0])}:${entries[i][1]}`;
+    }
+    return { text: `${text}}`, copy };
   }
   throw new Error(`a value of type ${typeof value} is not JSON`);
 }
@@ -216,14 +254,18 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
     return `input schema: $schema ${JSON.stringify(dialect)} is not supported; use "https://json-schema.org/draft/2020-12/schema" or leave it out`;
   }
   try {
-    checkSchema(own);
-    const problem = findPatternProblem(own) ?? findEmptyRequiredName(own);
-    if (problem !== undefined) return problem;
     // ajv's code generation costs about 1 ms per schema; the subset compiler covers generated schemas far cheaper.
     // Its code is written now (so a schema outside the subset goes to ajv now, and every pattern and format is
     // resolved at load); V8 compiles that code on the tool's first call. If it ever refused code the subset
     // compiler wrote, ajv's function takes over, and if that failed too the call is refused.
     const build = planSubset(own);
+    if (build === undefined) {
+      // A schema the subset compiler takes passes all three checks (its own are stricter, with every pattern
+      // compiled and no empty required name), so only the others pay for them.
+      checkSchema(own);
+      const problem = findPatternProblem(own) ?? findEmptyRequiredName(own);
+      if (problem !== undefined) return problem;
+    }
     const schemaNodes = countNodes(own);
     if (build !== undefined) {
       const compiled: CompiledSchema = {
@@ -264,14 +306,17 @@ export function compileToolSchema(schema: Record<string, unknown>): CompileResul
   let canonical: string;
   // A private copy in the caller's key order: the walker reports properties in that order, and ajv keeps
   // references into the schema it compiled. Validators of schemas equal up to key order share the first copy.
+  // The copy and the cache key come from one walk of the schema.
   let ordered: AnySchemaObject;
+  const notes: CopyNotes = { protoKey: false };
   try {
-    canonical = canonicalJson(schema);
-    ordered = JSON.parse(JSON.stringify(schema)) as AnySchemaObject;
+    const walked = canonicalCopy(schema, notes);
+    canonical = walked.text;
+    ordered = walked.copy as AnySchemaObject;
   } catch (err) {
     return { ok: false, error: `input schema: not JSON (${err instanceof Error ? err.message : String(err)})` };
   }
-  if (canonical.includes('"__proto__":')) {
+  if (notes.protoKey) {
     // ajv silently ignores a property named __proto__ (a prototype-pollution guard), so it could not be checked.
     return { ok: false, error: 'input schema: a key named "__proto__" is not supported; rename it' };
   }

@@ -6,7 +6,10 @@
  *
  * Anything outside the subset (another keyword, a type array, a boolean subschema, an unknown format, …) gives
  * `undefined` and the caller compiles with ajv as before. The subset is closed: every schema accepted here is one
- * that ajv also compiles, so the lazily compiled ajv functions behind it never fail.
+ * that ajv also compiles, so the lazily compiled ajv functions behind it never fail. It is also stricter than the
+ * JSON Schema 2020-12 meta-schema (every keyword value is checked for its type, range and uniqueness, every pattern
+ * with the meta-schema's own `regex` format), so a schema accepted here needs no meta-schema check at load; a
+ * differential test (test/validation/meta-schema-differential.test.ts) holds that.
  *
  * Nothing from a schema is spliced into the code raw: property names and enum strings are JSON string literals,
  * numbers are checked finite numbers, and patterns, formats and sets are constants passed in.
@@ -85,6 +88,12 @@ function formatCheck(name: unknown): RegExp | ((s: string) => boolean) {
       return d.validate as RegExp | ((s: string) => boolean);
   }
   return outside();
+}
+
+/** `format: regex` as the meta-schema check runs it (with the formats registered as in ajv-instances.ts). */
+function regexFormat(source: string): boolean {
+  const check = formatCheck('regex');
+  return check instanceof RegExp ? check.test(source) : check(source);
 }
 
 class Emitter {
@@ -176,6 +185,9 @@ class Emitter {
     }
     if (schema.pattern !== undefined) {
       if (typeof schema.pattern !== 'string') outside();
+      // The meta-schema's `format: regex` (which this subset stands in for): a pattern ajv's own check refuses
+      // stays out, so that ajv reports it exactly as before.
+      if (!regexFormat(schema.pattern)) outside();
       let re: LinearRegExp;
       try {
         re = sharedLinearPattern(schema.pattern);
@@ -242,14 +254,17 @@ class Emitter {
 
   private object(schema: Record<string, unknown>, v: string, depth: number): void {
     this.line(`if(typeof ${v}!=="object"||${v}===null||Array.isArray(${v}))return false;`);
-    const properties = schema.properties ?? {};
+    // `=== undefined`, not `??`: a `null` value is no absent keyword (the meta-schema refuses it).
+    const properties = schema.properties === undefined ? {} : schema.properties;
     if (!isJsonObject(properties)) outside();
     const names = Object.keys(properties);
     // ajv ignores a property named __proto__; the caller refuses such schemas, and they stay out of the subset.
     if (names.includes('__proto__')) outside();
-    const required = schema.required ?? [];
+    const required = schema.required === undefined ? [] : schema.required;
     if (!Array.isArray(required) || required.some((r) => typeof r !== 'string' || r === '__proto__')) outside();
     if (new Set(required).size !== required.length) outside(); // the meta-schema refuses duplicates
+    // The empty name is refused at load with its own message (ajv does not check it): that path reports it.
+    if (required.includes('')) outside();
     for (const name of required as string[]) {
       const key = stringLiteral(name);
       this.line(`if(${v}[${key}]===undefined||!h.call(${v},${key}))return false;`);

@@ -1,6 +1,6 @@
 /**
  * `tools/list` answers per scope set: a caller sees only the tools its scopes allow. The answers are serialized
- * once per distinct set of relevant scopes (the caller's scopes that some tool needs; the rest cannot change the
+ * on first request, once per distinct set of relevant scopes (the caller's scopes that some tool needs; the rest cannot change the
  * list) and kept in a bounded cache, so a flood of tokens with made-up scopes costs one serialization each at
  * most and never grows memory past the bound.
  */
@@ -16,7 +16,8 @@ export type ListBuilder<T = string> = (visible: (name: string) => boolean) => T;
 export class ScopedLists<T = string> {
   private readonly cache = new Map<string, T>();
   private readonly known: ReadonlySet<string>;
-  private readonly unrestricted: T;
+  /** The answer for every tool, built on the first request for it (a gateway of 10,000 tools starts without it). */
+  private unrestricted: { readonly answer: T } | undefined;
 
   /**
    * @param required each tool's required scopes (gateway-wide and its own), by name
@@ -27,12 +28,14 @@ export class ScopedLists<T = string> {
     private readonly build: ListBuilder<T>,
   ) {
     this.known = new Set([...required.values()].flat());
-    this.unrestricted = build(() => true);
   }
 
   /** The answer for a caller with `scopes` (`undefined`: unrestricted, every tool). */
   for(scopes: ReadonlySet<string> | undefined): T {
-    if (scopes === undefined || this.known.size === 0) return this.unrestricted;
+    if (scopes === undefined || this.known.size === 0) {
+      this.unrestricted ??= { answer: this.build(() => true) };
+      return this.unrestricted.answer;
+    }
     const held = [...this.known].filter((s) => scopes.has(s)).sort();
     const key = held.join(' ');
     let answer = this.cache.get(key);

@@ -29,7 +29,7 @@ export interface Tool {
  */
 export interface ToolSet {
   readonly tools: ReadonlyMap<string, Tool>;
-  /** The `tools/list` result (every tool) as JSON text, serialized once. */
+  /** The `tools/list` result (every tool) as JSON text, serialized once, on first use. */
   readonly listResultJson: string;
   /**
    * The `tools/list` result for a caller with these scopes (`undefined`: unrestricted), speaking this protocol
@@ -120,7 +120,9 @@ export function buildToolSet(
   let pagedWithoutOutput: ScopedLists<ToolPages<ToolListing>> | undefined;
   return {
     tools: map,
-    listResultJson: lists.for(undefined),
+    get listResultJson() {
+      return lists.for(undefined);
+    },
     listResultJsonFor: (scopes, version) =>
       (version !== undefined && version < OUTPUT_SCHEMA_SINCE ? withoutOutput : lists).for(scopes),
     listPageJsonFor: (scopes, version, cursor) =>
