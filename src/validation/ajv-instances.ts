@@ -78,7 +78,12 @@ function createAjv(role: AjvRole): Ajv2020 {
 
 // Checks tool schemas against the meta-schema (with the formats, so `pattern` must be a valid regular expression).
 // It compiles only the meta-schema, once, and keeps nothing per tool schema, so it lives as long as the process.
-const schemaChecker = createAjv({ allErrors: false, messages: true, validateSchema: true, optimize: true });
+// Created on first use: schemas the subset compiler takes skip the meta-schema check (see compile-tool-schema.ts).
+let checker: Ajv2020 | undefined;
+function schemaChecker(): Ajv2020 {
+  checker ??= createAjv({ allErrors: false, messages: true, validateSchema: true, optimize: true });
+  return checker;
+}
 
 /**
  * Throws ajv's own `schema is invalid: …` error when `schema` does not satisfy the JSON Schema 2020-12 meta-schema,
@@ -87,7 +92,7 @@ const schemaChecker = createAjv({ allErrors: false, messages: true, validateSche
 export function checkSchema(schema: AnySchemaObject): void {
   // with `throwOrLogError` it throws for an invalid schema; the verdict it returns (never a promise for a schema
   // without `$async`) is not needed
-  void schemaChecker.validateSchema(schema, true);
+  void schemaChecker().validateSchema(schema, true);
 }
 
 /**
@@ -153,7 +158,7 @@ export const allErrorsCompiler = new SchemaCompiler(
 
 /** Whether `value` satisfies format `name` as ajv checks it; `true` when the format does not apply to the value. */
 export function formatAccepts(name: string, value: unknown): boolean {
-  const def = schemaChecker.formats[name];
+  const def = schemaChecker().formats[name];
   if (def === undefined || def === true) return true;
   let type = 'string';
   let check: unknown = def;

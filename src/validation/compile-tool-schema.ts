@@ -137,62 +137,36 @@ class CompiledToolValidator implements ToolValidator {
   }
 }
 
-// Compiled schemas by canonical JSON: a reload that keeps a tool's schema reuses its compiled functions, and
-// failures are remembered too. Bounded, oldest first out.
+// Compiled schemas by JSON text: a reload that keeps a tool's schema reuses its compiled functions, equal schemas
+// written in the same key order (a generator's) share them, and failures are remembered too. Bounded, oldest first
+// out.
 const cache = new Map<string, CompiledSchema | string>();
 const MAX_CACHED = 1000;
 
-/** JSON text with object keys sorted at every depth; throws for values that are not JSON. */
-export function canonicalJson(value: unknown): string {
-  return canonicalCopy(value, { protoKey: false }).text;
-}
-
-/** What {@link canonicalCopy} found besides the text and the copy. */
-interface CopyNotes {
-  /** A key named `__proto__` was seen (and left out of the copy: assigning it would set the copy's prototype). */
-  protoKey: boolean;
-}
-
 /**
- * One walk giving both the canonical JSON text of `value` (keys sorted at every depth; the cache key) and a private
- * copy of it in the caller's key order, as `JSON.parse(JSON.stringify(value))` would give (keys whose value is
- * `undefined` left out). Throws for values that are not JSON.
+ * Throws for a value that is not JSON (a non-finite number, `undefined` in an array, a function, a class instance);
+ * gives whether an object key named `__proto__` occurs. Keys whose value is `undefined` are skipped, as
+ * `JSON.stringify` skips them.
  */
-function canonicalCopy(value: unknown, notes: CopyNotes): { text: string; copy: unknown } {
-  if (value === null || typeof value === 'boolean' || typeof value === 'string') {
-    return { text: JSON.stringify(value), copy: value };
-  }
+function checkJson(value: unknown): boolean {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return false;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`${value} is not a JSON number`);
-    return { text: JSON.stringify(value), copy: value };
+    return false;
   }
+  let protoKey = false;
   if (Array.isArray(value)) {
-    const copy: unknown[] = new Array<unknown>(value.length);
-    const texts: string[] = new Array<string>(value.length);
-    for (let i = 0; i < value.length; i++) {
-      const item = canonicalCopy(value[i], notes);
-      copy[i] = item.copy;
-      texts[i] = item.text;
-    }
-    return { text: `[${texts.join(',')}]`, copy };
+    for (let i = 0; i < value.length; i++) if (checkJson(value[i])) protoKey = true;
+    return protoKey;
   }
   if (isJsonObject(value)) {
-    const copy: Record<string, unknown> = {};
-    const entries: [string, string][] = [];
     for (const key of Object.keys(value)) {
       const v = value[key];
       if (v === undefined) continue;
-      const item = canonicalCopy(v, notes);
-      if (key === '__proto__') notes.protoKey = true;
-      else copy[key] = item.copy;
-      entries.push([key, item.text]);
+      if (key === '__proto__') protoKey = true;
+      if (checkJson(v)) protoKey = true;
     }
-    entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    let text = '{';
-    for (let i = 0; i < entries.length; i++) {
-      text += `${i > 0 ? ',' : ''}${JSON.stringify(entries[i][0])}:${entries[i][1]}`;
-    }
-    return { text: `${text}}`, copy };
+    return protoKey;
   }
   throw new Error(`a value of type ${typeof value} is not JSON`);
 }
@@ -303,28 +277,28 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
  */
 export function compileToolSchema(schema: Record<string, unknown>): CompileResult {
   if (!isJsonObject(schema)) return { ok: false, error: 'input schema: must be a JSON object' };
-  let canonical: string;
+  let text: string;
   // A private copy in the caller's key order: the walker reports properties in that order, and ajv keeps
-  // references into the schema it compiled. Validators of schemas equal up to key order share the first copy.
-  // The copy and the cache key come from one walk of the schema.
+  // references into the schema it compiled. Validators of equal schemas share the first copy. The check walks the
+  // schema without allocating; the text (the cache key) and the copy come from the engine's own JSON functions.
   let ordered: AnySchemaObject;
-  const notes: CopyNotes = { protoKey: false };
+  let protoKey: boolean;
   try {
-    const walked = canonicalCopy(schema, notes);
-    canonical = walked.text;
-    ordered = walked.copy as AnySchemaObject;
+    protoKey = checkJson(schema);
+    text = JSON.stringify(schema);
+    ordered = JSON.parse(text) as AnySchemaObject;
   } catch (err) {
     return { ok: false, error: `input schema: not JSON (${err instanceof Error ? err.message : String(err)})` };
   }
-  if (notes.protoKey) {
+  if (protoKey) {
     // ajv silently ignores a property named __proto__ (a prototype-pollution guard), so it could not be checked.
     return { ok: false, error: 'input schema: a key named "__proto__" is not supported; rename it' };
   }
-  let compiled = cache.get(canonical);
+  let compiled = cache.get(text);
   if (compiled === undefined) {
     compiled = compileUncached(ordered);
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
-    cache.set(canonical, compiled);
+    cache.set(text, compiled);
   }
   if (typeof compiled === 'string') return { ok: false, error: compiled };
   return { ok: true, validator: new CompiledToolValidator(ordered, compiled) };
