@@ -156,7 +156,7 @@ function checkJson(value: unknown): boolean {
   }
   let protoKey = false;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (checkJson(value[i])) protoKey = true;
+    for (const item of value) if (checkJson(item)) protoKey = true;
     return protoKey;
   }
   if (isJsonObject(value)) {
