@@ -146,6 +146,16 @@ describe('response/shape-response', () => {
       code: 'OUTPUT_INVALID',
       message: 'Service returned an invalid response: Invalid value for `a.b[1]`: expected a finite number',
     });
+    // An integer of 400 digits overflows without an exponent; escaped quotes do not hide it; in a string it is text.
+    for (const body of [`{"a":[${'9'.repeat(400)}]}`, `{"x":"say \\"hi\\"","a":[-${'9'.repeat(309)}.5]}`]) {
+      assert.deepEqual(shape(config, body), {
+        ok: false,
+        code: 'OUTPUT_INVALID',
+        message: 'Service returned an invalid response: Invalid value for `a[0]`: expected a finite number',
+      });
+    }
+    assert.equal(shape(config, { a: [1.7e308, -1e-400, 5e-324], b: '9'.repeat(400), c: '1e400' }).ok, true);
+    assert.equal(shape(config, '{"a":[1E+308,true,false,1e-999]}').ok, true);
   });
 
   it('reports an output schema that does not compile', () => {
