@@ -1,8 +1,12 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ToolConfig } from '../../src/contract';
 import { compileResponseControls, responseMessages, type ResponseControlsConfig } from '../../src/response';
 import { generateOutputSchema } from '../../src/schema';
-import { Service } from '../../constructs';
-import { newStack } from '../constructs/synth';
+import { Manifest, Service } from '../../constructs';
+import { configOf, newStack, synth } from '../constructs/synth';
 
 const OUTPUT = generateOutputSchema({
   id: { type: 'string', required: true },
@@ -186,8 +190,8 @@ describe('response/shape-response', () => {
 });
 
 describe('response controls: the worked example of docs/response-controls.md', () => {
-  it('drops, redacts and refuses as the page says', () => {
-    const tool = new Service(newStack(), 'get_customer', {
+  const workedExample = (): ToolConfig =>
+    new Service(newStack(), 'get_customer', {
       endpoint: { url: 'http://crm:8080/customers/{customer_id}', method: 'GET' },
       input: { customer_id: { type: 'string', required: true } },
       output: {
@@ -206,6 +210,26 @@ describe('response controls: the worked example of docs/response-controls.md', (
         maxBytes: 65536,
       },
     }).toolConfig();
+
+  it('has a YAML twin on the page that synthesizes the same tool', () => {
+    const page = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'response-controls.md'), 'utf8');
+    const yaml = /## In a manifest[\s\S]*?```yaml\n([\s\S]*?)```/.exec(page)?.[1];
+    assert.ok(yaml, 'the YAML block of docs/response-controls.md');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'response-controls-doc-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'm.yaml'), yaml);
+      const stack = newStack();
+      new Manifest(stack, 'm', { path: path.join(dir, 'm.yaml') });
+      const config = configOf(synth(stack), 'support');
+      assert.deepEqual(config.tools, [workedExample()]);
+      assert.equal(config.gateway.validate_output, true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('drops, redacts and refuses as the page says', () => {
+    const tool = workedExample();
     const crm = {
       id: 'C-1042',
       name: 'Ada',
