@@ -144,14 +144,17 @@ export function redactText(text: string, patterns: readonly LinearRegExp[]): str
 /**
  * Whether a pattern matches a key or a number of `root` (as its JSON text): string values are redacted where they
  * are, but those parts are not string values, so the text content must be redacted as a whole.
- * @param json `JSON.stringify(root)`: its keys and numbers are searched in one pass first (its string values
- *   emptied), and only a hit there is confirmed key by key and number by number
+ * @param json `JSON.stringify(root)`: searched in one pass first, then (on a hit) with its string values emptied,
+ *   and only a hit there is confirmed key by key and number by number
  */
 export function matchesOutsideStrings(root: unknown, json: string, patterns: readonly LinearRegExp[]): boolean {
   let skeleton: string | undefined;
   const candidates = patterns.filter((pattern) => {
     // Anchors see the skeleton's ends, not each key's: such a pattern is searched key by key.
     if (/[\^$]/.test(pattern.source)) return true;
+    // A key or a number is in `json` as it is, between punctuation: no match in `json`, none in them. (Usually
+    // the end: the string values, which `json` holds too, were redacted already.)
+    if (!pattern.test(json)) return false;
     skeleton ??= withoutStringValues(json);
     return pattern.test(skeleton);
   });

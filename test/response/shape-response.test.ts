@@ -114,6 +114,28 @@ describe('response/shape-response', () => {
     assert.deepEqual(outcome.counts, { fields_dropped: 0, redacted: 3 });
   });
 
+  it('searches a long text (past 64 KiB) only where it is not a string value: keys and numbers', () => {
+    const config = { response: { redact_patterns: { card: '\\b[0-9]{13,16}\\b' } } };
+    const filler = Array.from({ length: 3000 }, (_, i) => ({ id: `o-${i}`, note: `order ${i} of the month` }));
+    // a match in a string only: redacted there; the text content is the shaped value, nothing else changes
+    const strings = shape(config, { filler, note: 'card 4111111111111111' });
+    assert.ok(strings.ok);
+    const text = JSON.parse(JSON.parse(strings.resultJson).content[0].text);
+    assert.equal(text.note, 'card [redacted]');
+    assert.deepEqual(strings.counts, { fields_dropped: 0, redacted: 1 });
+    // a match in a number and in a key: the text content is redacted as a whole; structuredContent keeps them
+    for (const extra of [{ n: 4111111111111111 }, { '5500000000000004': 'key' }]) {
+      const outcome = shape(config, { filler, ...extra });
+      assert.ok(outcome.ok);
+      const result = JSON.parse(outcome.resultJson);
+      assert.ok(result.content[0].text.length > 65_536);
+      assert.ok(!/4111111111111111|5500000000000004/.test(result.content[0].text), JSON.stringify(extra));
+      assert.ok(result.content[0].text.includes('[redacted]'));
+      assert.deepEqual(result.structuredContent, { filler, ...extra });
+      assert.deepEqual(outcome.counts, { fields_dropped: 0, redacted: 1 });
+    }
+  });
+
   it('redacts a text body and leaves an array body unstructured', () => {
     const s = shaper({ response: { redact_patterns: { mail: '[a-z]+@[a-z]+\\.com' } } });
     assert.deepEqual(s.shape('mail ada@example.com', 'text/plain', 1000), {
