@@ -3,7 +3,13 @@ import { normalizeTokenSha256, secretNameProblem } from '../src/contract';
 import { isJsonObject } from '../src/validation';
 import { generateInputSchema, InputSpec, InputSpecError, ParamSpec } from '../src/schema';
 import type { GatewayAuth } from './gateway';
-import { ManifestDashboard, ManifestDocument, ManifestGateway, ManifestService } from './manifest-document';
+import {
+  ManifestDashboard,
+  ManifestDocument,
+  ManifestGateway,
+  ManifestOpenApi,
+  ManifestService,
+} from './manifest-document';
 import { schemaProblems } from './manifest-schema';
 import { ManifestProblem, ManifestYaml } from './manifest-yaml';
 import { Secret } from './secret';
@@ -33,6 +39,7 @@ export function readManifest(file: string, text: string): ManifestDocument {
     services,
     gateways: entries(root.gateways).map(([name, g]) => gateway(yaml, name, g)),
     dashboards: entries(root.dashboards).map(([name, d]) => dashboard(yaml, name, d)),
+    openapi: entries(root.openapi).map(([name, o]) => openapi(yaml, dir, name, o)),
   };
 }
 
@@ -42,6 +49,8 @@ function crossChecks(root: unknown): ManifestProblem[] {
   const problems: ManifestProblem[] = [];
   const serviceNames = isJsonObject(root.services) ? Object.keys(root.services) : [];
   const gatewayNames = isJsonObject(root.gateways) ? Object.keys(root.gateways) : [];
+  // the tools an `openapi` entry generates are known once its document is read: the Manifest checks those names
+  const generatedTools = isJsonObject(root.openapi) && Object.keys(root.openapi).length > 0;
   for (const [name, s] of entries(root.services)) {
     const at = ['services', name];
     const endpoint = isJsonObject(s) ? s.endpoint : undefined;
@@ -55,6 +64,12 @@ function crossChecks(root: unknown): ManifestProblem[] {
     }
     if (isJsonObject(s)) problems.push(...paramSpellings(s.input, [...at, 'input']));
   }
+  for (const [name, o] of entries(root.openapi)) {
+    for (const [header, value] of entries(isJsonObject(o) ? o.headers : undefined)) {
+      if (isJsonObject(value))
+        problems.push(...secretName(value.secret, ['openapi', name, 'headers', header, 'secret']));
+    }
+  }
   for (const [name, g] of entries(root.gateways)) {
     if (!isJsonObject(g)) continue;
     const at = ['gateways', name];
@@ -63,7 +78,7 @@ function crossChecks(root: unknown): ManifestProblem[] {
       g.services.forEach((item: unknown, i: number) => {
         if (typeof item !== 'string') return;
         const where = [...at, 'services', String(i)];
-        if (!serviceNames.includes(item)) {
+        if (!serviceNames.includes(item) && !generatedTools) {
           const declared = serviceNames.join(', ') || 'none';
           problems.push({ at: where, reason: `unknown service \`${item}\` (declared services: ${declared})` });
         } else if (listed.has(item)) problems.push({ at: where, reason: `service \`${item}\` is listed twice` });
@@ -192,6 +207,7 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
   return defined({
     name,
     services: g.services,
+    servicesAt: (g.services as string[]).map((_, i) => yaml.location(['gateways', name, 'services', String(i)])),
     replicas: g.replicas,
     sessionKeyVariable: g.session_key?.variable,
     publishMode: g.publish_mode,
@@ -209,6 +225,30 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
     metrics: g.metrics,
     resourceUrl: g.resource_url,
     at: yaml.location(['gateways', name], true),
+  });
+}
+
+/** `openapi: { NAME: { document, base_url, operations, headers, overrides, container } }` → `OpenApiServices` props. */
+function openapi(yaml: ManifestYaml, dir: string, name: string, o: Json): ManifestOpenApi {
+  const overrides = entries(o.overrides).map(([key, v]) => [
+    key,
+    defined({
+      name: v.name,
+      description: v.description,
+      timeoutMs: v.timeout_ms,
+      requiredScopes: v.required_scopes,
+      response: v.response === undefined ? undefined : responseControls(v.response),
+    }),
+  ]);
+  return defined({
+    name,
+    document: nodePath.resolve(dir, o.document),
+    baseUrl: o.base_url,
+    operations: o.operations,
+    headers: o.headers === undefined ? undefined : headers(o.headers),
+    overrides: o.overrides === undefined ? undefined : Object.fromEntries(overrides),
+    container: o.container === undefined ? undefined : container(o.container, dir),
+    at: yaml.location(['openapi', name], true),
   });
 }
 

@@ -229,6 +229,15 @@ function matches(op: { key: string; label: string; defaultName: string }, entry:
   return entry === op.key || entry === op.label || entry === op.defaultName;
 }
 
+/** What an override may set: the keys of {@link OpenApiOperationOverride}. */
+const OVERRIDE_KEYS: readonly string[] = [
+  'name',
+  'description',
+  'timeoutMs',
+  'requiredScopes',
+  'response',
+] satisfies (keyof OpenApiOperationOverride)[];
+
 function checkOverrides(
   overrides: OpenApiServicesProps['overrides'],
   selected: readonly OpenApiOperation[],
@@ -243,8 +252,10 @@ function checkOverrides(
       );
     }
     for (const key of Object.keys(override)) {
-      if (!['name', 'description', 'timeoutMs', 'requiredScopes'].includes(key)) {
-        fail(`overrides[${quote(entry)}].${key} is not supported: use name, description, timeoutMs or requiredScopes`);
+      if (!OVERRIDE_KEYS.includes(key)) {
+        fail(
+          `overrides[${quote(entry)}].${key} is not supported: use name, description, timeoutMs, requiredScopes or response`,
+        );
       }
     }
     out.set(op, override);

@@ -1,6 +1,8 @@
 /**
- * The support-desk example: six HTTP services of one backend (`support-desk-api`), exposed as MCP tools through
- * two gateways: `agents` (every tool, validated) and `legacy` (three tools, unvalidated, for an old bot).
+ * The support-desk example: six HTTP services of one backend (`support-desk-api`) and one more generated from its
+ * OpenAPI document (`openapi/support-desk-api.yaml`), exposed as MCP tools through two gateways: `agents` (every
+ * tool, validated) and `legacy` (three tools, unvalidated, for an old bot). `get_customer` also shows response
+ * controls: a declared output the gateway checks, and the customer's email redacted before any agent sees it.
  *
  *   cdktf synth                       # offline: writes cdktf.out/stacks/support-desk/cdk.tf.json
  *   cdktf deploy                      # needs Docker and Terraform's docker provider
@@ -13,7 +15,7 @@ import { App, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 // Users write: import { Gateway, Service } from 'cdktf-mcp-gateway';
-import { AuditDashboard, Gateway, Service } from '../../index';
+import { AuditDashboard, Gateway, OpenApiServices, Service } from '../../index';
 
 /** The one backend every service calls; in Docker, the container of `get_customer` answers under this name. */
 const API = 'http://support-desk-api:8080';
@@ -35,7 +37,7 @@ const API_BUILD_CONTEXT = path.join(__dirname, 'backend');
 
 /** The support-desk services and gateways (the app adds the Docker provider). */
 export class SupportDesk extends Construct {
-  /** The gateway for current agents: all six tools, input validated. */
+  /** The gateway for current agents: all seven tools, input validated. */
   public readonly agents: Gateway;
   /** The gateway for the legacy bot: three tools, forwarded unchecked. */
   public readonly legacy: Gateway;
@@ -55,6 +57,27 @@ export class SupportDesk extends Construct {
       input: {
         customer_id: { type: 'string', required: true, pattern: '^C-[0-9]{4}$', description: 'CRM id, e.g. C-0042' },
       },
+      // what the backend answers, declared: the gateway checks every answer against it (validate_output) and
+      // clients see it as the tool's outputSchema
+      output: {
+        customer_id: { type: 'string', required: true },
+        name: { type: 'string', required: true },
+        email: { type: 'string', format: 'email', required: true },
+        plan: { type: 'string', enum: ['free', 'team', 'enterprise'], required: true },
+        addresses: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              street: { type: 'string', required: true },
+              city: { type: 'string', required: true },
+              zip_code: { type: 'integer', required: true },
+            },
+          },
+        },
+      },
+      // agents need the customer, not their email address: it reaches them as "[redacted]"
+      response: { redact: ['email'] },
       timeoutMs: 5000,
       // deploy the backend too, built from ./backend: it joins the stack's network under the alias
       // support-desk-api and listens on PORT, which must match container.port and the endpoint URLs
@@ -140,8 +163,16 @@ export class SupportDesk extends Construct {
       },
     });
 
+    // the backend's team keeps an OpenAPI document of some routes: its operation becomes a tool, its schemas the
+    // tool's input and output (served by the same backend: the document's server URL)
+    const api = new OpenApiServices(this, 'support-desk-api', {
+      document: path.join(__dirname, 'openapi', 'support-desk-api.yaml'),
+      operations: ['getTicket'],
+      overrides: { getTicket: { name: 'get_ticket' } },
+    });
+
     this.agents = new Gateway(this, 'agents', {
-      services: [getCustomer, searchTickets, createTicket, health, updateSettings, createTask],
+      services: [getCustomer, searchTickets, createTicket, health, updateSettings, createTask, ...api.services],
       validateInput: true,
       validationErrors: 'auto',
       auth: { tokens: [{ id: 'support-agents', sha256: agentsTokenSha256 }] },

@@ -4,3 +4,5 @@ export * from './select-fields';
 export * from './advertised-output-schema';
 export * from './response-rules';
 export * from './shape-response';
+export * from './scan-json-text';
+export * from './redact-pattern';

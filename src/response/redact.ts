@@ -64,25 +64,30 @@ export function redactMatches(root: unknown, patterns: readonly LinearRegExp[]):
     return { value: replaced, count: replaced === root ? 0 : 1 };
   }
   const slots = stringSlots(root);
-  if (slots.length === 0) return { value: root, count: 0 };
+  const { texts } = slots;
+  if (texts.length === 0) return { value: root, count: 0 };
   let joined: string | undefined;
-  const changed = new Set<number>();
+  let changed: Uint8Array | undefined;
+  let count = 0;
   for (const pattern of patterns) {
     if (!/[\^$]/.test(pattern.source)) {
-      joined ??= slots.map((slot) => slot.get()).join(SEPARATOR);
+      joined ??= texts.join(SEPARATOR);
       if (!pattern.test(joined)) continue;
     }
-    for (let i = 0; i < slots.length; i++) {
-      const text = slots[i].get();
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i];
       const replaced = pattern.replaceAll(text, REDACTED);
       if (replaced !== text) {
-        slots[i].set(replaced);
-        changed.add(i);
+        texts[i] = replaced;
+        (slots.holders[i] as Record<string | number, unknown>)[slots.keys[i]] = replaced;
+        changed ??= new Uint8Array(texts.length);
+        if (changed[i] === 0) count++;
+        changed[i] = 1;
       }
     }
     joined = undefined; // the strings changed: join again for the next pattern
   }
-  return { value: root, count: changed.size };
+  return { value: root, count };
 }
 
 /**
@@ -91,14 +96,16 @@ export function redactMatches(root: unknown, patterns: readonly LinearRegExp[]):
  */
 const SEPARATOR = '\u0000';
 
-interface StringSlot {
-  get(): string;
-  set(value: string): void;
+/** The string values of a response: each one's text, and the object or array holding it under which key. */
+interface StringSlots {
+  readonly texts: string[];
+  readonly holders: object[];
+  readonly keys: (string | number)[];
 }
 
-/** Every string value under `root` (not keys), with a way to replace it; iterative, in no particular order. */
-function stringSlots(root: unknown): StringSlot[] {
-  const slots: StringSlot[] = [];
+/** Every string value under `root` (not keys); iterative, in no particular order. */
+function stringSlots(root: unknown): StringSlots {
+  const slots: StringSlots = { texts: [], holders: [], keys: [] };
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const node = stack.pop();
@@ -107,7 +114,9 @@ function stringSlots(root: unknown): StringSlot[] {
       for (let i = 0; i < node.length; i++) {
         const item: unknown = node[i];
         if (typeof item === 'string') {
-          slots.push({ get: () => node[i] as string, set: (v) => (node[i] = v) });
+          slots.texts.push(item);
+          slots.holders.push(node);
+          slots.keys.push(i);
         } else if (typeof item === 'object' && item !== null) stack.push(item);
       }
       continue;
@@ -116,7 +125,9 @@ function stringSlots(root: unknown): StringSlot[] {
     for (const key of Object.keys(record)) {
       const item = record[key];
       if (typeof item === 'string') {
-        slots.push({ get: () => record[key] as string, set: (v) => (record[key] = v) });
+        slots.texts.push(item);
+        slots.holders.push(record);
+        slots.keys.push(key);
       } else if (typeof item === 'object' && item !== null) stack.push(item);
     }
   }
@@ -133,8 +144,51 @@ export function redactText(text: string, patterns: readonly LinearRegExp[]): str
 /**
  * Whether a pattern matches a key or a number of `root` (as its JSON text): string values are redacted where they
  * are, but those parts are not string values, so the text content must be redacted as a whole.
+ * @param json `JSON.stringify(root)`: searched in one pass first, then (on a hit) with its string values emptied,
+ *   and only a hit there is confirmed key by key and number by number
  */
-export function matchesOutsideStrings(root: unknown, patterns: readonly LinearRegExp[]): boolean {
+export function matchesOutsideStrings(root: unknown, json: string, patterns: readonly LinearRegExp[]): boolean {
+  let skeleton: string | undefined;
+  const candidates = patterns.filter((pattern) => {
+    // Anchors see the skeleton's ends, not each key's: such a pattern is searched key by key.
+    if (/[\^$]/.test(pattern.source)) return true;
+    // A key or a number is in `json` as it is, between punctuation: no match in `json`, none in them. (Usually
+    // the end: the string values, which `json` holds too, were redacted already.)
+    if (!pattern.test(json)) return false;
+    skeleton ??= withoutStringValues(json);
+    return pattern.test(skeleton);
+  });
+  return candidates.length > 0 && keysOrNumbersMatch(root, candidates);
+}
+
+/**
+ * `json` (as `JSON.stringify` writes it: no white space) with every string value written `""`; keys, numbers and
+ * punctuation kept. A match in a key or a number is a match here too: their neighbours here are punctuation, which
+ * is no word character, like a text's ends.
+ */
+function withoutStringValues(json: string): string {
+  let out = '';
+  let copied = 0;
+  for (let quote = json.indexOf('"'); quote !== -1;) {
+    let end = json.indexOf('"', quote + 1);
+    while (end !== -1) {
+      let backslashes = 0;
+      for (let j = end - 1; json.charCodeAt(j) === 0x5c; j--) backslashes++;
+      if (backslashes % 2 === 0) break;
+      end = json.indexOf('"', end + 1);
+    }
+    if (end === -1) break;
+    if (json.charCodeAt(end + 1) !== 0x3a /* ':' : a value, not a key */ && end > quote + 1) {
+      out += json.slice(copied, quote + 1);
+      copied = end;
+    }
+    quote = json.indexOf('"', end + 1);
+  }
+  return copied === 0 ? json : out + json.slice(copied);
+}
+
+/** Whether a pattern matches the JSON text of one key or one number of `root`. */
+function keysOrNumbersMatch(root: unknown, patterns: readonly LinearRegExp[]): boolean {
   const hit = (text: string): boolean => patterns.some((p) => p.test(text));
   const stack: unknown[] = [root];
   while (stack.length > 0) {

@@ -22,10 +22,20 @@ export interface FieldSelector {
 /** Compiles the selection for an output schema (JSON Schema 2020-12 object). */
 export function fieldSelector(schema: Record<string, unknown>): FieldSelector {
   const resolve = refResolver(schema);
+  // A schema node's declared shape, worked out once: a response holds thousands of objects of a few schemas.
+  const shapes = new Map<Record<string, unknown>, DeclaredShape>();
+  const shapeOf = (node: Record<string, unknown>): DeclaredShape => {
+    let shape = shapes.get(node);
+    if (shape === undefined) {
+      shape = declaredShape(node, resolve);
+      shapes.set(node, shape);
+    }
+    return shape;
+  };
   return {
     select(value) {
       const counter = { dropped: 0 };
-      const selected = selectValue(value, schema, resolve, counter);
+      const selected = selectValue(value, schema, resolve, shapeOf, counter);
       return { value: selected, dropped: counter.dropped };
     },
   };
@@ -58,11 +68,14 @@ function pointer(root: unknown, fragment: string): unknown {
   return node;
 }
 
+/** What an object node declares: its properties' schemas (or none: an open map) and the other keys' schema. */
+interface DeclaredShape {
+  readonly properties: Map<string, Record<string, unknown>> | undefined;
+  readonly extra: Record<string, unknown> | undefined;
+}
+
 /** The `properties` of a node and its `allOf` branches, and its `additionalProperties` (the node's own first). */
-function declaredShape(
-  node: Record<string, unknown>,
-  resolve: Resolve,
-): { properties: Map<string, Record<string, unknown>> | undefined; extra: Record<string, unknown> | undefined } {
+function declaredShape(node: Record<string, unknown>, resolve: Resolve): DeclaredShape {
   let properties: Map<string, Record<string, unknown>> | undefined;
   let extra: Record<string, unknown> | undefined;
   const visit = (n: Record<string, unknown>, depth: number): void => {
@@ -83,19 +96,25 @@ function declaredShape(
   return { properties, extra };
 }
 
-function selectValue(value: unknown, schemaNode: unknown, resolve: Resolve, counter: { dropped: number }): unknown {
+function selectValue(
+  value: unknown,
+  schemaNode: unknown,
+  resolve: Resolve,
+  shapeOf: (node: Record<string, unknown>) => DeclaredShape,
+  counter: { dropped: number },
+): unknown {
   if (typeof value !== 'object' || value === null || !isJsonObject(schemaNode)) return value;
   const node = resolve(schemaNode);
   if (Array.isArray(value)) {
     const items = isJsonObject(node.items) ? node.items : undefined;
-    return items === undefined ? value : value.map((item) => selectValue(item, items, resolve, counter));
+    return items === undefined ? value : value.map((item) => selectValue(item, items, resolve, shapeOf, counter));
   }
-  const { properties, extra } = declaredShape(node, resolve);
+  const { properties, extra } = shapeOf(node);
   if (properties === undefined) {
     if (extra === undefined) return value; // an open map: kept whole
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value))
-      define(out, key, selectValue((value as Record<string, unknown>)[key], extra, resolve, counter));
+      define(out, key, selectValue((value as Record<string, unknown>)[key], extra, resolve, shapeOf, counter));
     return out;
   }
   const record = value as Record<string, unknown>;
@@ -103,12 +122,14 @@ function selectValue(value: unknown, schemaNode: unknown, resolve: Resolve, coun
   for (const key of Object.keys(record)) {
     const sub = properties.get(key) ?? extra;
     if (sub === undefined) counter.dropped++;
-    else define(out, key, selectValue(record[key], sub, resolve, counter));
+    else define(out, key, selectValue(record[key], sub, resolve, shapeOf, counter));
   }
   return out;
 }
 
-/** Sets an own data property: a key named `__proto__` stays an ordinary key. */
+/** Sets an own data property: a key named `__proto__` stays an ordinary key (and no other key pays for that). */
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else target[key] = value;
 }

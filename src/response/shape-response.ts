@@ -6,12 +6,13 @@
  */
 import { compileToolSchema, isJsonObject, joinMessages, type ToolValidator } from '../validation';
 import type { LinearRegExp } from '../validation/linear-regexp';
-import { compileLinearPattern } from '../validation/linear-regexp';
+import { compileRedactPattern } from './redact-pattern';
 import { nonFiniteNumbers } from '../gateway/upstream/non-finite-numbers';
 import { advertisedOutputSchema } from './advertised-output-schema';
 import { matchesOutsideStrings, redactMatches, redactPaths, redactText } from './redact';
 import type { PathStep } from './redact-path';
 import { redactSteps, type ResponseFields } from './response-rules';
+import { scanJsonText } from './scan-json-text';
 import { fieldSelector, MAX_RESPONSE_DEPTH, type FieldSelector } from './select-fields';
 
 /** A tool's response controls, as the gateway config holds them. */
@@ -92,7 +93,7 @@ export function compileResponseControls(
   const response = config.response;
   if (validator === undefined && response === undefined) return { shaper: undefined };
   const paths = redactSteps(response?.redact);
-  const patterns = Object.values(response?.redact_patterns ?? {}).map((source) => compileLinearPattern(source));
+  const patterns = Object.values(response?.redact_patterns ?? {}).map((source) => compileRedactPattern(source));
   const selector = response?.fields === 'declared' && output !== undefined ? fieldSelector(output) : undefined;
   const advertised = output === undefined ? undefined : advertisedOutputSchema(output, paths, patterns.length > 0);
   const shaper = new Shaper(validator, selector, paths, patterns, response?.max_bytes, response !== undefined);
@@ -116,23 +117,10 @@ class Shaper {
 
   shape(text: string, contentType: string, defaultMaxBytes: number): ShapeOutcome {
     const limit = this.maxBytes ?? defaultMaxBytes;
-    const declaredJson = contentType.includes('json');
-    let value: unknown;
-    let parsed = false;
-    if (text !== '' && (declaredJson || contentType === '')) {
-      // Before parsing: JSON.parse spends microseconds per level, so a 4 MiB body of "[" would block for seconds.
-      if (nestsDeeper(text, MAX_RESPONSE_DEPTH)) {
-        return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.tooDeep };
-      }
-      try {
-        value = JSON.parse(text);
-        parsed = true;
-      } catch {
-        if (this.validator === undefined && declaredJson) {
-          return { ok: false, code: 'SERVICE_BAD_RESPONSE', message: 'Service error: invalid JSON response' };
-        }
-      }
-    }
+    const body = this.parse(text, contentType);
+    if ('ok' in body) return body;
+    let { value } = body;
+    const { parsed, hugeNumbers } = body;
     if (this.validator !== undefined && !(parsed && isJsonObject(value))) {
       return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.notAnObject };
     }
@@ -150,8 +138,9 @@ class Shaper {
       }
     }
     // A number JSON cannot carry (1e400 parses as Infinity) would be rendered as null: a value the service never
-    // sent. Validation refuses it where the output declares a number; this catches it anywhere else.
-    if (this.reshapes && typeof value === 'object' && value !== null) {
+    // sent. Validation refuses it where the output declares a number; this catches it anywhere else. Only a text
+    // with a huge number literal can hold one, so the walk is for those.
+    if (this.reshapes && hugeNumbers && typeof value === 'object' && value !== null) {
       const problems = nonFiniteNumbers(value as Record<string, unknown>);
       if (problems !== undefined) {
         return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.invalid(joinMessages(problems)) };
@@ -183,8 +172,10 @@ class Shaper {
     let shown = json;
     // Keys and numbers are not string values: a match there is redacted in the text content too. A short text is
     // searched whole (one pass); a long one only where it is not a string value (its strings were searched).
-    const searchText = json.length <= WHOLE_TEXT_SEARCH_CHARS || matchesOutsideStrings(value, this.patterns);
-    if (this.patterns.length > 0 && searchText) {
+    const searchText =
+      this.patterns.length > 0 &&
+      (json.length <= WHOLE_TEXT_SEARCH_CHARS || matchesOutsideStrings(value, json, this.patterns));
+    if (searchText) {
       const redactedText = redactText(json, this.patterns);
       if (redactedText !== json) {
         shown = redactedText;
@@ -197,6 +188,27 @@ class Shaper {
       resultJson: isJsonObject(value) ? `{"content":${content},"structuredContent":${json}}` : `{"content":${content}}`,
       counts: this.counted ? { fields_dropped: dropped, redacted } : undefined,
     };
+  }
+
+  /** The parsed body, when it is JSON, and whether it may hold huge numbers; or why it is refused. */
+  private parse(
+    text: string,
+    contentType: string,
+  ): ShapeOutcome | { value: unknown; parsed: boolean; hugeNumbers: boolean } {
+    const declaredJson = contentType.includes('json');
+    if (text === '' || !(declaredJson || contentType === ''))
+      return { value: undefined, parsed: false, hugeNumbers: false };
+    // Before parsing: JSON.parse spends microseconds per level, so a 4 MiB body of "[" would block for seconds.
+    const scan = scanJsonText(text, MAX_RESPONSE_DEPTH);
+    if (scan.tooDeep) return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.tooDeep };
+    try {
+      return { value: JSON.parse(text), parsed: true, hugeNumbers: scan.hugeNumbers };
+    } catch {
+      if (this.validator === undefined && declaredJson) {
+        return { ok: false, code: 'SERVICE_BAD_RESPONSE', message: 'Service error: invalid JSON response' };
+      }
+      return { value: undefined, parsed: false, hugeNumbers: false };
+    }
   }
 
   /** A body that is not JSON (text, XML, or empty): only patterns and the size limit apply. */
@@ -222,28 +234,4 @@ class Shaper {
 
 function tooLarge(bytes: number, limit: number): ShapeOutcome {
   return { ok: false, code: 'RESPONSE_TOO_LARGE', message: responseMessages.tooLarge(bytes, limit) };
-}
-
-/**
- * Whether the JSON text nests objects and arrays deeper than `max`: one pass over the characters, outside strings.
- * Exact for valid JSON; text that is not JSON fails to parse afterwards anyway.
- */
-export function nestsDeeper(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) {
-      depth--;
-    }
-  }
-  return false;
 }

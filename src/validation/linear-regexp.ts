@@ -215,7 +215,7 @@ function escape(source: string, i: number, inClass: boolean): [string, number] {
 }
 
 /** The RE2 text for `source`, a valid ECMAScript unicode-mode pattern. */
-function translate(source: string): string {
+export function translate(source: string): string {
   let out = '';
   let i = 0;
   while (i < source.length) {

@@ -43,7 +43,7 @@ describe('the synthesized gateway config, served by the runtime', () => {
   it('parses with parseGatewayConfig', () => {
     const config = parseGatewayConfig(JSON.parse(text), 'gateway.json');
     assert.equal(config.gateway.name, 'agents');
-    assert.equal(config.tools.length, 6);
+    assert.equal(config.tools.length, 7);
   });
 
   it('answers tools/list with the same names, descriptions and schemas', async () => {

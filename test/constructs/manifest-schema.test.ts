@@ -63,6 +63,8 @@ describe('manifest.schema.json', () => {
         'dashboard.flag.minRate',
         'service.container.build.dockerfile',
         'gateway.metrics.port',
+        'openapi.baseUrl',
+        'openapi.container.build.dockerfile',
       ]) {
         assert.ok(props.includes(p), p);
       }
@@ -72,6 +74,8 @@ describe('manifest.schema.json', () => {
         'dashboard.flag.min_rate',
         'service.container.build.dockerfile',
         'gateway.metrics.port',
+        'openapi.base_url',
+        'openapi.container.build.dockerfile',
       ]) {
         assert.ok(schema.includes(p), p);
       }
@@ -217,15 +221,27 @@ function schemaPaths(): string[] {
   const paths: string[] = [];
   const walk = (node: Schema | undefined, at: string): void => {
     if (node === undefined) return;
-    if (node.$ref !== undefined) return; // a port or a parameter spec: a value, not props
+    // a port or a parameter spec: a value, not props; a group of a service's keys (an `openapi` entry reuses them)
+    if (node.$ref !== undefined) {
+      if (node.$ref.startsWith('#/definitions/service/')) walk(refTarget(node.$ref), at);
+      return;
+    }
     for (const branch of [node.then, node.else, node.items]) walk(branch, at);
     for (const [key, child] of Object.entries((node.properties ?? {}) as Record<string, Schema>)) {
       paths.push(`${at}.${key}`);
       if (!['input', 'input_schema', 'headers', 'env', 'args'].includes(key)) walk(child, `${at}.${key}`);
     }
   };
-  for (const kind of ['service', 'gateway', 'dashboard']) walk(defs[kind], kind);
+  for (const kind of ['service', 'gateway', 'dashboard', 'openapi']) walk(defs[kind], kind);
   return paths;
+}
+
+/** The schema node a local `$ref` (`#/definitions/…`) points at. */
+function refTarget(ref: string): Schema {
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce((node: Schema, key) => node[key], MANIFEST_SCHEMA as Schema);
 }
 
 /** Dotted paths of the props of ServiceProps, GatewayProps and AuditDashboardProps, following nested options. */
@@ -251,6 +267,7 @@ function propPaths(): string[] {
     ['constructs/service.ts', 'ServiceProps', 'service'],
     ['constructs/gateway.ts', 'GatewayProps', 'gateway'],
     ['constructs/audit-dashboard.ts', 'AuditDashboardProps', 'dashboard'],
+    ['constructs/openapi-services.ts', 'OpenApiServicesProps', 'openapi'],
   ];
   for (const [file, name, kind] of roots) walk(interfaceType(program, file, name), kind, 0);
   return paths;

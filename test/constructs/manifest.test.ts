@@ -98,7 +98,7 @@ describe('Manifest', () => {
       assert.equal(
         errorOf(text),
         'support-desk.yaml:10:3: gateways.get_customer: the name `get_customer` is taken by services.get_customer: ' +
-          'services, gateways and dashboards become constructs of the stack named after their keys, so each needs ' +
+          'services, gateways, dashboards and openapi entries become constructs of the stack named after their keys, so each needs ' +
           'its own name',
       );
     });
@@ -109,7 +109,7 @@ describe('Manifest', () => {
       assert.equal(
         err.message.split(`${dir}${path.sep}`).join(''),
         'support-desk.yaml:10:3: gateways.support: the name `support` is taken by the id of this Manifest (give the ' +
-          'Manifest another id): services, gateways and dashboards become constructs of the stack named after their ' +
+          'Manifest another id): services, gateways, dashboards and openapi entries become constructs of the stack named after their ' +
           'keys, so each needs its own name',
       );
     });

@@ -42,6 +42,22 @@ describe('npm run demo (the demo script, as npm runs it after its build)', funct
       ),
       out,
     );
+    assert.ok(
+      out.includes(
+        'gateway: checked against the declared output, email redacted:\n    ' +
+          '{"customer_id":"C-0001","name":"Ada Lovelace","email":"[redacted]","plan":"enterprise",' +
+          '"addresses":[{"street":"12 Analytical Row","city":"London","zip_code":10001}]}\n',
+      ),
+      out,
+    );
+    // the agent's own create_ticket arguments hold an email; nothing the gateway answered for get_customer does
+    const controls = /=== Response controls[^\n]*\n([\s\S]*?)\n===/.exec(out)?.[1] ?? '';
+    assert.match(controls, /email redacted/);
+    assert.ok(!controls.includes('@example.com'), controls);
+    assert.ok(
+      out.includes('gateway: ok, checked against the document\'s 200 schema: T-1001 "Cannot log in" (open)\n'),
+      out,
+    );
     // read after the graceful stop: both records, none lost
     assert.match(
       out,

@@ -56,7 +56,7 @@ describe('MCP Inspector CLI against dev', function () {
     const listed = (await inspector(agents, ['--method', 'tools/list'])) as { tools: { name: string }[] };
     assert.deepEqual(
       listed.tools.map((t) => t.name),
-      ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task'],
+      ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task', 'get_ticket'],
     );
   });
 
@@ -81,7 +81,7 @@ describe('MCP Inspector CLI against dev', function () {
       { cwd: root, env, timeout: 60_000 },
     );
     const listed = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { tools: { name: string }[] };
-    assert.equal(listed.tools.length, 6);
+    assert.equal(listed.tools.length, 7);
   });
 
   it('calls a tool, and gets a refusal naming the field for an out-of-range value', async () => {

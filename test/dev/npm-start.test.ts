@@ -30,7 +30,7 @@ describe('npm start (as a user runs it)', function () {
     const token = /^MCP URL: .*\nToken: (\S+)$/m.exec(out)![1];
     assert.match(
       out,
-      /^Gateway agents \(stack support-desk; tools: get_customer, search_tickets, create_ticket, health, update_settings, create_task\)$/m,
+      /^Gateway agents \(stack support-desk; tools: get_customer, search_tickets, create_ticket, health, update_settings, create_task, get_ticket\)$/m,
     );
     assert.match(out, /^Gateway legacy \(stack support-desk; tools: get_customer, search_tickets, create_ticket\)$/m);
     const dashboard = /^Dashboard: (http:\/\/127\.0\.0\.1:(\d+)\/)$/m.exec(out);
@@ -52,7 +52,7 @@ describe('npm start (as a user runs it)', function () {
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((t) => t.name),
-        ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task'],
+        ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task', 'get_ticket'],
       );
       const refused = await client.callTool({ name: 'get_customer', arguments: { customer_id: 'C-42' } });
       assert.equal(refused.isError, true);
@@ -62,6 +62,17 @@ describe('npm start (as a user runs it)', function () {
       const ok = await client.callTool({ name: 'get_customer', arguments: { customer_id: 'C-0001' } });
       assert.equal(ok.isError, undefined);
       assert.equal((ok.structuredContent as { name: string }).name, 'Ada Lovelace');
+      // response controls, as the image applies them: the email is redacted in both the structured and the text form
+      assert.equal((ok.structuredContent as { email: string }).email, '[redacted]');
+      assert.ok(!JSON.stringify(ok).includes('ada@example.com'), JSON.stringify(ok));
+      // the tool generated from the OpenAPI document reaches the same backend
+      const ticket = await client.callTool({ name: 'get_ticket', arguments: { id: 'T-1001' } });
+      assert.equal(ticket.isError, undefined, JSON.stringify(ticket));
+      assert.equal((ticket.structuredContent as { subject: string }).subject, 'Cannot log in');
+      const badId = await client.callTool({ name: 'get_ticket', arguments: { id: '1001' } });
+      assert.deepEqual(badId.content, [
+        { type: 'text', text: 'Invalid value for `id`: expected to match pattern ^T-[0-9]{4}$' },
+      ]);
     } finally {
       await client.close();
     }

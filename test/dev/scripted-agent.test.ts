@@ -44,6 +44,7 @@ describe('scripted agent', function () {
       'health',
       'update_settings',
       'create_task',
+      'get_ticket',
     ]);
     assert.deepEqual(run.steps[2], {
       kind: 'refusal',

@@ -87,11 +87,11 @@ describe('the support-desk example', () => {
     assert.deepEqual(Object.keys(json.output), ['dashboard_audit_url', 'gateway_agents_url', 'gateway_legacy_url']);
   });
 
-  it('exposes all six tools, validated, on agents (port 8080)', () => {
+  it('exposes all seven tools, validated, on agents (port 8080)', () => {
     const config = configOf(json, 'agents');
     assert.deepEqual(
       config.tools.map((t) => t.name),
-      ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task'],
+      ['get_customer', 'search_tickets', 'create_ticket', 'health', 'update_settings', 'create_task', 'get_ticket'],
     );
     assert.equal(config.gateway.validate_input, true);
     assert.equal(config.gateway.validation_errors, 'auto');
@@ -125,6 +125,7 @@ describe('the support-desk example', () => {
         'GET http://support-desk-api:8080/health',
         'PUT http://support-desk-api:8080/settings/{team}',
         'POST http://support-desk-api:8080/tasks',
+        'GET http://support-desk-api:8080/tickets/{id}',
       ],
     );
     assert.deepEqual(tools.create_task.aliases, { description: 'prompt' });
@@ -158,6 +159,28 @@ describe('the support-desk example', () => {
     });
     assert.deepEqual(schemas.create_task.required, ['title', 'prompt']);
     assert.equal(schemas.create_task.properties.due.format, 'date');
+  });
+
+  it('declares the output of get_customer and redacts its email', () => {
+    const tools = Object.fromEntries(configOf(json, 'agents').tools.map((t) => [t.name, t]));
+    const output = tools.get_customer.output_schema as Json;
+    assert.deepEqual(output.required, ['customer_id', 'name', 'email', 'plan']);
+    assert.equal(output.additionalProperties, false);
+    assert.deepEqual(output.properties.addresses.items.required, ['street', 'city', 'zip_code']);
+    assert.deepEqual(tools.get_customer.response, { redact: ['email'] });
+    assert.equal(configOf(json, 'agents').gateway.validate_output, undefined); // the default: on
+  });
+
+  it('generates get_ticket from the OpenAPI document: input from its parameter, output from its 200 schema', () => {
+    const ticket = configOf(json, 'agents').tools.find((t) => t.name === 'get_ticket')!;
+    assert.equal(ticket.description, 'Read one support ticket');
+    assert.deepEqual(ticket.input_schema, {
+      type: 'object',
+      properties: { id: { type: 'string', pattern: '^T-[0-9]{4}$', description: 'Ticket id, e.g. T-0001' } },
+      required: ['id'],
+      additionalProperties: false,
+    });
+    assert.deepEqual((ticket.output_schema as Json).required, ['id', 'subject', 'status', 'priority']);
   });
 
   it('runs the backend under the network alias support-desk-api, on the port its endpoints use', () => {

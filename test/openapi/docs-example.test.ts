@@ -1,30 +1,44 @@
 /** The worked example of docs/openapi.md, served by a gateway in front of the real support-desk backend. */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Gateway, OpenApiServices } from '../../constructs';
 import { startSupportDeskBackend, type RunningSupportDeskBackend } from '../../examples/support-desk/backend';
 import { startInProcessGateway, type InProcessGateway } from '../helpers/in-process-gateway';
 import { openSession, type McpSession } from '../helpers/mcp';
 import { configOf, newStack, synth } from '../constructs/synth';
+import { compileResponseControls } from '../../src/response';
+import type { GatewayConfig } from '../../src/contract';
 
 const DOCUMENT = path.join(__dirname, '..', '..', 'examples', 'support-desk', 'openapi', 'support-desk-api.yaml');
+const PAGE = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'openapi.md'), 'utf8');
+
+const SERVER = 'http://support-desk-api:8080';
 
 describe('docs/openapi.md worked example', () => {
   let backend: RunningSupportDeskBackend;
   let gateway: InProcessGateway;
   let session: McpSession;
+  let config: GatewayConfig;
 
   before(async () => {
     backend = await startSupportDeskBackend({ port: 0 });
     const stack = newStack();
     const desk = new OpenApiServices(stack, 'desk', {
       document: DOCUMENT,
-      baseUrl: backend.url,
       operations: ['getTicket', 'createTask'],
       overrides: { createTask: { name: 'create_task', timeoutMs: 5000 } },
     });
     new Gateway(stack, 'agents', { services: [...desk.services], auth: 'none' });
-    gateway = await startInProcessGateway(configOf(synth(stack), 'agents'));
+    config = configOf(synth(stack), 'agents');
+    // the page's entry names the document's server: the only difference from the served config
+    gateway = await startInProcessGateway({
+      ...config,
+      tools: config.tools.map((t) => ({
+        ...t,
+        backend: { ...t.backend, url: t.backend.url.replace(SERVER, backend.url) },
+      })),
+    });
     session = await openSession(gateway.url);
   });
 
@@ -46,6 +60,18 @@ describe('docs/openapi.md worked example', () => {
       required: ['id'],
       additionalProperties: false,
     });
+  });
+
+  it("shows getTicket's config entry exactly as synthesized, and its output refusal as the gateway words it", () => {
+    const block = /`getTicket` becomes this tool[\s\S]*?```json\n([\s\S]*?)```/.exec(PAGE);
+    assert.ok(block, 'the config entry block of docs/openapi.md');
+    assert.deepEqual(JSON.parse(block[1]), config.tools[0]);
+    const shaper = compileResponseControls(config.tools[0], true);
+    assert.ok('shaper' in shaper && shaper.shaper !== undefined);
+    const ticket = { id: 'T-1001', subject: 'Cannot log in', status: 'open', priority: 'high' };
+    const outcome = shaper.shaper.shape(JSON.stringify(ticket), 'application/json', 1 << 20);
+    const quoted = /``(Service returned an invalid response: [^`]*`priority`[^`]*)``/.exec(PAGE)?.[1];
+    assert.deepEqual(outcome, { ok: false, code: 'OUTPUT_INVALID', message: quoted });
   });
 
   it('reads a ticket through getTicket and refuses a malformed id', async () => {

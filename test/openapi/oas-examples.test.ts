@@ -17,6 +17,8 @@ interface Row {
   readonly document: string;
   readonly outcome: 'synthesized' | 'failed';
   readonly tools: number;
+  /** Tools with a declared output (the operation's 2xx JSON schema is an object's). */
+  readonly withOutput: number;
   readonly skipped: number;
   readonly note: string;
 }
@@ -38,20 +40,28 @@ function tryDocument(file: string): Row {
     api = new OpenApiServices(stack, 'api', { document: file, baseUrl: 'http://api:8080' });
   } catch (err) {
     const message = (err as Error).message;
-    return { document, outcome: 'failed', tools: 0, skipped: 0, note: message };
+    return { document, outcome: 'failed', tools: 0, withOutput: 0, skipped: 0, note: message };
   }
   const skipped = api.skippedOperations.length;
   const reasons = [...new Set(api.skippedOperations.map((s) => s.reason.replace(/`[^`]*`/g, '`…`')))].join('; ');
   if (api.services.length === 0) {
-    return { document, outcome: 'synthesized', tools: 0, skipped, note: reasons || 'no operations' };
+    return { document, outcome: 'synthesized', tools: 0, withOutput: 0, skipped, note: reasons || 'no operations' };
   }
   new Gateway(stack, 'gw', { services: [...api.services], auth: 'none' });
   const config = configOf(synth(stack), 'gw');
+  let withOutput = 0;
   // what the gateway itself loads: every schema compiles (a defect would make the config invalid)
   parseGatewayConfig(config);
-  for (const tool of config.tools) assert.ok(compileToolSchema(tool.input_schema).ok, `${document}: ${tool.name}`);
+  for (const tool of config.tools) {
+    assert.ok(compileToolSchema(tool.input_schema).ok, `${document}: ${tool.name}`);
+    // an operation's 2xx schema is the tool's declared output: it compiles too, and the gateway checks responses
+    if (tool.output_schema !== undefined) {
+      assert.ok(compileToolSchema(tool.output_schema).ok, `${document}: ${tool.name} output`);
+      withOutput++;
+    }
+  }
   assert.equal(config.tools.length, api.services.length);
-  return { document, outcome: 'synthesized', tools: api.services.length, skipped, note: reasons };
+  return { document, outcome: 'synthesized', tools: api.services.length, withOutput, skipped, note: reasons };
 }
 
 describe('OpenApiServices over @readme/oas-examples', function () {
@@ -63,16 +73,19 @@ describe('OpenApiServices over @readme/oas-examples', function () {
       assert.match(row.note, /^OpenApiServices 'api': operations? \S.*: .+/, `${row.document}: ${row.note}`);
     }
     const table = [
-      '| document | outcome | tools | skipped | why skipped / failed |',
-      '|---|---|---:|---:|---|',
+      '| document | outcome | operations | tools | with output | skipped | why skipped / failed |',
+      '|---|---|---:|---:|---:|---:|---|',
       ...rows.map(
-        (r) => `| ${r.document} | ${r.outcome} | ${r.tools} | ${r.skipped} | ${r.note.replace(/\|/g, '\\|')} |`,
+        (r) =>
+          `| ${r.document} | ${r.outcome} | ${r.outcome === 'failed' ? '-' : r.tools + r.skipped} | ${r.tools} | ` +
+          `${r.withOutput} | ${r.skipped} | ${r.note.replace(/\|/g, '\\|')} |`,
       ),
     ];
     const ok = rows.filter((r) => r.outcome === 'synthesized');
     table.push(
       '',
-      `${ok.length} of ${rows.length} documents synthesized, ${ok.reduce((n, r) => n + r.tools, 0)} tools, ` +
+      `${ok.length} of ${rows.length} documents synthesized, ${ok.reduce((n, r) => n + r.tools, 0)} tools ` +
+        `(${ok.reduce((n, r) => n + r.withOutput, 0)} with a declared output), ` +
         `${rows.reduce((n, r) => n + r.skipped, 0)} operations skipped`,
     );
     if (process.env.OAS_EXAMPLES_TABLE !== undefined)

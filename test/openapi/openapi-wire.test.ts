@@ -14,16 +14,20 @@ describe('OpenApiServices over the wire', () => {
   let backend: TestBackend;
   let gateway: InProcessGateway;
   let session: McpSession;
+  /** What the backend answers next (201 with this body). */
+  let answer: unknown = { id: 'T-1', title: 'Printer on fire' };
 
   before(async () => {
-    backend = await startBackend({
-      respond: () => ({ status: 201, body: JSON.stringify({ id: 'T-1', title: 'Printer on fire' }) }),
-    });
+    backend = await startBackend({ respond: () => ({ status: 201, body: JSON.stringify(answer) }) });
     const stack = newStack();
     const api = new OpenApiServices(stack, 'crm', { document: documentFile(TICKETS), baseUrl: backend.url });
     new Gateway(stack, 'support', { services: [...api.services], auth: 'none' });
     gateway = await startInProcessGateway(configOf(synth(stack), 'support'));
     session = await openSession(gateway.url);
+  });
+
+  afterEach(() => {
+    answer = { id: 'T-1', title: 'Printer on fire' };
   });
 
   after(async () => {
@@ -80,5 +84,42 @@ describe('OpenApiServices over the wire', () => {
       contact: { email: 'ada@example.com' },
       lines: [{ sku: 'P-1', qty: 2 }],
     });
+  });
+
+  it("advertises the 201 schema as the tool's output (writeOnly fields left out, nullable as a type union)", async () => {
+    const list = await session.request('tools/list');
+    const tool = (list.message?.result?.tools as { name: string; outputSchema?: unknown }[]).find(
+      (t) => t.name === 'createTicket',
+    );
+    assert.deepEqual(tool?.outputSchema, {
+      type: 'object',
+      properties: { id: { type: 'string' }, title: { type: 'string' }, priority: { type: ['integer', 'null'] } },
+      required: ['id', 'title'],
+    });
+  });
+
+  it("checks the response against the operation's 2xx schema: a non-conforming body is refused", async () => {
+    answer = { id: 7, title: 'Printer on fire' };
+    const wrongType = await session.callTool('createTicket', good);
+    assert.equal(wrongType.message?.error, undefined, wrongType.text);
+    assert.equal(wrongType.message?.result?.isError, true, wrongType.text);
+    assert.deepEqual(wrongType.message?.result?.content, [
+      { type: 'text', text: 'Service returned an invalid response: Invalid type for `id`: expected string' },
+    ]);
+    assert.equal(wrongType.message?.result?.structuredContent, undefined);
+    // The refusal names every violation (a missing required field among them), never a value.
+    answer = { priority: 'high', note: 'a field the document does not declare' };
+    const missing = await session.callTool('createTicket', good);
+    assert.equal(
+      (missing.message?.result?.content as { text: string }[])[0].text,
+      'Service returned an invalid response: Missing required parameter: `id`; Missing required parameter: `title`; Invalid type for `priority`: expected integer or null',
+    );
+    assert.ok(!missing.text.includes('high'), missing.text);
+    // The document's output is open (no additionalProperties: false): an undocumented field passes, null where
+    // the document says nullable passes.
+    answer = { id: 'T-2', title: 'Printer on fire', priority: null, created_by: 'crm' };
+    const conforming = await session.callTool('createTicket', good);
+    assert.equal(conforming.message?.result?.isError, undefined, conforming.text);
+    assert.deepEqual(conforming.message?.result?.structuredContent, answer);
   });
 });

@@ -1,8 +1,12 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ToolConfig } from '../../src/contract';
 import { compileResponseControls, responseMessages, type ResponseControlsConfig } from '../../src/response';
 import { generateOutputSchema } from '../../src/schema';
-import { Service } from '../../constructs';
-import { newStack } from '../constructs/synth';
+import { Manifest, Service } from '../../constructs';
+import { configOf, newStack, synth } from '../constructs/synth';
 
 const OUTPUT = generateOutputSchema({
   id: { type: 'string', required: true },
@@ -110,6 +114,28 @@ describe('response/shape-response', () => {
     assert.deepEqual(outcome.counts, { fields_dropped: 0, redacted: 3 });
   });
 
+  it('searches a long text (past 64 KiB) only where it is not a string value: keys and numbers', () => {
+    const config = { response: { redact_patterns: { card: '\\b[0-9]{13,16}\\b' } } };
+    const filler = Array.from({ length: 3000 }, (_, i) => ({ id: `o-${i}`, note: `order ${i} of the month` }));
+    // a match in a string only: redacted there; the text content is the shaped value, nothing else changes
+    const strings = shape(config, { filler, note: 'card 4111111111111111' });
+    assert.ok(strings.ok);
+    const text = JSON.parse(JSON.parse(strings.resultJson).content[0].text);
+    assert.equal(text.note, 'card [redacted]');
+    assert.deepEqual(strings.counts, { fields_dropped: 0, redacted: 1 });
+    // a match in a number and in a key: the text content is redacted as a whole; structuredContent keeps them
+    for (const extra of [{ n: 4111111111111111 }, { '5500000000000004': 'key' }]) {
+      const outcome = shape(config, { filler, ...extra });
+      assert.ok(outcome.ok);
+      const result = JSON.parse(outcome.resultJson);
+      assert.ok(result.content[0].text.length > 65_536);
+      assert.ok(!/4111111111111111|5500000000000004/.test(result.content[0].text), JSON.stringify(extra));
+      assert.ok(result.content[0].text.includes('[redacted]'));
+      assert.deepEqual(result.structuredContent, { filler, ...extra });
+      assert.deepEqual(outcome.counts, { fields_dropped: 0, redacted: 1 });
+    }
+  });
+
   it('redacts a text body and leaves an array body unstructured', () => {
     const s = shaper({ response: { redact_patterns: { mail: '[a-z]+@[a-z]+\\.com' } } });
     assert.deepEqual(s.shape('mail ada@example.com', 'text/plain', 1000), {
@@ -146,6 +172,16 @@ describe('response/shape-response', () => {
       code: 'OUTPUT_INVALID',
       message: 'Service returned an invalid response: Invalid value for `a.b[1]`: expected a finite number',
     });
+    // An integer of 400 digits overflows without an exponent; escaped quotes do not hide it; in a string it is text.
+    for (const body of [`{"a":[${'9'.repeat(400)}]}`, `{"x":"say \\"hi\\"","a":[-${'9'.repeat(309)}.5]}`]) {
+      assert.deepEqual(shape(config, body), {
+        ok: false,
+        code: 'OUTPUT_INVALID',
+        message: 'Service returned an invalid response: Invalid value for `a[0]`: expected a finite number',
+      });
+    }
+    assert.equal(shape(config, { a: [1.7e308, -1e-400, 5e-324], b: '9'.repeat(400), c: '1e400' }).ok, true);
+    assert.equal(shape(config, '{"a":[1E+308,true,false,1e-999]}').ok, true);
   });
 
   it('reports an output schema that does not compile', () => {
@@ -176,8 +212,8 @@ describe('response/shape-response', () => {
 });
 
 describe('response controls: the worked example of docs/response-controls.md', () => {
-  it('drops, redacts and refuses as the page says', () => {
-    const tool = new Service(newStack(), 'get_customer', {
+  const workedExample = (): ToolConfig =>
+    new Service(newStack(), 'get_customer', {
       endpoint: { url: 'http://crm:8080/customers/{customer_id}', method: 'GET' },
       input: { customer_id: { type: 'string', required: true } },
       output: {
@@ -196,6 +232,26 @@ describe('response controls: the worked example of docs/response-controls.md', (
         maxBytes: 65536,
       },
     }).toolConfig();
+
+  it('has a YAML twin on the page that synthesizes the same tool', () => {
+    const page = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'response-controls.md'), 'utf8');
+    const yaml = /## In a manifest[\s\S]*?```yaml\n([\s\S]*?)```/.exec(page)?.[1];
+    assert.ok(yaml, 'the YAML block of docs/response-controls.md');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'response-controls-doc-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'm.yaml'), yaml);
+      const stack = newStack();
+      new Manifest(stack, 'm', { path: path.join(dir, 'm.yaml') });
+      const config = configOf(synth(stack), 'support');
+      assert.deepEqual(config.tools, [workedExample()]);
+      assert.equal(config.gateway.validate_output, true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('drops, redacts and refuses as the page says', () => {
+    const tool = workedExample();
     const crm = {
       id: 'C-1042',
       name: 'Ada',

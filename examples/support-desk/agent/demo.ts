@@ -1,7 +1,8 @@
 /**
  * `npm run demo`: starts the support-desk example locally (the `dev` command with its backend, as a child),
  * lets the scripted agent make a malformed `create_ticket` call and repair it from the refusals, shows the
- * same call through the unvalidated `legacy` gateway, stops everything and prints the audit log.
+ * same call through the unvalidated `legacy` gateway, shows the response controls of `get_customer` (its email
+ * redacted) and the tool generated from the backend's OpenAPI document, stops everything and prints the audit log.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -100,6 +101,36 @@ async function legacyContrast(gateway: Served): Promise<void> {
   }
 }
 
+/** What reaches an agent after the service ran: a declared output, checked, with the email redacted. */
+async function responseControls(gateway: Served): Promise<void> {
+  const client = new Client({ name: 'support-desk-agent', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(gateway.url), {
+      requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } },
+    }),
+  );
+  try {
+    const { tools } = await client.listTools();
+    const declared = tools.find((t) => t.name === 'get_customer')?.outputSchema;
+    say(`agent: get_customer declares its output (${Object.keys(declared?.properties ?? {}).join(', ')})`);
+    const customer = await client.callTool({ name: 'get_customer', arguments: { customer_id: 'C-0001' } });
+    say(`agent: call get_customer {"customer_id":"C-0001"}`);
+    say(
+      `gateway: checked against the declared output, email redacted:\n    ${JSON.stringify(customer.structuredContent)}`,
+    );
+    const ticket = await client.callTool({ name: 'get_ticket', arguments: { id: 'T-1001' } });
+    say(`agent: call get_ticket {"id":"T-1001"} (a tool generated from openapi/support-desk-api.yaml)`);
+    const { id, subject, status } = (ticket.structuredContent ?? {}) as {
+      id?: string;
+      subject?: string;
+      status?: string;
+    };
+    say(`gateway: ok, checked against the document's 200 schema: ${id} "${subject}" (${status})`);
+  } finally {
+    await client.close();
+  }
+}
+
 /**
  * An agent built against last year's tool schema: it repeats the same malformed call and never reads the
  * refusals. The audit dashboard flags it as failing systematically.
@@ -179,6 +210,9 @@ async function main(): Promise<number> {
       rule('The same mistake on the legacy gateway (validate_input off)');
       await legacyContrast(gateways.legacy);
     }
+
+    rule('Response controls and an OpenAPI tool on the agents gateway');
+    await responseControls(agents);
 
     rule('An outdated agent that never reads refusals, on the audit dashboard');
     await outdatedAgent(agents, example.dashboard());

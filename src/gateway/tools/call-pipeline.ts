@@ -153,22 +153,22 @@ function checkArguments(call: Call, tool: Tool, raw: unknown): { readonly args: 
   const given: unknown = raw === undefined ? {} : raw;
   if (!isJsonObject(given)) {
     const message = messages.invalidArgumentsObject;
-    return invalid(call, message, [{ path: '', rule: 'type', message }]);
+    return invalid(call, message, [{ path: '', rule: 'type', message }], tool);
   }
   let args: Record<string, unknown> = given;
   if (tool.aliases !== undefined) {
     const normalized = normalizeAliases(args, tool.aliases);
-    if (!normalized.ok) return invalid(call, normalized.message, normalized.violations);
+    if (!normalized.ok) return invalid(call, normalized.message, normalized.violations, tool);
     args = normalized.args;
   }
   if (call.state.validateInput) {
     const verdict = tool.validator!.validate(args);
-    if (!verdict.valid) return invalid(call, verdict.message, verdict.violations);
+    if (!verdict.valid) return invalid(call, verdict.message, verdict.violations, tool);
   }
   // Checked with validate_input off too: a call the URL cannot carry would reach another endpoint than declared,
   // and a number JSON cannot carry (1e400) would reach the service as null or Infinity.
   const problem = forwardingProblemOf(tool.plan, args);
-  if (problem !== undefined) return invalid(call, problem.message, problem.violations);
+  if (problem !== undefined) return invalid(call, problem.message, problem.violations, tool);
   return { args };
 }
 
@@ -265,10 +265,13 @@ function refuse(call: Call, code: number, auditCode: string, message: string): C
   return { error: { code, message } };
 }
 
-function invalid(call: Call, message: string, violations: readonly Violation[]): CallReply {
+function invalid(call: Call, message: string, violations: readonly Violation[], tool: Tool): CallReply {
   audit(call, 'refused', { code: 'INVALID_ARGS', message });
   if (usesToolResult(call)) {
-    const result = { isError: true, content: [{ type: 'text', text: message }], structuredContent: { violations } };
+    // A tool with a declared output: `{violations}` is not its output, and clients (the official SDK) check an
+    // error result's structuredContent against the outputSchema too, throwing instead of showing the refusal.
+    const structured = tool.advertisesOutput ? {} : { structuredContent: { violations } };
+    const result = { isError: true, content: [{ type: 'text', text: message }], ...structured };
     return { result: JSON.stringify(result) };
   }
   return { error: { code: RpcCode.INVALID_PARAMS, message, data: { code: 'INVALID_ARGS', violations } } };

@@ -21,6 +21,8 @@ export interface Tool {
   readonly requiredScopes: readonly string[];
   /** The response controls (output validation and shaping); `undefined` when the tool has none. */
   readonly shaper: ResponseShaper | undefined;
+  /** Whether `tools/list` advertises an `outputSchema` (to 2025-06-18 and later clients). */
+  readonly advertisesOutput: boolean;
 }
 
 /**
@@ -103,6 +105,7 @@ export function buildToolSet(
       plan: planServiceCall(config, secrets, `tools[${i}]`),
       requiredScopes: requiredScopes(gatewayScopes, config.required_scopes),
       shaper,
+      advertisesOutput: outputSchema !== undefined,
     });
   }
   const lists = scopedLists(map, (visible) => JSON.stringify({ tools: listing.filter((t) => visible(t.name)) }));

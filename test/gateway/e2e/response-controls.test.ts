@@ -179,6 +179,44 @@ describe('response controls over the wire', function () {
     assert.deepEqual(r2.content, [{ type: 'text', text: message }]);
   });
 
+  it('an input refusal as a tool result stays a refusal in both clients when the tool declares an output', async () => {
+    // {violations} is no customer: on a tool with an outputSchema it would make the 1.x client throw its own
+    // output-validation error instead of showing the refusal; the text carries the violations
+    const input = {
+      type: 'object',
+      properties: { id: { type: 'string' } },
+      required: ['id'],
+      additionalProperties: false,
+    };
+    const refusing = await startInProcessGateway(
+      botConfig(
+        [
+          customerTool('get_customer', '/customer', { input_schema: input }),
+          customerTool('get_plain', '/customer', { input_schema: input, output_schema: undefined }),
+        ],
+        { validation_errors: 'tool_result' },
+      ),
+    );
+    try {
+      const message = 'Missing required parameter: `id`';
+      const { client } = await v1(refusing.url);
+      await client.listTools();
+      const r1 = await client.callTool({ name: 'get_customer', arguments: {} });
+      assert.deepEqual(r1, { isError: true, content: [{ type: 'text', text: message }] });
+      const c2 = await connectV2(refusing.url);
+      v2.push(c2);
+      await c2.listTools();
+      const r2 = await c2.callTool({ name: 'get_customer', arguments: {} });
+      assert.equal(r2.isError, true);
+      assert.deepEqual(r2.content, [{ type: 'text', text: message }]);
+      // a tool without declared output keeps the structured violations
+      const plain = await client.callTool({ name: 'get_plain', arguments: {} });
+      assert.deepEqual(plain.structuredContent, { violations: [{ path: 'id', rule: 'required', message }] });
+    } finally {
+      await refusing.close();
+    }
+  });
+
   it('a body that is not a JSON object is "expected a JSON object"', async () => {
     const { client } = await v1(on.url);
     const r = await client.callTool({ name: 'get_array', arguments: {} });

@@ -1,0 +1,95 @@
+/**
+ * The windowed redact pattern gives exactly the answers of the linear-time engine over the whole text: random
+ * patterns of the shapes users write (word boundaries, anchors, classes, alternations, repetitions) against random
+ * text built from the characters those patterns care about, surrogate pairs and lone surrogates included.
+ */
+import * as assert from 'node:assert/strict';
+import * as fc from 'fast-check';
+import { compileRedactPattern, patternAlphabet } from '../../src/response';
+import { compileLinearPattern } from '../../src/validation/linear-regexp';
+
+const PATTERNS = [
+  '\\b[0-9]{13,16}\\b',
+  '\\b\\d{3}-\\d{2}-\\d{4}\\b',
+  '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}',
+  'sk_live_[A-Za-z0-9]{4}',
+  '^secret',
+  'token$',
+  '^[a-z]+$',
+  '\\Bab',
+  'ab\\B',
+  'x(?:y|zz)+',
+  '[^ ]{5}',
+  '(?:\\d[ -]?){4,6}\\d',
+  'é+',
+  '\u{1F600}{2}',
+  '[\\u{1F600}-\\u{1F64F}]a',
+  'a.b',
+  '\\s{2,}',
+  '[\\s\\S]{3}z',
+];
+
+const ALPHABET = [
+  'a',
+  'b',
+  'x',
+  'y',
+  'z',
+  '0',
+  '1',
+  '9',
+  '-',
+  ' ',
+  '.',
+  '@',
+  'é',
+  '\u{1F600}',
+  '\ud800',
+  '\udc00',
+  '\n',
+  '_',
+  'A',
+];
+const text = fc
+  .array(
+    fc.oneof(fc.constantFrom(...ALPHABET), fc.constantFrom('secret', 'token', 'sk_live_', '4111111111111111', 'ab')),
+    {
+      maxLength: 120,
+    },
+  )
+  .map((parts) => parts.join(''));
+
+describe('windowed redact patterns', () => {
+  it('knows the alphabet and the shortest match of the usual patterns', () => {
+    assert.deepEqual(patternAlphabet('\\b[0-9]{13,16}\\b'), { classBody: '\\u{30}-\\u{39}', minLength: 13 });
+    assert.equal(patternAlphabet('sk_live_[A-Za-z0-9]{4}')?.minLength, 12);
+    assert.equal(patternAlphabet('[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}')?.minLength, 6);
+    // Every pattern of this file is windowed: none falls back to reading whole texts.
+    for (const source of PATTERNS) assert.notEqual(compileRedactPattern(source).alphabet, undefined, source);
+  });
+
+  it('test and replaceAll answer as the engine does over the whole text', () => {
+    const compiled = PATTERNS.map((source) => [compileRedactPattern(source), compileLinearPattern(source)] as const);
+    fc.assert(
+      fc.property(text, fc.nat(compiled.length - 1), (input, which) => {
+        const [windowed, whole] = compiled[which];
+        assert.equal(windowed.test(input), whole.test(input), `${windowed.source} on ${JSON.stringify(input)}`);
+        assert.equal(
+          windowed.replaceAll(input, '[redacted]'),
+          whole.replaceAll(input, '[redacted]'),
+          `${windowed.source} on ${JSON.stringify(input)}`,
+        );
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('searches long texts with matches far apart, as the engine does', () => {
+    const card = compileRedactPattern('\\b[0-9]{13,16}\\b');
+    const plain = compileLinearPattern('\\b[0-9]{13,16}\\b');
+    const long = `${'a1 '.repeat(50_000)}4111111111111111 ${'b'.repeat(100_000)}x4111111111111111 5500000000000004`;
+    assert.equal(card.replaceAll(long, '[redacted]'), plain.replaceAll(long, '[redacted]'));
+    assert.ok(card.replaceAll(long, '[redacted]').endsWith('x4111111111111111 [redacted]'));
+    assert.equal(card.replaceAll(long, '[redacted]').split('[redacted]').length, 3);
+  });
+});
