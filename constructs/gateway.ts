@@ -25,6 +25,7 @@ import {
   VALIDATION_CHANNELS,
   ValidationErrorsChannel,
 } from '../src/contract';
+import { constructId } from './construct-id';
 import { type ContainerFile, secretFile } from './container-files';
 import { quote } from './docker-names';
 import { createGatewayContainer } from './gateway-container';
@@ -213,7 +214,7 @@ export class Gateway extends Construct {
   private readonly secrets: GatewaySecrets;
 
   public constructor(scope: Construct, id: string, props: GatewayProps) {
-    super(scope, id);
+    super(scope, constructId(id, 'Gateway'));
     Object.defineProperty(this, GATEWAY_SYMBOL, { value: true });
 
     this.name = props.name ?? id;
