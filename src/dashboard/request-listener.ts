@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from './gateway-shared';
+import type { Logger, PrincipalKind } from './gateway-shared';
+import { agentKey } from './audit-line';
 import type { AuditIngester } from './audit-ingester';
 import type { AuditStore } from './audit-store';
 import type { DashboardAuth } from './dashboard-auth';
@@ -95,7 +96,7 @@ function route(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse)
   if (path === '/api/timeseries') {
     const window = parseWindow(url.searchParams.get('window'));
     const principal = url.searchParams.has('principal') ? agentOf(url.searchParams.get('principal') ?? '') : undefined;
-    sendJson(res, 200, timeseries(ctx.store, window, principal));
+    sendJson(res, 200, timeseries(ctx.store, window, principal, parseAuth(url.searchParams.get('auth'))));
     return;
   }
   const refusals = /^\/api\/agents\/([^/]+)\/refusals$/.exec(path);
@@ -135,6 +136,7 @@ function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, url: URL)
     throw new DashboardError(400, 'principal: not a valid URL-encoded name');
   }
   const principal = agentOf(segment);
+  const auth = principal === null ? null : parseAuth(url.searchParams.get('auth'));
   const windowParam = url.searchParams.get('window');
   const window = windowParam === null ? undefined : parseWindow(windowParam);
   const limit = parseLimit(url.searchParams.get('limit'));
@@ -142,8 +144,9 @@ function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, url: URL)
   const sinceMs = window === undefined ? 0 : (Math.floor(now / MINUTE_MS) - WINDOWS[window].minutes + 1) * MINUTE_MS;
   return {
     principal,
+    auth,
     ...(window !== undefined ? { window } : {}),
-    refusals: ctx.store.refusals.recent(principal, sinceMs, limit).map((r) => ({
+    refusals: ctx.store.refusals.recent(agentKey(auth, principal), sinceMs, limit).map((r) => ({
       ts: new Date(r.tsMs).toISOString(),
       gateway: r.gateway,
       tool: r.tool,
@@ -155,6 +158,13 @@ function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, url: URL)
 
 function agentOf(segment: string): string | null {
   return segment === ANONYMOUS_SEGMENT ? null : segment;
+}
+
+/** The `auth` query parameter: which kind of principal the agent is; a static token unless it says `oauth`. */
+function parseAuth(value: string | null): PrincipalKind {
+  if (value === null || value === 'token') return 'token';
+  if (value === 'oauth') return 'oauth';
+  throw new DashboardError(400, `auth: must be token or oauth (got ${JSON.stringify(value.slice(0, 20))})`);
 }
 
 function parseLimit(value: string | null): number {
