@@ -516,3 +516,64 @@ describe('object-property names in dev', () => {
     assert.equal(resolveGatewayPort(own, '__proto__', 8080, 2), 9002);
   });
 });
+
+describe('object-property names in response controls (a hostile backend)', function () {
+  this.timeout(30_000);
+
+  it('declared fields, redact paths and redact patterns with such names act on own fields only', async () => {
+    const body =
+      '{"__proto__":{"polluted":"x","email":"a@b.c"},"constructor":"c","toString":"secret-123",' +
+      '"valueOf":{"email":"v@x.y"},"hasOwnProperty":[{"card":"4111"}]}';
+    const backend = await startBackend({ respond: () => ({ body }) });
+    const token = makeToken('reader');
+    const output = {
+      ...objectSchema({
+        constructor: { type: 'string' },
+        toString: { type: 'string' },
+        valueOf: objectSchema({ email: { type: 'string' } }),
+        hasOwnProperty: { type: 'array', items: objectSchema({ card: { type: 'string' } }) },
+      }),
+      additionalProperties: true,
+    };
+    const redacted = {
+      constructor: '[redacted]',
+      toString: '[redacted]',
+      valueOf: { email: '[redacted]' },
+      hasOwnProperty: [{ card: '[redacted]' }],
+    };
+    try {
+      for (const fields of ['declared', 'all'] as const) {
+        const config: GatewayConfig = {
+          version: 1,
+          gateway: { name: 'response-names', host: '127.0.0.1', port: 8080, auth: { tokens: [tokenEntry(token)] } },
+          tools: [
+            {
+              ...tool('lookup', `${backend.url}/x`),
+              output_schema: output,
+              response: {
+                fields,
+                redact: ['toString', '__proto__.email', 'valueOf.email', 'hasOwnProperty[].card', 'constructor'],
+                redact_patterns: { constructor: 'secret-[0-9]+' },
+              },
+            },
+          ],
+        };
+        const gw = await startOn(config);
+        try {
+          const session = await initializeSession(gw.url, '2025-11-25', token.token);
+          const res = await postMcp(gw.url, toolsCallRequest('lookup', {}), { token: token.token, sessionId: session });
+          const structured = (res.message?.result as { structuredContent: Record<string, unknown> }).structuredContent;
+          const expected =
+            fields === 'declared'
+              ? redacted
+              : own([['__proto__', { polluted: 'x', email: '[redacted]' }], ...Object.entries(redacted)]);
+          assert.deepEqual(structured, expected, fields);
+        } finally {
+          await gw.close();
+        }
+      }
+    } finally {
+      await backend.close();
+    }
+  });
+});
