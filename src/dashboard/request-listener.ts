@@ -95,7 +95,9 @@ function route(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse)
   }
   if (path === '/api/timeseries') {
     const window = parseWindow(url.searchParams.get('window'));
-    const principal = url.searchParams.has('principal') ? agentOf(url.searchParams.get('principal') ?? '') : undefined;
+    const principal = url.searchParams.has('principal')
+      ? agentOf(url.searchParams.get('principal') ?? '', url)
+      : undefined;
     sendJson(res, 200, timeseries(ctx.store, window, principal, parseAuth(url.searchParams.get('auth'))));
     return;
   }
@@ -135,7 +137,7 @@ function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, url: URL)
   } catch {
     throw new DashboardError(400, 'principal: not a valid URL-encoded name');
   }
-  const principal = agentOf(segment);
+  const principal = agentOf(segment, url);
   const auth = principal === null ? null : parseAuth(url.searchParams.get('auth'));
   const windowParam = url.searchParams.get('window');
   const window = windowParam === null ? undefined : parseWindow(windowParam);
@@ -156,8 +158,9 @@ function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, url: URL)
   };
 }
 
-function agentOf(segment: string): string | null {
-  return segment === ANONYMOUS_SEGMENT ? null : segment;
+/** `-` is the anonymous principal, unless `auth` names a kind: then it is a token id or subject spelt `-`. */
+function agentOf(segment: string, url: URL): string | null {
+  return segment === ANONYMOUS_SEGMENT && !url.searchParams.has('auth') ? null : segment;
 }
 
 /** The `auth` query parameter: which kind of principal the agent is; a static token unless it says `oauth`. */

@@ -5,11 +5,14 @@
  * gateway's audit file lists two agents, each with its own counts, refusals and time series.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { GatewayConfig } from '../../src/contract';
 import { DEFAULT_FLAG_RULE, DEFAULT_RETENTION_MS, startDashboard, type RunningDashboard } from '../../src/dashboard';
 import { silentLogger } from '../../src/gateway';
 import { waitForAuditRecords } from '../helpers/audit-log';
+import { lines, refusal } from '../dashboard/audit-fixtures';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../helpers/config';
 import { eventually } from '../helpers/eventually';
@@ -141,5 +144,63 @@ describe('attack: a static token and an OAuth subject of one name on the dashboa
     const res = await fetch(new URL('/api/agents/test-agent/refusals?auth=admin', dashboard.url));
     assert.equal(res.status, 400);
     assert.deepEqual(await res.json(), { error: 'auth: must be token or oauth (got "admin")' });
+  });
+});
+
+describe('attack: a principal named like the dashboard anonymous segment', () => {
+  let dir: string;
+  let dashboard: RunningDashboard;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'dash-dash-'));
+    const now = Date.now();
+    writeFileSync(
+      path.join(dir, 'audit-0.jsonl'),
+      lines([
+        refusal('token dash refused', { tsMs: now, principal: '-', auth: 'token' }),
+        refusal('anonymous refused', { tsMs: now, principal: null, auth: null }),
+        refusal('anonymous refused', { tsMs: now, principal: null, auth: null }),
+      ]),
+    );
+    dashboard = await startDashboard(
+      {
+        auditDirs: [dir],
+        port: 0,
+        host: '127.0.0.1',
+        auth: undefined,
+        retentionMs: DEFAULT_RETENTION_MS,
+        flag: DEFAULT_FLAG_RULE,
+      },
+      { logger: silentLogger },
+    );
+  });
+
+  after(async () => {
+    await dashboard?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the token "-" apart from the anonymous principal: `auth` names the kind', async () => {
+    const get = async (p: string) => {
+      const res = await fetch(new URL(p, dashboard.url));
+      assert.equal(res.status, 200, p);
+      return (await res.json()) as { principal: string | null; refusals: { message: string }[] };
+    };
+    const anonymous = await eventually(async () => {
+      const body = await get('/api/agents/-/refusals');
+      if (body.refusals.length < 2) throw new Error('not ingested yet');
+      return body;
+    });
+    assert.equal(anonymous.principal, null);
+    assert.deepEqual(
+      anonymous.refusals.map((r) => r.message),
+      ['anonymous refused', 'anonymous refused'],
+    );
+    const dash = await get('/api/agents/-/refusals?auth=token');
+    assert.equal(dash.principal, '-');
+    assert.deepEqual(
+      dash.refusals.map((r) => r.message),
+      ['token dash refused'],
+    );
   });
 });
