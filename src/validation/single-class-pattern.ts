@@ -1,6 +1,6 @@
 /**
  * A fast path for the commonest shape of declared pattern: one character set repeated over the whole input,
- * `^[A-Za-z0-9_]+$`, `^\d{4,8}$`, `^(\p{L}|\d)*$`. Such a pattern means "every code point is in SET and there
+ * `^[A-Za-z0-9_]+$`, `^\d{4,8}$`, `^(\p{L}|\d)*$`, and the same under a repeated group (`^(a+)+$` is `^a+$`). Such a pattern means "every code point is in SET and there
  * are between min and max of them", so it is run as one loop over the input's code points against a table of
  * SET's members, learnt from V8 one code point at a time and remembered (2 bits per BMP code unit, shared by every
  * pattern with the same set). Linear, and far cheaper than a regular expression engine on large Unicode classes:
@@ -25,6 +25,11 @@ const SHAPE = new RegExp(
   'u',
 );
 const ALTERNATIVE = new RegExp(`${ATOM}|${BRACKET}`, 'gu');
+/** The same set under an unbounded repetition inside a group under another one: `^(a+)+$`, `^((?:x|y)*)+$`. */
+const NESTED = new RegExp(
+  String.raw`^\^\((?:\?:)?(?:(${BRACKET})|(${ATOM})|\((?:\?:)?((?:${ATOM}|${BRACKET})(?:\|(?:${ATOM}|${BRACKET}))*)\))([*+])\)([*+])\$$`,
+  'u',
+);
 
 /**
  * The V8 expression equivalent to `source` when it has the single-set shape above, `undefined` otherwise.
@@ -44,26 +49,36 @@ interface SingleClassShape {
 }
 
 function singleClassShape(source: string): SingleClassShape | undefined {
-  const match = SHAPE.exec(source);
-  if (match === null) return undefined;
-  const [, bracket, atom, group, quantifier] = match;
-  let set: string;
-  if (bracket !== undefined) set = bracket;
-  else if (atom !== undefined) set = `[${atom}]`;
+  let match = SHAPE.exec(source);
+  let quantifier: string;
+  if (match !== null) quantifier = match[4];
   else {
-    const parts = group.match(ALTERNATIVE) ?? [];
-    // A negated class cannot be merged into a union by concatenation.
-    if (parts.some((p) => p.startsWith('[^'))) return undefined;
-    // A `-` at either end of a part would make a range once the parts are side by side (`[_-]|😀` is not
-    // `[_-😀]`): it is escaped.
-    set = `[${parts.map((p) => (p.startsWith('[') ? literalDashes(p.slice(1, -1)) : p === '-' ? '\\-' : p)).join('')}]`;
+    // `(S+)+` is `S+`, and `(S*)+`, `(S+)*`, `(S*)*` are `S*`: the nesting adds only ways to split the same text
+    // (what makes a backtracking engine exponential), never another text.
+    match = NESTED.exec(source);
+    if (match === null) return undefined;
+    quantifier = match[4] === '+' && match[5] === '+' ? '+' : '*';
   }
+  const set = setOf(match[1], match[2], match[3]);
+  if (set === undefined) return undefined;
   try {
     const regexp = new RegExp(`^${set}${quantifier}$`, 'u');
     return { set, ...bounds(quantifier), regexp };
   } catch {
     return undefined;
   }
+}
+
+/** The one bracket class a bracket class, an atom or a group of alternatives stands for; `undefined` if none. */
+function setOf(bracket: string | undefined, atom: string | undefined, group: string | undefined): string | undefined {
+  if (bracket !== undefined) return bracket;
+  if (atom !== undefined) return `[${atom}]`;
+  const parts = group?.match(ALTERNATIVE) ?? [];
+  // A negated class cannot be merged into a union by concatenation.
+  if (parts.some((p) => p.startsWith('[^'))) return undefined;
+  // A `-` at either end of a part would make a range once the parts are side by side (`[_-]|😀` is not
+  // `[_-😀]`): it is escaped.
+  return `[${parts.map((p) => (p.startsWith('[') ? literalDashes(p.slice(1, -1)) : p === '-' ? '\\-' : p)).join('')}]`;
 }
 
 const CLASS_TOKEN = /\\[pP]\{[^}]*\}|\\.|./gsu;

@@ -11,10 +11,26 @@ describe('single-class patterns (the V8 fast path of declared patterns)', () => 
     assert.equal(singleClassPattern('^(x|-|y)+$')?.source, '^[x\\-y]+$', 'a lone - never becomes a range');
     assert.equal(singleClassPattern('^([0-9_-]|😀)*$')?.source, '^[0-9_\\-😀]*$', "a class's last - neither");
     assert.equal(singleClassPattern('^(a|[-b])*$')?.source, '^[a\\-b]*$', 'nor its first');
+    // a set repeated inside a repeated group is the set repeated: the nesting only adds ways to split a text
+    assert.equal(singleClassPattern('^(a+)+$')?.source, '^[a]+$');
+    assert.equal(singleClassPattern('^(?:[a-z]+)*$')?.source, '^[a-z]*$');
+    assert.equal(singleClassPattern('^((?:x|y)*)+$')?.source, '^[xy]*$');
   });
 
   it('leaves every other shape to RE2', () => {
-    for (const p of ['^A-[0-9]{4}$', '^(a+)+$', '(a|aa)*c', '^(a|[^b])*$', '[a-z]+', '^[a-z]+', '^(ab|c)*$', '^.*$']) {
+    for (const p of [
+      '^A-[0-9]{4}$',
+      '^(a+)$',
+      '^(a{2})+$',
+      '^(ab+)+$',
+      '^(a+)?$',
+      '(a|aa)*c',
+      '^(a|[^b])*$',
+      '[a-z]+',
+      '^[a-z]+',
+      '^(ab|c)*$',
+      '^.*$',
+    ]) {
       assert.equal(singleClassPattern(p), undefined, p);
     }
   });
@@ -64,7 +80,17 @@ describe('single-class patterns (the V8 fast path of declared patterns)', () => 
         })
         .map((parts) => `(${parts.join('|')})`),
     );
-    const source = fc.tuple(set, fc.constantFrom(...quantifiers)).map(([s, q]) => `^${s}${q}$`);
+    const single = fc.tuple(set, fc.constantFrom(...quantifiers)).map(([s, q]) => `^${s}${q}$`);
+    // nested repetitions of one set, `^(S+)+$` and the like, some of which are not the single-class shape
+    const nested = fc
+      .tuple(
+        set,
+        fc.constantFrom('*', '+', '?', '{2}'),
+        fc.constantFrom('', '?:'),
+        fc.constantFrom('*', '+', '?', '{1,3}'),
+      )
+      .map(([s, inner, capture, outer]) => `^(${capture}${s}${inner})${outer}$`);
+    const source = fc.oneof(single, nested);
     const chars = [
       '1',
       'a',
