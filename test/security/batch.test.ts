@@ -37,8 +37,10 @@ describe('attack: a batch smuggling a call outside the token scopes', function (
       ],
       settings: { max_concurrent_calls: 256, max_concurrent_calls_per_principal: 256 },
     });
-    config.gateway.auth = { tokens: [{ ...tokenEntry(READER), scopes: ['crm.read'] }] };
-    gw = await startOn(config);
+    gw = await startOn({
+      ...config,
+      gateway: { ...config.gateway, auth: { tokens: [{ ...tokenEntry(READER), scopes: ['crm.read'] }] } },
+    });
     session = await initializeSession(gw.url, '2025-03-26', READER.token);
   });
 
