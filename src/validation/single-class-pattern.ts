@@ -101,20 +101,26 @@ function bounds(quantifier: string): { min: number; max: number } {
 }
 
 /**
- * Which BMP code units (lone surrogates included, as unicode mode reads them) are in a set: 2 bits each, 0 for not
- * yet asked, 1 in, 2 out. 16 KiB per distinct set, filled as inputs bring code units (at most 65,536 questions).
+ * Which code points are in a set: 2 bits each, 0 for not yet asked, 1 in, 2 out. The BMP (lone surrogates
+ * included, as unicode mode reads them) is 16 KiB per distinct set, filled as inputs bring code units (at most
+ * 65,536 questions); each astral plane another 16 KiB once an input reaches it, filled 256 code points at a time
+ * by one run of V8 over them (a 1 MiB input of distinct astral code points costs 4,096 such runs once).
  */
-const BMP_TABLES = new Map<string, Uint8Array>();
+interface SetTables {
+  readonly bmp: Uint8Array;
+  readonly astral: (Uint8Array | undefined)[];
+}
+const BMP_TABLES = new Map<string, SetTables>();
 /** Beyond this many distinct sets, a new one gets its own table rather than one kept for every later pattern. */
 const MAX_SHARED_TABLES = 1024;
 
 /** A single-class pattern run by a loop over code points (see the module comment). */
 export class SingleClassMatcher {
-  private readonly bmp: Uint8Array;
+  private readonly tables: SetTables;
   /** `[SET]`, matching one code point. */
   private readonly one: RegExp;
-  /** `[SET]` sticky, for a code point outside the BMP, tested where it stands in the input (not remembered). */
-  private readonly sticky: RegExp;
+  /** `[SET]` global, run over a block of 256 astral code points to learn which are members. */
+  private readonly each: RegExp;
 
   private constructor(
     /** `^[SET]Q$`, as V8 would run it. */
@@ -124,13 +130,39 @@ export class SingleClassMatcher {
     private readonly max: number,
   ) {
     this.one = new RegExp(`^${set}$`, 'u');
-    this.sticky = new RegExp(set, 'uy');
-    let table = BMP_TABLES.get(set);
+    this.each = new RegExp(set, 'gu');
+    let tables = BMP_TABLES.get(set);
+    if (tables === undefined) {
+      tables = { bmp: new Uint8Array(0x10000 / 4), astral: [] };
+      if (BMP_TABLES.size < MAX_SHARED_TABLES) BMP_TABLES.set(set, tables);
+    }
+    this.tables = tables;
+  }
+
+  /** 1 when the astral code point `cp` is in the set, 2 when not (its block learnt on first use). */
+  private astralState(cp: number): number {
+    const plane = (cp >> 16) - 1;
+    let table = this.tables.astral[plane];
     if (table === undefined) {
       table = new Uint8Array(0x10000 / 4);
-      if (BMP_TABLES.size < MAX_SHARED_TABLES) BMP_TABLES.set(set, table);
+      this.tables.astral[plane] = table;
     }
-    this.bmp = table;
+    const low = cp & 0xffff;
+    const shift = (low & 3) << 1;
+    const state = (table[low >> 2] >> shift) & 3;
+    if (state !== 0) return state;
+    const start = cp & ~0xff;
+    let text = '';
+    for (let k = 0; k < 256; k++) text += String.fromCodePoint(start + k);
+    const members = new Uint8Array(256);
+    this.each.lastIndex = 0;
+    // every code point of the block is a surrogate pair: the match at index 2k is code point start + k
+    for (let m = this.each.exec(text); m !== null; m = this.each.exec(text)) members[m.index >> 1] = 1;
+    for (let k = 0; k < 256; k++) {
+      const l = (start + k) & 0xffff;
+      table[l >> 2] |= (members[k] === 1 ? 1 : 2) << ((l & 3) << 1);
+    }
+    return members[cp - start] === 1 ? 1 : 2;
   }
 
   /** The matcher for `source` when it has the single-class shape, `undefined` otherwise. */
@@ -144,15 +176,14 @@ export class SingleClassMatcher {
     const n = input.length;
     // Fewer code units than `min` cannot hold `min` code points; more than `max` × 2 cannot fit in `max`.
     if (n < this.min || n > this.max * 2) return false;
-    const table = this.bmp;
+    const table = this.tables.bmp;
     let count = 0;
     for (let i = 0; i < n; i++) {
       const c = input.charCodeAt(i);
       if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
         const d = input.charCodeAt(i + 1);
         if (d >= 0xdc00 && d <= 0xdfff) {
-          this.sticky.lastIndex = i;
-          if (!this.sticky.test(input)) return false;
+          if (this.astralState(((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000) === 2) return false;
           i++;
           if (++count > this.max) return false;
           continue;

@@ -142,6 +142,8 @@ describe('single-class patterns (the V8 fast path of declared patterns)', () => 
       ['𝐀'.repeat(MIB / 2 - 1) + '1', true],
       ['𝐀'.repeat(MIB / 2 - 1) + '😀', false],
       [everyUnit.repeat(16), false],
+      // 512 Ki distinct astral code points, through every astral block in planes 1 to 8
+      [Array.from({ length: MIB / 2 }, (_, k) => String.fromCodePoint(0x10000 + k)).join(''), false],
     ] as const) {
       assert.equal(re.test(input), expected);
       assert.equal(re.test(input), new RegExp(re.source, 'u').test(input));
