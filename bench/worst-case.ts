@@ -48,6 +48,9 @@ const UNITS = [
   '~1',
   '"',
   'Z',
+  // outside the BMP: a letter and a symbol, each a surrogate pair
+  '𝐀',
+  '😀',
 ];
 const PREFIXES = ['', 'a:', 'a://', 'http://', '"', '[', '2020-01-01T', 'a@', '/', 'P', '10:00:00'];
 const SUFFIXES = ['', '\n', '!', '#\n', '@', ']', ' ', '\u2028'];

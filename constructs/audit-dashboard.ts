@@ -14,6 +14,7 @@ import {
   terraformLiteral,
   TOOL_NAME_RE,
 } from '../src/contract';
+import { constructId } from './construct-id';
 import { dockerName, quote } from './docker-names';
 import { Gateway, type GatewayToken } from './gateway';
 import { CONTAINER_HEALTHCHECK, WAIT_TIMEOUT_SECONDS } from './gateway-container';
@@ -98,7 +99,7 @@ export class AuditDashboard extends Construct {
   public readonly container: Container;
 
   public constructor(scope: Construct, id: string, props: AuditDashboardProps) {
-    super(scope, id);
+    super(scope, constructId(id, 'AuditDashboard'));
     this.name = props.name ?? id;
     if (typeof this.name !== 'string' || !TOOL_NAME_RE.test(this.name)) {
       const origin = props.name === undefined ? ' (the construct id)' : '';

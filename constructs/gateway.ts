@@ -25,10 +25,12 @@ import {
   VALIDATION_CHANNELS,
   ValidationErrorsChannel,
 } from '../src/contract';
+import { constructId } from './construct-id';
 import { type ContainerFile, secretFile } from './container-files';
 import { quote } from './docker-names';
 import { createGatewayContainer } from './gateway-container';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
+import { type GatewayLimits, limitSettings } from './gateway-limits';
 import { GatewayNetwork } from './gateway-network';
 import { GatewaySecrets } from './gateway-secrets';
 import { checkHostIp, urlHostOf } from './host-ip';
@@ -65,7 +67,7 @@ export interface GatewayToken {
 export type GatewayAuth = { readonly tokens?: readonly GatewayToken[]; readonly oauth?: GatewayOAuth } | 'none';
 
 /** Props of a `Gateway`. */
-export interface GatewayProps {
+export interface GatewayProps extends GatewayLimits {
   /**
    * The gateway's name (audit log, container label and name), `^[A-Za-z0-9_.-]{1,64}$`.
    * @default - the construct id
@@ -213,7 +215,7 @@ export class Gateway extends Construct {
   private readonly secrets: GatewaySecrets;
 
   public constructor(scope: Construct, id: string, props: GatewayProps) {
-    super(scope, id);
+    super(scope, constructId(id, 'Gateway'));
     Object.defineProperty(this, GATEWAY_SYMBOL, { value: true });
 
     this.name = props.name ?? id;
@@ -271,6 +273,7 @@ export class Gateway extends Construct {
       ...(props.allowedOrigins !== undefined
         ? { allowed_origins: checkList('allowedOrigins', props.allowedOrigins, fail) }
         : {}),
+      ...limitSettings(props, fail),
       ...(props.sessionKey !== undefined
         ? { session_key_file: SESSION_KEY_PATH }
         : replicas === undefined

@@ -9,3 +9,4 @@ export type { ServiceTls } from './service-endpoint';
 export type { ServiceContainerBuild } from './service-image';
 export type { ServiceResponse } from './service-response';
 export * from './openapi-services';
+export type { GatewayLimits } from './gateway-limits';

@@ -224,6 +224,18 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
     hostIp: g.host_ip,
     metrics: g.metrics,
     resourceUrl: g.resource_url,
+    maxBodyBytes: g.max_body_bytes,
+    maxResponseBytes: g.max_response_bytes,
+    maxConcurrentCalls: g.max_concurrent_calls,
+    maxConcurrentCallsPerPrincipal: g.max_concurrent_calls_per_principal,
+    maxRevokedSessionsPerPrincipal: g.max_revoked_sessions_per_principal,
+    headerTimeoutMs: g.header_timeout_ms,
+    requestTimeoutMs: g.request_timeout_ms,
+    writeTimeoutMs: g.write_timeout_ms,
+    maxConnectionsPerAddress: g.max_connections_per_address,
+    sessionTtlMs: g.session_ttl_ms,
+    maxStreamsPerPrincipal: g.max_streams_per_principal,
+    toolsListTtlMs: g.tools_list_ttl_ms,
     at: yaml.location(['gateways', name], true),
   });
 }

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { TerraformStack, TerraformVariable } from 'cdktf';
 import { Construct } from 'constructs';
 import { AuditDashboard } from './audit-dashboard';
+import { isInheritedName, ownChild } from './construct-id';
 import { Gateway } from './gateway';
 import { manifestErrorAt, ManifestDocument, ManifestError, ManifestLocation } from './manifest-document';
 import { readManifest } from './manifest-props';
@@ -85,8 +86,16 @@ function sharedNames(file: string, doc: ManifestDocument, scope: Construct, mani
   ];
   const problems: ManifestError[] = [];
   for (const [kind, entry] of entries) {
+    if (isInheritedName(entry.name)) {
+      const reason =
+        `the name \`${entry.name}\` is one every JavaScript object inherits, which the constructs library cannot ` +
+        'hold as a construct id (services, gateways and dashboards become constructs named after their keys): ' +
+        'give the entry another name';
+      problems.push(manifestErrorAt(file, entry.at, reason));
+      continue;
+    }
     const first = seen.get(entry.name);
-    const taken = scope.node.tryFindChild(entry.name);
+    const taken = ownChild(scope, entry.name);
     if (first !== undefined || taken !== undefined) {
       const other =
         first !== undefined
@@ -229,7 +238,8 @@ function secretVariables(scope: Construct, services: readonly Service[]): Record
   const names = [...new Set(services.flatMap((s) => s.secretNames))];
   if (names.length === 0) return undefined;
   const stack = TerraformStack.of(scope);
-  const values: Record<string, string> = {};
+  // A null-prototype object: a secret named `__proto__` is an own entry like any other.
+  const values: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const name of names) {
     const id = `secret-${name}`;
     const existing = stack.node.tryFindChild(id);

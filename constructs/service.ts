@@ -24,6 +24,7 @@ import {
 } from '../src/contract';
 import { aliasesOf, forwardAsOf, generateInputSchema, InputSpec, toolDescription } from '../src/schema';
 import { compileToolSchema } from '../src/validation';
+import { constructId } from './construct-id';
 import { dockerName, quote } from './docker-names';
 import { WAIT_TIMEOUT_SECONDS } from './gateway-container';
 import { GatewayNetwork } from './gateway-network';
@@ -219,7 +220,7 @@ export class Service extends Construct {
   private readonly forwardAs: Record<string, string>;
 
   public constructor(scope: Construct, id: string, props: ServiceProps) {
-    super(scope, id);
+    super(scope, constructId(id, 'Service', 'name'));
     Object.defineProperty(this, SERVICE_SYMBOL, { value: true });
 
     this.name = props.name ?? id;
@@ -314,7 +315,7 @@ export class Service extends Construct {
       // a raw schema without properties may accept anything; a generated one without any is parameterless
       return this.inputSchema.additionalProperties === false ? [] : undefined;
     }
-    return Object.keys(properties).map((p) => this.forwardAs[p] ?? p);
+    return Object.keys(properties).map((p) => (Object.hasOwn(this.forwardAs, p) ? this.forwardAs[p] : p));
   }
 
   /**
@@ -324,7 +325,7 @@ export class Service extends Construct {
   private checkPlaceholdersRequired(raw: boolean, fail: (m: string) => never): void {
     const required = Array.isArray(this.inputSchema.required) ? this.inputSchema.required : [];
     for (const field of placeholderFields(this.endpoint.url)) {
-      const param = Object.keys(this.forwardAs).find((p) => this.forwardAs[p] === field) ?? field;
+      const param = Object.entries(this.forwardAs).find(([, f]) => f === field)?.[0] ?? field;
       if (required.includes(param)) continue;
       const fix = raw ? `add '${param}' to inputSchema.required` : `set required: true on input.${param}`;
       fail(

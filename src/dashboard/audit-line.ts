@@ -1,4 +1,4 @@
-import type { AuditOutcome } from './gateway-shared';
+import type { AuditOutcome, PrincipalKind } from './gateway-shared';
 import { NEEDS_JSON_PARSE, scanGatewayLine } from './gateway-line-scanner';
 
 /** Longest gateway, principal, client or tool name kept; longer ones are cut (the file is not trusted). */
@@ -12,6 +12,11 @@ export interface DashboardRecord {
   readonly tsMs: number;
   readonly gateway: string;
   readonly principal: string | null;
+  /**
+   * The principal's kind: a static token id and an OAuth subject of the same name are two agents. `null` with no
+   * principal; `token` for a line written before the gateway wrote the kind (static tokens were all there was).
+   */
+  readonly auth: PrincipalKind | null;
   readonly clientName: string | null;
   readonly clientVersion: string | null;
   readonly tool: string;
@@ -42,6 +47,7 @@ export function parseAuditText(text: string, start: number, stop: number, plain:
         tsMs: scanned.ts,
         gateway: cut(scanned.gateway, MAX_NAME_CHARS),
         principal: scanned.principal === null ? null : cut(scanned.principal, MAX_NAME_CHARS),
+        auth: kindOf(scanned.principal, scanned.auth),
         clientName: scanned.clientName === null ? null : cut(scanned.clientName, MAX_NAME_CHARS),
         clientVersion: scanned.clientVersion === null ? null : cut(scanned.clientVersion, MAX_NAME_CHARS),
         tool: cut(scanned.tool, MAX_NAME_CHARS),
@@ -66,7 +72,8 @@ export function parseAuditJson(line: string): DashboardRecord | undefined {
 }
 
 function checkFields(fields: Record<string, unknown>): DashboardRecord | undefined {
-  const { ts, gateway, principal, client, tool, outcome, error, duration_ms: durationMs } = fields;
+  const { ts, gateway, principal, auth, client, tool, outcome, error, duration_ms: durationMs } = fields;
+  if (auth !== undefined && auth !== null && auth !== 'token' && auth !== 'oauth') return undefined;
   if (typeof durationMs !== 'number' || !Number.isFinite(durationMs)) return undefined;
   if (typeof ts !== 'string' || typeof gateway !== 'string' || typeof tool !== 'string') return undefined;
   if (principal !== null && typeof principal !== 'string') return undefined;
@@ -89,12 +96,25 @@ function checkFields(fields: Record<string, unknown>): DashboardRecord | undefin
     tsMs,
     gateway: cut(gateway, MAX_NAME_CHARS),
     principal: principal === null ? null : cut(principal, MAX_NAME_CHARS),
+    auth: kindOf(principal, auth),
     clientName: name === null ? null : cut(name, MAX_NAME_CHARS),
     clientVersion: version === null ? null : cut(version, MAX_NAME_CHARS),
     tool: cut(tool, MAX_NAME_CHARS),
     outcome,
     message,
   };
+}
+
+function kindOf(principal: string | null, auth: PrincipalKind | null | undefined): PrincipalKind | null {
+  return principal === null ? null : (auth ?? 'token');
+}
+
+/**
+ * One key per agent (kind and name), for maps: `token:alice` and `oauth:alice` differ; `null` for calls without
+ * a principal (`auth: 'none'`).
+ */
+export function agentKey(auth: PrincipalKind | null, principal: string | null): string | null {
+  return principal === null ? null : `${auth ?? 'token'}:${principal}`;
 }
 
 function cut(text: string, max: number): string {

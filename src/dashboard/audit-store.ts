@@ -1,4 +1,5 @@
-import type { DashboardRecord } from './audit-line';
+import { agentKey, type DashboardRecord } from './audit-line';
+import type { PrincipalKind } from './gateway-shared';
 import { detached } from './detached-string';
 import { RecentRefusals } from './recent-refusals';
 
@@ -31,6 +32,8 @@ export interface Series {
   readonly id: number;
   readonly gateway: string;
   readonly principal: string | null;
+  /** The principal's kind (`null` without a principal): `token:alice` and `oauth:alice` are two series. */
+  readonly auth: PrincipalKind | null;
   readonly tool: string;
   /** The series that counts records of series past `maxSeries`. */
   readonly overflow: boolean;
@@ -170,7 +173,7 @@ export class AuditStore {
     if (record.outcome === 'ok') return;
     if (record.outcome === 'refused') {
       cell.refusals++;
-      this.refusals.add(record.principal, {
+      this.refusals.add(agentKey(record.auth, record.principal), {
         tsMs: record.tsMs,
         gateway: record.gateway,
         tool: record.tool,
@@ -196,17 +199,18 @@ export class AuditStore {
 
   private seriesOf(record: DashboardRecord): Series {
     // \u0000 cannot be confused with name text; `null` principals get a key no string can produce.
-    const key = `${record.gateway}\u0000${record.principal === null ? '\u0001' : `=${record.principal}`}\u0000${record.tool}`;
+    const key = `${record.gateway}\u0000${record.principal === null ? '\u0001' : `${record.auth}=${record.principal}`}\u0000${record.tool}`;
     let series = this.seriesByKey.get(key);
     if (series !== undefined) return series;
     if (this.seriesList.length >= this.maxSeries) {
       this.stats.seriesOverflow++;
-      this.overflowSeries ??= this.newSeries('(other)', '(other)', '(other)', true);
+      this.overflowSeries ??= this.newSeries('(other)', '(other)', null, '(other)', true);
       return this.overflowSeries;
     }
     series = this.newSeries(
       detached(record.gateway),
       record.principal === null ? null : detached(record.principal),
+      record.auth,
       detached(record.tool),
       false,
     );
@@ -214,8 +218,14 @@ export class AuditStore {
     return series;
   }
 
-  private newSeries(gateway: string, principal: string | null, tool: string, overflow: boolean): Series {
-    const series: Series = { id: this.seriesList.length, gateway, principal, tool, overflow };
+  private newSeries(
+    gateway: string,
+    principal: string | null,
+    auth: PrincipalKind | null,
+    tool: string,
+    overflow: boolean,
+  ): Series {
+    const series: Series = { id: this.seriesList.length, gateway, principal, auth, tool, overflow };
     this.seriesList.push(series);
     return series;
   }

@@ -1,4 +1,4 @@
-import type { AuditOutcome } from './gateway-shared';
+import type { AuditOutcome, PrincipalKind } from './gateway-shared';
 
 /**
  * The fast reader of audit lines written exactly as the gateway writes them (`JSON.stringify` of its record: these
@@ -17,6 +17,8 @@ export interface ScannedLine {
   ts: number;
   gateway: string;
   principal: string | null;
+  /** The principal's kind as written; `undefined` for a line written before the gateway wrote it. */
+  auth: PrincipalKind | null | undefined;
   clientName: string | null;
   clientVersion: string | null;
   tool: string;
@@ -151,7 +153,13 @@ function scan(): ScannedLine | undefined {
   if (principal === undefined) return undefined;
   const principalNull = wasNull;
   // `auth` (the principal's kind) since the gateway keys principals by kind and name; older lines lack it.
-  if (lit(',"auth":') && !skipStr()) return undefined;
+  let auth: PrincipalKind | null | undefined;
+  if (lit(',"auth":')) {
+    if (lit('"token"')) auth = 'token';
+    else if (lit('"oauth"')) auth = 'oauth';
+    else if (lit('null')) auth = null;
+    else return undefined;
+  }
   if (!lit(',"client":{"name":')) return undefined;
   const clientName = str();
   if (clientName === undefined) return undefined;
@@ -193,6 +201,7 @@ function scan(): ScannedLine | undefined {
     ts,
     gateway,
     principal: principalNull ? null : principal,
+    auth,
     clientName: nameNull ? null : clientName,
     clientVersion: versionNull ? null : clientVersion,
     tool,

@@ -6,6 +6,6 @@
 export { ConfigError } from '../contract/config-error';
 export { jsonLogger, silentLogger, type Logger } from '../gateway/logger';
 export type { AuditOutcome, AuditRecord } from '../gateway/audit/audit-log';
-export { tokenHashes, matchTokenHash } from '../gateway/auth/bearer-tokens';
+export { tokenHashes, matchTokenHash, type PrincipalKind } from '../gateway/auth/bearer-tokens';
 export { bracketHost } from '../gateway/http/url-host';
 export { createOriginGuard, type OriginGuard } from '../gateway/http/origin-guard';

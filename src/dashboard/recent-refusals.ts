@@ -25,15 +25,16 @@ export class RecentRefusals {
     private readonly maxAgents: number,
   ) {}
 
-  add(principal: string | null, entry: RefusalEntry): void {
-    let list = this.byAgent.get(principal);
+  /** @param agent the agent's key (`agentKey`: its kind and name), `null` for calls without a principal */
+  add(agent: string | null, entry: RefusalEntry): void {
+    let list = this.byAgent.get(agent);
     if (list === undefined) {
       if (this.byAgent.size >= this.maxAgents) {
         this.untracked++;
         return;
       }
       list = [];
-      this.byAgent.set(this.strings.internNullable(principal), list);
+      this.byAgent.set(this.strings.internNullable(agent), list);
     }
     // Sorted oldest first; most records arrive in time order, so this is usually a push.
     if (list.length >= this.perAgent && entry.tsMs <= list[0].tsMs) return;
@@ -52,8 +53,8 @@ export class RecentRefusals {
   }
 
   /** The agent's refusals at or after `sinceMs`, newest first, at most `limit`. */
-  recent(principal: string | null, sinceMs: number, limit: number): RefusalEntry[] {
-    const list = this.byAgent.get(principal) ?? [];
+  recent(agent: string | null, sinceMs: number, limit: number): RefusalEntry[] {
+    const list = this.byAgent.get(agent) ?? [];
     const out: RefusalEntry[] = [];
     for (let i = list.length - 1; i >= 0 && out.length < limit; i--) {
       if (list[i].tsMs >= sinceMs) out.push(list[i]);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from './gateway-shared';
+import type { Logger, PrincipalKind } from './gateway-shared';
+import { agentKey } from './audit-line';
 import type { AuditIngester } from './audit-ingester';
 import type { AuditStore } from './audit-store';
 import type { DashboardAuth } from './dashboard-auth';
@@ -94,8 +95,10 @@ function route(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse)
   }
   if (path === '/api/timeseries') {
     const window = parseWindow(url.searchParams.get('window'));
-    const principal = url.searchParams.has('principal') ? agentOf(url.searchParams.get('principal') ?? '') : undefined;
-    sendJson(res, 200, timeseries(ctx.store, window, principal));
+    const principal = url.searchParams.has('principal')
+      ? agentOf(url.searchParams.get('principal') ?? '', url)
+      : undefined;
+    sendJson(res, 200, timeseries(ctx.store, window, principal, parseAuth(url.searchParams.get('auth'))));
     return;
   }
   const refusals = /^\/api\/agents\/([^/]+)\/refusals$/.exec(path);
@@ -134,7 +137,8 @@ function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, url: URL)
   } catch {
     throw new DashboardError(400, 'principal: not a valid URL-encoded name');
   }
-  const principal = agentOf(segment);
+  const principal = agentOf(segment, url);
+  const auth = principal === null ? null : parseAuth(url.searchParams.get('auth'));
   const windowParam = url.searchParams.get('window');
   const window = windowParam === null ? undefined : parseWindow(windowParam);
   const limit = parseLimit(url.searchParams.get('limit'));
@@ -142,8 +146,9 @@ function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, url: URL)
   const sinceMs = window === undefined ? 0 : (Math.floor(now / MINUTE_MS) - WINDOWS[window].minutes + 1) * MINUTE_MS;
   return {
     principal,
+    auth,
     ...(window !== undefined ? { window } : {}),
-    refusals: ctx.store.refusals.recent(principal, sinceMs, limit).map((r) => ({
+    refusals: ctx.store.refusals.recent(agentKey(auth, principal), sinceMs, limit).map((r) => ({
       ts: new Date(r.tsMs).toISOString(),
       gateway: r.gateway,
       tool: r.tool,
@@ -153,8 +158,16 @@ function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, url: URL)
   };
 }
 
-function agentOf(segment: string): string | null {
-  return segment === ANONYMOUS_SEGMENT ? null : segment;
+/** `-` is the anonymous principal, unless `auth` names a kind: then it is a token id or subject spelt `-`. */
+function agentOf(segment: string, url: URL): string | null {
+  return segment === ANONYMOUS_SEGMENT && !url.searchParams.has('auth') ? null : segment;
+}
+
+/** The `auth` query parameter: which kind of principal the agent is; a static token unless it says `oauth`. */
+function parseAuth(value: string | null): PrincipalKind {
+  if (value === null || value === 'token') return 'token';
+  if (value === 'oauth') return 'oauth';
+  throw new DashboardError(400, `auth: must be token or oauth (got ${JSON.stringify(value.slice(0, 20))})`);
 }
 
 function parseLimit(value: string | null): number {

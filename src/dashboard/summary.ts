@@ -1,5 +1,6 @@
 import { MINUTE_MS, type AuditStore, type Series } from './audit-store';
 import { isFlagged, refusalRate, type FlagRule } from './flag-rule';
+import type { PrincipalKind } from './gateway-shared';
 import { WINDOWS, type WindowName } from './windows';
 
 /** Messages listed per agent × tool. */
@@ -30,8 +31,10 @@ export interface ToolSummary {
 
 /** One agent (principal) of `/api/summary`: totals over its tools, then the tools. */
 export interface AgentSummary {
-  /** The token id; `null` for calls to a gateway with `auth: 'none'`. */
+  /** The token id or OAuth subject; `null` for calls to a gateway with `auth: 'none'`. */
   readonly principal: string | null;
+  /** The principal's kind: `token` (a static token id) or `oauth` (an OAuth subject); `null` without one. */
+  readonly auth: PrincipalKind | null;
   /** The row that counts series past the store's bound, not a real principal. */
   readonly overflow: boolean;
   readonly calls: number;
@@ -114,7 +117,11 @@ export function summarize(store: AuditStore, window: WindowName, rule: FlagRule)
 
   const byAgent = new Map<string, Row[]>();
   for (const row of rows.values()) {
-    const key = row.series.overflow ? 'o' : row.series.principal === null ? 'n' : `=${row.series.principal}`;
+    const key = row.series.overflow
+      ? 'o'
+      : row.series.principal === null
+        ? 'n'
+        : `${row.series.auth}=${row.series.principal}`;
     const list = byAgent.get(key);
     if (list === undefined) byAgent.set(key, [row]);
     else list.push(row);
@@ -138,6 +145,7 @@ export function summarize(store: AuditStore, window: WindowName, rule: FlagRule)
     const tools = list.map((row) => toolSummary(row, rule)).sort(byFailures);
     agents.push({
       principal: list[0].series.principal,
+      auth: list[0].series.auth,
       overflow: list[0].series.overflow,
       calls,
       refusals,
@@ -150,7 +158,10 @@ export function summarize(store: AuditStore, window: WindowName, rule: FlagRule)
   }
   agents.sort(
     (a, b) =>
-      Number(b.flagged) - Number(a.flagged) || byFailures(a, b) || compareText(a.principal ?? '', b.principal ?? ''),
+      Number(b.flagged) - Number(a.flagged) ||
+      byFailures(a, b) ||
+      compareText(a.principal ?? '', b.principal ?? '') ||
+      compareText(a.auth ?? '', b.auth ?? ''),
   );
   return {
     window,
@@ -248,6 +259,8 @@ function compareText(a: string, b: string): number {
 export interface Timeseries {
   readonly window: WindowName;
   readonly principal?: string | null;
+  /** The kind of `principal`, when one is asked for. */
+  readonly auth?: PrincipalKind | null;
   readonly step_ms: number;
   /** The start of each step, ms since the epoch. */
   readonly t: number[];
@@ -258,9 +271,16 @@ export interface Timeseries {
 
 /**
  * Calls, refusals and errors per step over a window (steps aligned to multiples of the step since the epoch; the
- * first one counts only the minutes inside the window). With `principal`, only that agent's calls.
+ * first one counts only the minutes inside the window). With `principal`, only the calls of that agent (its kind
+ * `auth` and its name).
  */
-export function timeseries(store: AuditStore, window: WindowName, principal?: string | null): Timeseries {
+export function timeseries(
+  store: AuditStore,
+  window: WindowName,
+  principal?: string | null,
+  auth: PrincipalKind = 'token',
+): Timeseries {
+  const kind = principal === null ? null : auth;
   const { from, to } = windowMinutes(window, store.now());
   const step = WINDOWS[window].stepMinutes;
   const firstStep = Math.floor(from / step);
@@ -270,7 +290,7 @@ export function timeseries(store: AuditStore, window: WindowName, principal?: st
   const refusals = new Array<number>(count).fill(0);
   const errors = new Array<number>(count).fill(0);
   store.forEachCell(from, to, (minute, series, cell) => {
-    if (principal !== undefined && (series.overflow || series.principal !== principal)) return;
+    if (principal !== undefined && (series.overflow || series.principal !== principal || series.auth !== kind)) return;
     const i = Math.floor(minute / step) - firstStep;
     calls[i] += cell.calls;
     refusals[i] += cell.refusals;
@@ -278,7 +298,7 @@ export function timeseries(store: AuditStore, window: WindowName, principal?: st
   });
   return {
     window,
-    ...(principal !== undefined ? { principal } : {}),
+    ...(principal !== undefined ? { principal, auth: kind } : {}),
     step_ms: step * MINUTE_MS,
     t,
     calls,

@@ -143,7 +143,8 @@ function parsePort(raw: string, flag: string): number {
 
 /** `--port NAME=PORT` (per gateway) and `--port PORT` (every other gateway). */
 function parsePorts(values: readonly string[]): { ports: Record<string, number>; defaultPort?: number } {
-  const ports: Record<string, number> = {};
+  // Null-prototype maps: a gateway or host named like an inherited property (`constructor`) is looked up as itself.
+  const ports: Record<string, number> = Object.create(null) as Record<string, number>;
   let defaultPort: number | undefined;
   for (const v of values) {
     const sep = v.lastIndexOf('=');
@@ -159,7 +160,7 @@ function parsePorts(values: readonly string[]): { ports: Record<string, number>;
 }
 
 function parseMaps(values: readonly string[]): Record<string, string> {
-  const maps: Record<string, string> = {};
+  const maps: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const v of values) {
     const [from, to, extra] = v.split('=');
     if (extra !== undefined || !HOST_PORT.test(from ?? '') || !HOST_PORT.test(to ?? '')) {

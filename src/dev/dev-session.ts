@@ -112,7 +112,7 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
     for (const g of found) checkDevSecrets(g.name, g.parsed, secrets);
     const state = openDevState(options.stateDir, { fresh: options.fresh });
     const local: LocalServing = { state, secrets, env };
-    const maps: Record<string, string> = {};
+    const maps: Record<string, string> = Object.create(null) as Record<string, string>;
     if (options.startBackends) Object.assign(maps, await startBackends(devFile.backends, options.dir, log, backends));
     Object.assign(maps, options.maps);
     fs.mkdirSync(options.auditDir, { recursive: true });
@@ -194,7 +194,7 @@ async function startBackends(
   log: (line: string) => void,
   started: RunningBackend[],
 ): Promise<Record<string, string>> {
-  const maps: Record<string, string> = {};
+  const maps: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const spec of specs) {
     const label = spec.name ?? spec.hosts[0];
     log(`Starting backend ${label}: ${spec.command}`);

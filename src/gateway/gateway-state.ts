@@ -21,6 +21,7 @@ import {
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info';
 import { createAuthenticator, type Authenticator } from './auth/authenticator';
 import { principalKey, type Principal } from './auth/bearer-tokens';
+import { METRICS_SCOPE } from './auth/oauth-scopes';
 import { MetaKey } from './mcp/modern-protocol';
 import { discoverResult, toolsListResult, type ServerInfo } from './mcp/modern-results';
 import type { Logger } from './logger';
@@ -99,7 +100,12 @@ export function buildGatewayState(
     g.validate_output ?? DEFAULT_VALIDATE_OUTPUT,
     { pageSize: g.tools_list_page_size ?? DEFAULT_TOOLS_LIST_PAGE_SIZE, gateway: g.name },
   );
-  const allScopes = [...(oauth?.scopes ?? []), ...config.tools.flatMap((t) => t.required_scopes ?? [])];
+  // `metrics:read` too when `/metrics` is behind the gateway's authentication: a client may ask for it.
+  const allScopes = [
+    ...(oauth?.scopes ?? []),
+    ...config.tools.flatMap((t) => t.required_scopes ?? []),
+    ...(g.metrics === true ? [METRICS_SCOPE] : []),
+  ];
   const principals = principalsOf(g.auth);
   const oauthCredential = oauth === undefined ? undefined : `oauth ${oauth.issuer}`;
   const maxConcurrentCalls = g.max_concurrent_calls ?? DEFAULT_MAX_CONCURRENT_CALLS;

@@ -11,7 +11,7 @@
  * `\d`, `\w`, `\b` are ASCII in both. Unicode property tables are RE2's, which may lag V8's by a Unicode version.
  */
 import { RE2JS } from 're2js';
-import { singleClassPattern } from './single-class-pattern';
+import { SingleClassMatcher } from './single-class-pattern';
 
 /** A compiled pattern: `test` searches the whole input, as `RegExp.prototype.test` does. */
 export interface LinearRegExp {
@@ -299,28 +299,27 @@ function characterClass(source: string, start: number): [string, number] {
   return [`[${negated ? '^' : ''}${body}]`, i + 1];
 }
 
-/** A pattern of one repeated character set, run by V8 (linear for that shape, see single-class-pattern.ts). */
+/** A pattern of one repeated character set, run by a loop over code points (see single-class-pattern.ts). */
 class CachedPattern implements LinearRegExp {
   private lastInput: string | undefined;
   private lastResult = false;
 
   constructor(
     public readonly source: string,
-    private readonly re: RegExp,
+    private readonly matcher: SingleClassMatcher,
   ) {}
 
   public test(input: string): boolean {
     if (input !== this.lastInput) {
-      this.lastResult = this.re.test(input);
+      this.lastResult = this.matcher.test(input);
       this.lastInput = input;
     }
     return this.lastResult;
   }
 
   public replaceAll(input: string, replacement: string): string {
-    // a replacer function: the replacement is literal text, never `$&`-style references
-    const global = new RegExp(this.re.source, this.re.flags.includes('g') ? this.re.flags : `${this.re.flags}g`);
-    return input.replace(global, () => replacement);
+    // Anchored at both ends without the `m` flag, the pattern's only possible match is the whole input.
+    return this.test(input) ? replacement : input;
   }
 
   public toString(): string {
@@ -376,7 +375,7 @@ class Re2Pattern implements LinearRegExp {
  */
 export function compileLinearPattern(source: string): LinearRegExp {
   new RegExp(source, 'u');
-  const single = singleClassPattern(source);
+  const single = SingleClassMatcher.of(source);
   if (single !== undefined) return new CachedPattern(source, single);
   const translated = translate(source);
   try {

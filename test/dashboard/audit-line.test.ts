@@ -12,6 +12,7 @@ describe('parseAuditLine', () => {
       tsMs: TS,
       gateway: 'support',
       principal: 'support-bot',
+      auth: 'token',
       clientName: 'agent-sdk',
       clientVersion: '1.2.0',
       tool: 'get_customer',
@@ -25,6 +26,7 @@ describe('parseAuditLine', () => {
       JSON.stringify(auditRecord({ principal: null, client: { name: null, version: null } })),
     );
     assert.equal(record?.principal, null);
+    assert.equal(record?.auth, null);
     assert.equal(record?.clientName, null);
     assert.equal(record?.message, null);
   });
@@ -47,6 +49,8 @@ describe('parseAuditLine', () => {
     'a string error': JSON.stringify({ ...auditRecord(), outcome: 'error', error: 'boom' }),
     'a string duration': JSON.stringify({ ...auditRecord(), duration_ms: '12' }),
     'a missing tool': JSON.stringify({ ...auditRecord(), tool: undefined }),
+    'an unknown auth': JSON.stringify({ ...auditRecord(), auth: 'admin' }),
+    'a numeric auth': JSON.stringify({ ...auditRecord(), auth: 1 }),
     'a __proto__ tool':
       '{"ts":"2026-05-04T10:20:30.000Z","gateway":"g","session":null,"principal":null,' +
       '"client":{"name":null,"version":null},"__proto__":{"tool":"x"},"outcome":"ok","error":null,"duration_ms":1}',
@@ -56,6 +60,14 @@ describe('parseAuditLine', () => {
       assert.equal(parseAuditLine(line), undefined);
     });
   }
+
+  it('reads the principal kind: oauth and token apart, token for a line written before the kind was', () => {
+    assert.equal(parseAuditLine(JSON.stringify(auditRecord({ auth: 'oauth' })))?.auth, 'oauth');
+    assert.equal(parseAuditLine(JSON.stringify(auditRecord({ auth: 'token' })))?.auth, 'token');
+    const { auth: _, ...older } = auditRecord();
+    assert.equal(parseAuditLine(JSON.stringify(older))?.auth, 'token');
+    assert.equal(parseAuditLine(JSON.stringify(auditRecord({ principal: null, auth: null })))?.auth, null);
+  });
 
   it('cuts a 1 MiB message and a 1 MiB tool name, so one record cannot hold much memory', () => {
     const big = 'x'.repeat(1 << 20);
@@ -107,12 +119,14 @@ describe('the fast scanner of gateway-written lines', () => {
         fc.constantFrom('ok', 'error', 'refused', 'maybe'),
         fc.option(fc.record({ code: text, message: text })),
         fc.oneof(fc.double(), fc.integer(), fc.constant(1e308)),
-        (ts, gateway, principal, name, version, tool, outcome, error, duration) => {
+        fc.constantFrom('token', 'oauth', null, undefined, 'admin'),
+        (ts, gateway, principal, name, version, tool, outcome, error, duration, auth) => {
           const line = JSON.stringify({
             ts,
             gateway,
             session: 's',
             principal,
+            auth,
             client: { name, version },
             tool,
             outcome,

@@ -26,13 +26,18 @@ const recordArb = fc
     ),
     gateway: fc.constantFrom('support', 'billing'),
     principal: fc.constantFrom<string | null>('bot-a', 'bot-b', 'toString', '__proto__', null),
+    auth: fc.constantFrom<'token' | 'oauth'>('token', 'token', 'oauth'),
     clientName: fc.constantFrom<string | null>('sdk', null),
     clientVersion: fc.constant<string | null>(null),
     tool: fc.constantFrom('get_customer', 'create_ticket', 'constructor'),
     outcome: fc.constantFrom('ok', 'ok', 'refused', 'refused', 'error') as fc.Arbitrary<DashboardRecord['outcome']>,
     message: fc.constantFrom('m1', 'm2', 'm3', 'm4', 'm5', 'm6'),
   })
-  .map((r): DashboardRecord => ({ ...r, message: r.outcome === 'ok' ? null : r.message }));
+  .map((r): DashboardRecord => ({
+    ...r,
+    auth: r.principal === null ? null : r.auth,
+    message: r.outcome === 'ok' ? null : r.message,
+  }));
 
 /** Records clustered in time (now, and the edges of the 24 h and 7 d windows), so that flags and ties happen. */
 const logArb = fc.array(recordArb, { maxLength: 400, size: 'large' });
@@ -54,9 +59,12 @@ function bruteForce(records: readonly DashboardRecord[], window: WindowName, rul
   const flagged = (calls: number, refusals: number) =>
     calls > 0 && refusals >= rule.minRefusals && refusals / calls >= rule.minRate;
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const agents = [...new Set(inWindow.map((r) => r.principal))]
-    .map((principal) => {
-      const mine = inWindow.filter((r) => r.principal === principal);
+  // An agent is a kind and a name: `token` bot-a and `oauth` bot-a are two.
+  const agentKeys = [...new Set(inWindow.map((r) => JSON.stringify([r.auth, r.principal])))];
+  const agents = agentKeys
+    .map((k) => {
+      const [auth, principal] = JSON.parse(k) as [DashboardRecord['auth'], string | null];
+      const mine = inWindow.filter((r) => r.principal === principal && r.auth === auth);
       const keys = [...new Set(mine.map((r) => `${r.gateway} ${r.tool}`))];
       const tools = keys
         .map((key) => {
@@ -86,6 +94,7 @@ function bruteForce(records: readonly DashboardRecord[], window: WindowName, rul
       const refusals = mine.filter((r) => r.outcome === 'refused').length;
       return {
         principal,
+        auth,
         overflow: false,
         calls,
         refusals,
@@ -101,7 +110,8 @@ function bruteForce(records: readonly DashboardRecord[], window: WindowName, rul
         Number(b.flagged) - Number(a.flagged) ||
         b.refusals - a.refusals ||
         b.calls - a.calls ||
-        cmp(a.principal ?? '', b.principal ?? ''),
+        cmp(a.principal ?? '', b.principal ?? '') ||
+        cmp(a.auth ?? '', b.auth ?? ''),
     );
   return {
     totals: {
@@ -141,10 +151,14 @@ describe('summarize (against a brute-force computation on random logs)', () => {
         logArb,
         windowArb,
         fc.constantFrom<string | null | undefined>(undefined, 'bot-a', null),
-        (records, window, principal) => {
-          const series = timeseries(storeWith(records), window, principal);
+        fc.constantFrom<'token' | 'oauth'>('token', 'oauth'),
+        (records, window, principal, auth) => {
+          const series = timeseries(storeWith(records), window, principal, auth);
           const { inWindow } = bruteForce(records, window, { minRefusals: 1, minRate: 0 });
-          const mine = principal === undefined ? inWindow : inWindow.filter((r) => r.principal === principal);
+          const mine =
+            principal === undefined
+              ? inWindow
+              : inWindow.filter((r) => r.principal === principal && (principal === null || r.auth === auth));
           const step = WINDOWS[window].stepMinutes * MINUTE;
           const expected = series.t.map((t) => mine.filter((r) => Math.floor(r.tsMs / step) * step === t).length);
           assert.deepEqual(series.calls, expected);
@@ -175,6 +189,7 @@ describe('AuditStore bounds', () => {
     tsMs,
     gateway: 'g',
     principal: `p${i % 3}`,
+    auth: 'token',
     clientName: null,
     clientVersion: null,
     tool: `t${i}`,

@@ -2,6 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { DevOptions, parseDevArgs, resolveGatewayPort } from '../../src/dev/dev-options';
 
+/** The ports and maps are null-prototype objects (a gateway named `constructor` is looked up as itself). */
+const bare = <T>(entries: Record<string, T>): Record<string, T> =>
+  Object.assign(Object.create(null) as Record<string, T>, entries);
+
 const parse = (argv: string[]): DevOptions => {
   const o = parseDevArgs(argv, '/work');
   assert.notEqual(o, 'help');
@@ -12,9 +16,9 @@ describe('dev options', () => {
   it('defaults to the current directory, stack ports, dev.json backends and DIR/.dev audit logs', () => {
     assert.deepEqual(parse([]), {
       dir: '/work',
-      ports: {},
+      ports: bare({}),
       portOffset: 0,
-      maps: {},
+      maps: bare({}),
       stacks: [],
       startBackends: true,
       auditDir: path.join('/work', '.dev'),
@@ -41,10 +45,10 @@ describe('dev options', () => {
       'logs',
     ]);
     assert.equal(o.dir, '/work/examples/app');
-    assert.deepEqual(o.ports, { agents: 9000, legacy: 0 });
+    assert.deepEqual(o.ports, bare({ agents: 9000, legacy: 0 }));
     assert.equal(o.defaultPort, 0);
     assert.equal(o.portOffset, 100);
-    assert.deepEqual(o.maps, { 'api:8080': '127.0.0.1:3000' });
+    assert.deepEqual(o.maps, bare({ 'api:8080': '127.0.0.1:3000' }));
     assert.equal(o.startBackends, false);
     assert.equal(o.auditDir, '/work/logs');
   });

@@ -179,7 +179,8 @@ describe('response controls: properties', () => {
     const paths = fc.array(fc.constantFrom('a', 'a.b', 'a[].b', '*', 'x.*', 'a[]', 'b[].c[].d'), { maxLength: 3 });
     fc.assert(
       fc.property(fc.dictionary(fc.constantFrom('a', 'b', 'x', 'c'), json), paths, (response, redact) => {
-        const before = shapeOf(response);
+        // the shape of what the gateway holds: JSON text parsed (a -0 of the generator is 0 after JSON)
+        const before = shapeOf(JSON.parse(JSON.stringify(response)));
         const copy = JSON.parse(JSON.stringify(response));
         redactPaths(
           copy,

@@ -22,13 +22,16 @@
     return node;
   }
 
+  // An OAuth subject and a static token of the same name are two agents: the OAuth one is marked.
   function agentName(agent) {
     if (agent.overflow) return '(other series)';
-    return agent.principal === null ? '(anonymous)' : agent.principal;
+    if (agent.principal === null) return '(anonymous)';
+    return agent.auth === 'oauth' ? `${agent.principal} (OAuth)` : agent.principal;
   }
 
-  function agentSegment(principal) {
-    return principal === null ? ANONYMOUS_SEGMENT : encodeURIComponent(principal);
+  function agentPath(agent) {
+    if (agent.principal === null) return `/api/agents/${ANONYMOUS_SEGMENT}/refusals?`;
+    return `/api/agents/${encodeURIComponent(agent.principal)}/refusals?auth=${agent.auth === 'oauth' ? 'oauth' : 'token'}&`;
   }
 
   function percent(rate) {
@@ -98,7 +101,7 @@
       'aria-label': `Show the recent refusals of ${agentName(agent)}`,
     });
     if (agent.overflow) button.disabled = true;
-    else button.addEventListener('click', () => openRefusals(agent.principal));
+    else button.addEventListener('click', () => openRefusals(agent));
     return button;
   }
 
@@ -247,9 +250,9 @@
     $('refusals-empty').hidden = rows.length > 0;
   }
 
-  function openRefusals(principal) {
-    state.agent = principal;
-    $('refusals-title').textContent = `Recent refusals of ${principal === null ? '(anonymous)' : principal}`;
+  function openRefusals(agent) {
+    state.agent = agent;
+    $('refusals-title').textContent = `Recent refusals of ${agentName(agent)}`;
     $('refusals').hidden = false;
     $('refusals-body').replaceChildren();
     refresh().then(() => $('refusals').scrollIntoView({ behavior: 'smooth', block: 'start' }));
@@ -266,8 +269,7 @@
     try {
       const q = `window=${encodeURIComponent(window)}`;
       const requests = [getJson(`/api/summary?${q}`), getJson(`/api/timeseries?${q}`)];
-      if (state.agent !== undefined)
-        requests.push(getJson(`/api/agents/${agentSegment(state.agent)}/refusals?${q}&limit=15`));
+      if (state.agent !== undefined) requests.push(getJson(`${agentPath(state.agent)}${q}&limit=15`));
       const [summary, series, refusals] = await Promise.all(requests);
       if (window !== state.window) return; // switched meanwhile: the next refresh renders the new window
       renderTotals(summary);
