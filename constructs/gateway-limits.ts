@@ -36,7 +36,8 @@ export interface GatewayLimits {
   readonly maxConcurrentCalls?: number;
   /**
    * The calls one principal may have waiting on services at once (its share of `maxConcurrentCalls`), so that one
-   * token with slow calls cannot take every slot; more are refused with the limit named.
+   * token with slow calls cannot take every slot; more are refused with the limit named. Not applied with
+   * `auth: none`, where every caller is the same anonymous principal.
    * @default - a quarter of `maxConcurrentCalls`, at least 1 (64 of the default 256)
    */
   readonly maxConcurrentCallsPerPrincipal?: number;

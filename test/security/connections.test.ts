@@ -171,4 +171,28 @@ describe('attack: slow readers, connection floods, trickled headers, a principal
       });
     }
   });
+
+  it('without authentication the one anonymous caller is not held to a per-principal share, only to max_concurrent_calls', async () => {
+    const open = await startOn(
+      botConfig([tool('slow', `${backend.url}/slow/500`)], {
+        auth: 'none',
+        max_concurrent_calls: 4,
+        max_concurrent_calls_per_principal: 2,
+      }),
+    );
+    try {
+      const call = () =>
+        postModern(open.url, modernRequest('tools/call', { name: 'slow', arguments: {} }), undefined, {});
+      const answers = await Promise.all(Array.from({ length: 5 }, call));
+      const busy = answers.filter((r) => r.message?.error !== undefined);
+      // four in flight (the gateway's cap), the fifth refused by that cap, none by a share
+      assert.equal(busy.length, 1, JSON.stringify(answers.map((r) => r.message)));
+      assert.deepEqual(busy[0].message?.error, { code: -32000, message: 'Gateway busy: too many concurrent calls' });
+      for (const r of answers.filter((a) => a.message?.error === undefined)) {
+        assert.notEqual(r.message?.result?.isError, true, JSON.stringify(r.message));
+      }
+    } finally {
+      await open.close();
+    }
+  });
 });

@@ -178,12 +178,14 @@ async function forward(call: Call, tool: Tool, args: Record<string, unknown>): P
   if (ctx.concurrency.active >= call.state.maxConcurrentCalls) {
     return refuse(call, RpcCode.SERVER_ERROR, 'GATEWAY_BUSY', 'Gateway busy: too many concurrent calls');
   }
-  // One principal's share: a token with slow calls cannot take every slot from the others.
+  // One principal's share: a token with slow calls cannot take every slot from the others. Without
+  // authentication every caller is the same anonymous principal, so there are no others: only the gateway's cap.
+  const shared = call.caller.principal !== null;
   const key = principalKey({ principal: call.caller.principal, oauth: call.caller.oauth === true });
   const { byPrincipal } = ctx.concurrency;
-  const mine = byPrincipal.get(key) ?? 0;
+  const mine = shared ? (byPrincipal.get(key) ?? 0) : 0;
   const share = call.state.maxConcurrentCallsPerPrincipal;
-  if (mine >= share) {
+  if (shared && mine >= share) {
     return refuse(
       call,
       RpcCode.SERVER_ERROR,
@@ -192,15 +194,17 @@ async function forward(call: Call, tool: Tool, args: Record<string, unknown>): P
     );
   }
   ctx.concurrency.active++;
-  byPrincipal.set(key, mine + 1);
+  if (shared) byPrincipal.set(key, mine + 1);
   let outcome: ServiceOutcome;
   try {
     outcome = await ctx.services.call(tool.plan, args, call.caller, tool.shaper);
   } finally {
     ctx.concurrency.active--;
-    const left = (byPrincipal.get(key) ?? 1) - 1;
-    if (left === 0) byPrincipal.delete(key);
-    else byPrincipal.set(key, left);
+    if (shared) {
+      const left = (byPrincipal.get(key) ?? 1) - 1;
+      if (left === 0) byPrincipal.delete(key);
+      else byPrincipal.set(key, left);
+    }
   }
   if (outcome.ok) {
     audit(call, 'ok', null, outcome.counts);
