@@ -31,8 +31,9 @@ export function writeAuditFiles(dir: string): number {
     const outcome = roll < 20 ? 'refused' : roll < 22 ? 'error' : 'ok';
     const tool = `tool_${(n * 31) % 30}`;
     const record = {
-      // oldest first, as a gateway writes them
-      ts: new Date(now - weekMs + 60_000 + Math.floor((n / RECORDS) * (weekMs - 120_000))).toISOString(),
+      // oldest first, as a gateway writes them; the oldest 10 minutes inside the 7-day window, so that minute
+      // buckets and the time to write and ingest them do not push a record out before the summary is read
+      ts: new Date(now - weekMs + 600_000 + Math.floor((n / RECORDS) * (weekMs - 660_000))).toISOString(),
       gateway: `gateway-${n % 3}`,
       session: `sess-${n % 1000}`,
       principal: `agent-${(n * 13) % 40}`,
@@ -43,7 +44,7 @@ export function writeAuditFiles(dir: string): number {
         outcome === 'ok'
           ? null
           : {
-              // the gateway's own codes and messages (SPEC §3), so the scanner sees realistic lines
+              // the gateway's own codes and messages (see docs/input-and-validation.md), so the scanner sees realistic lines
               code: outcome === 'refused' ? 'INVALID_ARGS' : 'SERVICE_HTTP_STATUS',
               message:
                 outcome === 'refused'

@@ -1,6 +1,6 @@
 /**
  * Validation benchmark: our `validate()` beside raw ajv `validate()` on the same compiled schema, in the same run.
- * Targets (SPEC §3 and the Foundation issue): a valid call within 1.3× raw ajv; each 1 MiB refusal under 50 ms.
+ * Targets (docs/benchmarks.md): a valid call within 1.3× raw ajv; each 1 MiB refusal under 50 ms.
  *
  * Sub-microsecond calls are timed in batches (the per-call figures divide by the batch size) because a single
  * call is shorter than the timer's resolution.

@@ -1,5 +1,5 @@
 /**
- * Worst-case benchmark (SPEC §3: a 1 MiB adversarial payload is refused in well under 50 ms, for every keyword,
+ * Worst-case benchmark (a 1 MiB adversarial payload is refused in well under 50 ms, for every keyword,
  * every format and every declared pattern). For each format the validator knows, a set of declared patterns
  * (catastrophic ones for a backtracking engine among them) and each raw-schema keyword, the slowest 1 MiB input
  * found — by a search over near-miss strings for formats and patterns, written by hand for keywords — is validated

@@ -76,7 +76,7 @@ export interface AuditDashboardProps {
 }
 
 /**
- * The audit dashboard (SPEC §4c): a container of the gateway image running `cdktf-mcp-gateway dashboard`, which
+ * The audit dashboard (see docs/dashboard.md): a container of the gateway image running `cdktf-mcp-gateway dashboard`, which
  * reads the audit logs of the gateways it names (every replica's file) and shows which agents fail
  * systematically, on which tool, with which message.
  *

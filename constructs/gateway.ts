@@ -61,7 +61,7 @@ export interface GatewayToken {
 }
 
 /**
- * Who may call a gateway: static bearer tokens, OAuth 2.1 access tokens from an issuer (SPEC §4d), or both; or
+ * Who may call a gateway: static bearer tokens, OAuth 2.1 access tokens from an issuer (see docs/auth.md), or both; or
  * `'none'` (no authentication; a synth warning).
  */
 export type GatewayAuth = { readonly tokens?: readonly GatewayToken[]; readonly oauth?: GatewayOAuth } | 'none';
@@ -133,7 +133,7 @@ export interface GatewayProps extends GatewayLimits {
    */
   readonly resourceUrl?: string;
   /**
-   * Prometheus metrics at `GET /metrics` (SPEC §4c): `true` on the gateway's port behind its authentication,
+   * Prometheus metrics at `GET /metrics` (see docs/constructs.md): `true` on the gateway's port behind its authentication,
    * `{ port }` on a port of their own (published too) that a scraper reaches without a token.
    * @default false
    */
@@ -323,7 +323,7 @@ export class Gateway extends Construct {
     return this.node.tryFindChild('AuditLog') as Volume | undefined;
   }
 
-  /** The gateway config this gateway's container is given (SPEC §5), with a fixed key order. */
+  /** The gateway config this gateway's container is given (see docs/gateway.md), with a fixed key order. */
   public config(): GatewayConfig {
     return {
       version: GATEWAY_CONFIG_VERSION,

@@ -1,5 +1,5 @@
 /**
- * The OAuth props of a `Gateway` and a `Service` (SPEC §4d), checked at synth and turned into the config's
+ * The OAuth props of a `Gateway` and a `Service` (see docs/auth.md), checked at synth and turned into the config's
  * snake_case `auth.oauth`, `scopes` and `required_scopes`.
  */
 import {

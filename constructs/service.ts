@@ -115,7 +115,7 @@ export interface ServiceProps {
    */
   readonly description?: string;
   /**
-   * The declared input (SPEC §2); the advertised JSON Schema is generated from it.
+   * The declared input (see docs/input-and-validation.md); the advertised JSON Schema is generated from it.
    * Set at most one of `input` and `inputSchema`.
    * @default - parameterless, unless `inputSchema` is set
    */
@@ -285,7 +285,7 @@ export class Service extends Construct {
     }
   }
 
-  /** The tool's entry in the gateway config (SPEC §5), with a fixed key order. */
+  /** The tool's entry in the gateway config (see docs/gateway.md), with a fixed key order. */
   public toolConfig(): ToolConfig {
     const hasAliases = Object.keys(this.aliases).length > 0;
     const hasForwardAs = Object.keys(this.forwardAs).length > 0;

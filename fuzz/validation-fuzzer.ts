@@ -1,5 +1,5 @@
 /**
- * The validation fuzzer (SPEC §3: the validator is total, agrees with its explanation, and no input costs more
+ * The validation fuzzer (the validator is total, agrees with its explanation, and no input costs more
  * than linear time). Random declared inputs and hostile raw schemas × random and adversarial JSON (deep, wide,
  * long strings near every format and pattern, 1e400, integers past 2^53, keys such as `__proto__`) go through
  * generation, compilation, alias normalization, validation and the explaining walker.
@@ -557,7 +557,7 @@ function dump(schema: unknown, value: unknown): void {
   if (file !== undefined && file !== '') writeFileSync(file, JSON.stringify({ schema, value }));
 }
 
-/** Checks one validation's result against the walker, the other compiler and the SPEC's bounds. */
+/** Checks one validation's result against the walker, the other compiler and the documented bounds. */
 function check(schema: Record<string, unknown>, generated: boolean, value: unknown, result: ValidationResult): void {
   if (result.valid) {
     const walked = collectViolations(schema, value, Infinity);

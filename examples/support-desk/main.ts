@@ -187,7 +187,7 @@ export class SupportDesk extends Construct {
       port: 8081,
     });
 
-    // which agents fail systematically, on which tool, with which message (SPEC §4c); `dev` serves it too
+    // which agents fail systematically, on which tool, with which message (see docs/dashboard.md); `dev` serves it too
     this.audit = new AuditDashboard(this, 'audit', {
       gateways: [this.agents, this.legacy],
       auth: { tokens: [{ id: 'support-ops', sha256: process.env.OPS_TOKEN_SHA256 ?? DEV_OPS_TOKEN_SHA256 }] },

@@ -1,5 +1,5 @@
 /**
- * The rules for what a gateway adds to a backend request (SPEC §5 `endpoint.headers`, secret references,
+ * The rules for what a gateway adds to a backend request (see docs/gateway.md: `endpoint.headers`, secret references,
  * `forwardIdentity`): one home for the config check (`parse-config.ts`), the constructs and the manifest, and the
  * runtime that reads secret values at start.
  */

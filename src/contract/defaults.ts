@@ -24,7 +24,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 4_194_304;
 export const DEFAULT_MAX_CONCURRENT_CALLS = 256;
 /** `gateway.session_ttl_ms`: how long a session id is valid after it was issued (1 hour). */
 export const DEFAULT_SESSION_TTL_MS = 3_600_000;
-/** `gateway.max_streams_per_principal`: open GET/listen streams one principal may hold (SPEC §4). */
+/** `gateway.max_streams_per_principal`: open GET/listen streams one principal may hold (see docs/gateway.md). */
 export const DEFAULT_MAX_STREAMS_PER_PRINCIPAL = 16;
 /**
  * `gateway.max_concurrent_calls_per_principal`: the share of `max_concurrent_calls` one principal may hold, when

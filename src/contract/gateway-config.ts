@@ -27,7 +27,7 @@ export interface TokenConfig {
 export interface AuthConfig {
   /** Static bearer tokens, checked first. @default - none */
   readonly tokens?: readonly TokenConfig[];
-  /** OAuth 2.1 access tokens from this authorization server (SPEC §4d). @default - none */
+  /** OAuth 2.1 access tokens from this authorization server (see docs/auth.md). @default - none */
   readonly oauth?: OAuthConfig;
 }
 
@@ -189,7 +189,7 @@ export interface GatewaySettings {
    */
   readonly tools_list_page_size?: number;
   /**
-   * Prometheus metrics at `GET /metrics` (SPEC §4c): `true` serves them on the gateway's port behind its
+   * Prometheus metrics at `GET /metrics` (see docs/constructs.md): `true` serves them on the gateway's port behind its
    * authentication, `{ port }` on a port of their own without authentication, `false` not at all.
    * @default false
    */

@@ -1,5 +1,5 @@
 /**
- * The `gateway.auth.oauth` part of the gateway config document (SPEC §4d): which authorization server issues the
+ * The `gateway.auth.oauth` part of the gateway config document (see docs/auth.md): which authorization server issues the
  * access tokens a gateway accepts, and how they are checked. Keys are snake_case like the rest of the document;
  * the constructs' camelCase twin is `auth.oauth: { issuer, audience?, jwksUri?, scopes?, principalClaim?,
  * algorithms? }`. This file holds both the TypeScript type and its JSON Schema fragment; `gateway-config.ts` and

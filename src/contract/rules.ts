@@ -3,7 +3,7 @@
  * manifest (what synthesis accepts), so that the two sides cannot drift apart.
  */
 
-/** A tool or gateway name (SPEC §5). */
+/** A tool or gateway name (see docs/gateway.md). */
 export const TOOL_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 
 /** {@link TOOL_NAME_PATTERN} compiled. */
@@ -12,10 +12,10 @@ export const TOOL_NAME_RE = new RegExp(TOOL_NAME_PATTERN);
 /** The name rule spelled out for error messages. */
 export const NAME_RULE = `1-64 letters, digits, '_', '.' or '-' (${TOOL_NAME_PATTERN})`;
 
-/** How validation refusals reach the agent (SPEC §3). */
+/** How validation refusals reach the agent (see docs/input-and-validation.md). */
 export const VALIDATION_CHANNELS = ['protocol', 'tool_result', 'auto'] as const;
 
-/** How validation refusals reach the agent (SPEC §3). */
+/** How validation refusals reach the agent (see docs/input-and-validation.md). */
 export type ValidationErrorsChannel = (typeof VALIDATION_CHANNELS)[number];
 
 /** HTTP methods a backend may be called with. */

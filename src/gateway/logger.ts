@@ -25,7 +25,7 @@ const LINE_BREAKERS = /[\u0085\u2028\u2029]/g;
 /**
  * One JSON line (with its `\n`) that every line-splitting reader sees as one line: U+2028, U+2029 and U+0085
  * (valid raw in JSON, but line terminators to JavaScript's and Unicode-aware readers) are written as `\uXXXX`
- * escapes, so a client or tool name cannot split a record or forge the next one (SPEC §4). Shared by the logs
+ * escapes, so a client or tool name cannot split a record or forge the next one (see docs/gateway.md). Shared by the logs
  * and the audit log.
  */
 export function jsonLine(value: unknown): string {

@@ -52,7 +52,7 @@ interface Place {
 }
 
 /**
- * The JSON Schema 2020-12 a tool advertises for a declared input (SPEC §2).
+ * The JSON Schema 2020-12 a tool advertises for a declared input (see docs/input-and-validation.md).
  *
  * Deterministic: properties keep their declaration order, attributes a fixed order; `required` is present only
  * when non-empty; `aliases`, `forwardAs` and the per-parameter `required` flags are never advertised.

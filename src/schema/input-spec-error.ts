@@ -1,5 +1,5 @@
 /**
- * A declared input (SPEC §2) that cannot become a tool schema. Thrown by `generateInputSchema` at construction
+ * A declared input (see docs/input-and-validation.md) that cannot become a tool schema. Thrown by `generateInputSchema` at construction
  * or synthesis, never at call time; the message names the parameter path (`customer.addresses[].zip_code`, `[]`
  * standing for "each element") and says how to fix it.
  */

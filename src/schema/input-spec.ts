@@ -1,5 +1,5 @@
 /**
- * The declared-input format of a service (SPEC §2): a map of parameter name to parameter spec.
+ * The declared-input format of a service (see docs/input-and-validation.md): a map of parameter name to parameter spec.
  *
  * @example
  * const input = {

@@ -4,7 +4,7 @@ import { InputSpec, ParamSpec } from './input-spec';
 /**
  * A tool's description as advertised: the declared description, plus — when some parameter has required fields
  * nested inside it — a final line with the one-line call shape of those parameters, for clients that do not
- * render nested JSON Schema (SPEC §2).
+ * render nested JSON Schema (see docs/input-and-validation.md).
  *
  * The shape names each field with its type (`array of {…}` for arrays, `{…}` for objects with properties). When
  * every nested field is required it ends with `, all required`; otherwise optional fields carry a `?` after their

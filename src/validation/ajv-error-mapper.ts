@@ -1,7 +1,7 @@
 /**
- * Turns ajv's all-errors output into SPEC-shaped violations, for rejections the schema walker cannot explain
+ * Turns ajv's all-errors output into violations of the documented shape, for rejections the schema walker cannot explain
  * (raw schemas using `anyOf`, `oneOf`, `not`, `$ref`, `if`/`then`, `dependentRequired`, …). Never passes ajv's
- * own text through: every keyword maps to a message in the SPEC §3 style, unknown ones to a generic one.
+ * own text through: every keyword maps to a message in the documented style, unknown ones to a generic one.
  */
 import type { ErrorObject } from 'ajv';
 import { hasOwn } from './json-object';

@@ -48,7 +48,7 @@ function createAjv(role: AjvRole): Ajv2020 {
     validateSchema: role.validateSchema,
     // Unknown keywords (`x-…`, `examples`, …) are annotations in JSON Schema; strict mode would refuse them.
     strict: false,
-    // `1e400` parses to Infinity, which is no JSON number: `type: number` and `integer` refuse it (SPEC §3).
+    // `1e400` parses to Infinity, which is no JSON number: `type: number` and `integer` refuse it (see docs/input-and-validation.md).
     strictNumbers: true,
     // `required` and `properties` must not see inherited keys such as `toString` or `constructor`.
     ownProperties: true,

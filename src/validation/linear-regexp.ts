@@ -1,7 +1,7 @@
 /**
  * Declared patterns (JSON Schema `pattern`, `patternProperties`: ECMAScript regular expressions, unicode mode) run
  * on RE2 (the `re2js` port), whose matching time is linear in the input's length: a pattern such as `^(a+)+$` can
- * no longer block the event loop (SPEC §3). ECMAScript syntax is translated to RE2's with the same meaning; what
+ * no longer block the event loop (see docs/input-and-validation.md). ECMAScript syntax is translated to RE2's with the same meaning; what
  * RE2 cannot run (backreferences, lookaround) is refused with the construct named, so that synthesis and config
  * loading refuse the pattern rather than ship it.
  *

@@ -1,7 +1,7 @@
 import { escapeName, keyPath } from './path';
 
 /**
- * The exact refusal texts of SPEC §3 that callers outside validation need (the gateway uses them for its own
+ * The exact documented refusal texts that callers outside validation need (the gateway uses them for its own
  * refusals). Names are escaped and cut at 64 code points (see `escapeName`).
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The dotted path form of SPEC §3 and the escaping of caller-supplied names.
+ * The documented dotted path form and the escaping of caller-supplied names.
  *
  * Names chosen by the caller (keys, tool names) are cut at {@link MAX_NAME_CODE_POINTS} code points, the cut
  * marked with `…`, so a refusal stays short whatever the payload; they are then escaped so that a message is

@@ -1,5 +1,5 @@
 /**
- * Names that every JavaScript object inherits or that set an object's prototype (SPEC §3): refused as parameter
+ * Names that every JavaScript object inherits or that set an object's prototype (see docs/input-and-validation.md): refused as parameter
  * names, aliases and `forwardAs` targets at synthesis and in a config, so that no lookup by such a name can ever
  * reach an inherited value (`constructor` filling a URL placeholder with `function Object() …`) or replace a
  * prototype (`forwardAs: "__proto__"`).

@@ -1,5 +1,5 @@
 /**
- * SPEC §3: an `integer` is a JSON number in ±(2^53−1). Beyond that JavaScript (and most backends' JSON parsers)
+ * An `integer` is a JSON number in ±(2^53−1). Beyond that JavaScript (and most backends' JSON parsers)
  * cannot hold it exactly, so the gateway would forward a different number than the caller sent. ajv has no
  * option for that bound, so the schema ajv compiles carries a private keyword on every subschema whose `type`
  * admits integers but not other numbers; the subset compiler and the schema walker check the bound directly.

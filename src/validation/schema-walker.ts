@@ -1,5 +1,5 @@
 /**
- * Explains a rejection: walks the schema beside the arguments and collects violations in SPEC §3 order —
+ * Explains a rejection: walks the schema beside the arguments and collects violations in the documented order —
  * at each object its missing required properties (schema order), then its declared properties (schema order,
  * each property's own violation before those inside it), then its unknown properties (input order).
  *

@@ -144,7 +144,7 @@ class Emitter {
     switch (type as NodeType) {
       case 'string':
         return this.string(schema, v);
-      // Finite numbers only (ajv's strictNumbers), integers within ±(2^53−1) (SPEC §3; NaN fails every comparison).
+      // Finite numbers only (ajv's strictNumbers), integers within ±(2^53−1) (see docs/input-and-validation.md; NaN fails every comparison).
       case 'integer':
         return this.number(schema, v, `!(typeof ${v}==="number"&&${v}<=${SAFE}&&${v}>=${-SAFE}&&!(${v}%1))`);
       case 'number':

@@ -1,5 +1,5 @@
 /**
- * Builders for the per-violation texts of SPEC §3, shared by the schema walker and the ajv error mapper so both
+ * Builders for the per-violation texts documented in docs/input-and-validation.md, shared by the schema walker and the ajv error mapper so both
  * speak with one voice. Paths are already in the dotted form; values are never quoted, only schema-declared
  * names and limits.
  */
@@ -92,7 +92,7 @@ export function length(path: string, rule: 'minLength' | 'maxLength', limit: num
 const SAFE = Number.MAX_SAFE_INTEGER;
 
 /**
- * An integer outside ±(2^53−1): it cannot be forwarded exactly (SPEC §3). Rule `type`: the gateway's `integer`
+ * An integer outside ±(2^53−1): it cannot be forwarded exactly (see docs/input-and-validation.md). Rule `type`: the gateway's `integer`
  * is the exactly representable one.
  */
 export function unsafeInteger(path: string): Violation {
@@ -153,7 +153,7 @@ export function schemaMismatch(path: string, rule = 'schema'): Violation {
   return invalidValue(path, rule, 'expected to match the input schema');
 }
 
-/** Joins violations per SPEC §3: one → its text; several → the first 5 joined by `; ` and ` (+N more)`. */
+/** Joins violations as documented: one → its text; several → the first 5 joined by `; ` and ` (+N more)`. */
 export function joinMessages(violations: readonly Violation[]): string {
   if (violations.length === 1) return violations[0].message;
   const head = violations

@@ -1,4 +1,4 @@
-/** One reason a tool call's arguments were refused (SPEC §3). */
+/** One reason a tool call's arguments were refused (see docs/input-and-validation.md). */
 export interface Violation {
   /** Where: keys joined by `.`, array indices as `[n]`, other keys as `["key"]`; `""` for the root. */
   readonly path: string;

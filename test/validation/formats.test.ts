@@ -8,6 +8,7 @@ import {
   isIsoDateTime,
   isTime,
   isUri,
+  isUriReference,
   isUrl,
   isUuid,
 } from '../../src/validation/formats';
@@ -58,6 +59,36 @@ describe('formats', () => {
     assert.equal(isUri('//example.com/relative'), false);
   });
 
+  it('uri-reference: RFC 3986, a URI or a relative reference', () => {
+    for (const ok of [
+      'http://example.com:8080/a?b=c#d',
+      'urn:isbn:0451450523',
+      '//example.com/relative',
+      '/abs/path?q#f',
+      'rel/path/a:b',
+      '../up',
+      '?query',
+      '#fragment',
+      '',
+      '//[::1]:80',
+      'a%20b',
+    ]) {
+      assert.equal(isUriReference(ok), true, ok);
+    }
+    for (const bad of [
+      '1a:b',
+      ':no-scheme',
+      'a b',
+      '//exa mple.com',
+      '#frag#ment',
+      '\\\\WINDOWS\\fileshare',
+      '/a%zz',
+      '//a:b:c/',
+    ]) {
+      assert.equal(isUriReference(bad), false, bad);
+    }
+  });
+
   // Regressions: each of these took quadratic time before (a 1 MiB input about an hour for uri). They run in a
   // worker stopped after a generous limit (see bounded.ts), so that a stall fails instead of hanging the run.
   it('uri: refuses a 1 MiB near miss (a line terminator in the fragment) as a format violation', async function () {
@@ -69,15 +100,15 @@ describe('formats', () => {
       return result.message;`);
     assert.equal(message, 'Invalid value for `link`: expected format uri');
   });
-  it('uri, url, iso-date-time: 1 MiB near misses in every part are refused', async function () {
+  it('uri, uri-reference, url, iso-date-time: 1 MiB near misses in every part are refused', async function () {
     this.timeout(30_000);
     const verdicts = (await runBounded(`
-      const { isUri, isUrl, isIsoDateTime } = require('./src/validation/formats');
+      const { isUri, isUriReference, isUrl, isIsoDateTime } = require('./src/validation/formats');
       const out = [];
-      for (const unit of ['x', 'a@', ':', '%4', '/', '[', 'f:', '@/', '@']) {
-        for (const [before, after] of [['a://', '#\\n'], ['a:', '\\n'], ['a://h/', '?\\n'], ['a://', ']'], ['http://', 'x\\n']]) {
+      for (const unit of ['x', 'a@', ':', '%4', '/', '[', 'f:', '@/', '@', 'a.', '@a./']) {
+        for (const [before, after] of [['a://', '#\\n'], ['a:', '\\n'], ['a://h/', '?\\n'], ['a://', ']'], ['http://', 'x\\n'], ['//', ' ']]) {
           const s = before + unit.repeat(${MIB} / unit.length) + after;
-          out.push(isUri(s), isUrl(s));
+          out.push(isUri(s), isUriReference(s), isUrl(s));
         }
       }
       out.push(isIsoDateTime('T'.repeat(${MIB})));

@@ -25,9 +25,18 @@ const KEYWORD_FILES = [
     'patternProperties',
   ]),
 ];
-const FORMAT_FILES = ['date-time', 'date', 'time', 'email', 'uri', 'uuid', 'hostname', 'ipv4', 'ipv6'].map(
-  (f) => `optional/format/${f}`,
-);
+const FORMAT_FILES = [
+  'date-time',
+  'date',
+  'time',
+  'email',
+  'uri',
+  'uri-reference',
+  'uuid',
+  'hostname',
+  'ipv4',
+  'ipv6',
+].map((f) => `optional/format/${f}`);
 /** Optional files that say how patterns (run on the linear-time engine) and large numbers are read. */
 const OPTIONAL_FILES = [
   'optional/ecmascript-regex',

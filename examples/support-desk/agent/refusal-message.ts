@@ -1,5 +1,5 @@
 /**
- * Reads a gateway refusal message (SPEC §3) back into its violations, the way an agent that sees only
+ * Reads a gateway refusal message (see docs/input-and-validation.md) back into its violations, the way an agent that sees only
  * the text would: split at the message starts, drop the ` (+N more)` tail, pull out the path and what
  * was expected. Works for both channels (`MCP error -32602: …` from a JSON-RPC error, or the plain text
  * of an `isError` tool result).

@@ -1,6 +1,6 @@
 /**
  * Who is calling: the bearer token of a request checked against the configured static tokens first (constant
- * time), then, when `auth.oauth` is set, as an OAuth 2.1 access token (SPEC §4d).
+ * time), then, when `auth.oauth` is set, as an OAuth 2.1 access token (see docs/auth.md).
  */
 import type { AuthConfig, TokenConfig } from '../../contract/gateway-config';
 import { HttpError } from '../http/http-error';

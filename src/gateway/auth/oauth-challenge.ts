@@ -1,5 +1,5 @@
 /**
- * The refusals of an OAuth-protected gateway (SPEC §4d, RFC 6750 §3, MCP authorization): 401 with
+ * The refusals of an OAuth-protected gateway (see docs/auth.md; RFC 6750 §3, MCP authorization): 401 with
  * `WWW-Authenticate: Bearer resource_metadata="…"` (plus `error` and `error_description` when a token was sent),
  * 403 `insufficient_scope` naming the scope a call needs.
  */

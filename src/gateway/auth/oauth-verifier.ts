@@ -1,5 +1,5 @@
 /**
- * Checks OAuth 2.1 access tokens (JWT, RFC 9068) for a gateway acting as a resource server (SPEC §4d): the
+ * Checks OAuth 2.1 access tokens (JWT, RFC 9068) for a gateway acting as a resource server (see docs/auth.md): the
  * signature against the issuer's cached JWKS, an asymmetric algorithm allowlist, `typ`, `iss`, `aud`, `exp` and
  * `nbf` (60 s skew), then reads who is calling and with which scopes.
  */
@@ -17,7 +17,7 @@ import { type FetchFunction, IssuerUnavailableError } from './oauth-fetch';
 import { JwksCache, NoMatchingKeyError } from './oauth-jwks-cache';
 import { loadJose } from './oauth-jose';
 
-/** The most clock skew tolerated on `exp`, `nbf` and `iat`, in seconds (SPEC §4d). */
+/** The most clock skew tolerated on `exp`, `nbf` and `iat`, in seconds (see docs/auth.md). */
 export const CLOCK_SKEW_SECONDS = 60;
 
 /** Tokens longer than this are refused before any parsing (Node's whole header block is 16 KiB by default). */

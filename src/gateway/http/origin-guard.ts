@@ -2,7 +2,7 @@ import { HttpError } from './http-error';
 import { bracketHost } from './url-host';
 import { RpcCode } from '../mcp/jsonrpc';
 
-/** The allowlists of a gateway (DNS-rebinding protection, SPEC §4). */
+/** The allowlists of a gateway (DNS-rebinding protection; see docs/security.md). */
 export interface OriginGuardOptions {
   /** The address the server listens on; loopback addresses get localhost-only defaults. */
   readonly listenHost: string;

@@ -114,7 +114,7 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCont
 }
 
 /**
- * `/mcp` in SPEC §4's order, in both eras: Origin/Host → bearer token → (POST) body size → JSON parse → the
+ * `/mcp` in the documented order (docs/gateway.md), in both eras: Origin/Host → bearer token → (POST) body size → JSON parse → the
  * endpoint (shape → era → session or `_meta`/headers → method).
  */
 async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpContext): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * A POSTed message of the stateless revision 2026-07-28 (SPEC §4a), after Origin/Host, authentication, the body
+ * A POSTed message of the stateless revision 2026-07-28 (see docs/gateway.md), after Origin/Host, authentication, the body
  * and the JSON-RPC shape: `_meta` and the mirrored headers (`checkModernRequest`) → method → the answer. No
  * session: the caller is the request itself (`sessionId` null, client from `_meta` clientInfo).
  */

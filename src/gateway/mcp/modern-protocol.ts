@@ -1,5 +1,5 @@
 /**
- * The stateless MCP revision 2026-07-28 (SPEC §4a): its names, codes and versions, how a request is told apart
+ * The stateless MCP revision 2026-07-28 (see docs/gateway.md): its names, codes and versions, how a request is told apart
  * from a 2025 one, and the typed refusals of the modern era. Pure: no I/O, nothing from the endpoint.
  */
 import { methodNotFoundMessage, RpcCode } from './jsonrpc';

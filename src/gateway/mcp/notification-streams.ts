@@ -1,5 +1,5 @@
 /**
- * The open server → client notification streams of both eras (SPEC §4 "Limits per principal"): 2025 GET streams
+ * The open server → client notification streams of both eras (see docs/security.md): 2025 GET streams
  * of a session and 2026-07-28 `subscriptions/listen` streams. They are the only per-client state the gateway
  * keeps, so they are capped per principal (over the cap: HTTP 429), closed when their principal's token leaves
  * the config, when their session ends or expires, when the OAuth token that opened them expires, and on shutdown.

@@ -1,5 +1,5 @@
 /**
- * Stateless session ids for the 2025 revisions (SPEC §4): the id is a token signed with HMAC-SHA256 under the
+ * Stateless session ids for the 2025 revisions (see docs/gateway.md): the id is a token signed with HMAC-SHA256 under the
  * gateway's session key, carrying the principal, the protocol version, the client info and the issue time. Any
  * process holding the key serves any session, and sessions survive a restart; nothing per session is stored.
  *

@@ -23,7 +23,7 @@ interface ToolSeries {
 }
 
 /**
- * The Prometheus series of one gateway process (SPEC §4c), on a registry of its own. Label values are bounded:
+ * The Prometheus series of one gateway process (see docs/constructs.md), on a registry of its own. Label values are bounded:
  * tools are the declared names (others count as {@link UNKNOWN_TOOL_LABEL}), principals the configured token ids
  * (others count as {@link OTHER_PRINCIPAL_LABEL}), outcomes and codes come from the gateway's own fixed sets.
  */

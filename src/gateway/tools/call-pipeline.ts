@@ -66,7 +66,7 @@ interface Call {
 }
 
 /**
- * Runs one `tools/call` through the rest of SPEC §4's order (the request is authenticated and its caller
+ * Runs one `tools/call` through the rest of the documented order (docs/gateway.md) (the request is authenticated and its caller
  * checked): tool lookup → the caller's scopes → `arguments` an object → alias normalization → validation → what
  * the URL cannot carry → the service call → audit. Each failing step stops everything after it; every outcome,
  * refusals included, is audited. An unexpected fault is answered -32603 `Internal error`, logged and audited as

@@ -1,7 +1,7 @@
 import { invalidValue, keyPath, type Violation } from '../../validation';
 import { indexPath } from '../../validation/path';
 
-/** As many violations as a refusal collects (SPEC §3). */
+/** As many violations as a refusal collects (see docs/input-and-validation.md). */
 const MAX_VIOLATIONS = 20;
 
 /**

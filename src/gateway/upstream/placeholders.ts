@@ -18,7 +18,7 @@ export interface PlaceholderSlot {
   readonly alone: boolean;
 }
 
-/** A refusal of the arguments a URL cannot carry, in the shape of a validation refusal (SPEC §3). */
+/** A refusal of the arguments a URL cannot carry, in the shape of a validation refusal (see docs/input-and-validation.md). */
 export interface PlaceholderProblem {
   readonly message: string;
   readonly violations: readonly Violation[];
