@@ -24,11 +24,12 @@ import {
 } from './npm-project';
 
 /**
- * Packed size and file count a release may not exceed (today ≈ 420 kB and ≈ 570 files: the gateway's rooms, the
- * dashboard with its page assets and the OAuth modules, each a .js and a .d.ts, and docs/ so that the README's
- * links work). A guard against shipping something by mistake (tests, sources, node_modules), not a budget.
+ * Packed size and file count a release may not exceed (today ≈ 500 kB and ≈ 575 files: the gateway's rooms, the
+ * dashboard with its page assets, the OAuth modules, response controls and the OpenAPI import, each a .js and a
+ * .d.ts, the image build context's copy of the runtime, and docs/ so that the README's links work). A guard
+ * against shipping something by mistake (tests, sources, node_modules), not a budget.
  */
-const MAX_PACKED_BYTES = 500_000;
+const MAX_PACKED_BYTES = 600_000;
 const MAX_FILES = 650;
 
 const STACK_TS = `import { App, TerraformStack } from 'cdktf';
