@@ -9,7 +9,7 @@ import { startBackend, type TestBackend } from '../helpers/backend';
 import { gatewayConfig, objectSchema, tool } from '../helpers/config';
 import { initializeSession, postMcp } from '../helpers/mcp';
 import { makeToken, tokenEntry } from '../helpers/tokens';
-import { startOn, type GatewayOnPort } from './support';
+import { startOn, type GatewayOnPort } from '../helpers/gateway-on-port';
 
 const READER = makeToken('batch-reader');
 

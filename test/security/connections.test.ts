@@ -13,7 +13,7 @@ import { botConfig, tool } from '../helpers/config';
 import { eventually, sleep } from '../helpers/eventually';
 import { modernHeaders, modernRequest, postModern } from '../helpers/modern';
 import { BOT, OTHER } from '../helpers/tokens';
-import { startOn, type GatewayOnPort } from './support';
+import { startOn, type GatewayOnPort } from '../helpers/gateway-on-port';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

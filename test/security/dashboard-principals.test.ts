@@ -20,7 +20,7 @@ import { freePort } from '../helpers/free-port';
 import { initializeSession, postMcp, toolsCallRequest } from '../helpers/mcp';
 import { startOidcIssuer, type OidcIssuer } from '../helpers/oidc-issuer';
 import { makeToken, tokenEntry } from '../helpers/tokens';
-import { startOn, type GatewayOnPort } from './support';
+import { startOn, type GatewayOnPort } from '../helpers/gateway-on-port';
 
 /** The static token named like the issuer's client (the `sub` of its client_credentials tokens). */
 const NAMESAKE = makeToken('test-agent');

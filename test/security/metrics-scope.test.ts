@@ -9,7 +9,7 @@ import { startBackend, type TestBackend } from '../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../helpers/config';
 import { freePort } from '../helpers/free-port';
 import { startOidcIssuer, type OidcIssuer } from '../helpers/oidc-issuer';
-import { startOn, type GatewayOnPort } from './support';
+import { startOn, type GatewayOnPort } from '../helpers/gateway-on-port';
 
 describe('attack: metrics:read in the protected-resource metadata', function () {
   this.timeout(60_000);

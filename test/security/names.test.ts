@@ -24,7 +24,7 @@ import { type TerraformStack, TerraformVariable } from 'cdktf';
 import { startGatewayProcess, killAllGatewayProcesses } from '../helpers/gateway-process';
 import { SECRETS_DIR_ENV } from '../../src/contract/deployment';
 import { parseDevArgs, resolveGatewayPort, type DevOptions } from '../../src/dev/dev-options';
-import { startOn, type GatewayOnPort } from './support';
+import { startOn, type GatewayOnPort } from '../helpers/gateway-on-port';
 
 /** Names every plain object answers through its prototype. */
 export const OBJECT_NAMES = ['toString', 'constructor', 'valueOf', 'hasOwnProperty', '__proto__'] as const;

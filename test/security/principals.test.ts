@@ -13,7 +13,7 @@ import { gatewayConfig, supportDeskTools } from '../helpers/config';
 import { within } from '../helpers/eventually';
 import { freePort } from '../helpers/free-port';
 import { openStream } from '../helpers/http';
-import { startOn, type GatewayOnPort } from './support';
+import { startOn, type GatewayOnPort } from '../helpers/gateway-on-port';
 import { initializeRequest, initializeSession, postMcp, toolsCallRequest } from '../helpers/mcp';
 import { openListen } from '../helpers/modern';
 import { startOidcIssuer, type OidcIssuer } from '../helpers/oidc-issuer';

@@ -5,19 +5,16 @@
  * the order of checks, and an issuer that is down, then up.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { GatewayConfig, ToolConfig } from '../../../src/contract';
-import { type RunningGateway, startGateway } from '../../../src/gateway';
 import { readAuditLog, readAuditText, waitForAuditRecords } from '../../helpers/audit-log';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../../helpers/config';
 import { eventually, within } from '../../helpers/eventually';
 import { freePort } from '../../helpers/free-port';
+import { startOn, type GatewayOnPort } from '../../helpers/gateway-on-port';
 import { initializeSession, postMcp, toolsCallRequest } from '../../helpers/mcp';
 import { modernRequest, postModern } from '../../helpers/modern';
 import { startOidcIssuer, type OidcIssuer } from '../../helpers/oidc-issuer';
@@ -35,18 +32,8 @@ function scopedTools(backendUrl: string): ToolConfig[] {
     .map((t) => (needs[t.name] === undefined ? t : { ...t, required_scopes: needs[t.name] }));
 }
 
-interface OAuthGateway {
-  readonly gateway: RunningGateway;
-  readonly url: string;
-  readonly auditLogPath: string;
-  readonly logs: Record<string, unknown>[];
-  close(): Promise<void>;
-}
-
 /** A gateway on `port` (its resource URL is `http://127.0.0.1:PORT/mcp`) trusting `issuer`, plus BOT and READER. */
-async function startOAuthGateway(port: number, issuer: string, backendUrl: string): Promise<OAuthGateway> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'mcp-gw-oauth-'));
-  const auditLogPath = path.join(dir, 'audit.jsonl');
+async function startOAuthGateway(port: number, issuer: string, backendUrl: string): Promise<GatewayOnPort> {
   const base = gatewayConfig({ name: 'oauth-gw', tokens: [BOT], tools: scopedTools(backendUrl) });
   const config: GatewayConfig = {
     ...base,
@@ -56,27 +43,7 @@ async function startOAuthGateway(port: number, issuer: string, backendUrl: strin
       auth: { tokens: [tokenEntry(BOT), { ...tokenEntry(READER), scopes: ['tools:read'] }], oauth: { issuer } },
     },
   };
-  const logs: Record<string, unknown>[] = [];
-  const gateway = await startGateway({
-    config,
-    port,
-    host: '127.0.0.1',
-    auditLogPath,
-    logger: (level, msg, fields) => void logs.push({ level, msg, ...fields }),
-  });
-  return {
-    gateway,
-    url: gateway.url,
-    auditLogPath,
-    logs,
-    close: async () => {
-      try {
-        await gateway.close();
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
-  };
+  return startOn(config, port);
 }
 
 function toolNames(body: any): string[] {
@@ -87,7 +54,7 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
   this.timeout(60_000);
   let backend: TestBackend;
   let idp: OidcIssuer;
-  let gw: OAuthGateway;
+  let gw: GatewayOnPort;
   let port: number;
   let resource: string;
   let metadataUrl: string;

@@ -1,6 +1,6 @@
 /**
- * What the attack suite shares: a gateway on a given port (an OAuth gateway's resource URL names its port),
- * auditing to a temp file and keeping its log records.
+ * A gateway started in process on a given port (an OAuth gateway's resource URL names its port), auditing to a
+ * temp file and keeping its log records. Shared by the attack suite and the end-to-end tests.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
