@@ -1,6 +1,7 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { PACKAGE_VERSION } from '../../package-info';
 import type { AuditOutcome } from '../audit';
+import { TallyHistogram, type HistogramTally } from './tally-histogram';
 
 /** The tool label of a call to a tool the gateway does not declare: unknown names never become label values. */
 export const UNKNOWN_TOOL_LABEL = '_unknown';
@@ -16,10 +17,18 @@ const MISNAMED_DEFAULT_METRICS = [
 /** Seconds: from a fast refusal (tens of µs) to a slow service (the longest timeout is 10 min). */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 600];
 
-/** The bound children of one tool label: counters by principal, outcome and code; histograms by outcome. */
+type CallLabels = 'gateway' | 'tool' | 'principal' | 'outcome' | 'code';
+
+/** One label set of the call counter and its count so far. */
+interface CallTally {
+  readonly labels: Readonly<Record<CallLabels, string>>;
+  count: number;
+}
+
+/** The tallies of one tool label: call counts by principal, outcome and code; durations by outcome. */
 interface ToolSeries {
-  readonly calls: Map<string, Map<string, Map<string, { inc(): void }>>>;
-  readonly duration: Map<string, { observe(value: number): void }>;
+  readonly calls: Map<string, Map<string, Map<string, CallTally>>>;
+  readonly duration: Map<string, HistogramTally>;
 }
 
 /**
@@ -30,16 +39,18 @@ interface ToolSeries {
 export class GatewayMetrics {
   /** The registry `/metrics` exposes. */
   readonly registry = new Registry();
-  private readonly calls: Counter<'gateway' | 'tool' | 'principal' | 'outcome' | 'code'>;
-  private readonly duration: Histogram<'gateway' | 'tool' | 'outcome'>;
+  private readonly duration: TallyHistogram<'gateway' | 'tool' | 'outcome'>;
   private readonly reloads: Counter<'gateway' | 'result'>;
   private tools: ReadonlySet<string> = new Set();
   private principals: ReadonlySet<string> = new Set();
   /**
-   * The bound series of each tool label, made on a tool's first call: prom-client hashes a labels object on every
-   * `inc`/`observe`, a bound child does not, so a call costs a few map lookups and no label object.
+   * The tallies of each tool label, made on a label set's first call. A call costs a few map lookups and two
+   * increments: prom-client hashes a labels object on every `inc`/`observe` (a bound child too), so the counts are
+   * plain numbers folded into the registry at scrape time. Tallies are never dropped: a series, once exposed, keeps
+   * counting up across reloads (a tool a reload removed is no longer reached: its calls count as `_unknown`).
    */
-  private series = new Map<string, ToolSeries>();
+  private readonly series = new Map<string, ToolSeries>();
+  private readonly callTallies: CallTally[] = [];
 
   /**
    * @param gateway the gateway's name (label `gateway`)
@@ -50,19 +61,23 @@ export class GatewayMetrics {
     gauges: { readonly inFlightCalls: () => number; readonly openStreams: () => number },
   ) {
     const registers = [this.registry];
-    this.calls = new Counter({
+    const callTallies = this.callTallies;
+    new Counter({
       name: 'mcp_gateway_tool_calls_total',
       help: 'tools/call requests by tool, principal, outcome (ok, error, refused) and error code',
       labelNames: ['gateway', 'tool', 'principal', 'outcome', 'code'],
       registers,
+      collect() {
+        this.reset();
+        for (const tally of callTallies) this.inc(tally.labels, tally.count);
+      },
     });
-    this.duration = new Histogram({
-      name: 'mcp_gateway_tool_call_duration_seconds',
-      help: 'Time from a tools/call reaching the tool pipeline to its answer',
-      labelNames: ['gateway', 'tool', 'outcome'],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
+    this.duration = new TallyHistogram(
+      'mcp_gateway_tool_call_duration_seconds',
+      'Time from a tools/call reaching the tool pipeline to its answer',
+      DURATION_BUCKETS,
+      this.registry,
+    );
     this.reloads = new Counter({
       name: 'mcp_gateway_config_reloads_total',
       help: 'Config reloads by result (applied, refused)',
@@ -103,8 +118,6 @@ export class GatewayMetrics {
   setKnownNames(tools: Iterable<string>, principals: Iterable<string>): void {
     this.tools = new Set(tools);
     this.principals = new Set(principals);
-    // Names a reload dropped must not keep their bound series (the series themselves stay in the registry).
-    this.series = new Map();
   }
 
   /** Counts one answered `tools/call`. */
@@ -127,18 +140,22 @@ export class GatewayMetrics {
       byCode = new Map();
       byOutcome.set(outcome, byCode);
     }
-    let counter = byCode.get(code);
-    if (counter === undefined) {
-      counter = this.calls.labels({ gateway: this.gateway, tool: toolLabel, principal: principalLabel, outcome, code });
-      byCode.set(code, counter);
+    let calls = byCode.get(code);
+    if (calls === undefined) {
+      calls = {
+        labels: { gateway: this.gateway, tool: toolLabel, principal: principalLabel, outcome, code },
+        count: 0,
+      };
+      this.callTallies.push(calls);
+      byCode.set(code, calls);
     }
-    counter.inc();
-    let histogram = series.duration.get(outcome);
-    if (histogram === undefined) {
-      histogram = this.duration.labels({ gateway: this.gateway, tool: toolLabel, outcome });
-      series.duration.set(outcome, histogram);
+    calls.count++;
+    let duration = series.duration.get(outcome);
+    if (duration === undefined) {
+      duration = this.duration.series({ gateway: this.gateway, tool: toolLabel, outcome });
+      series.duration.set(outcome, duration);
     }
-    histogram.observe(seconds);
+    this.duration.observe(duration, seconds);
   }
 
   /** Counts a reload, applied or refused. */
