@@ -1,5 +1,5 @@
 /**
- * Real backends in the constructs (SPEC §5): `endpoint.headers` with `Secret.env`, `Gateway.secrets`,
+ * Real backends in the constructs (docs/constructs.md): `endpoint.headers` with `Secret.env`, `Gateway.secrets`,
  * `endpoint.tls`, `forwardIdentity`, `Gateway.hostIp`, and `container.build`, read back from the synthesized
  * JSON. A secret value never reaches the gateway config (canary).
  */

@@ -1,5 +1,5 @@
 /**
- * `Gateway.auth.oauth`, `resourceUrl`, token `scopes` and `Service.requiredScopes` (SPEC §4d) in the synthesized
+ * `Gateway.auth.oauth`, `resourceUrl`, token `scopes` and `Service.requiredScopes` (docs/auth.md) in the synthesized
  * gateway config, from the constructs and from a manifest; bad values fail synth naming the prop.
  */
 import * as assert from 'node:assert/strict';

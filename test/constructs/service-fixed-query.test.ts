@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { Service } from '../../constructs';
 import { newStack } from './synth';
 
-describe('Service: a parameter named like a query parameter fixed in endpoint.url (SPEC §4)', () => {
+describe('Service: a parameter named like a query parameter fixed in endpoint.url (docs/gateway.md)', () => {
   it('refuses a GET parameter sent under a query name the URL fixes, naming the parameter and the fix', () => {
     assert.throws(
       () =>

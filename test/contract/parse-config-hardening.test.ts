@@ -46,7 +46,7 @@ function refusal(doc: unknown): string {
   assert.fail('the config was accepted');
 }
 
-describe('parseGatewayConfig: reserved names (SPEC §3)', () => {
+describe('parseGatewayConfig: reserved names (docs/input-and-validation.md)', () => {
   for (const name of ['__proto__', 'constructor', 'prototype']) {
     it(`refuses ${name} as an alias name`, () => {
       const doc = fromJson(
@@ -125,7 +125,7 @@ describe('parseGatewayConfig: reserved names (SPEC §3)', () => {
   });
 });
 
-describe('parseGatewayConfig: query parameters fixed in the URL (SPEC §4)', () => {
+describe('parseGatewayConfig: query parameters fixed in the URL (docs/gateway.md)', () => {
   it('refuses a GET parameter sent under a query name the URL fixes', () => {
     const doc = configWith({
       input_schema: schemaOf('q', 'fixed'),

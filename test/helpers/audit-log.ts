@@ -1,10 +1,10 @@
 /**
- * Reading the gateway's audit log (JSON lines, SPEC §4) from tests.
+ * Reading the gateway's audit log (JSON lines, docs/gateway.md) from tests.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { eventually } from './eventually';
 
-/** The keys an audit record may have (SPEC §4): never argument values. */
+/** The keys an audit record may have (docs/gateway.md): never argument values. */
 export const AUDIT_RECORD_KEYS: readonly string[] = [
   'ts',
   'gateway',
@@ -97,7 +97,7 @@ export function waitForAuditRecords(
   );
 }
 
-/** The keys of `record` that SPEC §4 does not allow in an audit record. */
+/** The keys of `record` that docs/gateway.md does not allow in an audit record. */
 export function unexpectedAuditKeys(record: AuditRecord): string[] {
   return Object.keys(record).filter(
     (k) => !AUDIT_RECORD_KEYS.includes(k) && k !== OAUTH_AUDIT_KEY && k !== RESPONSE_AUDIT_KEY,

@@ -55,7 +55,7 @@ export function botConfig(tools: readonly ToolConfig[], settings: BotSettings = 
   });
 }
 
-/** A closed object schema (root form of a generated schema, SPEC §2). */
+/** A closed object schema (root form of a generated schema, docs/input-and-validation.md). */
 export function objectSchema(
   properties: Record<string, Record<string, unknown>>,
   required: readonly string[] = [],

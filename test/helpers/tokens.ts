@@ -1,5 +1,5 @@
 /**
- * Bearer tokens for tests: the gateway config holds only the SHA-256 hash of a token (SPEC §4), the caller
+ * Bearer tokens for tests: the gateway config holds only the SHA-256 hash of a token (docs/gateway.md), the caller
  * sends the token itself.
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * The gateway image, end to end: synthesize the support-desk example, build the image from the context its
- * `docker_image` names, run it with the config its `docker_container` uploads, and check what SPEC §5 promises
+ * `docker_image` names, run it with the config its `docker_container` uploads, and check what docs/image.md promises
  * (health, non-root, refusal with the exact message, a forwarded call, the audit log in its volume, a clean stop).
  *
  * Runs under CI (CI=true: Docker is then required and installed/started if missing), with `npm run test:image`,
@@ -336,7 +336,7 @@ describe('gateway image (Docker)', function () {
     assert.equal(title?.pattern, '^(?:[^%]|%{2})*$');
   });
 
-  it('refuses an invalid tools/call with JSON-RPC -32602 and the exact SPEC message, without calling the backend', async () => {
+  it('refuses an invalid tools/call with JSON-RPC -32602 and the exact documented message, without calling the backend', async () => {
     const before = backend.requests;
     const res: McpHttpResponse = await session.callTool('get_customer', { customer_id: 42 });
     assert.equal(res.status, 200, res.text);

@@ -1,5 +1,5 @@
 /**
- * The package as a user gets it (SPEC §1): `npm pack` the build, install the tarball with its peers into a fresh
+ * The package as a user gets it (README.md): `npm pack` the build, install the tarball with its peers into a fresh
  * project, then require it, typecheck a stack against its declarations, run its bin, synthesize a stack and serve
  * the config that synthesis uploads. Build first (`npm run build`; `npm test` does).
  *

@@ -1,7 +1,7 @@
 /**
  * Runs the official JSON Schema Test Suite (draft 2020-12) through compileToolSchema for the keywords a gateway
- * maps to SPEC §3 messages. The suite lives beside the repo (`<repo>/../shared/json-schema-test-suite`, as CI
- * clones it). The gateway validates only objects, so each case runs wrapped as the required property `v` of an
+ * maps to the documented messages. The suite lives beside the repo (`<repo>/../shared/json-schema-test-suite`, as CI
+ * clones it, or where `JSON_SCHEMA_TEST_SUITE` points). The gateway validates only objects, so each case runs wrapped as the required property `v` of an
  * object (its data as `{"v": data}`); cases whose data is an object also run unwrapped.
  *
  * Outside CI a plain clone has no `../shared`: the suite's tests are then pending with a title saying how to get it;
@@ -12,7 +12,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { compileToolSchema, CONSTRAINT_ORDER, ValidationResult } from '../../src/validation';
 
-const SUITE = path.resolve(__dirname, '../../../shared/json-schema-test-suite');
+// Beside the repo, as CI clones it, or where JSON_SCHEMA_TEST_SUITE says (a checkout in a git worktree).
+const SUITE = process.env.JSON_SCHEMA_TEST_SUITE ?? path.resolve(__dirname, '../../../shared/json-schema-test-suite');
 const DIR = path.join(SUITE, 'tests', 'draft2020-12');
 
 // every constraint of the generator's table (formats have their own files below), and the keywords a raw schema adds
@@ -47,7 +48,7 @@ const OPTIONAL_FILES = [
 
 const P = '`[^`]*`'; // a path: escaped, so never holding a backtick
 const TARGET = `(Invalid (value|type) for ${P}:|Invalid arguments:)`;
-/** Every message form of SPEC §3 (plus the documented extras for const and false schemas). */
+/** Every documented message form (docs/input-and-validation.md), plus the documented extras for const and false schemas. */
 const MESSAGE_FORMS: RegExp[] = [
   new RegExp(`^Missing required parameter: ${P}$`),
   new RegExp(`^Unknown parameter: ${P}$`),
@@ -75,12 +76,12 @@ const INAPPLICABLE: [string, string, string][] = [
   [
     'optional/bignum',
     'integer',
-    'SPEC §3 refuses an integer beyond ±(2^53−1): it cannot be forwarded exactly (see validate.test.ts)',
+    'The gateway refuses an integer beyond ±(2^53−1): it cannot be forwarded exactly (see validate.test.ts)',
   ],
   [
     'optional/float-overflow',
     'all integers are multiples of 0.5, if overflow is handled',
-    'SPEC §3 refuses an integer beyond ±(2^53−1) such as 1e308: it cannot be forwarded exactly',
+    'The gateway refuses an integer beyond ±(2^53−1) such as 1e308: it cannot be forwarded exactly',
   ],
 ];
 
@@ -124,7 +125,7 @@ function checkCase(schema: Record<string, unknown>, data: unknown, expectedValid
   for (const violation of result.violations) {
     assert.ok(
       MESSAGE_FORMS.some((form) => form.test(violation.message)),
-      `message out of SPEC form: ${violation.message}`,
+      `message out of the documented form: ${violation.message}`,
     );
     assert.equal(typeof violation.path, 'string');
     assert.match(violation.rule, /^[A-Za-z]+$/);

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { isJsonObject, messages } from '../../src/validation';
 
 describe('messages', () => {
-  it('has the exact SPEC §3 texts', () => {
+  it('has the exact documented texts', () => {
     assert.equal(messages.invalidArgumentsObject, 'Invalid arguments: expected an object');
     assert.equal(messages.unknownTool('get_custmer'), 'Unknown tool: `get_custmer`');
     assert.equal(messages.toolUnavailable('create_ticket'), 'Tool unavailable: `create_ticket`');

@@ -125,7 +125,7 @@ function compile(input: InputSpec): ToolValidator {
 
 const withArgs = inputSpec.chain((input) => fc.tuple(fc.constant(input), argsOf(input)));
 
-// The test's own, independent rendering of SPEC §3 paths.
+// The test's own, independent rendering of the documented paths.
 const child = (path: string, key: string): string =>
   /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? (path === '' ? key : `${path}.${key}`) : `${path}[${JSON.stringify(key)}]`;
 

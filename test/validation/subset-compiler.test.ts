@@ -123,7 +123,7 @@ const { spec: paramSpec } = fc.letrec<{ spec: ParamSpec; object: ParamSpec; arra
     .map(stripUndefined),
 }));
 
-// constructor, __proto__ and prototype are reserved as top-level names (SPEC §3); nested, constructor is allowed.
+// constructor, __proto__ and prototype are reserved as top-level names (docs/input-and-validation.md); nested, constructor is allowed.
 const inputSpec: fc.Arbitrary<InputSpec> = fc.dictionary(
   fc.constantFrom(...NAMES.filter((n) => n !== 'constructor')),
   fc.tuple(paramSpec, fc.boolean()).map(([s, required]) => (required ? { ...s, required: true } : s)),

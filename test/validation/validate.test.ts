@@ -52,7 +52,7 @@ const validTicket = () => ({
 
 const address = (zip: unknown = 12345) => ({ street: 'Main St 1', city: 'Springfield', zip_code: zip });
 
-describe('validate: one violation per SPEC §3 row', () => {
+describe('validate: one violation per documented rule', () => {
   const everything = validatorFor({
     status: { type: 'string', enum: ['open', 'closed'] },
     limit: { type: 'integer', minimum: 1, maximum: 100 },

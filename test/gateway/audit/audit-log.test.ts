@@ -198,7 +198,7 @@ describe('the audit record of each outcome, and of names a caller chose', functi
       await sdk?.close();
     });
 
-    it('has exactly the SPEC fields, with the session, principal and client of the caller', () => {
+    it('has exactly the documented fields, with the session, principal and client of the caller', () => {
       assert.equal(records.length, 3);
       for (const r of records) {
         assert.deepEqual(Object.keys(r).sort(), [...AUDIT_RECORD_KEYS].sort());
@@ -256,7 +256,7 @@ function splitRecords(text: string): unknown[] {
   return pieces.map((piece) => JSON.parse(piece) as unknown);
 }
 
-describe('audit log and JSON logs: one record per line for any line-splitting reader (SPEC §4)', () => {
+describe('audit log and JSON logs: one record per line for any line-splitting reader (docs/gateway.md)', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'mcp-gw-audit-lines-'));

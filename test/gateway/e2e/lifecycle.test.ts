@@ -1,6 +1,6 @@
 /**
- * The `serve` command as a process: listening line, `/healthz` and `/readyz`, flag overrides (SPEC §4 "Listening",
- * §6), JSON or YAML config, and start-up failures (a bad config or flag, a port in use, an audit log that cannot be
+ * The `serve` command as a process: listening line, `/healthz` and `/readyz`, flag overrides (docs/gateway.md "Listening",
+ * the CLI), JSON or YAML config, and start-up failures (a bad config or flag, a port in use, an audit log that cannot be
  * opened: a non-zero exit with one line on stderr naming the field or flag).
  */
 import * as assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The 2026-07-28 era over raw HTTP (SPEC §4a, issue 12): each modern refusal with its status, code and message,
+ * The 2026-07-28 era over raw HTTP (docs/gateway.md, issue 12): each modern refusal with its status, code and message,
  * the results (`resultType`, server info in `_meta`, cache hints), `subscriptions/listen`, the era rule (a session
  * id keeps the 2025 rules), and the order of checks: Origin/Host → token → body → JSON → shape → `_meta`/headers →
  * method → tool → validation. A request refused at one step never reaches the next (no backend call, no audit).

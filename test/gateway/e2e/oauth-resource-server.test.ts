@@ -1,5 +1,5 @@
 /**
- * The gateway as an OAuth 2.1 resource server (issue 15, SPEC §4d), against a real authorization server
+ * The gateway as an OAuth 2.1 resource server (issue 15, docs/auth.md), against a real authorization server
  * (`oidc-provider` on 127.0.0.1, see test/helpers/oidc-issuer.ts): the 401 challenge and the RFC 9728 metadata,
  * the official SDK client signing in with client_credentials, tools/list and tools/call per scope in both eras,
  * the order of checks, and an issuer that is down, then up.

@@ -1,5 +1,5 @@
 /**
- * SPEC §4 "Order of checks", end to end against the built CLI over real sockets: Origin/Host → authentication →
+ * docs/gateway.md "Order of checks", end to end against the built CLI over real sockets: Origin/Host → authentication →
  * body size and JSON parse → JSON-RPC shape → session → tool lookup → aliases → validation → service → audit.
  * First requests that fail several checks at once (the earliest check answers, with its exact status and message,
  * and nothing after it ran: no audit record, no backend request), then each step on its own. The modules that own

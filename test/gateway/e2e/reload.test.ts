@@ -1,5 +1,5 @@
 /**
- * SPEC §4 "Reload": the new config is loaded, compiled, then swapped atomically. Under traffic every call sees
+ * docs/gateway.md "Reload": the new config is loaded, compiled, then swapped atomically. Under traffic every call sees
  * exactly one config (never A's schema with B's backend); an invalid config is refused, logged, and the running
  * one kept. Over SIGHUP and `--watch`; `reload()` itself is tested in test/gateway/start-gateway.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Notification streams per principal (SPEC §4 "Limits per principal", issue 10 item 6) on `serve`: 2025 GET
+ * Notification streams per principal (docs/gateway.md "Limits per principal", issue 10 item 6) on `serve`: 2025 GET
  * streams and 2026-07-28 `subscriptions/listen` streams count together against `max_streams_per_principal`
  * (default 16; the 17th gets HTTP 429 with a JSON-RPC error body), and a SIGHUP reload that removes a token closes
  * that principal's streams before `notifications/tools/list_changed` goes to everyone else, in both eras.

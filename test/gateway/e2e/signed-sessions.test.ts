@@ -1,5 +1,5 @@
 /**
- * Stateless signed sessions of the 2025 revisions (SPEC §4, issue 12) across `serve` processes: a session id is
+ * Stateless signed sessions of the 2025 revisions (docs/gateway.md, issue 12) across `serve` processes: a session id is
  * an HMAC-signed token, so every process holding the same key serves it — after a restart, on a second process,
  * under load alternating between two processes — while a tampered id, an expired one, another token's, or one
  * signed with another key is 404. A bad key stops `serve` at start with one line naming its source. One token

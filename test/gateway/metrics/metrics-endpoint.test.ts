@@ -1,5 +1,5 @@
 /**
- * SPEC §4c: `/metrics` of a running gateway, counted from real tools/call requests; behind the gateway's
+ * docs/gateway.md: `/metrics` of a running gateway, counted from real tools/call requests; behind the gateway's
  * authentication on its own port, open on a port of its own; scraped by a real Prometheus where one is installed.
  */
 import * as assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * What a gateway sends a backend besides the arguments (SPEC §5): the service's `headers` with secrets read at
+ * What a gateway sends a backend besides the arguments (docs/constructs.md): the service's `headers` with secrets read at
  * start, `X-MCP-Principal`/`X-MCP-Client` with `forward_identity`, never the caller's own headers; and a secret
  * value never appears in a log line, an audit record or an error message (canaries).
  */

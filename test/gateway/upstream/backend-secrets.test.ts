@@ -1,5 +1,5 @@
 /**
- * Secret references of backend headers and CA bundles (SPEC §5 `endpoint.headers`): read at start from
+ * Secret references of backend headers and CA bundles (docs/constructs.md `endpoint.headers`): read at start from
  * `/run/secrets/NAME` (here a temp dir) or the environment; a missing one is one line naming it; the value is
  * never in an error. The header rules (reserved names, sendable values) are the config's.
  */

@@ -1,5 +1,5 @@
 /**
- * HTTPS backends with a CA of their own (SPEC §5 `endpoint.tls.caFile`): a loopback HTTPS backend whose
+ * HTTPS backends with a CA of their own (docs/constructs.md `endpoint.tls.caFile`): a loopback HTTPS backend whose
  * certificate (for 127.0.0.1 and localhost) is signed by a CA this test makes with openssl. With the CA named
  * (file or secret) a call succeeds; without it, or with another CA, it fails with `isError` and a short reason.
  */

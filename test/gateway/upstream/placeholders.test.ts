@@ -206,7 +206,7 @@ describe('URL placeholders and values encodeURIComponent cannot encode, over /mc
   let offSession: McpSession;
 
   const tools = (url: string) => [
-    // `id` is an optional placeholder field: SPEC §2 lets any forwarded field be a placeholder, required or not.
+    // `id` is an optional placeholder field: the input language lets any forwarded field be a placeholder, required or not.
     tool('customer_orders', `${url}/customers/{id}/orders`, {
       inputSchema: objectSchema({ id: { type: 'string', maxLength: 64 }, q: { type: 'string' } }),
     }),
@@ -231,7 +231,7 @@ describe('URL placeholders and values encodeURIComponent cannot encode, over /mc
     await backend?.close();
   });
 
-  describe('service call: URL placeholders (SPEC §4 "filled URL-encoded")', () => {
+  describe('service call: URL placeholders (docs/gateway.md "filled URL-encoded")', () => {
     for (const value of ['..', '.']) {
       it(`a placeholder value ${JSON.stringify(value)} never moves the service call outside the declared path`, async () => {
         const before = backend.received.length;
@@ -274,7 +274,7 @@ describe('URL placeholders and values encodeURIComponent cannot encode, over /mc
       it(`a lone surrogate in ${where} is answered with the request's id (not HTTP 500 "Internal error") and audited`, async () => {
         const own = await openSession(gw.url, { token: bot.token });
         const res = await own.callTool('customer_orders', args);
-        // SPEC §4: a service call fault is "never a crash"; every tools/call has one audit line.
+        // docs/gateway.md: a service call fault is "never a crash"; every tools/call has one audit line.
         assert.equal(res.status, 200, res.text);
         assert.equal(typeof res.message?.id, 'number', res.text);
         assert.ok(res.message?.result !== undefined || res.message?.error !== undefined, res.text);

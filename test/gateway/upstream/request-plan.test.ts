@@ -280,7 +280,7 @@ function parsed(json: string): Record<string, unknown> {
   return JSON.parse(json) as Record<string, unknown>;
 }
 
-describe('request plan: names are own properties only (SPEC §3)', () => {
+describe('request plan: names are own properties only (docs/input-and-validation.md)', () => {
   for (const name of ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf']) {
     it(`refuses a URL placeholder {${name}} whose parameter is omitted as missing, not filled with an inherited value`, () => {
       const p = planWith(`http://crm/things/{${name}}`);
@@ -338,7 +338,7 @@ describe('request plan: names are own properties only (SPEC §3)', () => {
   });
 });
 
-describe('request plan: a query parameter fixed in the URL template (SPEC §4)', () => {
+describe('request plan: a query parameter fixed in the URL template (docs/gateway.md)', () => {
   it('never duplicates a fixed query parameter with a caller field of the same name', () => {
     const req = buildServiceRequest(planWith('http://api/x?fixed=1'), { fixed: '2', other: 'o' });
     assert.equal(req.url, 'http://api/x?fixed=1&other=o');

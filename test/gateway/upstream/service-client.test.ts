@@ -1,5 +1,5 @@
 /**
- * SPEC §4 "Service call": the answer of a service becomes the tool result; a refused connection, a non-2xx, a
+ * docs/gateway.md "Service call": the answer of a service becomes the tool result; a refused connection, a non-2xx, a
  * timeout, an oversized response and a body that is not the JSON it claims each become `isError: true` with a
  * short reason — never a crash, never a hang — and the gateway keeps serving.
  */
@@ -350,7 +350,7 @@ function planFor(url: string, timeoutMs: number, method: ToolConfig['backend']['
   });
 }
 
-describe('service client: misbehaving backends (SPEC §4: never a crash, never a hang)', () => {
+describe('service client: misbehaving backends (docs/gateway.md: never a crash, never a hang)', () => {
   let backend: RawBackend | undefined;
   let client: ServiceClient;
   beforeEach(() => {
