@@ -8,7 +8,7 @@
  * gateway with response controls (an output check and one redact pattern), the gateway with metrics on,
  * optionally the same 2025 call on a baseline build (`BENCH_BASELINE_CLI=/path/to/dist/src/cli/main.js`), the
  * minimal Node proxy (the practical limit), nginx (one worker, when installed), the official SDK's `McpServer`
- * tuned for speed and FastMCP (for the record), and a direct call to the backend; every request carries its own
+ * (1.x and 2.x) tuned for speed and FastMCP (for the record), and a direct call to the backend; every request carries its own
  * JSON-RPC id. Then start-up time to `/readyz`, resident memory and the first `tools/list` page with 1,000 and
  * 10,000 generated tools. Targets are reported, not asserted.
  */
@@ -594,7 +594,13 @@ export async function runGatewayBench(): Promise<void> {
     );
     if (typeof sdk === 'string') notes.push(sdk);
     else add('sdk', sdk);
-    notes.push('SDK 2.x server not installed (only the 2.x client is a devDependency): no row');
+    const sdk2 = await frameworkTarget(
+      'SDK 2.x McpServer, JSON responses, keep-alive agent',
+      'sdk2-server.js',
+      backendUrl,
+    );
+    if (typeof sdk2 === 'string') notes.push(sdk2);
+    else add('sdk2', sdk2);
     if (!installed('fastmcp')) notes.push('fastmcp not installed: no FastMCP row');
     else {
       const fast = await frameworkTarget('FastMCP, HTTP stream, JSON responses', 'fastmcp-server.js', backendUrl);
@@ -657,6 +663,8 @@ export async function runGatewayBench(): Promise<void> {
     ratio('gateway / nginx, calls per CPU-second (per core)', cpu('nginx', 'on'), 'report');
     ratio('gateway / SDK McpServer tuned for speed, req/s', rps('on', 'sdk'), 'report');
     ratio('gateway / SDK McpServer tuned for speed, calls per CPU-second', cpu('sdk', 'on'), 'report');
+    ratio('gateway / SDK 2.x McpServer tuned for speed, req/s', rps('on', 'sdk2'), 'report');
+    ratio('gateway / SDK 2.x McpServer tuned for speed, calls per CPU-second', cpu('sdk2', 'on'), 'report');
     ratio('gateway / FastMCP, req/s', rps('on', 'fastmcp'), 'report');
     ratio('gateway / FastMCP, calls per CPU-second', cpu('fastmcp', 'on'), 'report');
 
