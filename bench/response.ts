@@ -82,31 +82,55 @@ const ORDER_OUTPUT = generateOutputSchema({
   },
 });
 
-/** About 1 MiB: a customer with orders, each with an undeclared field unless `conforming`. */
+/** 1 MiB (1,048,576 bytes). */
+const MIB = 1024 * 1024;
+
+/**
+ * A customer with orders, as many as make the body 1 MiB (to within one order, about 80 bytes); each order has an
+ * undeclared field unless `conforming`.
+ */
 function mibResponse(conforming: boolean): string {
-  const orders = [];
-  for (let i = 0; i < 14_000; i++) {
+  const head = { id: 'C-1', email: 'ada@example.com', orders: [] as object[] };
+  let bytes = Buffer.byteLength(JSON.stringify(head));
+  for (let i = 0; bytes < MIB; i++) {
     const order = { id: `o-${i}`, total: i * 1.25, note: `order number ${i} of the month` };
-    orders.push(conforming ? order : { ...order, internal: `x${i}` });
+    const item = conforming ? order : { ...order, internal: `x${i}` };
+    const itemBytes = Buffer.byteLength(JSON.stringify(item)) + (i === 0 ? 0 : 1);
+    if (bytes + itemBytes > MIB) break;
+    head.orders.push(item);
+    bytes += itemBytes;
   }
-  return JSON.stringify({ id: 'C-1', email: 'ada@example.com', orders });
+  return JSON.stringify(head);
 }
 
-/** Mean and fastest milliseconds per shaping of `body` (the fastest is the steadier figure on a shared machine). */
-function timeShape(config: ResponseControlsConfig, body: string, runs: number): { mean: number; min: number } {
+/** Median and fastest milliseconds of `run` over `runs` calls, after three to warm up. */
+function timeRuns(run: () => void, runs: number): { median: number; min: number } {
+  for (let i = 0; i < 3; i++) run();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = process.hrtime.bigint();
+    run();
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const middle = times.length >> 1;
+  return { median: times.length % 2 === 1 ? times[middle] : (times[middle - 1] + times[middle]) / 2, min: times[0] };
+}
+
+/** Median and fastest milliseconds per shaping of `body` (the fastest is the steadier figure on a shared machine). */
+function timeShape(config: ResponseControlsConfig, body: string, runs: number): { median: number; min: number } {
   const compiled = compileResponseControls(config, true);
   if (!('shaper' in compiled) || compiled.shaper === undefined) throw new Error('no shaper');
   const shaper = compiled.shaper;
   const check = shaper.shape(body, 'application/json', 1 << 24);
   if (!check.ok) throw new Error(`shaping failed: ${check.message}`);
-  for (let i = 0; i < 3; i++) shaper.shape(body, 'application/json', 1 << 24);
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const started = process.hrtime.bigint();
-    shaper.shape(body, 'application/json', 1 << 24);
-    times.push(Number(process.hrtime.bigint() - started) / 1e6);
-  }
-  return { mean: times.reduce((a, b) => a + b, 0) / runs, min: Math.min(...times) };
+  return timeRuns(() => shaper.shape(body, 'application/json', 1 << 24), runs);
+}
+
+/** One row of the shaping table: the body's size, median and fastest, each also per MiB of body. */
+function shapingRow(name: string, body: string, time: { median: number; min: number }, target: string): string {
+  const mib = Buffer.byteLength(body) / MIB;
+  return `| ${name} | ${fmt(mib, 3)} | ${fmt(time.median, 1)} | ${fmt(time.min, 1)} | ${fmt(time.median / mib, 1)} | ${fmt(time.min / mib, 1)} | ${target} |`;
 }
 
 /** Runs the rows and prints the tables. */
@@ -154,53 +178,71 @@ export async function runResponseBench(): Promise<void> {
     console.log(`| controls on / off, req/s | ${fmt(on.rps / off.rps, 2)} | >= 0.90 |`);
     console.log(`| controls on / off, CPU per call | ${fmt(on.cpuUs / off.cpuUs, 2)} | <= 1.10 |`);
 
-    const body = mibResponse(false);
-    const conforming = mibResponse(true);
-    const mib = Buffer.byteLength(body) / (1024 * 1024);
-    const oneString = JSON.stringify({ id: 'C-1', note: `${'a'.repeat(1024 * 1024)} 4111111111111111` });
-    const shapes: [string, ResponseControlsConfig, string][] = [
-      ['output validation only (a conforming response)', { output_schema: ORDER_OUTPUT }, conforming],
-      [
-        "fields: 'declared' + validation + redact orders[].note",
-        { output_schema: ORDER_OUTPUT, response: { fields: 'declared', redact: ['email', 'orders[].note'] } },
-        body,
-      ],
-      [
-        '… + a redact pattern matching nowhere',
-        {
-          output_schema: ORDER_OUTPUT,
-          response: { fields: 'declared', redact: ['email'], redact_patterns: { card: '\\b[0-9]{13,16}\\b' } },
-        },
-        body,
-      ],
-      [
-        'one 1 MiB string with one pattern match',
-        { response: { redact_patterns: { card: '\\b[0-9]{13,16}\\b' } } },
-        oneString,
-      ],
-    ];
-    // Not a target row: a pattern matching in every order id, so 14,000 strings really change (RE2 finds each).
-    const everyMatch: [string, ResponseControlsConfig, string] = [
-      'validation + a redact pattern matching in every order (14,000 replacements)',
-      { output_schema: ORDER_OUTPUT, response: { redact_patterns: { order: 'o-[0-9]+' } } },
-      conforming,
-    ];
-    console.log(`\nShaping one response in process (${fmt(mib, 2)} MiB of ${body.length} characters; 20 runs)\n`);
-    console.log('| shaping | ms per response, mean | fastest | target |');
-    console.log('|---|---:|---:|---|');
-    // The floor: what the parse and one serialization of the same text cost by themselves on this machine now.
-    const parseStarted = process.hrtime.bigint();
-    for (let i = 0; i < 10; i++) JSON.stringify(JSON.parse(body));
-    const parseMs = Number(process.hrtime.bigint() - parseStarted) / 1e6 / 10;
-    console.log(`| reference: JSON.parse + JSON.stringify of the same text, no shaping | ${fmt(parseMs, 1)} | - | - |`);
-    for (const [name, config, text] of shapes) {
-      const { mean, min } = timeShape(config, text, 20);
-      console.log(`| ${name} | ${fmt(mean, 1)} | ${fmt(min, 1)} | < 20 ms |`);
-    }
-    const every = timeShape(everyMatch[1], everyMatch[2], 20);
-    console.log(`| ${everyMatch[0]} | ${fmt(every.mean, 1)} | ${fmt(every.min, 1)} | - |`);
+    printShapingTable();
   } finally {
     await Promise.all([...children].map((c) => stopChild(c)));
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Shapes 1 MiB responses in this process and prints the table (`node -e "require('./dist/bench/response').printShapingTable()"`). */
+export function printShapingTable(): void {
+  const body = mibResponse(false);
+  const conforming = mibResponse(true);
+  const oneString = JSON.stringify({ id: 'C-1', note: `${'a'.repeat(MIB - 40)} 4111111111111111` });
+  const shapes: [string, ResponseControlsConfig, string][] = [
+    ['output validation only (a conforming response)', { output_schema: ORDER_OUTPUT }, conforming],
+    [
+      "fields: 'declared' + validation + redact orders[].note",
+      { output_schema: ORDER_OUTPUT, response: { fields: 'declared', redact: ['email', 'orders[].note'] } },
+      body,
+    ],
+    [
+      '… + a redact pattern matching nowhere',
+      {
+        output_schema: ORDER_OUTPUT,
+        response: { fields: 'declared', redact: ['email'], redact_patterns: { card: '\\b[0-9]{13,16}\\b' } },
+      },
+      body,
+    ],
+    [
+      'one 1 MiB string with one pattern match',
+      { response: { redact_patterns: { card: '\\b[0-9]{13,16}\\b' } } },
+      oneString,
+    ],
+  ];
+  // Not a target row: a pattern matching in every order id, so every order's id really changes (RE2 finds each).
+  const orders = (JSON.parse(conforming) as { orders: unknown[] }).orders.length;
+  const everyMatch: [string, ResponseControlsConfig, string] = [
+    `validation + a redact pattern matching in every order (${orders} replacements)`,
+    { output_schema: ORDER_OUTPUT, response: { redact_patterns: { order: 'o-[0-9]+' } } },
+    conforming,
+  ];
+  const runs = 21;
+  console.log(
+    `\nShaping one response in process (1 MiB bodies: ${body.length} characters, ${orders} orders; ${runs} runs, median and fastest)\n`,
+  );
+  console.log('| shaping | body MiB | median ms | fastest ms | median ms/MiB | fastest ms/MiB | target |');
+  console.log('|---|---:|---:|---:|---:|---:|---|');
+  // The floor: what the parse and one serialization of the same text cost by themselves on this machine now.
+  console.log(
+    shapingRow(
+      'reference: JSON.parse alone',
+      body,
+      timeRuns(() => JSON.parse(body), runs),
+      '-',
+    ),
+  );
+  console.log(
+    shapingRow(
+      'reference: JSON.parse + JSON.stringify of the same text, no shaping',
+      body,
+      timeRuns(() => JSON.stringify(JSON.parse(body)), runs),
+      '-',
+    ),
+  );
+  for (const [name, config, text] of shapes) {
+    console.log(shapingRow(name, text, timeShape(config, text, runs), '< 20 ms'));
+  }
+  console.log(shapingRow(everyMatch[0], everyMatch[2], timeShape(everyMatch[1], everyMatch[2], runs), '-'));
 }

@@ -13,32 +13,57 @@ export const MAX_RESPONSE_DEPTH = 512;
 /** A selection function compiled from an output schema. */
 export interface FieldSelector {
   /**
-   * A copy of `value` holding only the declared fields, and how many fields were dropped.
-   * `value` itself is never changed.
+   * `value` holding only the declared fields, and how many fields were dropped. `value` itself is never changed;
+   * the result shares with it every object and array that lost nothing (a conforming response is returned as is).
    */
   select(value: unknown): { readonly value: unknown; readonly dropped: number };
 }
 
 /** Compiles the selection for an output schema (JSON Schema 2020-12 object). */
 export function fieldSelector(schema: Record<string, unknown>): FieldSelector {
-  const resolve = refResolver(schema);
-  // A schema node's declared shape, worked out once: a response holds thousands of objects of a few schemas.
-  const shapes = new Map<Record<string, unknown>, DeclaredShape>();
-  const shapeOf = (node: Record<string, unknown>): DeclaredShape => {
-    let shape = shapes.get(node);
-    if (shape === undefined) {
-      shape = declaredShape(node, resolve);
-      shapes.set(node, shape);
-    }
-    return shape;
-  };
+  const root = compilePlan(schema, refResolver(schema));
   return {
     select(value) {
       const counter = { dropped: 0 };
-      const selected = selectValue(value, schema, resolve, shapeOf, counter);
+      const selected = selectValue(value, root, counter);
       return { value: selected, dropped: counter.dropped };
     },
   };
+}
+
+/**
+ * What selection does at one schema node, worked out once per node when the tool is compiled (a response holds
+ * thousands of objects of a few schemas): the plan for array elements, for each declared property, and for the
+ * other keys. A node's plan is shared by every `$ref` to it, so a recursive schema is a cycle of plans.
+ */
+interface SelectionPlan {
+  /** The elements' plan (`items`); `undefined`: an array here is kept whole. */
+  items: SelectionPlan | undefined;
+  /** The declared properties' plans; `undefined`: no `properties` (an open map, or only `additionalProperties`). */
+  properties: Map<string, SelectionPlan> | undefined;
+  /** The plan of keys `properties` does not name (`additionalProperties` as a schema); `undefined`: dropped. */
+  extra: SelectionPlan | undefined;
+}
+
+function compilePlan(schema: Record<string, unknown>, resolve: Resolve): SelectionPlan {
+  const plans = new Map<Record<string, unknown>, SelectionPlan>();
+  const planOf = (schemaNode: Record<string, unknown>): SelectionPlan => {
+    const node = resolve(schemaNode);
+    let plan = plans.get(node);
+    if (plan !== undefined) return plan;
+    plan = { items: undefined, properties: undefined, extra: undefined };
+    plans.set(node, plan); // before the children: a $ref cycle ends here
+    if (isJsonObject(node.items)) plan.items = planOf(node.items);
+    const shape = declaredShape(node, resolve);
+    if (shape.properties !== undefined) {
+      const properties = new Map<string, SelectionPlan>();
+      for (const [key, sub] of shape.properties) properties.set(key, planOf(sub));
+      plan.properties = properties;
+    }
+    if (shape.extra !== undefined) plan.extra = planOf(shape.extra);
+    return plan;
+  };
+  return planOf(schema);
 }
 
 type Resolve = (node: Record<string, unknown>) => Record<string, unknown>;
@@ -96,34 +121,55 @@ function declaredShape(node: Record<string, unknown>, resolve: Resolve): Declare
   return { properties, extra };
 }
 
-function selectValue(
-  value: unknown,
-  schemaNode: unknown,
-  resolve: Resolve,
-  shapeOf: (node: Record<string, unknown>) => DeclaredShape,
-  counter: { dropped: number },
-): unknown {
-  if (typeof value !== 'object' || value === null || !isJsonObject(schemaNode)) return value;
-  const node = resolve(schemaNode);
+/**
+ * `value` with only what `plan` declares. Copy on write: an object or array with nothing to drop below it is
+ * returned as it is (no garbage for a conforming response); the first change copies what came before it.
+ */
+function selectValue(value: unknown, plan: SelectionPlan, counter: { dropped: number }): unknown {
+  if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
-    const items = isJsonObject(node.items) ? node.items : undefined;
-    return items === undefined ? value : value.map((item) => selectValue(item, items, resolve, shapeOf, counter));
+    const items = plan.items;
+    if (items === undefined) return value;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const selected = selectValue(item, items, counter);
+      if (out !== undefined) out.push(selected);
+      else if (selected !== item) {
+        out = value.slice(0, i);
+        out.push(selected);
+      }
+    }
+    return out ?? value;
   }
-  const { properties, extra } = shapeOf(node);
-  if (properties === undefined) {
-    if (extra === undefined) return value; // an open map: kept whole
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value))
-      define(out, key, selectValue((value as Record<string, unknown>)[key], extra, resolve, shapeOf, counter));
-    return out;
-  }
+  const { properties, extra } = plan;
+  if (properties === undefined && extra === undefined) return value; // an open map: kept whole
   const record = value as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(record)) {
-    const sub = properties.get(key) ?? extra;
-    if (sub === undefined) counter.dropped++;
-    else define(out, key, selectValue(record[key], sub, resolve, shapeOf, counter));
+  const keys = Object.keys(record);
+  let out: Record<string, unknown> | undefined;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    const sub = properties?.get(key) ?? extra;
+    if (sub === undefined) {
+      counter.dropped++;
+      out ??= copyOf(record, keys, k);
+      continue;
+    }
+    const item = record[key];
+    const selected = selectValue(item, sub, counter);
+    if (out !== undefined) define(out, key, selected);
+    else if (selected !== item) {
+      out = copyOf(record, keys, k);
+      define(out, key, selected);
+    }
   }
+  return out ?? record;
+}
+
+/** A new object with the first `count` of `keys` of `record`. */
+function copyOf(record: Record<string, unknown>, keys: readonly string[], count: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let k = 0; k < count; k++) define(out, keys[k], record[keys[k]]);
   return out;
 }
 

@@ -148,10 +148,15 @@ class Shaper {
     }
     let redacted = 0;
     if (this.paths.length > 0) redacted += redactPaths(value, this.paths);
+    let json: string | undefined;
     if (this.patterns.length > 0) {
-      const matched = redactMatches(value, this.patterns);
-      value = matched.value;
-      redacted += matched.count;
+      json = JSON.stringify(value);
+      if (this.mayMatch(json)) {
+        const matched = redactMatches(value, this.patterns);
+        value = matched.value;
+        redacted += matched.count;
+        if (matched.count > 0) json = undefined; // strings changed: serialize again
+      } else return this.result(value, json, json, limit, dropped, redacted);
     }
     const counts = this.counted ? { fields_dropped: dropped, redacted } : undefined;
     if (!this.reshapes) {
@@ -166,9 +171,7 @@ class Shaper {
         counts,
       };
     }
-    const json = JSON.stringify(value);
-    const bytes = Buffer.byteLength(json);
-    if (bytes > limit) return tooLarge(bytes, limit);
+    json ??= JSON.stringify(value);
     let shown = json;
     // Keys and numbers are not string values: a match there is redacted in the text content too. A short text is
     // searched whole (one pass); a long one only where it is not a string value (its strings were searched).
@@ -182,11 +185,37 @@ class Shaper {
         redacted++;
       }
     }
+    return this.result(value, json, shown, limit, dropped, redacted);
+  }
+
+  /**
+   * Whether a redact pattern may match in `json` (the shaped value's text, before any pattern): in a string value,
+   * a key or a number. `false` only when none can: no pattern matches the text, and the text holds no escape, so
+   * every string and key stands in it exactly as it is, between quotes (neither a word character nor a line end,
+   * like a string's own ends, so `\b` and `\B` see the same neighbours). A pattern with `^` or `$` anchors to each
+   * string's ends, which the text does not have: it is searched string by string.
+   */
+  private mayMatch(json: string): boolean {
+    if (json.includes('\\')) return true;
+    return this.patterns.some((pattern) => /[\^$]/.test(pattern.source) || pattern.test(json));
+  }
+
+  /** The result of a shaped value: `json` its text, `shown` the text content (`json`, or with matches redacted). */
+  private result(
+    value: unknown,
+    json: string,
+    shown: string,
+    limit: number,
+    dropped: number,
+    redacted: number,
+  ): ShapeOutcome {
+    const bytes = Buffer.byteLength(json);
+    if (bytes > limit) return tooLarge(bytes, limit);
     const content = `[{"type":"text","text":${JSON.stringify(shown)}}]`;
     return {
       ok: true,
       resultJson: isJsonObject(value) ? `{"content":${content},"structuredContent":${json}}` : `{"content":${content}}`,
-      counts: this.counted ? { fields_dropped: dropped, redacted } : undefined,
+      counts: this.counts(dropped, redacted),
     };
   }
 

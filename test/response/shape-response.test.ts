@@ -136,6 +136,33 @@ describe('response/shape-response', () => {
     }
   });
 
+  it('finds a match that the serialized text hides: behind an escape, or anchored to a string', () => {
+    const filler = Array.from({ length: 3000 }, (_, i) => ({ id: `o-${i}`, note: `order ${i} of the month` }));
+    const redactedNote = (pattern: string, note: string) => {
+      const outcome = shape({ response: { redact_patterns: { p: pattern } } }, { filler, note });
+      assert.ok(outcome.ok);
+      const result = JSON.parse(outcome.resultJson);
+      assert.deepEqual(result.structuredContent.filler, filler);
+      assert.equal(JSON.parse(result.content[0].text).note, result.structuredContent.note);
+      return { note: result.structuredContent.note as string, counts: outcome.counts };
+    };
+    // "\n4111…" is written \n4111… in JSON: after the "n", a word character, \b no longer holds before the 4
+    assert.deepEqual(redactedNote('\\b[0-9]{13,16}\\b', '\n4111111111111111'), {
+      note: '\n[redacted]',
+      counts: { fields_dropped: 0, redacted: 1 },
+    });
+    // a quote inside the string is written \" and a pattern may span it
+    assert.equal(redactedNote('a"b', 'xa"by').note, 'x[redacted]y');
+    // ^ and $ anchor to each string's ends, which the serialized text does not have
+    assert.equal(redactedNote('^[0-9]{16}$', '4111111111111111').note, '[redacted]');
+    assert.equal(redactedNote('^[0-9]{16}$', 'card 4111111111111111').note, 'card 4111111111111111');
+    // a pattern matching nowhere: nothing changes, nothing counted
+    assert.deepEqual(redactedNote('\\b[0-9]{13,16}\\b', 'card 4111 1111'), {
+      note: 'card 4111 1111',
+      counts: { fields_dropped: 0, redacted: 0 },
+    });
+  });
+
   it('redacts a text body and leaves an array body unstructured', () => {
     const s = shaper({ response: { redact_patterns: { mail: '[a-z]+@[a-z]+\\.com' } } });
     assert.deepEqual(s.shape('mail ada@example.com', 'text/plain', 1000), {
