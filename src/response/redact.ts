@@ -51,26 +51,30 @@ function redactAt(node: unknown, steps: readonly PathStep[], index: number): num
 
 /**
  * Replaces every match of `patterns` in every string value of `root` (not in keys); returns the value (a string
- * root is returned replaced) and how many strings changed.
+ * root is returned replaced), how many strings changed and how many there are.
  *
  * The engine's cost per string call is high next to its cost per character, so a pattern is first searched once
  * in every string joined by U+0000 (one pass): a pattern that matches nowhere there matches in no string, and only
  * a pattern that does is run string by string. A pattern with `^` or `$` is always run string by string (it
- * anchors to each string's ends, which the joined text does not have).
+ * anchors to each string's ends, which the joined text does not have), and so is every pattern when there are
+ * few strings (the joined search would read them all once more for nothing when one matches).
  */
-export function redactMatches(root: unknown, patterns: readonly LinearRegExp[]): { value: unknown; count: number } {
+export function redactMatches(
+  root: unknown,
+  patterns: readonly LinearRegExp[],
+): { value: unknown; count: number; strings: number } {
   if (typeof root === 'string') {
     const replaced = redactText(root, patterns);
-    return { value: replaced, count: replaced === root ? 0 : 1 };
+    return { value: replaced, count: replaced === root ? 0 : 1, strings: 1 };
   }
   const slots = stringSlots(root);
   const { texts } = slots;
-  if (texts.length === 0) return { value: root, count: 0 };
+  if (texts.length === 0) return { value: root, count: 0, strings: 0 };
   let joined: string | undefined;
   let changed: Uint8Array | undefined;
   let count = 0;
   for (const pattern of patterns) {
-    if (!/[\^$]/.test(pattern.source)) {
+    if (texts.length > FEW_STRINGS && !/[\^$]/.test(pattern.source)) {
       joined ??= texts.join(SEPARATOR);
       if (!pattern.test(joined)) continue;
     }
@@ -87,7 +91,7 @@ export function redactMatches(root: unknown, patterns: readonly LinearRegExp[]):
     }
     joined = undefined; // the strings changed: join again for the next pattern
   }
-  return { value: root, count };
+  return { value: root, count, strings: texts.length };
 }
 
 /**
@@ -95,6 +99,9 @@ export function redactMatches(root: unknown, patterns: readonly LinearRegExp[]):
  * a match inside one string is found either way (the separator is a non-word character, like a string's ends).
  */
 const SEPARATOR = '\u0000';
+
+/** Up to this many strings, each is searched by itself: one joined search first saves nothing. */
+export const FEW_STRINGS = 8;
 
 /** The string values of a response: each one's text, and the object or array holding it under which key. */
 interface StringSlots {
@@ -146,15 +153,22 @@ export function redactText(text: string, patterns: readonly LinearRegExp[]): str
  * are, but those parts are not string values, so the text content must be redacted as a whole.
  * @param json `JSON.stringify(root)`: searched in one pass first, then (on a hit) with its string values emptied,
  *   and only a hit there is confirmed key by key and number by number
+ * @param wholeTextFirst whether to search `json` whole before emptying its strings: worth it for many short
+ *   strings (emptying them costs more than the search); not for a few long ones (the search reads them for nothing)
  */
-export function matchesOutsideStrings(root: unknown, json: string, patterns: readonly LinearRegExp[]): boolean {
+export function matchesOutsideStrings(
+  root: unknown,
+  json: string,
+  patterns: readonly LinearRegExp[],
+  wholeTextFirst = true,
+): boolean {
   let skeleton: string | undefined;
   const candidates = patterns.filter((pattern) => {
     // Anchors see the skeleton's ends, not each key's: such a pattern is searched key by key.
     if (/[\^$]/.test(pattern.source)) return true;
     // A key or a number is in `json` as it is, between punctuation: no match in `json`, none in them. (Usually
     // the end: the string values, which `json` holds too, were redacted already.)
-    if (!pattern.test(json)) return false;
+    if (wholeTextFirst && !pattern.test(json)) return false;
     skeleton ??= withoutStringValues(json);
     return pattern.test(skeleton);
   });

@@ -9,7 +9,7 @@ import type { LinearRegExp } from '../validation/linear-regexp';
 import { compileRedactPattern } from './redact-pattern';
 import { nonFiniteNumbers } from '../gateway/upstream/non-finite-numbers';
 import { advertisedOutputSchema } from './advertised-output-schema';
-import { matchesOutsideStrings, redactMatches, redactPaths, redactText } from './redact';
+import { FEW_STRINGS, matchesOutsideStrings, redactMatches, redactPaths, redactText } from './redact';
 import type { PathStep } from './redact-path';
 import { redactSteps, type ResponseFields } from './response-rules';
 import { scanJsonText } from './scan-json-text';
@@ -149,12 +149,14 @@ class Shaper {
     let redacted = 0;
     if (this.paths.length > 0) redacted += redactPaths(value, this.paths);
     let json: string | undefined;
+    let strings = Infinity;
     if (this.patterns.length > 0) {
       json = JSON.stringify(value);
       if (this.mayMatch(json)) {
         const matched = redactMatches(value, this.patterns);
         value = matched.value;
         redacted += matched.count;
+        strings = matched.strings;
         if (matched.count > 0) json = undefined; // strings changed: serialize again
       } else return this.result(value, json, json, limit, dropped, redacted);
     }
@@ -177,7 +179,8 @@ class Shaper {
     // searched whole (one pass); a long one only where it is not a string value (its strings were searched).
     const searchText =
       this.patterns.length > 0 &&
-      (json.length <= WHOLE_TEXT_SEARCH_CHARS || matchesOutsideStrings(value, json, this.patterns));
+      (json.length <= WHOLE_TEXT_SEARCH_CHARS ||
+        matchesOutsideStrings(value, json, this.patterns, strings > FEW_STRINGS));
     if (searchText) {
       const redactedText = redactText(json, this.patterns);
       if (redactedText !== json) {
