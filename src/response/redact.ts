@@ -35,18 +35,24 @@ function redactAt(node: unknown, steps: readonly PathStep[], index: number): num
   }
   if (Array.isArray(node)) return 0;
   const record = node as Record<string, unknown>;
-  const keys = step.kind === 'key' ? [step.key] : Object.keys(record);
+  if (step.kind === 'key') return redactKey(record, step.key, steps, index, last);
   let count = 0;
-  for (const key of keys) {
-    if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
-    if (last) {
-      if (typeof record[key] === 'string') {
-        record[key] = REDACTED;
-        count++;
-      }
-    } else count += redactAt(record[key], steps, index + 1);
-  }
+  for (const key of Object.keys(record)) count += redactKey(record, key, steps, index, last);
   return count;
+}
+
+function redactKey(
+  record: Record<string, unknown>,
+  key: string,
+  steps: readonly PathStep[],
+  index: number,
+  last: boolean,
+): number {
+  if (!Object.prototype.hasOwnProperty.call(record, key)) return 0;
+  if (!last) return redactAt(record[key], steps, index + 1);
+  if (typeof record[key] !== 'string') return 0;
+  record[key] = REDACTED;
+  return 1;
 }
 
 /**
@@ -102,6 +108,27 @@ const SEPARATOR = '\u0000';
 
 /** Up to this many strings, each is searched by itself: one joined search first saves nothing. */
 export const FEW_STRINGS = 8;
+
+/**
+ * Whether `root` holds at most {@link FEW_STRINGS} string values (not keys). Stops at the one after: it costs
+ * nothing on a response of many strings, and a walk of the nodes on one of few.
+ */
+export function hasFewStrings(root: unknown): boolean {
+  if (typeof root === 'string') return true;
+  let strings = 0;
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    const items: unknown[] = Array.isArray(node) ? node : Object.values(node);
+    for (const item of items) {
+      if (typeof item === 'string') {
+        if (++strings > FEW_STRINGS) return false;
+      } else if (typeof item === 'object' && item !== null) stack.push(item);
+    }
+  }
+  return true;
+}
 
 /** The string values of a response: each one's text, and the object or array holding it under which key. */
 interface StringSlots {

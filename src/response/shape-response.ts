@@ -9,7 +9,7 @@ import type { LinearRegExp } from '../validation/linear-regexp';
 import { compileRedactPattern } from './redact-pattern';
 import { nonFiniteNumbers } from '../gateway/upstream/non-finite-numbers';
 import { advertisedOutputSchema } from './advertised-output-schema';
-import { FEW_STRINGS, matchesOutsideStrings, redactMatches, redactPaths, redactText } from './redact';
+import { FEW_STRINGS, hasFewStrings, matchesOutsideStrings, redactMatches, redactPaths, redactText } from './redact';
 import type { PathStep } from './redact-path';
 import { redactSteps, type ResponseFields } from './response-rules';
 import { scanJsonText } from './scan-json-text';
@@ -151,14 +151,17 @@ class Shaper {
     let json: string | undefined;
     let strings = Infinity;
     if (this.patterns.length > 0) {
-      json = JSON.stringify(value);
-      if (this.mayMatch(json)) {
-        const matched = redactMatches(value, this.patterns);
-        value = matched.value;
-        redacted += matched.count;
-        strings = matched.strings;
-        if (matched.count > 0) json = undefined; // strings changed: serialize again
-      } else return this.result(value, json, json, limit, dropped, redacted);
+      // Many strings: one search of the serialized value usually shows that no pattern matches anywhere (the text
+      // is needed anyway), sparing a walk of every string. A few (long) ones are searched one by one at once.
+      if (!hasFewStrings(value)) {
+        json = JSON.stringify(value);
+        if (!this.mayMatch(json)) return this.result(value, json, json, limit, dropped, redacted);
+      }
+      const matched = redactMatches(value, this.patterns);
+      value = matched.value;
+      redacted += matched.count;
+      strings = matched.strings;
+      if (matched.count > 0) json = undefined; // strings changed: serialize again
     }
     const counts = this.counted ? { fields_dropped: dropped, redacted } : undefined;
     if (!this.reshapes) {
