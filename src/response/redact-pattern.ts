@@ -17,6 +17,11 @@ import { compileLinearPattern, translate, type LinearRegExp } from '../validatio
 
 /** Runs closer than this (in UTF-16 units) are searched as one span: a call into RE2 costs about that much. */
 const MERGE_GAP = 64;
+/**
+ * A search for any match (`test`) stops merging runs into a span past this many UTF-16 units, so it can stop at
+ * the first span holding a match: a long text of close runs is otherwise one span, built and searched whole.
+ */
+const TEST_SPAN_CHARS = 4096;
 /** The shortest run V8 looks for, at most: `[A]{m,}` costs up to m steps per character on near misses. */
 const MAX_RUN_LENGTH = 32;
 
@@ -85,10 +90,14 @@ class WindowedPattern implements RedactPattern {
   public test(input: string): boolean {
     if (input.length < this.alphabet.minLength) return false;
     let found = false;
-    this.forEachSpan(input, (start, end) => {
-      found = this.matcher.test(start === 0 && end === input.length ? input : input.slice(start, end));
-      return found;
-    });
+    this.forEachSpan(
+      input,
+      (start, end) => {
+        found = this.matcher.test(start === 0 && end === input.length ? input : input.slice(start, end));
+        return found;
+      },
+      TEST_SPAN_CHARS,
+    );
     return found;
   }
 
@@ -115,8 +124,10 @@ class WindowedPattern implements RedactPattern {
   /**
    * Calls `visit` with each span [start, end) of `input` where a match may be, in order, until it returns true.
    * A span starts at the character before a run (or at 0) and ends after the character after one (or at the end).
+   * @param maxMergedChars runs are merged into one span only while it stays this short (spans then may share a
+   *   context character: fine for a search, not for a replacement)
    */
-  private forEachSpan(input: string, visit: (start: number, end: number) => boolean): void {
+  private forEachSpan(input: string, visit: (start: number, end: number) => boolean, maxMergedChars = Infinity): void {
     const runs = this.runs;
     runs.lastIndex = 0;
     let spanStart = -1;
@@ -124,7 +135,7 @@ class WindowedPattern implements RedactPattern {
     for (let run = runs.exec(input); run !== null; run = runs.exec(input)) {
       const start = contextStart(input, run.index);
       const end = contextEnd(input, run.index + run[0].length);
-      if (spanStart >= 0 && start - spanEnd <= MERGE_GAP) {
+      if (spanStart >= 0 && start - spanEnd <= MERGE_GAP && end - spanStart <= maxMergedChars) {
         spanEnd = end;
         continue;
       }

@@ -92,4 +92,17 @@ describe('windowed redact patterns', () => {
     assert.ok(card.replaceAll(long, '[redacted]').endsWith('x4111111111111111 [redacted]'));
     assert.equal(card.replaceAll(long, '[redacted]').split('[redacted]').length, 3);
   });
+
+  it('tests a long text of close runs span by span, as the engine does, wherever the match is', () => {
+    // runs of the alphabet every few characters: one span without a bound on its length
+    const close = (n: number) => Array.from({ length: n }, (_, i) => `o-${i} x`).join(' ');
+    for (const source of ['o-[0-9]+\\b', '\\bo-9{5}\\b', '^o-0 ', ' x$', 'o-12 x o-13']) {
+      const windowed = compileRedactPattern(source);
+      const whole = compileLinearPattern(source);
+      for (const input of [close(5000), `${close(5000)} o-99999`, `o-99999 ${close(5000)}`, `${close(3000)}!`]) {
+        assert.equal(windowed.test(input), whole.test(input), `${source} on ${input.length} characters`);
+        assert.equal(windowed.replaceAll(input, '[redacted]'), whole.replaceAll(input, '[redacted]'), source);
+      }
+    }
+  });
 });
