@@ -3,9 +3,9 @@
  * 2020-12 meta-schema, and two compilers — a fast one (stops at the first error, used on every call) and, for
  * schemas whose rejections the walker cannot explain, a lazily used all-errors one.
  */
-import Ajv2020 from 'ajv/dist/2020';
+import type Ajv2020 from 'ajv/dist/2020';
 import type { AnySchemaObject, ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type AddFormats from 'ajv-formats';
 import { strictFormats } from './formats';
 import { constKeyword, enumKeyword } from './json-equal';
 import { ajvRegExp } from './linear-regexp';
@@ -42,7 +42,13 @@ export interface AjvRole {
 }
 
 function createAjv(role: AjvRole): Ajv2020 {
-  const ajv = new Ajv2020({
+  // Loaded on the first instance, not with this module: ajv's compiler is about 60 ms of module loading, and a
+  // config whose schemas the subset compiler takes never creates an instance.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { default: Ajv } = require('ajv/dist/2020') as { default: typeof Ajv2020 };
+  const addFormats = require('ajv-formats') as typeof AddFormats;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const ajv = new Ajv({
     allErrors: role.allErrors,
     messages: role.messages,
     validateSchema: role.validateSchema,

@@ -9,9 +9,20 @@
  * repetitions that can match the same text, and splitting is done with `indexOf`. `bench/worst-case.ts` times
  * each format, these and ajv-formats' others, on adversarial 1 MiB inputs.
  */
-import addFormats from 'ajv-formats';
+// The format table alone: ajv-formats' plugin entry point loads ajv's code generator (tens of ms at start-up).
+import { type DefinedFormats, fullFormats } from 'ajv-formats/dist/formats';
 
-const ipv6Format = addFormats.get('ipv6');
+/**
+ * ajv-formats' definition of format `name` (its default "full" mode, as ajv-instances.ts registers them);
+ * `undefined` for a name it does not define.
+ */
+export function ajvFormatsDefinition(name: string): DefinedFormats[keyof DefinedFormats] | undefined {
+  return Object.prototype.hasOwnProperty.call(fullFormats, name)
+    ? fullFormats[name as keyof DefinedFormats]
+    : undefined;
+}
+
+const ipv6Format = ajvFormatsDefinition('ipv6');
 const IPV6 = ipv6Format instanceof RegExp ? ipv6Format : /^$/;
 const DEC_OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 const IPV4 = new RegExp(`^${DEC_OCTET}(?:\\.${DEC_OCTET}){3}$`);
@@ -307,7 +318,7 @@ export function isUrl(s: string): boolean {
   return false;
 }
 
-const isoTime = addFormats.get('iso-time') as { validate: (s: string) => boolean };
+const isoTime = ajvFormatsDefinition('iso-time') as { validate: (s: string) => boolean };
 const ISO_SEPARATOR = /[Tt\s]/g;
 
 /**
@@ -322,7 +333,7 @@ export function isIsoDateTime(s: string): boolean {
   return isoDate(s.slice(0, first.index)) && isoTime.validate(s.slice(first.index + 1));
 }
 
-const isoDateFormat = addFormats.get('date') as { validate: (s: string) => boolean };
+const isoDateFormat = ajvFormatsDefinition('date') as { validate: (s: string) => boolean };
 function isoDate(s: string): boolean {
   return isoDateFormat.validate(s);
 }

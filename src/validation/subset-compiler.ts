@@ -16,8 +16,7 @@
  */
 import ucs2length from 'ajv/dist/runtime/ucs2length';
 import { type ParamTypeName, TYPE_CONSTRAINTS } from './type-constraints';
-import addFormats from 'ajv-formats';
-import { strictFormats } from './formats';
+import { ajvFormatsDefinition, strictFormats } from './formats';
 import { isJsonObject } from './json-object';
 import type { LinearRegExp } from './linear-regexp';
 import { sharedLinearPattern } from './shared-patterns';
@@ -74,12 +73,8 @@ function scalarLiteral(v: unknown): string {
 function formatCheck(name: unknown): RegExp | ((s: string) => boolean) {
   if (typeof name !== 'string') outside();
   if (Object.prototype.hasOwnProperty.call(strictFormats, name)) return strictFormats[name];
-  let def: unknown;
-  try {
-    def = addFormats.get(name as Parameters<typeof addFormats.get>[0]);
-  } catch {
-    outside(); // unknown format: ajv reports it
-  }
+  const def: unknown = ajvFormatsDefinition(name);
+  if (def === undefined) outside(); // unknown format: ajv reports it
   if (def instanceof RegExp || typeof def === 'function') return def as RegExp | ((s: string) => boolean);
   if (typeof def === 'object' && def !== null) {
     const d = def as { type?: unknown; async?: unknown; validate?: unknown };
