@@ -63,8 +63,8 @@ function countNodes(schema: unknown): number {
 /** What was compiled for one schema, shared by every validator of an equal schema. */
 interface CompiledSchema {
   readonly schema: AnySchemaObject;
-  /** {@link countNodes} of the schema. */
-  readonly schemaNodes: number;
+  /** {@link countNodes} of the schema, counted on the first refusal that needs it. */
+  schemaNodes?: number;
   /**
    * The verdict every call runs: the subset compiler's function, or ajv's for schemas outside its subset. For a
    * subset schema it starts as a stand-in that builds the function on the first call and replaces itself.
@@ -121,6 +121,7 @@ class CompiledToolValidator implements ToolValidator {
     // hostile 1 MiB payload), so beyond a budget only the first error, which the verdict's own run finds, is reported.
     const compiled = this.compiled;
     let errors: ValidateFunction['errors'];
+    compiled.schemaNodes ??= countNodes(compiled.schema);
     if (withinBudget(data, ALL_ERRORS_BUDGET / compiled.schemaNodes)) {
       compiled.allErrors ??= allErrorsCompiler.compile(compiled.schema);
       compiled.allErrors(data);
@@ -229,8 +230,8 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
   }
   try {
     // ajv's code generation costs about 1 ms per schema; the subset compiler covers generated schemas far cheaper.
-    // Its code is written now (so a schema outside the subset goes to ajv now, and every pattern and format is
-    // resolved at load); V8 compiles that code on the tool's first call. If it ever refused code the subset
+    // It decides now (so a schema outside the subset goes to ajv now, and every pattern and format is resolved at
+    // load); its code is written, and compiled by V8, on the tool's first call. If it ever refused code the subset
     // compiler wrote, ajv's function takes over, and if that failed too the call is refused.
     const build = planSubset(own);
     if (build === undefined) {
@@ -240,11 +241,9 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
       const problem = findPatternProblem(own) ?? findEmptyRequiredName(own);
       if (problem !== undefined) return problem;
     }
-    const schemaNodes = countNodes(own);
     if (build !== undefined) {
       const compiled: CompiledSchema = {
         schema: own,
-        schemaNodes,
         fast: (data) => {
           let fn: (data: unknown) => boolean;
           try {
@@ -259,7 +258,7 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
       return compiled;
     }
     const fast = fastCompiler.compile(own);
-    return { schema: own, schemaNodes, fast, ajv: fast };
+    return { schema: own, fast, ajv: fast };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return `input schema: ${reason.split('\n')[0]}`;

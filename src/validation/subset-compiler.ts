@@ -91,10 +91,18 @@ function regexFormat(source: string): boolean {
   return check instanceof RegExp ? check.test(source) : check(source);
 }
 
+/**
+ * Walks a schema, deciding whether it is in the subset; when `emitting`, also writes the function's code. Every
+ * decision (each `outside()`) is made in both modes on the same path, so a walk that only checks and a later one
+ * that emits agree on a schema that has not changed: only the code writing is guarded by `emitting`.
+ */
 class Emitter {
   private readonly code: string[] = [];
   private readonly constants: unknown[] = [];
   private counter = 0;
+
+  /** @param emitting write the code (else only decide; `line` and `constant` then receive nothing) */
+  public constructor(public readonly emitting: boolean) {}
 
   public fresh(prefix: string): string {
     return `${prefix}${this.counter++}`;
@@ -109,10 +117,7 @@ class Emitter {
     this.code.push(text);
   }
 
-  /**
-   * The builder of the function: the code joined now into one string, so that what waits for the first call is one
-   * string and the constants, not the emitter's many lines.
-   */
+  /** The builder of the function from the code written. */
   public builder(): () => SubsetValidator {
     const constants = this.constants;
     const bindings = constants.map((_, i) => `k${i}=k[${i}]`);
@@ -145,7 +150,7 @@ class Emitter {
       case 'number':
         return this.number(schema, v, `typeof ${v}!=="number"||${v}-${v}!==0`);
       case 'boolean':
-        this.line(`if(typeof ${v}!=="boolean")return false;`);
+        if (this.emitting) this.line(`if(typeof ${v}!=="boolean")return false;`);
         return this.enumeration(schema.enum, v);
       case 'array':
         return this.array(schema, v, depth);
@@ -157,6 +162,11 @@ class Emitter {
   private enumeration(values: unknown, v: string): void {
     if (values === undefined) return;
     if (!Array.isArray(values) || values.length === 0) outside();
+    if (!this.emitting) {
+      for (const value of values)
+        if (typeof value !== 'string' && typeof value !== 'boolean' && value !== null) numberLiteral(value);
+      return;
+    }
     const literals = values.map(scalarLiteral);
     if (values.length <= MAX_CHAINED) {
       this.line(`if(${literals.map((l) => `${v}!==${l}`).join('&&')})return false;`);
@@ -167,17 +177,17 @@ class Emitter {
   }
 
   private string(schema: Record<string, unknown>, v: string): void {
-    this.line(`if(typeof ${v}!=="string")return false;`);
+    if (this.emitting) this.line(`if(typeof ${v}!=="string")return false;`);
     this.enumeration(schema.enum, v);
     if (schema.maxLength !== undefined) {
       // ajv counts code points; a string no longer in UTF-16 units than the limit is within it.
       const max = countLiteral(schema.maxLength);
-      this.line(`if(${v}.length>${max}&&u(${v})>${max})return false;`);
+      if (this.emitting) this.line(`if(${v}.length>${max}&&u(${v})>${max})return false;`);
     }
     if (schema.minLength !== undefined) {
       // A string of 2n UTF-16 units has at least n code points.
       const min = countLiteral(schema.minLength);
-      if (min > 0) this.line(`if(${v}.length<${2 * min}&&u(${v})<${min})return false;`);
+      if (min > 0 && this.emitting) this.line(`if(${v}.length<${2 * min}&&u(${v})<${min})return false;`);
     }
     if (schema.pattern !== undefined) {
       if (typeof schema.pattern !== 'string') outside();
@@ -190,17 +200,18 @@ class Emitter {
       } catch {
         return outside(); // ajv reports the invalid or unsupported pattern
       }
-      this.line(`if(!${this.constant(re)}.test(${v}))return false;`);
+      if (this.emitting) this.line(`if(!${this.constant(re)}.test(${v}))return false;`);
     }
     if (schema.format !== undefined) {
       const check = formatCheck(schema.format);
+      if (!this.emitting) return;
       const c = this.constant(check);
       this.line(check instanceof RegExp ? `if(!${c}.test(${v}))return false;` : `if(!${c}(${v}))return false;`);
     }
   }
 
   private number(schema: Record<string, unknown>, v: string, wrongType: string): void {
-    this.line(`if(${wrongType})return false;`);
+    if (this.emitting) this.line(`if(${wrongType})return false;`);
     this.enumeration(schema.enum, v);
     // Negated comparisons: like ajv's `x > max || isNaN(x)`.
     const bounds = [
@@ -210,24 +221,34 @@ class Emitter {
       ['exclusiveMaximum', '<'],
     ] as const;
     for (const [keyword, ok] of bounds) {
-      if (schema[keyword] !== undefined) this.line(`if(!(${v}${ok}${numberLiteral(schema[keyword])}))return false;`);
+      if (schema[keyword] === undefined) continue;
+      const bound = numberLiteral(schema[keyword]);
+      if (this.emitting) this.line(`if(!(${v}${ok}${bound}))return false;`);
     }
   }
 
   private array(schema: Record<string, unknown>, v: string, depth: number): void {
-    this.line(`if(!Array.isArray(${v}))return false;`);
-    if (schema.maxItems !== undefined) this.line(`if(${v}.length>${countLiteral(schema.maxItems)})return false;`);
-    if (schema.minItems !== undefined) this.line(`if(${v}.length<${countLiteral(schema.minItems)})return false;`);
+    const maxItems = schema.maxItems === undefined ? undefined : countLiteral(schema.maxItems);
+    const minItems = schema.minItems === undefined ? undefined : countLiteral(schema.minItems);
+    if (this.emitting) {
+      this.line(`if(!Array.isArray(${v}))return false;`);
+      if (maxItems !== undefined) this.line(`if(${v}.length>${maxItems})return false;`);
+      if (minItems !== undefined) this.line(`if(${v}.length<${minItems})return false;`);
+    }
     const items = schema.items;
     if (items !== undefined) {
-      const i = this.fresh('i');
-      const item = this.fresh('d');
-      this.line(`for(let ${i}=0;${i}<${v}.length;${i}++){const ${item}=${v}[${i}];`);
-      this.node(items, item, depth + 1);
-      this.line('}');
+      if (!this.emitting) {
+        this.node(items, '', depth + 1);
+      } else {
+        const i = this.fresh('i');
+        const item = this.fresh('d');
+        this.line(`for(let ${i}=0;${i}<${v}.length;${i}++){const ${item}=${v}[${i}];`);
+        this.node(items, item, depth + 1);
+        this.line('}');
+      }
     }
     if (schema.uniqueItems !== undefined && typeof schema.uniqueItems !== 'boolean') outside();
-    if (schema.uniqueItems === true) this.unique(v, isJsonObject(items) ? items.type : undefined);
+    if (schema.uniqueItems === true && this.emitting) this.unique(v, isJsonObject(items) ? items.type : undefined);
   }
 
   /** uniqueItems; the items (if declared) have already passed their checks. */
@@ -249,7 +270,7 @@ class Emitter {
   }
 
   private object(schema: Record<string, unknown>, v: string, depth: number): void {
-    this.line(`if(typeof ${v}!=="object"||${v}===null||Array.isArray(${v}))return false;`);
+    if (this.emitting) this.line(`if(typeof ${v}!=="object"||${v}===null||Array.isArray(${v}))return false;`);
     // `=== undefined`, not `??`: a `null` value is no absent keyword (the meta-schema refuses it).
     const properties = schema.properties === undefined ? {} : schema.properties;
     if (!isJsonObject(properties)) outside();
@@ -261,12 +282,16 @@ class Emitter {
     if (new Set(required).size !== required.length) outside(); // the meta-schema refuses duplicates
     // The empty name is refused at load with its own message (ajv does not check it): that path reports it.
     if (required.includes('')) outside();
+    const additional = schema.additionalProperties;
+    if (additional !== undefined && typeof additional !== 'boolean') outside();
+    if (!this.emitting) {
+      for (const name of names) this.node(properties[name], '', depth + 1);
+      return;
+    }
     for (const name of required as string[]) {
       const key = stringLiteral(name);
       this.line(`if(${v}[${key}]===undefined||!h.call(${v},${key}))return false;`);
     }
-    const additional = schema.additionalProperties;
-    if (additional !== undefined && typeof additional !== 'boolean') outside();
     if (additional === false) {
       // Own enumerable keys, as ajv's Object.keys loop sees them.
       const key = this.fresh('p');
@@ -309,19 +334,24 @@ export function compileSubset(schema: unknown): SubsetValidator | undefined {
 }
 
 /**
- * The first half of {@link compileSubset}: walks `schema` and writes the function's code (every check of the
- * subset, every pattern and format resolved), or gives `undefined` when the schema is outside the subset. What is
- * left — V8 turning that code into a function, about half the cost — is the returned builder, which a caller may
- * run on first use. The builder throws only if the engine refuses code this module wrote (a bug, never a schema
- * problem: every schema value enters the code as a literal or a constant).
+ * The first half of {@link compileSubset}: walks `schema` and decides whether it is in the subset (every keyword
+ * checked, every pattern compiled and every format resolved), giving `undefined` when it is not. What is left —
+ * writing the function's code and V8 turning it into a function, most of the cost — is the returned builder,
+ * which a caller may run on first use: a config of many tools pays at load only for the decision. The builder
+ * walks `schema` again, so `schema` must not change until it has run (compile-tool-schema.ts passes its own
+ * copy). It throws only if the engine refuses code this module wrote (a bug, never a schema problem: every
+ * schema value enters the code as a literal or a constant).
  */
 export function planSubset(schema: unknown): (() => SubsetValidator) | undefined {
-  const emitter = new Emitter();
   try {
-    emitter.node(schema, 'data', 0);
+    new Emitter(false).node(schema, 'data', 0);
   } catch {
     // NotInSubset, or anything unexpected: ajv decides instead.
     return undefined;
   }
-  return emitter.builder();
+  return () => {
+    const emitter = new Emitter(true);
+    emitter.node(schema, 'data', 0);
+    return emitter.builder()();
+  };
 }
