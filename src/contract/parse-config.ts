@@ -118,13 +118,16 @@ function responseProblem(tool: ToolConfig): string | undefined {
   return `${field}: ${found.problem.replace('declare its output', 'give the tool an output_schema')}`;
 }
 
+/** The name maps of a tool, with the fix for a reserved name as key and as value. */
+const NAME_MAPS = [
+  ['aliases', 'choose another alias', 'an alias must stand for another parameter'],
+  ['forward_as', 'rename the parameter', 'forward the parameter under another name'],
+] as const;
+
 /** An alias or `forward_as` entry that uses a reserved name (as key or value), relative to the tool. */
 function reservedNameProblem(tool: ToolConfig): string | undefined {
-  const maps = [
-    ['aliases', tool.aliases, 'choose another alias', 'an alias must stand for another parameter'],
-    ['forward_as', tool.forward_as, 'rename the parameter', 'forward the parameter under another name'],
-  ] as const;
-  for (const [field, map, keyFix, valueFix] of maps) {
+  for (const [field, keyFix, valueFix] of NAME_MAPS) {
+    const map = tool[field];
     if (map === undefined) continue;
     for (const key of Object.keys(map)) {
       if (isReservedName(key)) return `${fieldPath(field, key)}: ${reservedNameReason(key)}: ${keyFix}`;
