@@ -5,7 +5,7 @@ import { isJsonObject } from './json-object';
 import { sharedPatternProblem } from './shared-patterns';
 import { messages } from './messages';
 import { collectViolations } from './schema-walker';
-import { planSubset } from './subset-compiler';
+import { buildSubset, inSubset } from './subset-compiler';
 import { findInSubschemas } from './subschemas';
 import { CompileResult, ToolValidator, ValidationResult, Violation } from './violation';
 import { joinMessages, schemaMismatch } from './violation-messages';
@@ -60,9 +60,15 @@ function countNodes(schema: unknown): number {
   return n;
 }
 
-/** What was compiled for one schema, shared by every validator of an equal schema. */
+/** What was compiled for one schema, shared by every validator of an equal schema (the same JSON text). */
 interface CompiledSchema {
-  readonly schema: AnySchemaObject;
+  /** The schema's JSON text, in the caller's key order (the cache key). */
+  readonly text: string;
+  /**
+   * A private copy of the schema parsed from {@link text}, which ajv, the walker and the subset compiler's builder
+   * may keep (none changes it): parsed at load for a schema ajv compiles, on first use for a subset schema.
+   */
+  own?: AnySchemaObject;
   /** {@link countNodes} of the schema, counted on the first refusal that needs it. */
   schemaNodes?: number;
   /**
@@ -75,20 +81,20 @@ interface CompiledSchema {
   allErrors?: ValidateFunction;
 }
 
+/** The private copy of a compiled schema, parsed now if not yet. */
+function ownSchema(compiled: CompiledSchema): AnySchemaObject {
+  compiled.own ??= JSON.parse(compiled.text) as AnySchemaObject;
+  return compiled.own;
+}
+
 class CompiledToolValidator implements ToolValidator {
   /** The compiled verdict (stops at the first error), as `validate` runs it. */
   public get fast(): (data: unknown) => boolean {
     return this.compiled.fast;
   }
 
-  /**
-   * @param schema the schema as written: the walker reports properties in its order
-   * @param compiled ajv's functions, shared across schemas equal up to key order
-   */
-  constructor(
-    private readonly schema: AnySchemaObject,
-    private readonly compiled: CompiledSchema,
-  ) {}
+  /** @param compiled the functions of the schema, shared by equal schemas (its copy keeps the key order as written) */
+  constructor(private readonly compiled: CompiledSchema) {}
 
   public validate(args: unknown): ValidationResult {
     try {
@@ -108,22 +114,23 @@ class CompiledToolValidator implements ToolValidator {
   /** ajv's own compiled function for this schema (compiled now if the subset compiler made `fast`). */
   public ajvFunction(): ValidateFunction {
     const compiled = this.compiled;
-    compiled.ajv ??= fastCompiler.compile(compiled.schema);
+    compiled.ajv ??= fastCompiler.compile(ownSchema(compiled));
     return compiled.ajv;
   }
 
   /** @param first ajv's errors from the verdict's run, when the verdict was ajv's (it stops at the first error) */
   private explain(data: Record<string, unknown>, first: ValidateFunction['errors']): readonly Violation[] {
-    const walked = collectViolations(this.schema, data);
+    // The walker reports properties in the order the schema was written: its copy's order.
+    const walked = collectViolations(ownSchema(this.compiled), data);
     if (walked.length > 0) return walked;
     // The schema uses keywords the walker does not follow: ask ajv for its errors, then map them. ajv's all-errors
     // mode reports every error before any cap applies (about schema size × data size of them: seconds of work on a
     // hostile 1 MiB payload), so beyond a budget only the first error, which the verdict's own run finds, is reported.
     const compiled = this.compiled;
     let errors: ValidateFunction['errors'];
-    compiled.schemaNodes ??= countNodes(compiled.schema);
+    compiled.schemaNodes ??= countNodes(ownSchema(compiled));
     if (withinBudget(data, ALL_ERRORS_BUDGET / compiled.schemaNodes)) {
-      compiled.allErrors ??= allErrorsCompiler.compile(compiled.schema);
+      compiled.allErrors ??= allErrorsCompiler.compile(ownSchema(compiled));
       compiled.allErrors(data);
       errors = compiled.allErrors.errors;
     } else if (first !== undefined) {
@@ -221,35 +228,31 @@ function findEmptyRequiredName(schema: AnySchemaObject): string | undefined {
   });
 }
 
-/** @param own a private copy of the schema, which ajv and the walker may keep (neither changes it) */
-function compileUncached(own: AnySchemaObject): CompiledSchema | string {
-  if (!rootAdmitsObjects(own)) return 'input schema: the root must accept objects (use "type": "object")';
-  const dialect = own.$schema;
+/**
+ * @param schema the caller's schema, checked to be JSON: only read here, never kept
+ * @param text its JSON text, from which the private copy is parsed
+ */
+function compileUncached(schema: AnySchemaObject, text: string): CompiledSchema | string {
+  if (!rootAdmitsObjects(schema)) return 'input schema: the root must accept objects (use "type": "object")';
+  const dialect = schema.$schema;
   if (dialect !== undefined && !/^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/.test(String(dialect))) {
     return `input schema: $schema ${JSON.stringify(dialect)} is not supported; use "https://json-schema.org/draft/2020-12/schema" or leave it out`;
   }
   try {
     // ajv's code generation costs about 1 ms per schema; the subset compiler covers generated schemas far cheaper.
-    // It decides now (so a schema outside the subset goes to ajv now, and every pattern and format is resolved at
-    // load); its code is written, and compiled by V8, on the tool's first call. If it ever refused code the subset
-    // compiler wrote, ajv's function takes over, and if that failed too the call is refused.
-    const build = planSubset(own);
-    if (build === undefined) {
-      // A schema the subset compiler takes passes all three checks (its own are stricter, with every pattern
-      // compiled and no empty required name), so only the others pay for them.
-      checkSchema(own);
-      const problem = findPatternProblem(own) ?? findEmptyRequiredName(own);
-      if (problem !== undefined) return problem;
-    }
-    if (build !== undefined) {
+    // It decides now, on the caller's schema (so a schema outside the subset goes to ajv now, and every pattern and
+    // format is resolved at load); the private copy is parsed, and the function's code written and compiled by V8,
+    // on the tool's first call. If the subset compiler ever refused that copy (it is equal to what was decided on),
+    // ajv's function takes over, and if that failed too the call is refused.
+    if (inSubset(schema)) {
       const compiled: CompiledSchema = {
-        schema: own,
+        text,
         fast: (data) => {
           let fn: (data: unknown) => boolean;
           try {
-            fn = build();
+            fn = buildSubset(ownSchema(compiled));
           } catch {
-            fn = compiled.ajv ??= fastCompiler.compile(own);
+            fn = compiled.ajv ??= fastCompiler.compile(ownSchema(compiled));
           }
           compiled.fast = fn;
           return fn(data);
@@ -257,8 +260,14 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
       };
       return compiled;
     }
+    const own = JSON.parse(text) as AnySchemaObject;
+    // A schema the subset compiler takes passes all three checks (its own are stricter, with every pattern compiled
+    // and no empty required name), so only the others pay for them.
+    checkSchema(own);
+    const problem = findPatternProblem(own) ?? findEmptyRequiredName(own);
+    if (problem !== undefined) return problem;
     const fast = fastCompiler.compile(own);
-    return { schema: own, fast, ajv: fast };
+    return { text, own, fast, ajv: fast };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return `input schema: ${reason.split('\n')[0]}`;
@@ -277,15 +286,13 @@ function compileUncached(own: AnySchemaObject): CompiledSchema | string {
 export function compileToolSchema(schema: Record<string, unknown>): CompileResult {
   if (!isJsonObject(schema)) return { ok: false, error: 'input schema: must be a JSON object' };
   let text: string;
-  // A private copy in the caller's key order: the walker reports properties in that order, and ajv keeps
-  // references into the schema it compiled. Validators of equal schemas share the first copy. The check walks the
-  // schema without allocating; the text (the cache key) and the copy come from the engine's own JSON functions.
-  let ordered: AnySchemaObject;
+  // The JSON text is the cache key and the source of a private copy in the caller's key order (the walker reports
+  // properties in that order, and ajv keeps references into the schema it compiled), which validators of equal
+  // schemas share and which is parsed when first needed. The check walks the schema without allocating.
   let protoKey: boolean;
   try {
     protoKey = checkJson(schema);
     text = JSON.stringify(schema);
-    ordered = JSON.parse(text) as AnySchemaObject;
   } catch (err) {
     return { ok: false, error: `input schema: not JSON (${err instanceof Error ? err.message : String(err)})` };
   }
@@ -295,12 +302,12 @@ export function compileToolSchema(schema: Record<string, unknown>): CompileResul
   }
   let compiled = cache.get(text);
   if (compiled === undefined) {
-    compiled = compileUncached(ordered);
+    compiled = compileUncached(schema, text);
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     cache.set(text, compiled);
   }
   if (typeof compiled === 'string') return { ok: false, error: compiled };
-  return { ok: true, validator: new CompiledToolValidator(ordered, compiled) };
+  return { ok: true, validator: new CompiledToolValidator(compiled) };
 }
 
 /** ajv's own compiled function behind a validator, for benchmarks comparing against raw ajv; not public API. */

@@ -334,24 +334,37 @@ export function compileSubset(schema: unknown): SubsetValidator | undefined {
 }
 
 /**
- * The first half of {@link compileSubset}: walks `schema` and decides whether it is in the subset (every keyword
- * checked, every pattern compiled and every format resolved), giving `undefined` when it is not. What is left —
- * writing the function's code and V8 turning it into a function, most of the cost — is the returned builder,
- * which a caller may run on first use: a config of many tools pays at load only for the decision. The builder
- * walks `schema` again, so `schema` must not change until it has run (compile-tool-schema.ts passes its own
- * copy). It throws only if the engine refuses code this module wrote (a bug, never a schema problem: every
- * schema value enters the code as a literal or a constant).
+ * Whether `schema` is in the subset: the walk of {@link buildSubset} without writing code (every keyword checked,
+ * every pattern compiled and every format resolved). Never throws.
  */
-export function planSubset(schema: unknown): (() => SubsetValidator) | undefined {
+export function inSubset(schema: unknown): boolean {
   try {
     new Emitter(false).node(schema, 'data', 0);
+    return true;
   } catch {
     // NotInSubset, or anything unexpected: ajv decides instead.
-    return undefined;
+    return false;
   }
-  return () => {
-    const emitter = new Emitter(true);
-    emitter.node(schema, 'data', 0);
-    return emitter.builder()();
-  };
+}
+
+/**
+ * The function for a schema {@link inSubset} took: writes its code and has V8 compile it, most of the cost of this
+ * compiler, which a caller may therefore leave to the schema's first use (a config of many tools then pays at load
+ * only for the decision). It throws for a schema outside the subset (one that changed since the decision, or an
+ * equal copy that differs), or if the engine refused code this module wrote (a bug, never a schema problem: every
+ * schema value enters the code as a literal or a constant).
+ */
+export function buildSubset(schema: unknown): SubsetValidator {
+  const emitter = new Emitter(true);
+  emitter.node(schema, 'data', 0);
+  return emitter.builder()();
+}
+
+/**
+ * {@link compileSubset} in two halves: the decision now, `undefined` when the schema is outside the subset, and
+ * the returned builder, which writes and compiles the function ({@link buildSubset}); `schema` must not change
+ * until the builder has run.
+ */
+export function planSubset(schema: unknown): (() => SubsetValidator) | undefined {
+  return inSubset(schema) ? () => buildSubset(schema) : undefined;
 }

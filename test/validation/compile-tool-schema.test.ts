@@ -144,6 +144,33 @@ describe('compileToolSchema: key order of equal schemas', () => {
   });
 });
 
+describe('compileToolSchema: the schema as it was when compiled', () => {
+  // The subset compiler decides at load and writes its function on the first call, from a private copy; ajv
+  // compiles a copy at load. Changing the caller's object in between changes neither.
+  for (const [label, extra] of [
+    ['a schema the subset compiler takes', {}],
+    ['a schema ajv compiles', { minProperties: 1 }],
+  ] as const) {
+    it(`keeps the verdicts and messages of ${label} when the caller changes its object afterwards`, () => {
+      const schema = {
+        type: 'object',
+        properties: { n: { type: 'integer', maximum: 10 }, s: { type: 'string', pattern: '^a+$' } },
+        required: ['n'],
+        ...extra,
+      };
+      const v = raw(schema);
+      schema.properties.n.maximum = 1000;
+      schema.properties.s.pattern = '^b+$';
+      schema.required.pop();
+      (schema.properties as Record<string, unknown>).extra = { type: 'string' };
+      assert.equal(messageOf(v.validate({ n: 11 })), 'Invalid value for `n`: expected <= 10');
+      assert.equal(messageOf(v.validate({ n: 1, s: 'b' })), 'Invalid value for `s`: expected to match pattern ^a+$');
+      assert.equal(messageOf(v.validate({})), 'Missing required parameter: `n`');
+      assert.equal(v.validate({ n: 10, s: 'aa', extra: 5 }).valid, true);
+    });
+  }
+});
+
 describe('validate: raw inputSchema is validated exactly as written', () => {
   it('admits null where the schema says so, in a type list', () => {
     const v = raw(obj({ note: { type: ['string', 'null'] } }));
