@@ -14,7 +14,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { GatewayConfig, ToolConfig } from '../src/contract/gateway-config';
@@ -393,6 +393,8 @@ export async function measure(targets: readonly Target[]): Promise<Row[]> {
 /** Start-up figures of a gateway with `count` generated tools. */
 interface StartupRow {
   readonly readyMs: number;
+  /** CPU time of the gateway process (every thread) from spawn to that `/readyz`, ms: steadier than wall time. */
+  readonly cpuMs: number;
   readonly rssMb: number;
   /** Mean time of a 2026-07-28 `tools/list` without a cursor (the first page), ms. */
   readonly firstPageMs: number;
@@ -431,6 +433,7 @@ async function startupRow(
     }
     await new Promise((r) => setTimeout(r, 5));
   }
+  const cpuMs = processCpuMs(child.pid);
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
   const rssKb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
   const headers = {
@@ -451,7 +454,20 @@ async function startupRow(
   }
   await stopChild(child);
   const firstPageMs = times.reduce((a, b) => a + b, 0) / times.length;
-  return { readyMs, rssMb: rssKb / 1024, firstPageMs, firstPageTools };
+  return { readyMs, cpuMs, rssMb: rssKb / 1024, firstPageMs, firstPageTools };
+}
+
+/** CPU time a process has run so far, all its threads (GC, compiler), in ms, from Linux's schedstat; NaN elsewhere. */
+function processCpuMs(pid: number | undefined): number {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return ns / 1e6;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
@@ -669,14 +685,19 @@ export async function runGatewayBench(): Promise<void> {
     ratio('gateway / FastMCP, calls per CPU-second', cpu('fastmcp', 'on'), 'report');
 
     for (const [count, readyTarget, rssTarget, pageTarget] of [
+      [1, undefined, undefined, undefined],
       [1_000, 500, 90, undefined],
       [10_000, 3_000, 300, 20],
     ] as const) {
       const startup = await startupRow(dir, backendUrl, token, sha256, count);
-      console.log(`\n| ${count.toLocaleString('en-US')} tools (distinct schemas) | value | target |`);
+      const target = (limit: number | undefined, unit: string) => (limit === undefined ? '-' : `< ${limit} ${unit}`);
+      console.log(
+        `\n| ${count.toLocaleString('en-US')} tool${count === 1 ? '' : 's'} (distinct schemas) | value | target |`,
+      );
       console.log('|---|---:|---|');
-      console.log(`| start to /readyz 200 | ${fmt(startup.readyMs)} ms | < ${readyTarget} ms |`);
-      console.log(`| resident memory (VmRSS) at /readyz | ${fmt(startup.rssMb, 1)} MB | < ${rssTarget} MB |`);
+      console.log(`| start to /readyz 200 | ${fmt(startup.readyMs)} ms | ${target(readyTarget, 'ms')} |`);
+      console.log(`| CPU time of the gateway process to /readyz | ${fmt(startup.cpuMs)} ms | - |`);
+      console.log(`| resident memory (VmRSS) at /readyz | ${fmt(startup.rssMb, 1)} MB | ${target(rssTarget, 'MB')} |`);
       console.log(
         `| first tools/list page (2026-07-28, ${fmt(startup.firstPageTools)} tools), mean of 20 | ${fmt(startup.firstPageMs, 1)} ms | ${pageTarget === undefined ? '-' : `< ${pageTarget} ms`} |`,
       );
