@@ -1,9 +1,9 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and prints their tables.
- * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|dashboard|session-token|workers|response`.
+ * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|startup|dashboard|session-token|workers|response`.
  */
 import { runValidationBench } from './validation';
-import { runGatewayBench } from './gateway';
+import { runGatewayBench, runStartupBench } from './gateway';
 import { runDashboardBench } from './dashboard';
 import { runSessionTokenBench } from './session-token';
 import { runWorstCaseBench } from './worst-case';
@@ -14,6 +14,7 @@ const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
   'worst-case': runWorstCaseBench,
   gateway: runGatewayBench,
+  startup: runStartupBench,
   dashboard: runDashboardBench,
   'session-token': runSessionTokenBench,
   workers: runWorkersBench,

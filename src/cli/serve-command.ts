@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { isPort, LISTEN_PORT_RULE } from '../contract/rules';
 import { UsageError } from '../contract/package-error';
 import { ConfigError, loadGatewayConfig, reusePortSupport, startGateway, type RunningGateway } from '../gateway';
+import { startValidatedGateway } from '../gateway/start-gateway';
 import { AUDIT_LOG_ENV, MAX_WORKERS, runWorkers, WORKER_ENV } from './workers';
 
 const USAGE = `Usage: cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch] [--workers N] [--check]
@@ -131,8 +132,9 @@ async function serve(options: ServeOptions): Promise<number> {
   try {
     let gateway: RunningGateway;
     try {
-      gateway = await startGateway({
-        config: loadGatewayConfig(options.configPath),
+      const config = loadGatewayConfig(options.configPath);
+      gateway = await startValidatedGateway(config, {
+        config,
         configPath: options.configPath,
         port: options.port,
         host: options.host,

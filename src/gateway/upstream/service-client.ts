@@ -25,7 +25,11 @@ const DISCARD_LIMIT_BYTES = 131_072;
 
 /** Calls services over keep-alive connection pools (one pool per origin, shared by all calls). */
 export class ServiceClient {
-  private readonly dispatcher: Dispatcher;
+  /**
+   * The shared pool, made on the first service call: loading undici's agent is about 20 ms of CPU, which a start
+   * to `/readyz` need not wait for (the first call pays it once).
+   */
+  private pool: Dispatcher | undefined;
   /** Pools for backends with their own CA bundle (`tls`). */
   private readonly caDispatchers: CaDispatchers;
 
@@ -33,11 +37,14 @@ export class ServiceClient {
    * @param maxResponseBytes the largest response body accepted
    */
   constructor(private maxResponseBytes: number) {
-    const Agent = loadAgent();
-    this.dispatcher = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
     this.caDispatchers = new CaDispatchers(
-      (ca) => new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { ca } }),
+      (ca) => new (loadAgent())({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { ca } }),
     );
+  }
+
+  private get dispatcher(): Dispatcher {
+    this.pool ??= new (loadAgent())({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
+    return this.pool;
   }
 
   /** Takes the limit of a reloaded config. */
@@ -87,7 +94,7 @@ export class ServiceClient {
    * this) is cut off rather than awaited: `close()` alone would wait for a backend that never finishes.
    */
   async close(): Promise<void> {
-    await Promise.all([this.dispatcher.destroy().catch(() => undefined), this.caDispatchers.close()]);
+    await Promise.all([this.pool?.destroy().catch(() => undefined), this.caDispatchers.close()]);
   }
 }
 
