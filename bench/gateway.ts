@@ -4,8 +4,9 @@
  * (autocannon, in this process) never shares an event loop with them.
  *
  * Rows: `tools/call` through the gateway with validate_input on (a 2025 call in a signed session), with it off,
- * a 2026-07-28 call (no session, `_meta` and the mirrored headers) on the same gateway, a second tool of that
- * gateway with response controls (an output check and one redact pattern), the gateway with metrics on,
+ * a 2026-07-28 call (no session, `_meta` and the mirrored headers) to a gateway with the same config, a second
+ * tool of that config with response controls (an output check and one redact pattern), the gateway with metrics on
+ * (each row a gateway process of its own),
  * optionally the same 2025 call on a baseline build (`BENCH_BASELINE_CLI=/path/to/dist/src/cli/main.js`), the
  * minimal Node proxy (the practical limit), nginx (one worker, when installed), the official SDK's `McpServer`
  * (1.x and 2.x) tuned for speed and FastMCP (for the record), and a direct call to the backend; every request carries its own
@@ -553,35 +554,48 @@ export async function runGatewayBench(): Promise<void> {
       row[key] = targets.length;
       targets.push(target);
     };
-    for (const validate of [true, false]) {
-      const tools = [getCustomerTool(backendUrl), ...(validate ? [shapedTool(backendUrl)] : [])];
-      const gw = await startGatewayProcess(dir, gatewayConfig(tools, validate, sha256), validate ? 'on' : 'off');
+    // Every row has a gateway process of its own, as the proxy has, so each ratio compares processes serving one
+    // kind of call (docs/benchmarks.md says what serving three kinds from one process did to the 2025 row). The
+    // three validate_input on processes load the same config: the session-check ratio compares like with like.
+    const bothTools = [getCustomerTool(backendUrl), shapedTool(backendUrl)];
+    const gatewayRow = async (label: string, tools: ToolConfig[], validate: boolean) => {
+      const gw = await startGatewayProcess(dir, gatewayConfig(tools, validate, sha256), label);
       gateways.push(gw.child);
-      const headers = await mcpHeaders(gw.url, token);
-      const pid = gw.child.pid;
+      return { url: gw.url, pid: gw.child.pid, headers: await mcpHeaders(gw.url, token) };
+    };
+    for (const validate of [true, false]) {
+      const gw = await gatewayRow(
+        validate ? 'on' : 'off',
+        validate ? bothTools : [getCustomerTool(backendUrl)],
+        validate,
+      );
       add(validate ? 'on' : 'off', {
         name: `gateway, validate_input ${validate ? 'on' : 'off'} (2025, signed session)`,
         url: gw.url,
-        pid,
-        options: { method: 'POST', headers, body: (id) => callBody(id) },
+        pid: gw.pid,
+        options: { method: 'POST', headers: gw.headers, body: (id) => callBody(id) },
       });
-      if (validate) {
-        add('modern', {
-          name: 'gateway, validate_input on (2026-07-28, no session check)',
-          url: gw.url,
-          pid,
-          options: { method: 'POST', headers: await modernHeaders(gw.url, token), body: modernCallBody },
-        });
-        const probe = await fetch(gw.url, { method: 'POST', headers, body: callBody(3, 'get_customer_shaped') });
-        if (!(await probe.text()).includes('[redacted]')) throw new Error('the response-controls tool did not redact');
-        add('shaped', {
-          name: 'gateway, validate_input on, response controls on (output check + 1 redact pattern)',
-          url: gw.url,
-          pid,
-          options: { method: 'POST', headers, body: (id) => callBody(id, 'get_customer_shaped') },
-        });
-      }
     }
+    const modern = await gatewayRow('modern', bothTools, true);
+    add('modern', {
+      name: 'gateway, validate_input on (2026-07-28, no session check)',
+      url: modern.url,
+      pid: modern.pid,
+      options: { method: 'POST', headers: await modernHeaders(modern.url, token), body: modernCallBody },
+    });
+    const shaped = await gatewayRow('shaped', bothTools, true);
+    const probe = await fetch(shaped.url, {
+      method: 'POST',
+      headers: shaped.headers,
+      body: callBody(3, 'get_customer_shaped'),
+    });
+    if (!(await probe.text()).includes('[redacted]')) throw new Error('the response-controls tool did not redact');
+    add('shaped', {
+      name: 'gateway, validate_input on, response controls on (output check + 1 redact pattern)',
+      url: shaped.url,
+      pid: shaped.pid,
+      options: { method: 'POST', headers: shaped.headers, body: (id) => callBody(id, 'get_customer_shaped') },
+    });
     // the same gateway with `metrics: true`: the cost of counting every call
     const withMetrics = await startGatewayProcess(
       dir,
