@@ -1,21 +1,18 @@
 /**
  * The official MCP SDK's `McpServer` (1.x) tuned for speed, for the record rows of the gateway benchmark: the
  * Streamable HTTP transport with JSON responses (no SSE framing), one transport per session, the tool's service
- * call over a keep-alive undici agent. The tool is the benchmark's `get_customer` (the same placeholder and query
- * as the minimal proxy), its input declared with zod as SDK users do. Prints one line `{"port":N}` when listening.
+ * call over a keep-alive undici agent (the wiring in `sdk-session-host.ts`). The tool is the benchmark's
+ * `get_customer`, its input declared with zod as SDK users do. Prints one line `{"port":N}` when listening.
  *
  * Run: `node dist/bench/sdk-server.js http://127.0.0.1:BACKEND_PORT`
  */
 import { randomUUID } from 'node:crypto';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { Agent, request } from 'undici';
 import { z } from 'zod';
+import { getCustomer, hostSdkSessions } from './sdk-session-host';
 
-function newServer(backend: string, agent: Agent): McpServer {
+hostSdkSessions('sdk-server.js', async (backend, agent, onInitialized) => {
   const server = new McpServer({ name: 'bench-sdk', version: '1.0.0' });
   server.registerTool(
     'get_customer',
@@ -27,73 +24,13 @@ function newServer(backend: string, agent: Agent): McpServer {
         status: z.enum(['open', 'pending', 'closed']).optional(),
       },
     },
-    async ({ customer_id, limit, status }) => {
-      const query = new URLSearchParams();
-      if (limit !== undefined) query.append('limit', String(limit));
-      if (status !== undefined) query.append('status', status);
-      const res = await request(`${backend}/customers/${encodeURIComponent(customer_id)}?${query}`, {
-        dispatcher: agent,
-        headers: { accept: 'application/json' },
-      });
-      const text = await res.body.text();
-      return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
-    },
+    (args) => getCustomer(backend, agent, args),
   );
-  return server;
-}
-
-function main(backend: string): void {
-  const agent = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const httpServer = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        let body: unknown;
-        try {
-          body = chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          res.writeHead(400).end();
-          return;
-        }
-        const id = req.headers['mcp-session-id'];
-        let transport = typeof id === 'string' ? transports.get(id) : undefined;
-        if (transport === undefined && isInitializeRequest(body)) {
-          transport = new StreamableHTTPServerTransport({
-            sessionIdGenerator: () => randomUUID(),
-            enableJsonResponse: true,
-            onsessioninitialized: (sid) => void transports.set(sid, transport!),
-          });
-          await newServer(backend, agent).connect(transport);
-        }
-        if (transport === undefined) {
-          res.writeHead(404).end();
-          return;
-        }
-        await transport.handleRequest(req, res, body);
-      })().catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
-      });
-    });
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: randomUUID,
+    enableJsonResponse: true,
+    onsessioninitialized: onInitialized,
   });
-  httpServer.keepAliveTimeout = 60_000;
-  httpServer.listen(0, '127.0.0.1', () => {
-    process.stdout.write(`${JSON.stringify({ port: (httpServer.address() as AddressInfo).port })}\n`);
-  });
-  const stop = (): void => {
-    httpServer.close();
-    httpServer.closeAllConnections();
-    void agent.close();
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-}
-
-const target = process.argv[2];
-if (target === undefined) {
-  process.stderr.write('usage: node dist/bench/sdk-server.js http://127.0.0.1:BACKEND_PORT\n');
-  process.exitCode = 2;
-} else {
-  main(target);
-}
+  await server.connect(transport);
+  return transport;
+});
