@@ -132,9 +132,8 @@ async function serve(options: ServeOptions): Promise<number> {
   try {
     let gateway: RunningGateway;
     try {
-      const config = loadGatewayConfig(options.configPath);
-      gateway = await startValidatedGateway(config, {
-        config,
+      gateway = await startValidatedGateway({
+        config: loadGatewayConfig(options.configPath),
         configPath: options.configPath,
         port: options.port,
         host: options.host,

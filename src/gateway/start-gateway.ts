@@ -102,19 +102,18 @@ export interface RunningGateway {
  * await gateway.close();
  */
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
-  return startValidatedGateway(parseGatewayConfig(options.config), options);
+  parseGatewayConfig(options.config);
+  return startValidatedGateway(options);
 }
 
 /**
- * {@link startGateway} with a config that `loadGatewayConfig` or `parseGatewayConfig` returned just before, unchanged
- * since (the `serve` command's start): the same start without validating the same document a second time, which
- * is about 20 ms of a 1,000-tool start. Not part of the package's API: a caller holding a config object of unknown
- * origin uses {@link startGateway}.
+ * {@link startGateway} for `options.config` that `loadGatewayConfig` or `parseGatewayConfig` returned just before,
+ * unchanged since (the `serve` command's start): the same start without validating the same document a second
+ * time, which is about 20 ms of a 1,000-tool start. Not part of the package's API: a caller holding a config
+ * object of unknown origin uses {@link startGateway}.
  */
-export async function startValidatedGateway(
-  config: GatewayConfig,
-  options: StartGatewayOptions,
-): Promise<RunningGateway> {
+export async function startValidatedGateway(options: StartGatewayOptions): Promise<RunningGateway> {
+  const { config } = options;
   const log = options.logger ?? jsonLogger();
   const host = options.host ?? config.gateway.host ?? DEFAULT_HOST;
   const key = sessionKey(config, options.env ?? process.env);
