@@ -558,17 +558,14 @@ export async function runGatewayBench(): Promise<void> {
     // kind of call (docs/benchmarks.md says what serving three kinds from one process did to the 2025 row). The
     // three validate_input on processes load the same config: the session-check ratio compares like with like.
     const bothTools = [getCustomerTool(backendUrl), shapedTool(backendUrl)];
-    const gatewayRow = async (label: string, tools: ToolConfig[], validate: boolean) => {
-      const gw = await startGatewayProcess(dir, gatewayConfig(tools, validate, sha256), label);
+    const gatewayRow = async (label: string, config: GatewayConfig, cli?: string) => {
+      const gw = await startGatewayProcess(dir, config, label, cli);
       gateways.push(gw.child);
       return { url: gw.url, pid: gw.child.pid, headers: await mcpHeaders(gw.url, token) };
     };
     for (const validate of [true, false]) {
-      const gw = await gatewayRow(
-        validate ? 'on' : 'off',
-        validate ? bothTools : [getCustomerTool(backendUrl)],
-        validate,
-      );
+      const tools = validate ? bothTools : [getCustomerTool(backendUrl)];
+      const gw = await gatewayRow(validate ? 'on' : 'off', gatewayConfig(tools, validate, sha256));
       add(validate ? 'on' : 'off', {
         name: `gateway, validate_input ${validate ? 'on' : 'off'} (2025, signed session)`,
         url: gw.url,
@@ -576,14 +573,14 @@ export async function runGatewayBench(): Promise<void> {
         options: { method: 'POST', headers: gw.headers, body: (id) => callBody(id) },
       });
     }
-    const modern = await gatewayRow('modern', bothTools, true);
+    const modern = await gatewayRow('modern', gatewayConfig(bothTools, true, sha256));
     add('modern', {
       name: 'gateway, validate_input on (2026-07-28, no session check)',
       url: modern.url,
       pid: modern.pid,
       options: { method: 'POST', headers: await modernHeaders(modern.url, token), body: modernCallBody },
     });
-    const shaped = await gatewayRow('shaped', bothTools, true);
+    const shaped = await gatewayRow('shaped', gatewayConfig(bothTools, true, sha256));
     const probe = await fetch(shaped.url, {
       method: 'POST',
       headers: shaped.headers,
@@ -597,31 +594,20 @@ export async function runGatewayBench(): Promise<void> {
       options: { method: 'POST', headers: shaped.headers, body: (id) => callBody(id, 'get_customer_shaped') },
     });
     // the same gateway with `metrics: true`: the cost of counting every call
-    const withMetrics = await startGatewayProcess(
-      dir,
-      gatewayConfig([getCustomerTool(backendUrl)], true, sha256, true),
-      'metrics',
-    );
-    gateways.push(withMetrics.child);
+    const withMetrics = await gatewayRow('metrics', gatewayConfig([getCustomerTool(backendUrl)], true, sha256, true));
     add('metrics', {
       name: 'gateway, validate_input on, metrics on (2025, signed session)',
       url: withMetrics.url,
-      pid: withMetrics.child.pid,
-      options: { method: 'POST', headers: await mcpHeaders(withMetrics.url, token), body: (id) => callBody(id) },
+      pid: withMetrics.pid,
+      options: { method: 'POST', headers: withMetrics.headers, body: (id) => callBody(id) },
     });
     if (BASELINE_CLI !== undefined) {
-      const gw = await startGatewayProcess(
-        dir,
-        gatewayConfig([getCustomerTool(backendUrl)], true, sha256),
-        'baseline',
-        BASELINE_CLI,
-      );
-      gateways.push(gw.child);
+      const gw = await gatewayRow('baseline', gatewayConfig([getCustomerTool(backendUrl)], true, sha256), BASELINE_CLI);
       add('baseline', {
         name: 'baseline build, validate_input on (2025 session)',
         url: gw.url,
-        pid: gw.child.pid,
-        options: { method: 'POST', headers: await mcpHeaders(gw.url, token), body: (id) => callBody(id) },
+        pid: gw.pid,
+        options: { method: 'POST', headers: gw.headers, body: (id) => callBody(id) },
       });
     }
     const proxy = await spawnAndRead([path.join(__dirname, 'minimal-proxy.js'), backendUrl], portOf);
