@@ -80,7 +80,7 @@ export function redactMatches(
   let changed: Uint8Array | undefined;
   let count = 0;
   for (const pattern of patterns) {
-    if (texts.length > FEW_STRINGS && !/[\^$]/.test(pattern.source)) {
+    if (texts.length > FEW_STRINGS && !anchorsToEnds(pattern)) {
       joined ??= texts.join(SEPARATOR);
       if (!pattern.test(joined)) continue;
     }
@@ -105,6 +105,15 @@ export function redactMatches(
  * a match inside one string is found either way (the separator is a non-word character, like a string's ends).
  */
 const SEPARATOR = '\u0000';
+
+/**
+ * Whether a pattern may use `^` or `$` (read from its source, so a literal `\^` counts too: the safe side). Such a
+ * pattern anchors to each string's own ends, which no joined or serialized text has, so it is always searched
+ * string by string.
+ */
+export function anchorsToEnds(pattern: LinearRegExp): boolean {
+  return /[\^$]/.test(pattern.source);
+}
 
 /** Up to this many strings, each is searched by itself: one joined search first saves nothing. */
 export const FEW_STRINGS = 8;
@@ -192,7 +201,7 @@ export function matchesOutsideStrings(
   let skeleton: string | undefined;
   const candidates = patterns.filter((pattern) => {
     // Anchors see the skeleton's ends, not each key's: such a pattern is searched key by key.
-    if (/[\^$]/.test(pattern.source)) return true;
+    if (anchorsToEnds(pattern)) return true;
     // A key or a number is in `json` as it is, between punctuation: no match in `json`, none in them. (Usually
     // the end: the string values, which `json` holds too, were redacted already.)
     if (wholeTextFirst && !pattern.test(json)) return false;

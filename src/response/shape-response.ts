@@ -9,7 +9,15 @@ import type { LinearRegExp } from '../validation/linear-regexp';
 import { compileRedactPattern } from './redact-pattern';
 import { nonFiniteNumbers } from '../gateway/upstream/non-finite-numbers';
 import { advertisedOutputSchema } from './advertised-output-schema';
-import { FEW_STRINGS, hasFewStrings, matchesOutsideStrings, redactMatches, redactPaths, redactText } from './redact';
+import {
+  anchorsToEnds,
+  FEW_STRINGS,
+  hasFewStrings,
+  matchesOutsideStrings,
+  redactMatches,
+  redactPaths,
+  redactText,
+} from './redact';
 import type { PathStep } from './redact-path';
 import { redactSteps, type ResponseFields } from './response-rules';
 import { scanJsonText } from './scan-json-text';
@@ -203,7 +211,7 @@ class Shaper {
    */
   private mayMatch(json: string): boolean {
     if (json.includes('\\')) return true;
-    return this.patterns.some((pattern) => /[\^$]/.test(pattern.source) || pattern.test(json));
+    return this.patterns.some((pattern) => anchorsToEnds(pattern) || pattern.test(json));
   }
 
   /** The result of a shaped value: `json` its text, `shown` the text content (`json`, or with matches redacted). */
