@@ -118,22 +118,38 @@ export function anchorsToEnds(pattern: LinearRegExp): boolean {
 /** Up to this many strings, each is searched by itself: one joined search first saves nothing. */
 export const FEW_STRINGS = 8;
 
+/** A value with more elements and members than this counts as one of many strings, whatever they hold. */
+const FEW_STRINGS_ITEMS = 256;
+
 /**
- * Whether `root` holds at most {@link FEW_STRINGS} string values (not keys). Stops at the one after: it costs
- * nothing on a response of many strings, and a walk of the nodes on one of few.
+ * Whether `root` is a small value holding at most {@link FEW_STRINGS} string values (not keys). Stops at the
+ * string after, or after {@link FEW_STRINGS_ITEMS} elements and members of any kind: a value of many numbers, or
+ * an object of many keys, is not walked whole for an answer that only chooses the quicker search (either choice
+ * finds the same matches).
  */
 export function hasFewStrings(root: unknown): boolean {
   if (typeof root === 'string') return true;
   let strings = 0;
+  let items = 0;
   const stack: unknown[] = [root];
+  const visit = (item: unknown): boolean => {
+    if (++items > FEW_STRINGS_ITEMS) return false;
+    if (typeof item === 'string') return ++strings <= FEW_STRINGS;
+    if (typeof item === 'object' && item !== null) stack.push(item);
+    return true;
+  };
   while (stack.length > 0) {
     const node = stack.pop();
     if (typeof node !== 'object' || node === null) continue;
-    const items: unknown[] = Array.isArray(node) ? node : Object.values(node);
-    for (const item of items) {
-      if (typeof item === 'string') {
-        if (++strings > FEW_STRINGS) return false;
-      } else if (typeof item === 'object' && item !== null) stack.push(item);
+    if (Array.isArray(node)) {
+      for (const item of node) if (!visit(item)) return false;
+    } else {
+      // for…in, not Object.values: a value of 60,000 keys is left after the first few, not copied whole first
+      for (const key in node) {
+        if (Object.prototype.hasOwnProperty.call(node, key) && !visit((node as Record<string, unknown>)[key])) {
+          return false;
+        }
+      }
     }
   }
   return true;
