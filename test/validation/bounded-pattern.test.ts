@@ -1,0 +1,139 @@
+/**
+ * Patterns of bounded backtracking run on V8 for short inputs and on RE2 for long ones: whichever engine runs an
+ * input, `test` and `replaceAll` must answer as ECMAScript (unicode mode) does. Random patterns of the bounded shape
+ * (single-character atoms, bounded repetitions, assertions) meet random inputs on both sides of the length where
+ * the engines change over.
+ */
+import * as assert from 'node:assert/strict';
+import * as fc from 'fast-check';
+import { boundedPattern, MAX_STEPS_PER_POSITION, NATIVE_STEP_BUDGET } from '../../src/validation/bounded-pattern';
+import { compileLinearPattern } from '../../src/validation/linear-regexp';
+
+const ATOMS = [
+  'a',
+  'b',
+  '0',
+  '-',
+  '.',
+  '\\d',
+  '\\D',
+  '\\w',
+  '\\W',
+  '\\s',
+  '\\S',
+  '[a-c]',
+  '[^a]',
+  '[0-9]',
+  '[\\d-]',
+  '[\\b]',
+  '\\.',
+  '\\u0061',
+  '\\u{1F600}',
+  '😀',
+  'é',
+  '\\x41',
+  '\\t',
+  '\\n',
+  '\\/',
+];
+const QUANTIFIERS = ['', '', '?', '{2}', '{1,3}', '{0,2}', '{3,4}'];
+const ASSERTIONS = ['^', '$', '\\b', '\\B'];
+const item = fc.oneof(
+  { weight: 5, arbitrary: fc.tuple(fc.constantFrom(...ATOMS), fc.constantFrom(...QUANTIFIERS)).map(([a, q]) => a + q) },
+  { weight: 1, arbitrary: fc.constantFrom(...ASSERTIONS) },
+);
+const boundedSource = fc.array(item, { minLength: 1, maxLength: 5 }).map((items) => items.join(''));
+
+const CHARS = ['a', 'b', 'c', 'A', '0', '1', '-', '.', ' ', '\n', '\t', 'é', '😀', '\ud83d', '\ude00', '_', '/', '\b'];
+const shortInput = fc.array(fc.constantFrom(...CHARS), { maxLength: 12 }).map((a) => a.join(''));
+
+/**
+ * ECMAScript's `test` in unicode mode: a match tried at every code point boundary (see linear-regexp.test.ts; a
+ * bounded pattern never matches empty, so V8's own search agrees, but the reference does not rely on it).
+ */
+function ecmaTest(source: string, s: string): boolean {
+  const sticky = new RegExp(source, 'uy');
+  for (let i = 0; i <= s.length; i++) {
+    sticky.lastIndex = i;
+    if (sticky.test(s)) return true;
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return false;
+}
+
+describe('bounded patterns', () => {
+  it('knows the usual redact and declared patterns and their cost in steps per position', () => {
+    const cases: [string, number][] = [
+      ['C-[0-9]{4}', 7],
+      ['\\b[0-9]{13,16}\\b', 25],
+      ['\\b\\d{3}-\\d{2}-\\d{4}\\b', 14],
+      ['AKIA[0-9A-Z]{16}', 21],
+      ['^[A-Z]{2}-\\d{4}$', 10],
+      ['\\d{3}[-. ]?\\d{3}[-. ]?\\d{4}', 32],
+      ['[0-9]{0,4}[0-9]{0,3}x', 59],
+    ];
+    for (const [source, steps] of cases) assert.equal(boundedPattern(source)?.stepsPerPosition, steps, source);
+  });
+
+  it('leaves every other pattern to RE2', () => {
+    const others = [
+      'a+', // unbounded repetitions: the steps per position grow with the input
+      'a*b',
+      'a{2,}',
+      'a{1,3}?', // lazy
+      '(ab){2}', // groups and alternation
+      'a|b',
+      '\\p{L}{3}', // property escapes: slow in V8 on two-byte strings
+      '[\\p{L}]',
+      'a?', // can match the empty string
+      '\\b',
+      '^$',
+      '[0-9]{0,5}[0-9]{0,3}x', // 71 steps per position
+      '(?:a)',
+      'a\\1',
+      '\\0',
+    ];
+    for (const source of others) assert.equal(boundedPattern(source), undefined, source);
+    assert.ok(MAX_STEPS_PER_POSITION < NATIVE_STEP_BUDGET);
+  });
+
+  it('answers as ECMAScript on short inputs (V8) and long ones (RE2)', () => {
+    let compared = 0;
+    let long = 0;
+    fc.assert(
+      fc.property(boundedSource, fc.array(shortInput, { minLength: 3, maxLength: 3 }), (source, inputs) => {
+        try {
+          new RegExp(source, 'u');
+        } catch {
+          return; // not a pattern: refused before any engine runs
+        }
+        if (boundedPattern(source) === undefined) return;
+        const linear = compileLinearPattern(source);
+        assert.ok(linear.nativeLength >= 1, source);
+        // The same text past the length where RE2 takes over, the interesting part at both ends.
+        const unit = inputs[1] === '' ? 'a' : inputs[1];
+        const padded = inputs[0] + unit.repeat(Math.ceil((linear.nativeLength + 1) / unit.length));
+        for (const s of [...inputs, padded + inputs[2]]) {
+          const label = `${JSON.stringify(source)} on ${JSON.stringify(s)}`;
+          assert.equal(linear.test(s), ecmaTest(source, s), label);
+          assert.equal(linear.replaceAll(s, '[$&]'), s.replace(new RegExp(source, 'gu'), '[$$&]'), label);
+          compared++;
+          if (s.length > linear.nativeLength) long++;
+        }
+      }),
+      { numRuns: 1500 },
+    );
+    assert.ok(compared > 1000 && long > 100, `${compared} compared, ${long} on RE2`);
+  });
+
+  it('takes a replacement literally on either engine', () => {
+    const pattern = compileLinearPattern('C-[0-9]{4}');
+    const short = 'id C-1234';
+    const long = `${'x'.repeat(pattern.nativeLength)} C-1234`;
+    for (const s of [short, long]) assert.ok(pattern.replaceAll(s, '$& $1 $$').endsWith(' $& $1 $$'), s.slice(-12));
+  });
+});
