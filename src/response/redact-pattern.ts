@@ -56,10 +56,6 @@ class WholeTextPattern implements RedactPattern {
 
   constructor(private readonly matcher: LinearRegExp) {}
 
-  get nativeLength(): number {
-    return this.matcher.nativeLength;
-  }
-
   get source(): string {
     return this.matcher.source;
   }
@@ -91,13 +87,8 @@ class WindowedPattern implements RedactPattern {
     return this.matcher.source;
   }
 
-  get nativeLength(): number {
-    return this.matcher.nativeLength;
-  }
-
   public test(input: string): boolean {
     if (input.length < this.alphabet.minLength) return false;
-    if (input.length <= this.matcher.nativeLength) return this.matcher.test(input);
     let found = false;
     this.forEachSpan(
       input,
@@ -112,7 +103,6 @@ class WindowedPattern implements RedactPattern {
 
   public replaceAll(input: string, replacement: string): string {
     if (input.length < this.alphabet.minLength) return input;
-    if (input.length <= this.matcher.nativeLength) return this.matcher.replaceAll(input, replacement);
     let out = '';
     let copied = 0;
     this.forEachSpan(input, (start, end) => {

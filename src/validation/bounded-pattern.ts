@@ -1,37 +1,44 @@
 /**
- * A fast path for short inputs and patterns whose every match is short and found with a small, fixed amount of
- * backtracking: a sequence of single-character atoms, each repeated a bounded number of times, and the assertions
- * `^`, `$`, `\b` and `\B`. `C-[0-9]{4}`, `\b[0-9]{13,16}\b`, `\b\d{3}-\d{2}-\d{4}\b`, `AKIA[0-9A-Z]{16}` and
- * `^[A-Z]{2}-\d{4}$` have that shape, as do most redact patterns and many declared ones.
+ * V8 answers for short patterns on short strings, where RE2 (the `re2js` port) pays a fixed cost per call that
+ * dwarfs the string: about 0.4 µs to test a string of twenty characters, and a few microseconds more to build its
+ * matcher and replace in it. Only patterns whose every match is short and
+ * found with a small, fixed amount of backtracking qualify: a sequence of single-character atoms, each repeated a
+ * bounded number of times, and the assertions `^`, `$`, `\b` and `\B`. `C-[0-9]{4}`, `\b[0-9]{13,16}\b`,
+ * `\b\d{3}-\d{2}-\d{4}\b` and `AKIA[0-9A-Z]{16}` have that shape, as do most redact patterns.
  *
  * - A backtracking engine tries the pattern at each start position. With no group, no alternation and no unbounded
  *   repetition, what it does at one position is a walk of a tree fixed by the pattern: an atom repeated `{min,max}`
  *   takes up to `max` characters greedily, then gives them back one at a time, trying the rest of the pattern after
  *   each of its `max - min + 1` counts. So the steps at one position are at most
  *   `cost(atom{min,max} rest) = max + (max - min + 1) * cost(rest)`, an assertion costs one step more than the rest,
- *   and the end costs 1. That bound does not depend on the input: V8's own engine runs such a pattern over `n`
- *   characters in at most `n * cost` steps, linear time.
- * - Linear is not cheap: a step of V8's engine costs a few nanoseconds, so a pattern of cost 24 can take 100 ms
- *   over a hostile megabyte where RE2 (`re2js`) takes 15. But RE2 pays a fixed cost per call (a microsecond to a
- *   test, several to a replacement) that dwarfs a short string. So V8 runs an input only while `n * cost` stays
- *   within {@link NATIVE_STEP_BUDGET} (a few microseconds at worst); longer inputs go to RE2.
- * - The atoms are literal characters, `.`, `\d`, `\D`, `\w`, `\W`, `\s`, `\S` and bracket classes of those (each
- *   matches exactly one code point in unicode mode). Unicode property escapes are left to RE2: V8 tests them slowly
- *   in two-byte strings (see single-class-pattern.ts).
- * - A pattern that can match the empty string is left to RE2 too (V8 tries empty matches inside surrogate pairs,
+ *   and the end costs 1. That bound does not depend on the input: V8 runs such a pattern over `n` characters in at
+ *   most `n * cost` steps. Patterns of cost above {@link MAX_STEPS_PER_POSITION} do not qualify.
+ * - The atoms match one BMP code point each, never half of a surrogate pair: literal characters, `\d`, `\w`, `\s`,
+ *   hexadecimal escapes and bracket classes of those. `.`, negated classes, `\D`, `\W`, `\S`, astral characters and
+ *   property escapes do not qualify: a step over a surrogate pair costs V8 several times more. A step then costs
+ *   V8 at most about 2.5 ns (benchmarks.md has the measurements).
+ * - Linear is not cheap: a pattern of cost 24 can take V8 60 ms over a hostile megabyte, where RE2 takes 15. So V8
+ *   runs a call only when its worst case is no more than RE2's fixed cost for the same call: a test while
+ *   `n * cost` stays within {@link NATIVE_TEST_STEPS}, a replacement (in a string found to match) within
+ *   {@link NATIVE_REPLACE_STEPS}. Every other call goes to RE2. Whatever a response or an argument holds, no call
+ *   costs more than on RE2 alone, and short strings cost a fraction of it.
+ * - A pattern that can match the empty string does not qualify (V8 tries empty matches inside surrogate pairs,
  *   where ECMAScript does not).
  *
- * V8 runs the pattern as written, so the meaning is ECMAScript's by construction, the meaning RE2's translation
- * keeps (`linear-regexp.ts`, which also decides whether a pattern is accepted at all).
+ * V8 runs the pattern as written, so its answers have ECMAScript's meaning by construction, the meaning RE2's
+ * translation keeps (`linear-regexp.ts`, which also decides whether a pattern is accepted at all).
  */
 
-/** The most backtracking steps a pattern may take at one start position to run on V8 (see the module comment). */
+/** The most backtracking steps a pattern may take at one start position to qualify (see the module comment). */
 export const MAX_STEPS_PER_POSITION = 64;
 
-/** The most steps (input length times the pattern's cost) one call may take on V8; past it RE2 runs the input. */
-export const NATIVE_STEP_BUDGET = 4096;
+/** The most steps (string length times the pattern's cost) of a test on V8: about RE2's fixed cost of a test. */
+export const NATIVE_TEST_STEPS = 128;
 
-/** A pattern V8 may run: its expression and its worst case in steps per character of input. */
+/** The same for a replacement: about what RE2 spends on its matcher for a short string. */
+export const NATIVE_REPLACE_STEPS = 1024;
+
+/** A pattern of bounded backtracking: its expression and its worst case in steps per character of input. */
 export interface BoundedPattern {
   /** The pattern as a V8 expression, unicode mode. */
   readonly regexp: RegExp;
@@ -39,13 +46,56 @@ export interface BoundedPattern {
   readonly stepsPerPosition: number;
 }
 
-const CLASS_ESCAPE = String.raw`\\[dDwWsS]`;
-/** An escaped syntax character, a control escape, or a code point written in hexadecimal. */
-const CHARACTER_ESCAPE = String.raw`\\[\\^$.*+?()[\]{}|/]|\\[tnrfv]|\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\c[A-Za-z]`;
-/** A bracket class without nested brackets or property escapes (`[\b]` is a backspace, `\-` a dash). */
-const BRACKET = String.raw`\[\^?(?:[^\\\][]|${CLASS_ESCAPE}|${CHARACTER_ESCAPE}|\\[b-])*\]`;
-/** One single-character atom: a bracket class, an escape, `.` or a literal code point. */
-const ATOM = new RegExp(String.raw`${BRACKET}|${CLASS_ESCAPE}|${CHARACTER_ESCAPE}|\.|[^\\^$*+?()[\]{}|]`, 'uy');
+/** V8's answers for a bounded pattern on the strings where its worst case is within RE2's fixed cost. */
+export class NativeShortcut {
+  /** Strings up to this many UTF-16 units are tested on V8. */
+  public readonly testLength: number;
+  /** Strings up to this many UTF-16 units, found to match, are replaced in on V8. */
+  public readonly replaceLength: number;
+  private readonly one: RegExp;
+  private readonly all: RegExp;
+  private lastReplacement: string | undefined;
+  private quotedReplacement = '';
+
+  private constructor(pattern: BoundedPattern) {
+    this.testLength = Math.floor(NATIVE_TEST_STEPS / pattern.stepsPerPosition);
+    this.replaceLength = Math.floor(NATIVE_REPLACE_STEPS / pattern.stepsPerPosition);
+    this.one = pattern.regexp;
+    this.all = new RegExp(pattern.regexp.source, 'gu');
+  }
+
+  /** The shortcut for `source` when it has the bounded shape, `undefined` otherwise. */
+  public static of(source: string): NativeShortcut | undefined {
+    const pattern = boundedPattern(source);
+    return pattern === undefined ? undefined : new NativeShortcut(pattern);
+  }
+
+  /** Whether the pattern matches in `input` (of at most {@link testLength} units). */
+  public test(input: string): boolean {
+    return this.one.test(input);
+  }
+
+  /** `input` (of at most {@link replaceLength} units) with every match replaced by `replacement`, taken literally. */
+  public replaceAll(input: string, replacement: string): string {
+    // A replacement string, not a function (which costs V8 twice as much), with `$` doubled to be taken literally.
+    if (replacement !== this.lastReplacement) {
+      this.lastReplacement = replacement;
+      this.quotedReplacement = replacement.replaceAll('$', '$$$$');
+    }
+    return input.replace(this.all, this.quotedReplacement);
+  }
+}
+
+// Read code unit by code unit (no `u` flag): a surrogate, half of an astral character, is no atom.
+const CLASS_ESCAPE = String.raw`\\[dws]`;
+/** An escaped syntax character, a control escape, or a BMP code point other than a surrogate in hexadecimal. */
+const CHARACTER_ESCAPE = String.raw`\\[\\^$.*+?()[\]{}|/]|\\[tnrfv]|\\x[0-9a-fA-F]{2}|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4}|\\c[A-Za-z]`;
+/** A literal BMP character that is not a surrogate. */
+const LITERAL = String.raw`[^\\^$.*+?()[\]{}|\ud800-\udfff]`;
+/** A bracket class, not negated, of the above (`[\b]` is a backspace, `\-` a dash). */
+const BRACKET = String.raw`\[(?!\^)(?:[^\\\][\ud800-\udfff]|${CLASS_ESCAPE}|${CHARACTER_ESCAPE}|\\[b-])*\]`;
+/** One single-character atom. */
+const ATOM = new RegExp(`${BRACKET}|${CLASS_ESCAPE}|${CHARACTER_ESCAPE}|${LITERAL}`, 'y');
 const ASSERTION = /\^|\$|\\b|\\B/y;
 /** `?`, `{n}` or `{n,m}`, greedy (a lazy or unbounded one is not this shape). */
 const QUANTIFIER = /(?:\?|\{(\d{1,3})(?:,(\d{1,3}))?\})(?![?])/y;

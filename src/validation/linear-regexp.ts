@@ -11,7 +11,7 @@
  * `\d`, `\w`, `\b` are ASCII in both. Unicode property tables are RE2's, which may lag V8's by a Unicode version.
  */
 import { RE2JS } from 're2js';
-import { boundedPattern, NATIVE_STEP_BUDGET } from './bounded-pattern';
+import { NativeShortcut } from './bounded-pattern';
 import { SingleClassMatcher } from './single-class-pattern';
 
 /** A compiled pattern: `test` searches the whole input, as `RegExp.prototype.test` does. */
@@ -24,11 +24,6 @@ export interface LinearRegExp {
   readonly source: string;
   /** `/source/u`, as ajv keys its patterns. */
   toString(): string;
-  /**
-   * Inputs up to this many UTF-16 units are searched by V8 itself at a bounded cost (see bounded-pattern.ts):
-   * narrowing such a search first only adds work. 0 when the pattern makes no such promise.
-   */
-  readonly nativeLength: number;
 }
 
 /** A valid ECMAScript pattern that the linear-time engine cannot run; `construct` names what it does not support. */
@@ -307,7 +302,6 @@ function characterClass(source: string, start: number): [string, number] {
 
 /** A pattern of one repeated character set, run by a loop over code points (see single-class-pattern.ts). */
 class CachedPattern implements LinearRegExp {
-  public readonly nativeLength = 0;
   private lastInput: string | undefined;
   private lastResult = false;
 
@@ -334,65 +328,29 @@ class CachedPattern implements LinearRegExp {
   }
 }
 
-/**
- * A pattern of bounded backtracking (see bounded-pattern.ts): V8 runs the inputs on which its worst case is a few
- * microseconds, RE2 the longer ones.
- */
-class BoundedPattern implements LinearRegExp {
-  public readonly nativeLength: number;
-  private readonly global: RegExp;
-  private lastReplacement: string | undefined;
-  private quotedReplacement = '';
-
-  constructor(
-    private readonly regexp: RegExp,
-    stepsPerPosition: number,
-    private readonly re2: Re2Pattern,
-  ) {
-    this.nativeLength = Math.floor(NATIVE_STEP_BUDGET / stepsPerPosition);
-    this.global = new RegExp(regexp.source, 'gu');
-  }
-
-  get source(): string {
-    return this.re2.source;
-  }
-
-  public test(input: string): boolean {
-    return input.length <= this.nativeLength ? this.regexp.test(input) : this.re2.test(input);
-  }
-
-  public replaceAll(input: string, replacement: string): string {
-    if (input.length > this.nativeLength) return this.re2.replaceAll(input, replacement);
-    // `$` is special in a replacement string: doubled, it is taken literally.
-    if (replacement !== this.lastReplacement) {
-      this.lastReplacement = replacement;
-      this.quotedReplacement = replacement.replaceAll('$', '$$$$');
-    }
-    return input.replace(this.global, this.quotedReplacement);
-  }
-
-  public toString(): string {
-    return this.re2.toString();
-  }
-}
-
 class Re2Pattern implements LinearRegExp {
   // The last input and its verdict: a refusal runs the pattern twice on the same string (the verdict, then the
   // walker's explanation), and a long input costs RE2 tens of nanoseconds per character.
-  public readonly nativeLength = 0;
   private lastInput: string | undefined;
   private lastResult = false;
   private lastReplacement: string | undefined;
   private quotedReplacement = '';
+  /** V8's answers on short strings, for a pattern of bounded backtracking (see bounded-pattern.ts). */
+  private readonly native: NativeShortcut | undefined;
 
   constructor(
     public readonly source: string,
     private readonly re: RE2JS,
-  ) {}
+  ) {
+    this.native = NativeShortcut.of(source);
+  }
 
   public test(input: string): boolean {
     if (input !== this.lastInput) {
-      this.lastResult = this.re.test(input);
+      this.lastResult =
+        this.native !== undefined && input.length <= this.native.testLength
+          ? this.native.test(input)
+          : this.re.test(input);
       this.lastInput = input;
     }
     return this.lastResult;
@@ -400,7 +358,10 @@ class Re2Pattern implements LinearRegExp {
 
   public replaceAll(input: string, replacement: string): string {
     // The verdict first: most strings hold no match, and a test is cheaper than a matcher.
-    if (!this.re.test(input)) return input;
+    if (!this.test(input)) return input;
+    if (this.native !== undefined && input.length <= this.native.replaceLength) {
+      return this.native.replaceAll(input, replacement);
+    }
     // A quoted replacement string, not a replacer function: RE2JS's function path costs about five times more.
     if (replacement !== this.lastReplacement) {
       this.lastReplacement = replacement;
@@ -428,16 +389,13 @@ export function compileLinearPattern(source: string): LinearRegExp {
   const single = SingleClassMatcher.of(source);
   if (single !== undefined) return new CachedPattern(source, single);
   const translated = translate(source);
-  let re2: Re2Pattern;
   try {
-    re2 = new Re2Pattern(source, RE2JS.compile(translated));
+    return new Re2Pattern(source, RE2JS.compile(translated));
   } catch (err) {
     // E.g. nested repetitions whose product passes RE2's limit.
     const reason = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : String(err);
     throw new UnsupportedPatternError(`a construct RE2 cannot compile (${reason})`);
   }
-  const bounded = boundedPattern(source);
-  return bounded === undefined ? re2 : new BoundedPattern(bounded.regexp, bounded.stepsPerPosition, re2);
 }
 
 /**

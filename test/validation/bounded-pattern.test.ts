@@ -1,12 +1,18 @@
 /**
- * Patterns of bounded backtracking run on V8 for short inputs and on RE2 for long ones: whichever engine runs an
- * input, `test` and `replaceAll` must answer as ECMAScript (unicode mode) does. Random patterns of the bounded shape
- * (single-character atoms, bounded repetitions, assertions) meet random inputs on both sides of the length where
- * the engines change over.
+ * Patterns of bounded backtracking are tested and replaced by V8 in short strings and by RE2 in long ones: whichever
+ * engine answers, `test` and `replaceAll` must answer as ECMAScript (unicode mode) does. Random patterns of the
+ * bounded shape (single-character atoms, bounded repetitions, assertions) meet random inputs on both sides of each
+ * length where the engines change over.
  */
 import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
-import { boundedPattern, MAX_STEPS_PER_POSITION, NATIVE_STEP_BUDGET } from '../../src/validation/bounded-pattern';
+import {
+  boundedPattern,
+  MAX_STEPS_PER_POSITION,
+  NATIVE_REPLACE_STEPS,
+  NATIVE_TEST_STEPS,
+  NativeShortcut,
+} from '../../src/validation/bounded-pattern';
 import { compileLinearPattern } from '../../src/validation/linear-regexp';
 
 const ATOMS = [
@@ -14,27 +20,23 @@ const ATOMS = [
   'b',
   '0',
   '-',
-  '.',
   '\\d',
-  '\\D',
   '\\w',
-  '\\W',
   '\\s',
-  '\\S',
   '[a-c]',
-  '[^a]',
   '[0-9]',
   '[\\d-]',
+  '[\\s_]',
   '[\\b]',
   '\\.',
   '\\u0061',
-  '\\u{1F600}',
-  '😀',
+  '\\u00e9',
   'é',
   '\\x41',
   '\\t',
   '\\n',
   '\\/',
+  '\\cJ',
 ];
 const QUANTIFIERS = ['', '', '?', '{2}', '{1,3}', '{0,2}', '{3,4}'];
 const ASSERTIONS = ['^', '$', '\\b', '\\B'];
@@ -44,7 +46,28 @@ const item = fc.oneof(
 );
 const boundedSource = fc.array(item, { minLength: 1, maxLength: 5 }).map((items) => items.join(''));
 
-const CHARS = ['a', 'b', 'c', 'A', '0', '1', '-', '.', ' ', '\n', '\t', 'é', '😀', '\ud83d', '\ude00', '_', '/', '\b'];
+const CHARS = [
+  'a',
+  'b',
+  'c',
+  'A',
+  '0',
+  '1',
+  '-',
+  '.',
+  ' ',
+  '\n',
+  '\t',
+  '\u00a0',
+  '\ufeff',
+  'é',
+  '😀',
+  '\ud83d',
+  '\ude00',
+  '_',
+  '/',
+  '\b',
+];
 const shortInput = fc.array(fc.constantFrom(...CHARS), { maxLength: 12 }).map((a) => a.join(''));
 
 /**
@@ -87,8 +110,20 @@ describe('bounded patterns', () => {
       'a{1,3}?', // lazy
       '(ab){2}', // groups and alternation
       'a|b',
-      '\\p{L}{3}', // property escapes: slow in V8 on two-byte strings
+      '\\p{L}{3}', // what may match an astral character: a step over a surrogate pair costs V8 far more
       '[\\p{L}]',
+      '.{3}',
+      '[^a]{2}',
+      '\\D{2}',
+      '\\W',
+      '\\S',
+      '[\\S]',
+      '😀{2}',
+      'a😀',
+      '[😀]',
+      '\\u{1F600}',
+      '\\ud83d',
+      '[\\ud83d]',
       'a?', // can match the empty string
       '\\b',
       '^$',
@@ -98,12 +133,12 @@ describe('bounded patterns', () => {
       '\\0',
     ];
     for (const source of others) assert.equal(boundedPattern(source), undefined, source);
-    assert.ok(MAX_STEPS_PER_POSITION < NATIVE_STEP_BUDGET);
+    assert.ok(MAX_STEPS_PER_POSITION < NATIVE_TEST_STEPS && NATIVE_TEST_STEPS < NATIVE_REPLACE_STEPS);
   });
 
-  it('answers as ECMAScript on short inputs (V8) and long ones (RE2)', () => {
-    let compared = 0;
-    let long = 0;
+  it('tests and replaces as ECMAScript does in short strings (V8) and long ones (RE2)', () => {
+    // Which engine answered: V8 tests and replaces, RE2 tests and V8 replaces, or RE2 does both.
+    const seen = { v8: 0, mixed: 0, re2: 0, replaced: 0 };
     fc.assert(
       fc.property(boundedSource, fc.array(shortInput, { minLength: 3, maxLength: 3 }), (source, inputs) => {
         try {
@@ -111,29 +146,35 @@ describe('bounded patterns', () => {
         } catch {
           return; // not a pattern: refused before any engine runs
         }
-        if (boundedPattern(source) === undefined) return;
+        const native = NativeShortcut.of(source);
+        if (native === undefined) return;
         const linear = compileLinearPattern(source);
-        assert.ok(linear.nativeLength >= 1, source);
-        // The same text past the length where RE2 takes over, the interesting part at both ends.
+        // The same texts padded past each length where the engines change over, the interesting parts at both ends.
         const unit = inputs[1] === '' ? 'a' : inputs[1];
-        const padded = inputs[0] + unit.repeat(Math.ceil((linear.nativeLength + 1) / unit.length));
-        for (const s of [...inputs, padded + inputs[2]]) {
+        const padded = (length: number): string =>
+          inputs[0] + unit.repeat(Math.ceil((length + 1) / unit.length)) + inputs[2];
+        const texts = [...inputs, padded(native.testLength), padded(native.replaceLength)];
+        // Tests one after another (no state may carry over from one to the next), then replacements.
+        for (const s of texts) assert.equal(linear.test(s), ecmaTest(source, s), `${source} on ${JSON.stringify(s)}`);
+        for (const s of texts) {
           const label = `${JSON.stringify(source)} on ${JSON.stringify(s)}`;
-          assert.equal(linear.test(s), ecmaTest(source, s), label);
-          assert.equal(linear.replaceAll(s, '[$&]'), s.replace(new RegExp(source, 'gu'), '[$$&]'), label);
-          compared++;
-          if (s.length > linear.nativeLength) long++;
+          const replaced = linear.replaceAll(s, '[$&]');
+          assert.equal(replaced, s.replace(new RegExp(source, 'gu'), '[$$&]'), label);
+          if (s.length <= native.testLength) seen.v8++;
+          else if (s.length <= native.replaceLength) seen.mixed++;
+          else seen.re2++;
+          if (replaced !== s) seen.replaced++;
         }
       }),
       { numRuns: 1500 },
     );
-    assert.ok(compared > 1000 && long > 100, `${compared} compared, ${long} on RE2`);
+    assert.ok(seen.v8 > 1000 && seen.mixed > 100 && seen.re2 > 100 && seen.replaced > 300, JSON.stringify(seen));
   });
 
   it('takes a replacement literally on either engine', () => {
     const pattern = compileLinearPattern('C-[0-9]{4}');
     const short = 'id C-1234';
-    const long = `${'x'.repeat(pattern.nativeLength)} C-1234`;
+    const long = `${'x'.repeat(NATIVE_REPLACE_STEPS)} C-1234`;
     for (const s of [short, long]) assert.ok(pattern.replaceAll(s, '$& $1 $$').endsWith(' $& $1 $$'), s.slice(-12));
   });
 });
