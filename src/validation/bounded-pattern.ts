@@ -92,8 +92,11 @@ const CLASS_ESCAPE = String.raw`\\[dws]`;
 const CHARACTER_ESCAPE = String.raw`\\[\\^$.*+?()[\]{}|/]|\\[tnrfv]|\\x[0-9a-fA-F]{2}|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4}|\\c[A-Za-z]`;
 /** A literal BMP character that is not a surrogate. */
 const LITERAL = String.raw`[^\\^$.*+?()[\]{}|\ud800-\udfff]`;
-/** A bracket class, not negated, of the above (`[\b]` is a backspace, `\-` a dash). */
-const BRACKET = String.raw`\[(?!\^)(?:[^\\\][\ud800-\udfff]|${CLASS_ESCAPE}|${CHARACTER_ESCAPE}|\\[b-])*\]`;
+/**
+ * A bracket class, not negated, of at most 16 of the above (`[\b]` is a backspace, `\-` a dash): V8 tests a class of
+ * thousands of members in several nanoseconds a step.
+ */
+const BRACKET = String.raw`\[(?!\^)(?:[^\\\][\ud800-\udfff]|${CLASS_ESCAPE}|${CHARACTER_ESCAPE}|\\[b-]){0,16}\]`;
 /** One single-character atom. */
 const ATOM = new RegExp(`${BRACKET}|${CLASS_ESCAPE}|${CHARACTER_ESCAPE}|${LITERAL}`, 'y');
 const ASSERTION = /\^|\$|\\b|\\B/y;
