@@ -36,6 +36,10 @@ export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 export const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 /** Concurrent connections per row. */
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/** Rounds of a paired ratio ({@link pairedRatio}). */
+export const PAIRED_ROUNDS = Number(process.env.BENCH_PAIRED_ROUNDS ?? 8);
+/** Seconds of load per round of a paired ratio. */
+export const PAIRED_DURATION_S = Number(process.env.BENCH_PAIRED_DURATION_S ?? 3);
 
 /** The subset of autocannon's programmatic API used here (the package ships no types). */
 interface AutocannonResult {
@@ -366,6 +370,46 @@ async function load(target: Target): Promise<Row> {
   };
 }
 
+/** A ratio of two targets measured side by side: the median of its rounds and their range. */
+export interface PairedRatio {
+  /** CPU per call of `b` over that of `a`. */
+  readonly cpu: { readonly median: number; readonly min: number; readonly max: number };
+  /** Requests per second of `b` over those of `a`. */
+  readonly rps: { readonly median: number; readonly min: number; readonly max: number };
+}
+
+/**
+ * Loads `a` and `b` at the same time, half the connections each, for {@link PAIRED_ROUNDS} rounds of
+ * {@link PAIRED_DURATION_S} seconds, and returns the ratios of `b` to `a` per round: median and range. Both see
+ * the same machine at the same moment. This machine's speed moves by ±20 % from one second to the next (one
+ * gateway measured alone read 74 to 120 µs of CPU per call within a minute), so two identical gateways measured
+ * one after the other read 0.83 to 1.02 of each other: no way to tell 1.05 from 1.15. Side by side, the same two
+ * read 0.96 to 1.05 per round (`gateway A/A` in the table).
+ */
+export async function pairedRatio(a: Target, b: Target): Promise<PairedRatio> {
+  const connections = Math.max(1, CONNECTIONS >> 1);
+  const run = async (target: Target, duration: number) => {
+    const cpuBefore = cpuMs(target.pid);
+    const r = await autocannon({ url: target.url, ...requestOptions(target), connections, pipelining: 1, duration });
+    return { rps: r.requests.average, cpuUs: ((cpuMs(target.pid) - cpuBefore) * 1000) / r.requests.total };
+  };
+  await Promise.all([run(a, 1), run(b, 1)]);
+  const cpu: number[] = [];
+  const rps: number[] = [];
+  for (let round = 0; round < PAIRED_ROUNDS; round++) {
+    const [x, y] = await Promise.all([run(a, PAIRED_DURATION_S), run(b, PAIRED_DURATION_S)]);
+    cpu.push(y.cpuUs / x.cpuUs);
+    rps.push(y.rps / x.rps);
+  }
+  const summary = (xs: number[]) => {
+    const sorted = [...xs].sort((p, q) => p - q);
+    const middle = sorted.length >> 1;
+    const median = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    return { median, min: sorted[0], max: sorted[sorted.length - 1] };
+  };
+  return { cpu: summary(cpu), rps: summary(rps) };
+}
+
 /** Runs the targets interleaved for ROUNDS rounds; each row is the mean of its rounds (failures summed). */
 export async function measure(targets: readonly Target[]): Promise<Row[]> {
   const runs: Row[][] = targets.map(() => []);
@@ -654,6 +698,32 @@ export async function runGatewayBench(): Promise<void> {
       options: { method: 'GET' },
     });
     const rows = await measure(targets);
+    // A twin of the validation-on gateway, loaded only beside it: what a paired ratio reads with no difference.
+    const twin = await gatewayRow('twin', gatewayConfig(bothTools, true, sha256));
+    const on = targets[row.on];
+    const twinTarget: Target = {
+      ...on,
+      url: twin.url,
+      pid: twin.pid,
+      options: { ...on.options, headers: twin.headers },
+    };
+    const paired: [string, string, string, (r: PairedRatio) => PairedRatio['cpu'], string][] = [
+      ['gateway A/A (two identical gateways), CPU per call', 'on', 'twin', (r) => r.cpu, 'about 1.00'],
+      ['signed-session call / a call with no session check, CPU per call', 'modern', 'on', (r) => r.cpu, '<= 1.05'],
+      ['metrics on / off, CPU per call', 'on', 'metrics', (r) => r.cpu, '<= 1.03'],
+      ['validation on / off, req/s', 'off', 'on', (r) => r.rps, '>= 0.97'],
+      ['response controls on / off, CPU per call', 'on', 'shaped', (r) => r.cpu, '<= 1.10'],
+      ['gateway (validation on, 2025 signed session) / minimal Node proxy, req/s', 'proxy', 'on', (r) => r.rps, '-'],
+      ['gateway (2026-07-28 call) / minimal Node proxy, req/s', 'proxy', 'modern', (r) => r.rps, '-'],
+    ];
+    const pairedRows: string[] = [];
+    for (const [label, a, b, pick, target] of paired) {
+      const first = targets[row[a]];
+      const second = b === 'twin' ? twinTarget : targets[row[b]];
+      if (first === undefined || second === undefined) continue;
+      const r = pick(await pairedRatio(first, second));
+      pairedRows.push(`| ${label} | ${fmt(r.median, 2)} | ${fmt(r.min, 2)}–${fmt(r.max, 2)} | ${target} |`);
+    }
     await Promise.all(gateways.map((g) => stopChild(g)));
 
     console.log(
@@ -708,6 +778,15 @@ export async function runGatewayBench(): Promise<void> {
     ratio('gateway / SDK 2.x McpServer tuned for speed, calls per CPU-second', cpu('sdk2', 'on'), 'report');
     ratio('gateway / FastMCP, req/s', rps('on', 'fastmcp'), 'report');
     ratio('gateway / FastMCP, calls per CPU-second', cpu('fastmcp', 'on'), 'report');
+
+    console.log(
+      `\nThe same ratios side by side (both targets loaded at once, ${CONNECTIONS >> 1} connections each, ` +
+        `${PAIRED_ROUNDS} rounds of ${PAIRED_DURATION_S} s): the median of the rounds and their range. The steadier ` +
+        `reading on a machine whose speed moves from one second to the next; the A/A row shows what no difference reads.\n`,
+    );
+    console.log('| ratio, side by side | median | range | target |');
+    console.log('|---|---:|---:|---|');
+    for (const line of pairedRows) console.log(line);
 
     await printStartupRows(dir, backendUrl, token, sha256);
   } finally {

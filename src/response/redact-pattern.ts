@@ -9,6 +9,8 @@
  * one character of context either side — a character outside the alphabet, or the text's end — so that `\b`,
  * `\B`, `^` and `$` see exactly the neighbours they see in the whole text, and no match can consume the context.
  * Runs close together are searched as one span (a substring bounded the same way), so RE2 is not called per word.
+ * A string short enough for V8 itself to answer (a short pattern of bounded backtracking, see
+ * validation/bounded-pattern.ts) is handed to the pattern at once: narrowing one native search only adds work.
  * The result is the same text RE2 makes over the whole input. A pattern whose program the analysis does not know
  * (or one that can match the empty string) runs on the whole text, as before.
  */
@@ -56,6 +58,10 @@ class WholeTextPattern implements RedactPattern {
 
   constructor(private readonly matcher: LinearRegExp) {}
 
+  get nativeLength(): number {
+    return this.matcher.nativeLength;
+  }
+
   get source(): string {
     return this.matcher.source;
   }
@@ -87,8 +93,13 @@ class WindowedPattern implements RedactPattern {
     return this.matcher.source;
   }
 
+  get nativeLength(): number {
+    return this.matcher.nativeLength;
+  }
+
   public test(input: string): boolean {
     if (input.length < this.alphabet.minLength) return false;
+    if (input.length <= this.matcher.nativeLength) return this.matcher.test(input);
     let found = false;
     this.forEachSpan(
       input,
@@ -103,6 +114,7 @@ class WindowedPattern implements RedactPattern {
 
   public replaceAll(input: string, replacement: string): string {
     if (input.length < this.alphabet.minLength) return input;
+    if (input.length <= this.matcher.nativeLength) return this.matcher.replaceAll(input, replacement);
     let out = '';
     let copied = 0;
     this.forEachSpan(input, (start, end) => {

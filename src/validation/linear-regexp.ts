@@ -24,6 +24,11 @@ export interface LinearRegExp {
   readonly source: string;
   /** `/source/u`, as ajv keys its patterns. */
   toString(): string;
+  /**
+   * Inputs up to this many UTF-16 units are answered by V8 itself (see bounded-pattern.ts), at about the cost of
+   * one native search: narrowing such a search first only adds work. 0 for none.
+   */
+  readonly nativeLength: number;
 }
 
 /** A valid ECMAScript pattern that the linear-time engine cannot run; `construct` names what it does not support. */
@@ -302,6 +307,7 @@ function characterClass(source: string, start: number): [string, number] {
 
 /** A pattern of one repeated character set, run by a loop over code points (see single-class-pattern.ts). */
 class CachedPattern implements LinearRegExp {
+  public readonly nativeLength = 0;
   private lastInput: string | undefined;
   private lastResult = false;
 
@@ -343,6 +349,10 @@ class Re2Pattern implements LinearRegExp {
     private readonly re: RE2JS,
   ) {
     this.native = NativeShortcut.of(source);
+  }
+
+  get nativeLength(): number {
+    return this.native?.testLength ?? 0;
   }
 
   public test(input: string): boolean {
