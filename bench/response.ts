@@ -32,6 +32,10 @@ import {
   getCustomerTool,
   mcpHeaders,
   measure,
+  PAIRED_DURATION_S,
+  PAIRED_ROUNDS,
+  pairedRatio,
+  type PairedRatio,
   portOf,
   ROUNDS,
   serveArgs,
@@ -166,6 +170,7 @@ export async function runResponseBench(): Promise<void> {
     if (!probeText.includes('[redacted]'))
       throw new Error(`the shaped call did not redact: ${probeText.slice(0, 300)}`);
     const rows = await measure(targets);
+    const paired = await pairedRatio(targets[0], targets[1]);
     await Promise.all([stopChild(plain.child), stopChild(shaped.child)]);
 
     console.log(
@@ -183,6 +188,11 @@ export async function runResponseBench(): Promise<void> {
     console.log('|---|---:|---|');
     console.log(`| controls on / off, req/s | ${fmt(on.rps / off.rps, 2)} | >= 0.90 |`);
     console.log(`| controls on / off, CPU per call | ${fmt(on.cpuUs / off.cpuUs, 2)} | <= 1.10 |`);
+    const range = (r: PairedRatio['cpu']) => `${fmt(r.median, 2)} (${fmt(r.min, 2)}–${fmt(r.max, 2)})`;
+    console.log(
+      `| controls on / off side by side (${PAIRED_ROUNDS} rounds of ${PAIRED_DURATION_S} s), req/s: median (range) | ${range(paired.rps)} | >= 0.90 |`,
+    );
+    console.log(`| controls on / off side by side, CPU per call: median (range) | ${range(paired.cpu)} | <= 1.10 |`);
 
     printShapingTable();
   } finally {
