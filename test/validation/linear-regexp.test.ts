@@ -8,6 +8,7 @@ import { generateInputSchema } from '../../src/schema';
 import { compileToolSchema } from '../../src/validation';
 import { compileLinearPattern, patternProblem } from '../../src/validation/linear-regexp';
 import { runBounded } from './bounded';
+import { ecmaTest } from './ecma-test';
 
 const ATOMS = [
   'a',
@@ -112,24 +113,6 @@ const CHARS = [
   '{',
 ];
 const input = fc.array(fc.constantFrom(...CHARS), { maxLength: 8 }).map((a) => a.join(''));
-
-/**
- * ECMAScript's `test` in unicode mode: a match tried at every code point boundary, never inside a surrogate pair
- * (the specification's AdvanceStringIndex). V8 also tries the position inside a pair for an empty match
- * (`/\\B/u.exec('a😀a').index` is 2), which the specification never reaches: the reference follows the specification.
- */
-function ecmaTest(sticky: RegExp, s: string): boolean {
-  for (let i = 0; i <= s.length; i++) {
-    sticky.lastIndex = i;
-    if (sticky.test(s)) return true;
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-  }
-  return false;
-}
 
 describe('linear-time patterns', () => {
   it('agree with ECMAScript (unicode mode) on random patterns and inputs', () => {
