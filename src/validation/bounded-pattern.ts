@@ -1,10 +1,10 @@
 /**
  * V8 answers for short patterns on short strings, where RE2 (the `re2js` port) pays a fixed cost per call that
  * dwarfs the string: about 0.4 µs to test a string of twenty characters, and a few microseconds more to build its
- * matcher and replace in it. Only patterns whose every match is short and
- * found with a small, fixed amount of backtracking qualify: a sequence of single-character atoms, each repeated a
- * bounded number of times, and the assertions `^`, `$`, `\b` and `\B`. `C-[0-9]{4}`, `\b[0-9]{13,16}\b`,
- * `\b\d{3}-\d{2}-\d{4}\b` and `AKIA[0-9A-Z]{16}` have that shape, as do most redact patterns.
+ * matcher and replace in it. Only patterns whose every match is short and found with a small, fixed amount of
+ * backtracking qualify: a sequence of single-character atoms, each repeated a bounded number of times, and the
+ * assertions `^`, `$`, `\b` and `\B`. `C-[0-9]{4}`, `\b[0-9]{13,16}\b`, `\b\d{3}-\d{2}-\d{4}\b` and
+ * `AKIA[0-9A-Z]{16}` have that shape, as do most redact patterns.
  *
  * - A backtracking engine tries the pattern at each start position. With no group, no alternation and no unbounded
  *   repetition, what it does at one position is a walk of a tree fixed by the pattern: an atom repeated `{min,max}`
@@ -14,14 +14,14 @@
  *   and the end costs 1. That bound does not depend on the input: V8 runs such a pattern over `n` characters in at
  *   most `n * cost` steps. Patterns of cost above {@link MAX_STEPS_PER_POSITION} do not qualify.
  * - The atoms match one BMP code point each, never half of a surrogate pair: literal characters, `\d`, `\w`, `\s`,
- *   hexadecimal escapes and bracket classes of those. `.`, negated classes, `\D`, `\W`, `\S`, astral characters and
- *   property escapes do not qualify: a step over a surrogate pair costs V8 several times more. A step then costs
- *   V8 at most about 2.5 ns (benchmarks.md has the measurements).
+ *   hexadecimal escapes and bracket classes of at most 16 of those. `.`, negated classes, `\D`, `\W`, `\S`, astral
+ *   characters and property escapes do not qualify: a step over a surrogate pair cost V8 about 15 ns here, and a
+ *   class of thousands of members about 10. A step of a qualifying pattern cost 0.7 to 2.5 ns.
  * - Linear is not cheap: a pattern of cost 24 can take V8 60 ms over a hostile megabyte, where RE2 takes 15. So V8
  *   runs a call only when its worst case is no more than RE2's fixed cost for the same call: a test while
  *   `n * cost` stays within {@link NATIVE_TEST_STEPS}, a replacement (in a string found to match) within
- *   {@link NATIVE_REPLACE_STEPS}. Every other call goes to RE2. Whatever a response or an argument holds, no call
- *   costs more than on RE2 alone, and short strings cost a fraction of it.
+ *   {@link NATIVE_REPLACE_STEPS}. Every other call goes to RE2. Whatever a response or an argument holds, no call's
+ *   worst case is above what RE2 spends on that call anyway, and a short string costs a fraction of it.
  * - A pattern that can match the empty string does not qualify (V8 tries empty matches inside surrogate pairs,
  *   where ECMAScript does not).
  *
