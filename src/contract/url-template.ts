@@ -14,9 +14,17 @@ export function hasPlaceholderBeforePath(url: string): boolean {
   if (!PLACEHOLDER.test(url)) return false;
   // The common form, `http(s)://host…/…{field}`: an authority free of braces, backslashes and the characters a
   // parser strips, ended by `/`, `?` or `#`. Every placeholder starts after that end, and the digits that fill it
-  // cannot move it, so the fill-and-compare below would find the same authority twice: skipped (it parses the URL
-  // twice, a third of a large config's semantic checks).
+  // cannot move it, so the fill-and-compare of the full check would find the same authority twice: skipped (it
+  // parses the URL twice, a third of a large config's semantic checks).
   if (PLAIN_AUTHORITY.test(url)) return false;
+  return hasPlaceholderBeforePathByParsing(url);
+}
+
+/**
+ * {@link hasPlaceholderBeforePath} without its answer for the common form, for a URL with a placeholder: the text
+ * before the first `/`, `?` or `#` after the scheme, then the authority parsed with the placeholders filled two ways.
+ */
+export function hasPlaceholderBeforePathByParsing(url: string): boolean {
   const schemeEnd = url.indexOf('://');
   const authorityStart = schemeEnd === -1 ? 0 : schemeEnd + 3;
   const pathStart = url.slice(authorityStart).search(/[/?#]/);
