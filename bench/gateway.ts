@@ -349,16 +349,10 @@ async function warm(target: Target): Promise<void> {
   await autocannon({ url: target.url, ...options, connections: CONNECTIONS, pipelining: 1, duration: WARMUP_S });
 }
 
-async function load(target: Target): Promise<Row> {
+async function load(target: Target, connections = CONNECTIONS, duration = DURATION_S): Promise<Row> {
   const options = requestOptions(target);
   const cpuBefore = cpuMs(target.pid);
-  const r = await autocannon({
-    url: target.url,
-    ...options,
-    connections: CONNECTIONS,
-    pipelining: 1,
-    duration: DURATION_S,
-  });
+  const r = await autocannon({ url: target.url, ...options, connections, pipelining: 1, duration });
   const cpuUs = ((cpuMs(target.pid) - cpuBefore) * 1000) / r.requests.total;
   return {
     name: target.name,
@@ -370,12 +364,27 @@ async function load(target: Target): Promise<Row> {
   };
 }
 
+/** The median of some numbers (the mean of the middle two for an even count) and their range. */
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** The {@link Spread} of `xs` (at least one number). */
+export function spread(xs: readonly number[]): Spread {
+  const sorted = [...xs].sort((p, q) => p - q);
+  const middle = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return { median, min: sorted[0], max: sorted[sorted.length - 1] };
+}
+
 /** A ratio of two targets measured side by side: the median of its rounds and their range. */
 export interface PairedRatio {
   /** CPU per call of `b` over that of `a`. */
-  readonly cpu: { readonly median: number; readonly min: number; readonly max: number };
+  readonly cpu: Spread;
   /** Requests per second of `b` over those of `a`. */
-  readonly rps: { readonly median: number; readonly min: number; readonly max: number };
+  readonly rps: Spread;
 }
 
 /**
@@ -388,11 +397,7 @@ export interface PairedRatio {
  */
 export async function pairedRatio(a: Target, b: Target): Promise<PairedRatio> {
   const connections = Math.max(1, CONNECTIONS >> 1);
-  const run = async (target: Target, duration: number) => {
-    const cpuBefore = cpuMs(target.pid);
-    const r = await autocannon({ url: target.url, ...requestOptions(target), connections, pipelining: 1, duration });
-    return { rps: r.requests.average, cpuUs: ((cpuMs(target.pid) - cpuBefore) * 1000) / r.requests.total };
-  };
+  const run = (target: Target, duration: number) => load(target, connections, duration);
   await Promise.all([run(a, 1), run(b, 1)]);
   const cpu: number[] = [];
   const rps: number[] = [];
@@ -401,13 +406,7 @@ export async function pairedRatio(a: Target, b: Target): Promise<PairedRatio> {
     cpu.push(y.cpuUs / x.cpuUs);
     rps.push(y.rps / x.rps);
   }
-  const summary = (xs: number[]) => {
-    const sorted = [...xs].sort((p, q) => p - q);
-    const middle = sorted.length >> 1;
-    const median = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-    return { median, min: sorted[0], max: sorted[sorted.length - 1] };
-  };
-  return { cpu: summary(cpu), rps: summary(rps) };
+  return { cpu: spread(cpu), rps: spread(rps) };
 }
 
 /** Runs the targets interleaved for ROUNDS rounds; each row is the mean of its rounds (failures summed). */
@@ -707,7 +706,7 @@ export async function runGatewayBench(): Promise<void> {
       pid: twin.pid,
       options: { ...on.options, headers: twin.headers },
     };
-    const paired: [string, string, string, (r: PairedRatio) => PairedRatio['cpu'], string][] = [
+    const paired: [string, string, string, (r: PairedRatio) => Spread, string][] = [
       ['gateway A/A (two identical gateways), CPU per call', 'on', 'twin', (r) => r.cpu, 'about 1.00'],
       ['signed-session call / a call with no session check, CPU per call', 'modern', 'on', (r) => r.cpu, '<= 1.05'],
       ['metrics on / off, CPU per call', 'on', 'metrics', (r) => r.cpu, '<= 1.03'],

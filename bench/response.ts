@@ -35,7 +35,8 @@ import {
   PAIRED_DURATION_S,
   PAIRED_ROUNDS,
   pairedRatio,
-  type PairedRatio,
+  type Spread,
+  spread,
   portOf,
   ROUNDS,
   serveArgs,
@@ -122,9 +123,8 @@ function timeRuns(run: () => void, runs: number): { median: number; min: number 
     run();
     times.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
-  times.sort((a, b) => a - b);
-  const middle = times.length >> 1;
-  return { median: times.length % 2 === 1 ? times[middle] : (times[middle - 1] + times[middle]) / 2, min: times[0] };
+  const { median, min } = spread(times);
+  return { median, min };
 }
 
 /** Median and fastest milliseconds per shaping of `body` (the fastest is the steadier figure on a shared machine). */
@@ -188,7 +188,7 @@ export async function runResponseBench(): Promise<void> {
     console.log('|---|---:|---|');
     console.log(`| controls on / off, req/s | ${fmt(on.rps / off.rps, 2)} | >= 0.90 |`);
     console.log(`| controls on / off, CPU per call | ${fmt(on.cpuUs / off.cpuUs, 2)} | <= 1.10 |`);
-    const range = (r: PairedRatio['cpu']) => `${fmt(r.median, 2)} (${fmt(r.min, 2)}–${fmt(r.max, 2)})`;
+    const range = (r: Spread) => `${fmt(r.median, 2)} (${fmt(r.min, 2)}–${fmt(r.max, 2)})`;
     console.log(
       `| controls on / off side by side (${PAIRED_ROUNDS} rounds of ${PAIRED_DURATION_S} s), req/s: median (range) | ${range(paired.rps)} | >= 0.90 |`,
     );
