@@ -18,6 +18,7 @@ import { compileResponseControls, type ResponseControlsConfig } from '../src/res
 import { redactPaths } from '../src/response/redact';
 import { compileRedactPattern } from '../src/response/redact-pattern';
 import { redactSteps } from '../src/response/response-rules';
+import { boundedPattern } from '../src/validation/bounded-pattern';
 import { scanJsonText } from '../src/response/scan-json-text';
 import { fieldSelector, MAX_RESPONSE_DEPTH } from '../src/response/select-fields';
 import { generateOutputSchema } from '../src/schema';
@@ -195,6 +196,7 @@ export async function runResponseBench(): Promise<void> {
     console.log(`| controls on / off side by side, CPU per call: median (range) | ${range(paired.cpu)} | <= 1.10 |`);
 
     printShapingTable();
+    printHostileTable();
   } finally {
     await Promise.all([...children].map((c) => stopChild(c)));
     rmSync(dir, { recursive: true, force: true });
@@ -326,4 +328,109 @@ function printStageTable(body: string, runs: number): void {
   console.log(
     `| floor of a re-serialized result: JSON.parse + JSON.stringify(value) + JSON.stringify(text) | ${fmt(floorMedian, 1)} | ${fmt(floorFastest, 1)} |`,
   );
+}
+
+const CARD = '\\b[0-9]{13,16}\\b';
+const EMAIL = '[a-z]+@[a-z]+\\.[a-z]{2,}';
+
+/**
+ * `{"items": [...]}` of about 1 MiB of strings made by `item(i)`, and last `marker` (a string that matches, so that
+ * shaping cannot stop at the first search and goes string by string).
+ */
+function manyStrings(item: (i: number) => string, marker: string): string {
+  const items: string[] = [];
+  let bytes = Buffer.byteLength(JSON.stringify({ items: [marker] }));
+  for (let i = 0; ; i++) {
+    const text = item(i);
+    const itemBytes = Buffer.byteLength(JSON.stringify(text)) + 1;
+    if (bytes + itemBytes > MIB) break;
+    items.push(text);
+    bytes += itemBytes;
+  }
+  items.push(marker);
+  return JSON.stringify({ items });
+}
+
+/**
+ * Near misses of `unit` repeated to `length` UTF-16 units, each ended by a different CJK character (so the text is
+ * two-byte and no two strings are alike).
+ */
+function nearMisses(unit: string, length: number): (i: number) => string {
+  const base = unit.repeat(Math.ceil(length / unit.length)).slice(0, length - 1);
+  return (i) => base + String.fromCharCode(0x4e00 + (i % 1000));
+}
+
+/** The longest string V8 tests by itself for `source` (where its worst case is largest); RE2 takes longer ones. */
+function changeover(source: string): number {
+  const bounded = boundedPattern(source);
+  if (bounded === undefined) throw new Error(`${source} is not a bounded pattern`);
+  return Math.floor(128 / bounded.stepsPerPosition);
+}
+
+/**
+ * Hostile responses, each about 1 MiB (or the size named), shaped in this process: the backends of the hostile
+ * end-to-end test and responses of many strings built where each search works hardest. Target: < 50 ms per MiB.
+ */
+export function printHostileTable(): void {
+  const output = ORDER_OUTPUT as Record<string, unknown>;
+  const patternOnly = (source: string): ResponseControlsConfig => ({ response: { redact_patterns: { p: source } } });
+  const rows: [string, ResponseControlsConfig, string][] = [
+    [
+      'one 1 MiB string of digits next to a card number',
+      patternOnly(CARD),
+      JSON.stringify({ id: 'C-1', note: `${'9'.repeat(MIB)} 4111111111111111 ${'a'.repeat(1000)}` }),
+    ],
+    [
+      'objects nested 600,000 deep (refused before parsing)',
+      { output_schema: output, response: { redact_patterns: { card: CARD } } },
+      `{"id":"C-1","meta":${'{"a":'.repeat(600_000)}1${'}'.repeat(600_000)}}`,
+    ],
+    [
+      'arrays nested 1,048,576 deep (refused before parsing)',
+      { output_schema: output },
+      `{"id":"C-1","orders":${'['.repeat(MIB)}${']'.repeat(MIB)}}`,
+    ],
+    [
+      'card: 12-digit strings, one short of a match',
+      patternOnly(CARD),
+      manyStrings(() => '411111111111', '4111111111111111'),
+    ],
+    [
+      `card: strings of ${changeover(CARD)} digits (V8's longest)`,
+      patternOnly(CARD),
+      manyStrings(nearMisses('0', changeover(CARD)), '4111111111111111'),
+    ],
+    ['card: one-character strings', patternOnly(CARD), manyStrings(() => '1', '4111111111111111')],
+    ['card: every string a card number', patternOnly(CARD), manyStrings(() => '4111111111111111', '4111111111111111')],
+    [
+      `C-[0-9]{4}: strings of ${changeover('C-[0-9]{4}')} (V8's longest)`,
+      patternOnly('C-[0-9]{4}'),
+      manyStrings(nearMisses('C-123', changeover('C-[0-9]{4}')), 'C-1234'),
+    ],
+    [
+      `\\d{1,20}x: strings of ${changeover('\\d{1,20}x')} digits (V8's longest)`,
+      patternOnly('\\d{1,20}x'),
+      manyStrings(nearMisses('0', changeover('\\d{1,20}x')), '0x'),
+    ],
+    [
+      `[0-9]{0,4}[0-9]{0,3}x: strings of ${changeover('[0-9]{0,4}[0-9]{0,3}x')} (V8's longest)`,
+      patternOnly('[0-9]{0,4}[0-9]{0,3}x'),
+      manyStrings(nearMisses('1', changeover('[0-9]{0,4}[0-9]{0,3}x')), '1x'),
+    ],
+    ['email: strings a@b', patternOnly(EMAIL), manyStrings(() => 'a@b', 'a@b.io')],
+    ['email: strings abcdef (runs of its alphabet)', patternOnly(EMAIL), manyStrings(() => 'abcdef', 'a@b.io')],
+  ];
+  const runs = 11;
+  console.log(
+    `\nHostile responses shaped in process (${runs} runs, median and fastest; each ends with one match where a pattern applies)\n`,
+  );
+  console.log('| response | body MiB | median ms | fastest ms | median ms/MiB | fastest ms/MiB | target |');
+  console.log('|---|---:|---:|---:|---:|---:|---|');
+  for (const [name, config, body] of rows) {
+    const compiled = compileResponseControls(config, true);
+    if (!('shaper' in compiled) || compiled.shaper === undefined) throw new Error('no shaper');
+    const shaper = compiled.shaper;
+    const time = timeRuns(() => shaper.shape(body, 'application/json', 1 << 26), runs);
+    console.log(shapingRow(name, body, time, '< 50 ms/MiB'));
+  }
 }

@@ -5,7 +5,8 @@
  *
  * The pattern's compiled program says which characters a match can consume (its alphabet) and how many at least
  * (its shortest match). A match is a run of alphabet characters, so it lies inside a maximal run of them at least
- * that long; V8 finds those runs natively (one character class, repeated: linear). RE2 then runs on each run with
+ * that long; V8 finds those runs natively (one character class, repeated, tried only where a run starts: linear,
+ * see {@link runFinder}). RE2 then runs on each run with
  * one character of context either side — a character outside the alphabet, or the text's end — so that `\b`,
  * `\B`, `^` and `$` see exactly the neighbours they see in the whole text, and no match can consume the context.
  * Runs close together are searched as one span (a substring bounded the same way), so RE2 is not called per word.
@@ -20,12 +21,17 @@ import { compileLinearPattern, translate, type LinearRegExp } from '../validatio
 /** Runs closer than this (in UTF-16 units) are searched as one span: a call into RE2 costs about that much. */
 const MERGE_GAP = 64;
 /**
- * A search for any match (`test`) stops merging runs into a span past this many UTF-16 units, so it can stop at
- * the first span holding a match: a long text of close runs is otherwise one span, built and searched whole.
+ * Runs are merged into one span only while it stays this short (in UTF-16 units). A test can then stop at the
+ * first span holding a match, and a replacement searches a long run with no match in it (a megabyte of digits) by
+ * itself, with RE2's test, instead of building RE2's matcher over it and the match next to it: finding where
+ * matches lie costs RE2 about five times more per character than finding whether there is one.
  */
-const TEST_SPAN_CHARS = 4096;
-/** The shortest run V8 looks for, at most: `[A]{m,}` costs up to m steps per character on near misses. */
-const MAX_RUN_LENGTH = 32;
+const SPAN_CHARS = 4096;
+/**
+ * The shortest run V8 looks for, at most (a longer shortest match still lies in such a run). Any length costs the
+ * same per character (see {@link runFinder}); the cap keeps the expression V8 compiles small.
+ */
+const MAX_RUN_LENGTH = 1024;
 
 /** What the analysis of a pattern's program found. */
 export interface PatternAlphabet {
@@ -86,7 +92,7 @@ class WindowedPattern implements RedactPattern {
     private readonly matcher: LinearRegExp,
     public readonly alphabet: PatternAlphabet,
   ) {
-    this.runs = new RegExp(`[${alphabet.classBody}]{${Math.min(alphabet.minLength, MAX_RUN_LENGTH)},}`, 'gu');
+    this.runs = runFinder(alphabet);
   }
 
   get source(): string {
@@ -101,14 +107,10 @@ class WindowedPattern implements RedactPattern {
     if (input.length < this.alphabet.minLength) return false;
     if (input.length <= this.matcher.nativeLength) return this.matcher.test(input);
     let found = false;
-    this.forEachSpan(
-      input,
-      (start, end) => {
-        found = this.matcher.test(start === 0 && end === input.length ? input : input.slice(start, end));
-        return found;
-      },
-      TEST_SPAN_CHARS,
-    );
+    this.forEachSpan(input, (start, end) => {
+      found = this.matcher.test(start === 0 && end === input.length ? input : input.slice(start, end));
+      return found;
+    });
     return found;
   }
 
@@ -121,7 +123,10 @@ class WindowedPattern implements RedactPattern {
       const span = start === 0 && end === input.length ? input : input.slice(start, end);
       const replaced = this.matcher.replaceAll(span, replacement);
       if (replaced !== span) {
-        out += input.slice(copied, start) + replaced;
+        // A span may start on the context character that ended the one before, already copied; no match consumes
+        // a context character, so the replaced span starts with it unchanged.
+        const shared = Math.max(0, copied - start);
+        out += input.slice(copied, start) + (shared === 0 ? replaced : replaced.slice(shared));
         copied = end;
       }
       return false;
@@ -135,11 +140,10 @@ class WindowedPattern implements RedactPattern {
 
   /**
    * Calls `visit` with each span [start, end) of `input` where a match may be, in order, until it returns true.
-   * A span starts at the character before a run (or at 0) and ends after the character after one (or at the end).
-   * @param maxMergedChars runs are merged into one span only while it stays this short (spans then may share a
-   *   context character: fine for a search, not for a replacement)
+   * A span starts at the character before a run (or at 0) and ends after the character after one (or at the end);
+   * two spans may share that context character, when runs one character apart were not merged.
    */
-  private forEachSpan(input: string, visit: (start: number, end: number) => boolean, maxMergedChars = Infinity): void {
+  private forEachSpan(input: string, visit: (start: number, end: number) => boolean): void {
     const runs = this.runs;
     runs.lastIndex = 0;
     let spanStart = -1;
@@ -147,7 +151,7 @@ class WindowedPattern implements RedactPattern {
     for (let run = runs.exec(input); run !== null; run = runs.exec(input)) {
       const start = contextStart(input, run.index);
       const end = contextEnd(input, run.index + run[0].length);
-      if (spanStart >= 0 && start - spanEnd <= MERGE_GAP && end - spanStart <= maxMergedChars) {
+      if (spanStart >= 0 && start - spanEnd <= MERGE_GAP && end - spanStart <= SPAN_CHARS) {
         spanEnd = end;
         continue;
       }
@@ -157,6 +161,17 @@ class WindowedPattern implements RedactPattern {
     }
     if (spanStart >= 0) visit(spanStart, spanEnd);
   }
+}
+
+/**
+ * The expression that finds the maximal runs of alphabet characters at least the shortest match long. Tried only
+ * where a run starts (the lookbehind), it reads each run once: `[A]{m,}` alone is tried again at every character
+ * of a shorter run, m steps each, so a text of runs one short of m cost m²/2 steps per run (a 1 MiB response of
+ * 31-digit strings took about 50 ms per search for m = 32; this takes about 8).
+ */
+export function runFinder(alphabet: PatternAlphabet): RegExp {
+  const atLeast = Math.min(alphabet.minLength, MAX_RUN_LENGTH);
+  return new RegExp(`(?<![${alphabet.classBody}])[${alphabet.classBody}]{${atLeast},}`, 'gu');
 }
 
 /** The start of the code point before `index` (0 at the text's start). */

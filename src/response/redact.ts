@@ -5,6 +5,7 @@
  */
 import type { LinearRegExp } from '../validation/linear-regexp';
 import type { PathStep } from './redact-path';
+import type { RedactPattern } from './redact-pattern';
 
 /** What a redacted value or match becomes. */
 export const REDACTED = '[redacted]';
@@ -57,54 +58,64 @@ function redactKey(
 
 /**
  * Replaces every match of `patterns` in every string value of `root` (not in keys); returns the value (a string
- * root is returned replaced), how many strings changed and how many there are.
+ * root is returned replaced) and how many strings changed.
  *
- * The engine's cost per string call is high next to its cost per character, so a pattern is first searched once
- * in every string joined by U+0000 (one pass): a pattern that matches nowhere there matches in no string, and only
- * a pattern that does is run string by string. A pattern with `^` or `$` is always run string by string (it
- * anchors to each string's ends, which the joined text does not have), and so is every pattern when there are
- * few strings (the joined search would read them all once more for nothing when one matches).
+ * Each string is searched by itself, so `^`, `$`, `\b` and `\B` see its own ends. A string shorter than every
+ * pattern's shortest match cannot hold one and is not searched: a response of 250,000 one-character strings costs
+ * one walk, not 250,000 calls. (Searching the strings joined into one text first, to skip the calls when no string
+ * matches, read every string once more whenever one does: a hostile response of dense near misses paid for the
+ * joined search more than for the calls it could save.)
  */
-export function redactMatches(
-  root: unknown,
-  patterns: readonly LinearRegExp[],
-): { value: unknown; count: number; strings: number } {
+export function redactMatches(root: unknown, patterns: readonly RedactPattern[]): { value: unknown; count: number } {
   if (typeof root === 'string') {
     const replaced = redactText(root, patterns);
-    return { value: replaced, count: replaced === root ? 0 : 1, strings: 1 };
+    return { value: replaced, count: replaced === root ? 0 : 1 };
   }
-  const slots = stringSlots(root);
-  const { texts } = slots;
-  if (texts.length === 0) return { value: root, count: 0, strings: 0 };
-  let joined: string | undefined;
-  let changed: Uint8Array | undefined;
+  const minLength = shortestMatch(patterns);
   let count = 0;
-  for (const pattern of patterns) {
-    if (texts.length > FEW_STRINGS && !anchorsToEnds(pattern)) {
-      joined ??= texts.join(SEPARATOR);
-      if (!pattern.test(joined)) continue;
-    }
-    for (let i = 0; i < texts.length; i++) {
-      const text = texts[i];
-      const replaced = pattern.replaceAll(text, REDACTED);
-      if (replaced !== text) {
-        texts[i] = replaced;
-        (slots.holders[i] as Record<string | number, unknown>)[slots.keys[i]] = replaced;
-        changed ??= new Uint8Array(texts.length);
-        if (changed[i] === 0) count++;
-        changed[i] = 1;
+  // Iterative (a response may nest 512 levels), in place: only string values change, never a key or the shape.
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const item: unknown = node[i];
+        if (typeof item === 'string') {
+          if (item.length < minLength) continue;
+          const replaced = redactText(item, patterns);
+          if (replaced !== item) {
+            node[i] = replaced;
+            count++;
+          }
+        } else if (typeof item === 'object' && item !== null) stack.push(item);
+      }
+    } else if (typeof node === 'object' && node !== null) {
+      const record = node as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        const item = record[key];
+        if (typeof item === 'string') {
+          if (item.length < minLength) continue;
+          const replaced = redactText(item, patterns);
+          if (replaced !== item) {
+            record[key] = replaced;
+            count++;
+          }
+        } else if (typeof item === 'object' && item !== null) stack.push(item);
       }
     }
-    joined = undefined; // the strings changed: join again for the next pattern
   }
-  return { value: root, count, strings: texts.length };
+  return { value: root, count };
 }
 
 /**
- * Joins the strings for the one-pass search. A match found across it is only a reason to search string by string;
- * a match inside one string is found either way (the separator is a non-word character, like a string's ends).
+ * The fewest UTF-16 units any of `patterns` can match (1 where a pattern's analysis does not say): a code point of
+ * a match is one or two units, so a match of m code points is at least m units long.
  */
-const SEPARATOR = '\u0000';
+function shortestMatch(patterns: readonly RedactPattern[]): number {
+  let shortest = Infinity;
+  for (const pattern of patterns) shortest = Math.min(shortest, pattern.alphabet?.minLength ?? 1);
+  return shortest;
+}
 
 /**
  * Whether a pattern may use `^` or `$` (read from its source, so a literal `\^` counts too: the safe side). Such a
@@ -155,44 +166,6 @@ export function hasFewStrings(root: unknown): boolean {
   return true;
 }
 
-/** The string values of a response: each one's text, and the object or array holding it under which key. */
-interface StringSlots {
-  readonly texts: string[];
-  readonly holders: object[];
-  readonly keys: (string | number)[];
-}
-
-/** Every string value under `root` (not keys); iterative, in no particular order. */
-function stringSlots(root: unknown): StringSlots {
-  const slots: StringSlots = { texts: [], holders: [], keys: [] };
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (typeof node !== 'object' || node === null) continue;
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const item: unknown = node[i];
-        if (typeof item === 'string') {
-          slots.texts.push(item);
-          slots.holders.push(node);
-          slots.keys.push(i);
-        } else if (typeof item === 'object' && item !== null) stack.push(item);
-      }
-      continue;
-    }
-    const record = node as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      const item = record[key];
-      if (typeof item === 'string') {
-        slots.texts.push(item);
-        slots.holders.push(record);
-        slots.keys.push(key);
-      } else if (typeof item === 'object' && item !== null) stack.push(item);
-    }
-  }
-  return slots;
-}
-
 /** `text` with every match of every pattern replaced (the same string when nothing matched). */
 export function redactText(text: string, patterns: readonly LinearRegExp[]): string {
   let out = text;
@@ -203,36 +176,29 @@ export function redactText(text: string, patterns: readonly LinearRegExp[]): str
 /**
  * Whether a pattern matches a key or a number of `root` (as its JSON text): string values are redacted where they
  * are, but those parts are not string values, so the text content must be redacted as a whole.
- * @param json `JSON.stringify(root)`: searched in one pass first, then (on a hit) with its string values emptied,
- *   and only a hit there is confirmed key by key and number by number
- * @param wholeTextFirst whether to search `json` whole before emptying its strings: worth it for many short
- *   strings (emptying them costs more than the search); not for a few long ones (the search reads them for nothing)
+ * @param json `JSON.stringify(root)`: searched with its string values emptied (one pass of `indexOf` that costs the
+ *   same whatever the strings hold, where searching `json` whole costs a hostile text of dense near misses several
+ *   times more), and only a hit there is confirmed key by key and number by number
  */
-export function matchesOutsideStrings(
-  root: unknown,
-  json: string,
-  patterns: readonly LinearRegExp[],
-  wholeTextFirst = true,
-): boolean {
+export function matchesOutsideStrings(root: unknown, json: string, patterns: readonly RedactPattern[]): boolean {
   let skeleton: string | undefined;
   const candidates = patterns.filter((pattern) => {
     // Anchors see the skeleton's ends, not each key's: such a pattern is searched key by key.
     if (anchorsToEnds(pattern)) return true;
-    // A key or a number is in `json` as it is, between punctuation: no match in `json`, none in them. (Usually
-    // the end: the string values, which `json` holds too, were redacted already.)
-    if (wholeTextFirst && !pattern.test(json)) return false;
-    skeleton ??= withoutStringValues(json);
+    skeleton ??= withoutStringValues(json, shortestMatch(patterns));
     return pattern.test(skeleton);
   });
   return candidates.length > 0 && keysOrNumbersMatch(root, candidates);
 }
 
 /**
- * `json` (as `JSON.stringify` writes it: no white space) with every string value written `""`; keys, numbers and
- * punctuation kept. A match in a key or a number is a match here too: their neighbours here are punctuation, which
- * is no word character, like a text's ends.
+ * `json` (as `JSON.stringify` writes it: no white space) with every string value of `minLength` UTF-16 units or
+ * more written `""`; keys, numbers, punctuation and shorter string values kept. A match in a key or a number is a
+ * match here too: their neighbours here are punctuation, which is no word character, like a text's ends. A string
+ * value kept can only add a match, which the walk key by key then rules out; none shorter than every pattern's
+ * shortest match is worth a cut (a response of 250,000 one-character strings would be cut 250,000 times).
  */
-function withoutStringValues(json: string): string {
+function withoutStringValues(json: string, minLength: number): string {
   let out = '';
   let copied = 0;
   for (let quote = json.indexOf('"'); quote !== -1;) {
@@ -244,7 +210,7 @@ function withoutStringValues(json: string): string {
       end = json.indexOf('"', end + 1);
     }
     if (end === -1) break;
-    if (json.charCodeAt(end + 1) !== 0x3a /* ':' : a value, not a key */ && end > quote + 1) {
+    if (json.charCodeAt(end + 1) !== 0x3a /* ':' : a value, not a key */ && end - quote - 1 >= minLength) {
       out += json.slice(copied, quote + 1);
       copied = end;
     }

@@ -5,19 +5,10 @@
  * by another way. Messages never hold a response value: only declared names, paths and limits.
  */
 import { compileToolSchema, isJsonObject, joinMessages, type ToolValidator } from '../validation';
-import type { LinearRegExp } from '../validation/linear-regexp';
-import { compileRedactPattern } from './redact-pattern';
+import { compileRedactPattern, type RedactPattern } from './redact-pattern';
 import { nonFiniteNumbers } from '../gateway/upstream/non-finite-numbers';
 import { advertisedOutputSchema } from './advertised-output-schema';
-import {
-  anchorsToEnds,
-  FEW_STRINGS,
-  hasFewStrings,
-  matchesOutsideStrings,
-  redactMatches,
-  redactPaths,
-  redactText,
-} from './redact';
+import { anchorsToEnds, hasFewStrings, matchesOutsideStrings, redactMatches, redactPaths, redactText } from './redact';
 import type { PathStep } from './redact-path';
 import { redactSteps, type ResponseFields } from './response-rules';
 import { scanJsonText } from './scan-json-text';
@@ -116,7 +107,7 @@ class Shaper {
     private readonly validator: ToolValidator | undefined,
     private readonly selector: FieldSelector | undefined,
     private readonly paths: readonly (readonly PathStep[])[],
-    private readonly patterns: readonly LinearRegExp[],
+    private readonly patterns: readonly RedactPattern[],
     private readonly maxBytes: number | undefined,
     private readonly counted: boolean,
   ) {
@@ -157,7 +148,6 @@ class Shaper {
     let redacted = 0;
     if (this.paths.length > 0) redacted += redactPaths(value, this.paths);
     let json: string | undefined;
-    let strings = Infinity;
     if (this.patterns.length > 0) {
       // Many strings: one search of the serialized value usually shows that no pattern matches anywhere (the text
       // is needed anyway), sparing a walk of every string. A few (long) ones are searched one by one at once.
@@ -168,7 +158,6 @@ class Shaper {
       const matched = redactMatches(value, this.patterns);
       value = matched.value;
       redacted += matched.count;
-      strings = matched.strings;
       if (matched.count > 0) json = undefined; // strings changed: serialize again
     }
     const counts = this.counted ? { fields_dropped: dropped, redacted } : undefined;
@@ -190,8 +179,7 @@ class Shaper {
     // searched whole (one pass); a long one only where it is not a string value (its strings were searched).
     const searchText =
       this.patterns.length > 0 &&
-      (json.length <= WHOLE_TEXT_SEARCH_CHARS ||
-        matchesOutsideStrings(value, json, this.patterns, strings > FEW_STRINGS));
+      (json.length <= WHOLE_TEXT_SEARCH_CHARS || matchesOutsideStrings(value, json, this.patterns));
     if (searchText) {
       const redactedText = redactText(json, this.patterns);
       if (redactedText !== json) {

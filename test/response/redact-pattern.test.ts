@@ -93,6 +93,26 @@ describe('windowed redact patterns', () => {
     assert.equal(card.replaceAll(long, '[redacted]').split('[redacted]').length, 3);
   });
 
+  it('finds runs one short of the shortest match, and the match among them, as the engine does', () => {
+    // A text of runs one shorter than the shortest match is where a search for runs works hardest.
+    for (const [source, unit] of [
+      ['\\b[0-9]{13,16}\\b', '0'],
+      ['C-[0-9]{4}', 'C-123'],
+      ['[a-z]+@[a-z]+\\.[a-z]{2,}', 'a@b.'],
+      ['\u{1F600}{3}', '\u{1F600}'],
+    ] as const) {
+      const windowed = compileRedactPattern(source);
+      const whole = compileLinearPattern(source);
+      const shortest = windowed.alphabet?.minLength ?? 0;
+      assert.ok(shortest > 1, source);
+      const nearMiss = Array.from({ length: 2000 }, () => [...unit.repeat(shortest)].slice(0, shortest - 1).join(''));
+      for (const input of [nearMiss.join(' '), [...nearMiss, unit.repeat(20)].join(' '), nearMiss.join('')]) {
+        assert.equal(windowed.test(input), whole.test(input), `${source} on ${input.length} characters`);
+        assert.equal(windowed.replaceAll(input, '[redacted]'), whole.replaceAll(input, '[redacted]'), source);
+      }
+    }
+  });
+
   it('tests a long text of close runs span by span, as the engine does, wherever the match is', () => {
     // runs of the alphabet every few characters: one span without a bound on its length
     const close = (n: number) => Array.from({ length: n }, (_, i) => `o-${i} x`).join(' ');

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { FEW_STRINGS, hasFewStrings } from '../../src/response/redact';
+import * as fc from 'fast-check';
+import { FEW_STRINGS, hasFewStrings, matchesOutsideStrings, redactMatches } from '../../src/response/redact';
+import { compileRedactPattern } from '../../src/response/redact-pattern';
+import { compileLinearPattern } from '../../src/validation/linear-regexp';
 
 describe('hasFewStrings', () => {
   it('is true for a small value of up to FEW_STRINGS strings, however long they are', () => {
@@ -16,5 +19,87 @@ describe('hasFewStrings', () => {
     const manyKeys = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, i]));
     assert.equal(hasFewStrings(manyKeys), false);
     assert.equal(hasFewStrings({ numbers: Array.from({ length: 10_000 }, (_, i) => i) }), false);
+  });
+});
+
+/**
+ * `value` with every match of `sources` replaced in each string value by the engine over that string alone, and how
+ * many strings changed.
+ */
+function replacedOneByOne(value: unknown, sources: readonly string[]): { value: unknown; changed: number } {
+  const engines = sources.map((source) => compileLinearPattern(source));
+  let changed = 0;
+  const visit = (node: unknown): unknown => {
+    if (typeof node === 'string') {
+      const replaced = engines.reduce((text, engine) => engine.replaceAll(text, '[redacted]'), node);
+      if (replaced !== node) changed++;
+      return replaced;
+    }
+    if (Array.isArray(node)) return node.map(visit);
+    if (typeof node === 'object' && node !== null) {
+      return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, visit(item)]));
+    }
+    return node;
+  };
+  return { value: visit(value), changed };
+}
+
+describe('redactMatches', () => {
+  const SOURCES = ['\\b[0-9]{13,16}\\b', 'C-[0-9]{4}', '[a-z]+@[a-z]+\\.[a-z]{2,}', '^x', '\u{1F600}{2}', 'ab'];
+  const piece = fc.constantFrom('4111111111111111', '41111', 'C-12', 'C-1234', 'a@b', 'a@b.io', 'x', ' ', '😀', 'ab');
+  const strings = fc.array(piece, { maxLength: 6 }).map((parts) => parts.join(''));
+  const response = fc.letrec<{ node: unknown }>((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      strings,
+      fc.integer(),
+      fc.array(tie('node'), { maxLength: 30 }),
+      fc.dictionary(fc.constantFrom('a', 'b', 'note'), tie('node'), { maxKeys: 3 }),
+    ),
+  })).node;
+
+  it('replaces exactly what a search of each string alone replaces, short strings and many strings included', () => {
+    fc.assert(
+      fc.property(response, fc.subarray(SOURCES, { minLength: 1 }), (value, sources) => {
+        const expected = replacedOneByOne(value, sources);
+        const patterns = sources.map((source) => compileRedactPattern(source));
+        const { value: result, count } = redactMatches(structuredClone(value), patterns);
+        assert.deepEqual(result, expected.value);
+        assert.equal(count, expected.changed);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('counts each changed string once, whatever number of patterns match in it', () => {
+    const value = { items: Array.from({ length: 5000 }, (_, i) => (i % 1000 === 7 ? 'C-1234 4111111111111111' : '1')) };
+    const patterns = ['\\b[0-9]{13,16}\\b', 'C-[0-9]{4}'].map((source) => compileRedactPattern(source));
+    const { count } = redactMatches(value, patterns);
+    assert.equal(count, 5);
+    assert.equal(value.items[7], '[redacted] [redacted]');
+    assert.equal(value.items[8], '1');
+  });
+});
+
+describe('matchesOutsideStrings', () => {
+  const card = [compileRedactPattern('\\b[0-9]{13,16}\\b')];
+
+  it('finds a key or a number that matches among string values too short to be cut', () => {
+    const items = Array.from({ length: 2000 }, () => '1');
+    for (const extra of [{ n: 4111111111111111 }, { '5500000000000004': '1' }]) {
+      const value = { items, ...extra };
+      assert.equal(matchesOutsideStrings(value, JSON.stringify(value), card), true, JSON.stringify(Object.keys(extra)));
+    }
+  });
+
+  it('is false where only string values could match: a short one kept in the searched text is checked again', () => {
+    // the card number is a string value (cut from the searched text); the strings "1" are kept, too short to match
+    const value = { items: Array.from({ length: 2000 }, () => '1'), note: '4111111111111111', n: 12 };
+    assert.equal(matchesOutsideStrings(value, JSON.stringify(value), card), false);
+    const digits = [compileRedactPattern('[0-9]{2}')];
+    // every "1" is kept (shorter than two digits), and "1","1" holds no two digits side by side: only n matches
+    assert.equal(matchesOutsideStrings(value, JSON.stringify(value), digits), true); // n: 12
+    const noNumber = { items: value.items };
+    assert.equal(matchesOutsideStrings(noNumber, JSON.stringify(noNumber), digits), false);
   });
 });
