@@ -5,8 +5,8 @@
  * gateway validates and one redact pattern that matches in every response, against the same tool without
  * response controls (req/s and the gateway's CPU per call); then, in this process, shaping one 1 MiB response:
  * validation only; selection, validation and a redact path; the same plus a redact pattern that matches
- * nowhere; one 1 MiB string holding a single match; and (no target) a pattern matching in every order. Targets
- * are reported, not asserted.
+ * nowhere; one 1 MiB string holding a single match; and (no target) a pattern matching in every order; then
+ * hostile responses, per MiB. Targets are reported, not asserted.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

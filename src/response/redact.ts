@@ -174,69 +174,50 @@ export function redactText(text: string, patterns: readonly LinearRegExp[]): str
 }
 
 /**
- * Whether a pattern matches a key or a number of `root` (as its JSON text): string values are redacted where they
- * are, but those parts are not string values, so the text content must be redacted as a whole.
- * @param json `JSON.stringify(root)`: searched with its string values emptied (one pass of `indexOf` that costs the
- *   same whatever the strings hold, where searching `json` whole costs a hostile text of dense near misses several
- *   times more), and only a hit there is confirmed key by key and number by number
+ * Whether a pattern matches the JSON text of a key or a number of `root`: string values are redacted where they
+ * are, but keys and numbers are not string values, so the text content must then be redacted as a whole.
+ *
+ * The distinct keys and the numbers are gathered in one walk and each list is searched once, as the JSON text of
+ * an array: every item's text stands in it as it is, between punctuation (no word character, like a text's ends),
+ * so a match in one item is a match there too. Only a hit there is confirmed item by item. A pattern with `^` or
+ * `$`, which anchors to each item's ends, is searched item by item. The walk costs the same whatever the strings
+ * hold (searching the serialized value with its strings cut out cost a response of 150,000 short strings 20 ms).
  */
-export function matchesOutsideStrings(root: unknown, json: string, patterns: readonly RedactPattern[]): boolean {
-  let skeleton: string | undefined;
+export function matchesOutsideStrings(root: unknown, patterns: readonly LinearRegExp[]): boolean {
+  const { keys, numbers } = keysAndNumbers(root);
+  let keysText: string | undefined;
+  let numbersText: string | undefined;
   const candidates = patterns.filter((pattern) => {
-    // Anchors see the skeleton's ends, not each key's: such a pattern is searched key by key.
     if (anchorsToEnds(pattern)) return true;
-    skeleton ??= withoutStringValues(json, shortestMatch(patterns));
-    return pattern.test(skeleton);
+    keysText ??= JSON.stringify([...keys]);
+    numbersText ??= JSON.stringify(numbers);
+    return pattern.test(keysText) || pattern.test(numbersText);
   });
-  return candidates.length > 0 && keysOrNumbersMatch(root, candidates);
+  if (candidates.length === 0) return false;
+  const hit = (text: string): boolean => candidates.some((pattern) => pattern.test(text));
+  for (const key of keys) if (hit(JSON.stringify(key))) return true;
+  for (const number of numbers) if (hit(JSON.stringify(number))) return true;
+  return false;
 }
 
-/**
- * `json` (as `JSON.stringify` writes it: no white space) with every string value of `minLength` UTF-16 units or
- * more written `""`; keys, numbers, punctuation and shorter string values kept. A match in a key or a number is a
- * match here too: their neighbours here are punctuation, which is no word character, like a text's ends. A string
- * value kept can only add a match, which the walk key by key then rules out; none shorter than every pattern's
- * shortest match is worth a cut (a response of 250,000 one-character strings would be cut 250,000 times).
- */
-function withoutStringValues(json: string, minLength: number): string {
-  let out = '';
-  let copied = 0;
-  for (let quote = json.indexOf('"'); quote !== -1;) {
-    let end = json.indexOf('"', quote + 1);
-    while (end !== -1) {
-      let backslashes = 0;
-      for (let j = end - 1; json.charCodeAt(j) === 0x5c; j--) backslashes++;
-      if (backslashes % 2 === 0) break;
-      end = json.indexOf('"', end + 1);
-    }
-    if (end === -1) break;
-    if (json.charCodeAt(end + 1) !== 0x3a /* ':' : a value, not a key */ && end - quote - 1 >= minLength) {
-      out += json.slice(copied, quote + 1);
-      copied = end;
-    }
-    quote = json.indexOf('"', end + 1);
-  }
-  return copied === 0 ? json : out + json.slice(copied);
-}
-
-/** Whether a pattern matches the JSON text of one key or one number of `root`. */
-function keysOrNumbersMatch(root: unknown, patterns: readonly LinearRegExp[]): boolean {
-  const hit = (text: string): boolean => patterns.some((p) => p.test(text));
+/** The distinct keys of every object under `root`, and every number (iterative: a response may nest deep). */
+function keysAndNumbers(root: unknown): { keys: Set<string>; numbers: number[] } {
+  const keys = new Set<string>();
+  const numbers: number[] = [];
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (typeof node === 'number') {
-      if (hit(JSON.stringify(node))) return true;
-    } else if (Array.isArray(node)) {
+    if (typeof node === 'number') numbers.push(node);
+    else if (Array.isArray(node)) {
       for (const item of node) if (typeof item === 'object' || typeof item === 'number') stack.push(item);
     } else if (typeof node === 'object' && node !== null) {
       const record = node as Record<string, unknown>;
       for (const key of Object.keys(record)) {
-        if (hit(JSON.stringify(key))) return true;
+        keys.add(key);
         const item = record[key];
         if (typeof item === 'object' || typeof item === 'number') stack.push(item);
       }
     }
   }
-  return false;
+  return { keys, numbers };
 }

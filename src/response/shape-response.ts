@@ -179,7 +179,7 @@ class Shaper {
     // searched whole (one pass); a long one only where it is not a string value (its strings were searched).
     const searchText =
       this.patterns.length > 0 &&
-      (json.length <= WHOLE_TEXT_SEARCH_CHARS || matchesOutsideStrings(value, json, this.patterns));
+      (json.length <= WHOLE_TEXT_SEARCH_CHARS || matchesOutsideStrings(value, this.patterns));
     if (searchText) {
       const redactedText = redactText(json, this.patterns);
       if (redactedText !== json) {

@@ -113,6 +113,21 @@ describe('windowed redact patterns', () => {
     }
   });
 
+  it('tests a text of dense runs whole past the first few hundred, with a match on either side of the switch', () => {
+    // Runs a few characters apart: the test hands the rest of the text to the engine after 256 of them, from the
+    // start of the span it was building, so a match in that span, in the run that tips it or after must be found.
+    for (const source of ['\\bo-42\\b', 'o-42', '\\Bo-42']) {
+      const windowed = compileRedactPattern(source);
+      const whole = compileLinearPattern(source);
+      for (let at = 200; at < 320; at++) {
+        const filler = ['o-44', 'o-22', 'o-24', 'o-444'];
+        const input = Array.from({ length: 400 }, (_, i) => (i === at ? 'o-42' : filler[i % 4])).join(' x ');
+        assert.equal(windowed.test(input), whole.test(input), `${source} with the match in run ${at}`);
+        assert.equal(windowed.test(input), source !== '\\Bo-42', `${source} with the match in run ${at}`);
+      }
+    }
+  });
+
   it('tests a long text of close runs span by span, as the engine does, wherever the match is', () => {
     // runs of the alphabet every few characters: one span without a bound on its length
     const close = (n: number) => Array.from({ length: n }, (_, i) => `o-${i} x`).join(' ');

@@ -83,23 +83,33 @@ describe('redactMatches', () => {
 
 describe('matchesOutsideStrings', () => {
   const card = [compileRedactPattern('\\b[0-9]{13,16}\\b')];
+  const items = Array.from({ length: 2000 }, (_, i) => `4111111111111111 ${i}`);
 
-  it('finds a key or a number that matches among string values too short to be cut', () => {
-    const items = Array.from({ length: 2000 }, () => '1');
-    for (const extra of [{ n: 4111111111111111 }, { '5500000000000004': '1' }]) {
-      const value = { items, ...extra };
-      assert.equal(matchesOutsideStrings(value, JSON.stringify(value), card), true, JSON.stringify(Object.keys(extra)));
+  it('finds a key or a number that matches, among many string values that match too', () => {
+    for (const extra of [
+      { n: 4111111111111111 },
+      { '5500000000000004': '1' },
+      { deep: [[{ x: [4111111111111111] }]] },
+    ]) {
+      assert.equal(matchesOutsideStrings({ items, ...extra }, card), true, JSON.stringify(extra));
     }
   });
 
-  it('is false where only string values could match: a short one kept in the searched text is checked again', () => {
-    // the card number is a string value (cut from the searched text); the strings "1" are kept, too short to match
-    const value = { items: Array.from({ length: 2000 }, () => '1'), note: '4111111111111111', n: 12 };
-    assert.equal(matchesOutsideStrings(value, JSON.stringify(value), card), false);
-    const digits = [compileRedactPattern('[0-9]{2}')];
-    // every "1" is kept (shorter than two digits), and "1","1" holds no two digits side by side: only n matches
-    assert.equal(matchesOutsideStrings(value, JSON.stringify(value), digits), true); // n: 12
-    const noNumber = { items: value.items };
-    assert.equal(matchesOutsideStrings(noNumber, JSON.stringify(noNumber), digits), false);
+  it('is false when only string values match', () => {
+    assert.equal(matchesOutsideStrings({ items, n: 12, m: [1.5, -3e-7] }, card), false);
+  });
+
+  it('confirms a hit item by item: a match across two items of the searched list is none', () => {
+    // the numbers are searched as [1234567,891011121314], where "7,8" spans two items: neither number holds it
+    const spanning = [compileRedactPattern('7,8')];
+    assert.equal(matchesOutsideStrings({ a: 1234567, b: 891011121314 }, spanning), false);
+    assert.equal(matchesOutsideStrings({ 'k7,8': 1 }, spanning), true);
+  });
+
+  it('searches item by item for a pattern anchored to the ends', () => {
+    const anchored = [compileRedactPattern('^[0-9]{16}$')];
+    assert.equal(matchesOutsideStrings({ items, n: 4111111111111111 }, anchored), true);
+    assert.equal(matchesOutsideStrings({ items, n: 41111111111111112 }, anchored), false);
+    assert.equal(matchesOutsideStrings({ '4111111111111111': 1 }, anchored), false); // a key's text is quoted
   });
 });
