@@ -41,9 +41,6 @@ export type ShapeOutcome =
       readonly message: string;
     };
 
-/** Texts up to this length are searched whole for pattern matches; longer ones key by key and number by number. */
-const WHOLE_TEXT_SEARCH_CHARS = 65_536;
-
 /** The exact refusal texts of response controls. */
 export const responseMessages = {
   /** Output validation failed: `detail` is the validation message, with the response path. */
@@ -175,11 +172,10 @@ class Shaper {
     }
     json ??= JSON.stringify(value);
     let shown = json;
-    // Keys and numbers are not string values: a match there is redacted in the text content too. A short text is
-    // searched whole (one pass); a long one only where it is not a string value (its strings were searched).
-    const searchText =
-      this.patterns.length > 0 &&
-      (json.length <= WHOLE_TEXT_SEARCH_CHARS || matchesOutsideStrings(value, this.patterns));
+    // Keys and numbers are not string values: a match there is redacted in the text content too, as a whole. Only
+    // then: a search of the whole text would also find matches no string holds (across two strings, inside an
+    // escape, in a `[redacted]` already written), and the text content would no longer be the value's JSON.
+    const searchText = this.patterns.length > 0 && matchesOutsideStrings(value, this.patterns);
     if (searchText) {
       const redactedText = redactText(json, this.patterns);
       if (redactedText !== json) {

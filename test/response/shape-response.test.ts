@@ -163,6 +163,26 @@ describe('response/shape-response', () => {
     });
   });
 
+  it('keeps the text content the JSON of the shaped value, at any size, unless a key or a number matches', () => {
+    // past 64 KiB, and nothing in it matches the patterns below
+    const filler = Array.from({ length: 6000 }, (_, i) => ({ k: `x-${i}` }));
+    const cases: [string, Record<string, unknown>, number][] = [
+      // matches no string holds: across two strings, inside an escape, in a [redacted] written before
+      ['","', { a: 'x', b: 'y' }, 0],
+      ['[a-z]{3}', { a: 'ab\ncd' }, 0],
+      ['red', { a: 'red' }, 1],
+    ];
+    for (const [pattern, value, redacted] of cases) {
+      for (const body of [value, { ...value, f: filler }]) {
+        const outcome = shape({ response: { redact_patterns: { p: pattern } } }, body);
+        assert.ok(outcome.ok);
+        const result = JSON.parse(outcome.resultJson);
+        assert.equal(result.content[0].text, JSON.stringify(result.structuredContent), pattern);
+        assert.deepEqual(outcome.counts, { fields_dropped: 0, redacted }, pattern);
+      }
+    }
+  });
+
   it('redacts a text body and leaves an array body unstructured', () => {
     const s = shaper({ response: { redact_patterns: { mail: '[a-z]+@[a-z]+\\.com' } } });
     assert.deepEqual(s.shape('mail ada@example.com', 'text/plain', 1000), {
