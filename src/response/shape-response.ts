@@ -175,7 +175,7 @@ class Shaper {
     // Keys and numbers are not string values: a match there is redacted in the text content too, as a whole. Only
     // then: a search of the whole text would also find matches no string holds (across two strings, inside an
     // escape, in a `[redacted]` already written), and the text content would no longer be the value's JSON.
-    const searchText = this.patterns.length > 0 && matchesOutsideStrings(value, this.patterns);
+    const searchText = this.patterns.length > 0 && matchesOutsideStrings(value, this.patterns, json);
     if (searchText) {
       const redactedText = redactText(json, this.patterns);
       if (redactedText !== json) {

@@ -81,6 +81,10 @@ describe('redactMatches', () => {
   });
 });
 
+/** `matchesOutsideStrings` with the value's own JSON text, which is short here unless the value is large. */
+const outside = (value: unknown, patterns: Parameters<typeof matchesOutsideStrings>[1]) =>
+  matchesOutsideStrings(value, patterns, JSON.stringify(value));
+
 describe('matchesOutsideStrings', () => {
   const card = [compileRedactPattern('\\b[0-9]{13,16}\\b')];
   const items = Array.from({ length: 2000 }, (_, i) => `4111111111111111 ${i}`);
@@ -91,25 +95,31 @@ describe('matchesOutsideStrings', () => {
       { '5500000000000004': '1' },
       { deep: [[{ x: [4111111111111111] }]] },
     ]) {
-      assert.equal(matchesOutsideStrings({ items, ...extra }, card), true, JSON.stringify(extra));
+      assert.equal(outside({ items, ...extra }, card), true, JSON.stringify(extra));
     }
   });
 
   it('is false when only string values match', () => {
-    assert.equal(matchesOutsideStrings({ items, n: 12, m: [1.5, -3e-7] }, card), false);
+    assert.equal(outside({ items, n: 12, m: [1.5, -3e-7] }, card), false);
+    assert.equal(outside({ s: '4111111111111111', n: 12 }, card), false); // short: the text matches, no key does
+  });
+
+  it('finds a key or a number in a short value, whose text it searches first', () => {
+    assert.equal(outside({ s: 'x', n: 4111111111111111 }, card), true);
+    assert.equal(outside({ s: 'x', n: 41111 }, card), false);
   });
 
   it('confirms a hit item by item: a match across two items of the searched list is none', () => {
     // the numbers are searched as [1234567,891011121314], where "7,8" spans two items: neither number holds it
     const spanning = [compileRedactPattern('7,8')];
-    assert.equal(matchesOutsideStrings({ a: 1234567, b: 891011121314 }, spanning), false);
-    assert.equal(matchesOutsideStrings({ 'k7,8': 1 }, spanning), true);
+    assert.equal(outside({ a: 1234567, b: 891011121314 }, spanning), false);
+    assert.equal(outside({ 'k7,8': 1 }, spanning), true);
   });
 
   it('searches item by item for a pattern anchored to the ends', () => {
     const anchored = [compileRedactPattern('^[0-9]{16}$')];
-    assert.equal(matchesOutsideStrings({ items, n: 4111111111111111 }, anchored), true);
-    assert.equal(matchesOutsideStrings({ items, n: 41111111111111112 }, anchored), false);
-    assert.equal(matchesOutsideStrings({ '4111111111111111': 1 }, anchored), false); // a key's text is quoted
+    assert.equal(outside({ items, n: 4111111111111111 }, anchored), true);
+    assert.equal(outside({ items, n: 41111111111111112 }, anchored), false);
+    assert.equal(outside({ '4111111111111111': 1 }, anchored), false); // a key's text is quoted
   });
 });
