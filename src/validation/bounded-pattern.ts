@@ -17,11 +17,15 @@
  *   hexadecimal escapes and bracket classes of at most 16 of those. `.`, negated classes, `\D`, `\W`, `\S`, astral
  *   characters and property escapes do not qualify: a step over a surrogate pair cost V8 about 15 ns here, and a
  *   class of thousands of members about 10. A step of a qualifying pattern cost 0.7 to 2.5 ns.
- * - Linear is not cheap: a pattern of cost 24 can take V8 60 ms over a hostile megabyte, where RE2 takes 15. So V8
- *   runs a call only when its worst case is no more than RE2's fixed cost for the same call: a test while
- *   `n * cost` stays within {@link NATIVE_TEST_STEPS}, a replacement (in a string found to match) within
- *   {@link NATIVE_REPLACE_STEPS}. Every other call goes to RE2. Whatever a response or an argument holds, no call's
- *   worst case is above what RE2 spends on that call anyway, and a short string costs a fraction of it.
+ * - Linear is not cheap: a pattern of cost 24 can take V8 60 ms over a hostile megabyte, where RE2's test takes 15.
+ *   So V8 tests a string only while `n * cost` stays within {@link NATIVE_TEST_STEPS}, about RE2's fixed cost of a
+ *   test; RE2 tests longer ones.
+ * - A replacement, in a string a test found to match, is V8's at any length. RE2 must then find where each match
+ *   lies, and its matcher carries every thread of the pattern along each character: over a megabyte holding a match,
+ *   patterns of cost 63 (`\d{1,21}x`, `\w{1,21}@`, `[ab]{1,21}c`) took RE2 1.1 to 1.3 s and V8 at most 131 ms, their
+ *   worst case; a megabyte of card numbers took RE2 134 ms and V8 3.4.
+ *   Whatever a response or an argument holds, no call's worst case is above what RE2 spends on that call anyway, and a
+ *   short string costs a fraction of it.
  * - A pattern that can match the empty string does not qualify (V8 tries empty matches inside surrogate pairs,
  *   where ECMAScript does not).
  *
@@ -35,9 +39,6 @@ export const MAX_STEPS_PER_POSITION = 64;
 /** The most steps (string length times the pattern's cost) of a test on V8: about RE2's fixed cost of a test. */
 export const NATIVE_TEST_STEPS = 128;
 
-/** The same for a replacement: about what RE2 spends on its matcher for a short string. */
-export const NATIVE_REPLACE_STEPS = 1024;
-
 /** A pattern of bounded backtracking: its expression and its worst case in steps per character of input. */
 export interface BoundedPattern {
   /** The pattern as a V8 expression, unicode mode. */
@@ -46,12 +47,10 @@ export interface BoundedPattern {
   readonly stepsPerPosition: number;
 }
 
-/** V8's answers for a bounded pattern on the strings where its worst case is within RE2's fixed cost. */
+/** V8's answers for a bounded pattern: tests where its worst case is within RE2's fixed cost, and replacements. */
 export class NativeShortcut {
   /** Strings up to this many UTF-16 units are tested on V8. */
   public readonly testLength: number;
-  /** Strings up to this many UTF-16 units, found to match, are replaced in on V8. */
-  public readonly replaceLength: number;
   private readonly one: RegExp;
   private readonly all: RegExp;
   private lastReplacement: string | undefined;
@@ -59,7 +58,6 @@ export class NativeShortcut {
 
   private constructor(pattern: BoundedPattern) {
     this.testLength = Math.floor(NATIVE_TEST_STEPS / pattern.stepsPerPosition);
-    this.replaceLength = Math.floor(NATIVE_REPLACE_STEPS / pattern.stepsPerPosition);
     this.one = pattern.regexp;
     this.all = new RegExp(pattern.regexp.source, 'gu');
   }
@@ -75,7 +73,7 @@ export class NativeShortcut {
     return this.one.test(input);
   }
 
-  /** `input` (of at most {@link replaceLength} units) with every match replaced by `replacement`, taken literally. */
+  /** `input` (of any length) with every match replaced by `replacement`, taken literally. */
   public replaceAll(input: string, replacement: string): string {
     // A replacement string, not a function (which costs V8 twice as much), with `$` doubled to be taken literally.
     if (replacement !== this.lastReplacement) {

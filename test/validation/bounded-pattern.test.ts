@@ -9,7 +9,6 @@ import * as fc from 'fast-check';
 import {
   boundedPattern,
   MAX_STEPS_PER_POSITION,
-  NATIVE_REPLACE_STEPS,
   NATIVE_TEST_STEPS,
   NativeShortcut,
 } from '../../src/validation/bounded-pattern';
@@ -118,12 +117,12 @@ describe('bounded patterns', () => {
       '\\0',
     ];
     for (const source of others) assert.equal(boundedPattern(source), undefined, source);
-    assert.ok(MAX_STEPS_PER_POSITION < NATIVE_TEST_STEPS && NATIVE_TEST_STEPS < NATIVE_REPLACE_STEPS);
+    assert.ok(MAX_STEPS_PER_POSITION < NATIVE_TEST_STEPS);
   });
 
-  it('tests and replaces as ECMAScript does in short strings (V8) and long ones (RE2)', () => {
-    // Which engine answered: V8 tests and replaces, RE2 tests and V8 replaces, or RE2 does both.
-    const seen = { v8: 0, mixed: 0, re2: 0, replaced: 0 };
+  it('tests and replaces as ECMAScript does in short strings (V8) and long ones (RE2 tests, V8 replaces)', () => {
+    // Which engine answered: V8 tests and replaces, or RE2 tests and V8 replaces.
+    const seen = { v8: 0, mixed: 0, replaced: 0 };
     fc.assert(
       fc.property(boundedSource, fc.array(shortInput, { minLength: 3, maxLength: 3 }), (source, inputs) => {
         try {
@@ -138,7 +137,7 @@ describe('bounded patterns', () => {
         const unit = inputs[1] === '' ? 'a' : inputs[1];
         const padded = (length: number): string =>
           inputs[0] + unit.repeat(Math.ceil((length + 1) / unit.length)) + inputs[2];
-        const texts = [...inputs, padded(native.testLength), padded(native.replaceLength)];
+        const texts = [...inputs, padded(native.testLength), padded(4 * native.testLength)];
         // Tests one after another (no state may carry over from one to the next), then replacements.
         for (const s of texts)
           assert.equal(linear.test(s), ecmaTest(new RegExp(source, 'uy'), s), `${source} on ${JSON.stringify(s)}`);
@@ -147,20 +146,31 @@ describe('bounded patterns', () => {
           const replaced = linear.replaceAll(s, '[$&]');
           assert.equal(replaced, s.replace(new RegExp(source, 'gu'), '[$$&]'), label);
           if (s.length <= native.testLength) seen.v8++;
-          else if (s.length <= native.replaceLength) seen.mixed++;
-          else seen.re2++;
+          else seen.mixed++;
           if (replaced !== s) seen.replaced++;
         }
       }),
       { numRuns: 1500 },
     );
-    assert.ok(seen.v8 > 1000 && seen.mixed > 100 && seen.re2 > 100 && seen.replaced > 300, JSON.stringify(seen));
+    assert.ok(seen.v8 > 1000 && seen.mixed > 200 && seen.replaced > 300, JSON.stringify(seen));
   });
 
   it('takes a replacement literally on either engine', () => {
-    const pattern = compileLinearPattern('C-[0-9]{4}');
-    const short = 'id C-1234';
-    const long = `${'x'.repeat(NATIVE_REPLACE_STEPS)} C-1234`;
-    for (const s of [short, long]) assert.ok(pattern.replaceAll(s, '$& $1 $$').endsWith(' $& $1 $$'), s.slice(-12));
+    // C-[0-9]{4} replaces on V8 at any length; C-[0-9]+ (unbounded) on RE2.
+    for (const source of ['C-[0-9]{4}', 'C-[0-9]+']) {
+      const pattern = compileLinearPattern(source);
+      for (const s of ['id C-1234', `${'x'.repeat(100_000)} C-1234`]) {
+        assert.ok(pattern.replaceAll(s, '$& $1 $$').endsWith(' $& $1 $$'), `${source} on ${s.slice(-12)}`);
+      }
+    }
+  });
+
+  it('replaces the match at the end of a megabyte of near misses, a bounded pattern at its highest cost', () => {
+    // V8 replaces (it backtracks at most 63 steps a position; RE2's matcher carried 21 threads along every
+    // character, about a second). The times are in the response benchmark; this holds the answer.
+    assert.equal(boundedPattern('\\d{1,21}x')?.stepsPerPosition, 63);
+    const pattern = compileLinearPattern('\\d{1,21}x');
+    const text = `${'0'.repeat(1 << 20)}x`;
+    assert.equal(pattern.replaceAll(text, '#'), `${'0'.repeat((1 << 20) - 21)}#`);
   });
 });
