@@ -417,6 +417,21 @@ export function printHostileTable(): void {
       patternOnly('[0-9]{0,4}[0-9]{0,3}x'),
       manyStrings(nearMisses('1', changeover('[0-9]{0,4}[0-9]{0,3}x')), '1x'),
     ],
+    [
+      'C-[0-9]{4}: one string, a match every 7 characters',
+      patternOnly('C-[0-9]{4}'),
+      JSON.stringify({ note: 'C-1234 '.repeat(MIB / 7) }),
+    ],
+    [
+      '\\d{1,20}x: one string, a megabyte of digits then x (V8 at its worst)',
+      patternOnly('\\d{1,20}x'),
+      JSON.stringify({ note: `${'0'.repeat(MIB)}x` }),
+    ],
+    [
+      'email: one string, a match every 7 characters',
+      patternOnly(EMAIL),
+      JSON.stringify({ note: 'a@b.cd '.repeat(MIB / 7) }),
+    ],
     ['email: strings a@b', patternOnly(EMAIL), manyStrings(() => 'a@b', 'a@b.io')],
     ['email: strings abcdef (runs of its alphabet)', patternOnly(EMAIL), manyStrings(() => 'abcdef', 'a@b.io')],
   ];
