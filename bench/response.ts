@@ -423,9 +423,14 @@ export function printHostileTable(): void {
       JSON.stringify({ note: 'C-1234 '.repeat(MIB / 7) }),
     ],
     [
-      '\\d{1,20}x: one string, a megabyte of digits then x (V8 at its worst)',
+      '\\d{1,20}x: one string, a megabyte of digits then x',
       patternOnly('\\d{1,20}x'),
       JSON.stringify({ note: `${'0'.repeat(MIB)}x` }),
+    ],
+    [
+      '\\d{1,20}x: one string, digits with an x every 4,096 (a match in every chunk)',
+      patternOnly('\\d{1,20}x'),
+      JSON.stringify({ note: `${'0'.repeat(4095)}x`.repeat(MIB / 4096) }),
     ],
     [
       'email: one string, a match every 7 characters',

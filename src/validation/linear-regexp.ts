@@ -369,7 +369,7 @@ class Re2Pattern implements LinearRegExp {
   public replaceAll(input: string, replacement: string): string {
     // The verdict first: most strings hold no match, and a test is cheaper than a matcher.
     if (!this.test(input)) return input;
-    if (this.native !== undefined) return this.native.replaceAll(input, replacement);
+    if (this.native !== undefined) return this.native.replaceAll(input, replacement, (piece) => this.re.test(piece));
     // A quoted replacement string, not a replacer function: RE2JS's function path costs about five times more.
     if (replacement !== this.lastReplacement) {
       this.lastReplacement = replacement;

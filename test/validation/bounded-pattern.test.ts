@@ -165,6 +165,38 @@ describe('bounded patterns', () => {
     }
   });
 
+  it('replaces chunk by chunk in a long text exactly as ECMAScript does, matches at chunk edges included', () => {
+    // Texts past four chunks of 4,096: near misses, with matches placed anywhere, often across a chunk's edge.
+    const cases = [
+      ['\\b[0-9]{13,16}\\b', '0123456789 ', ['4111111111111111', '41111111111111112', '5500 0000']],
+      ['C-[0-9]{4}', 'C-123 ', ['C-1234', 'C-12345', 'xC-1234']],
+      ['\\d{1,20}x', '0', ['x', '1x', '123456789012345678901x']],
+      ['\\Bab\\b', 'a b ', ['zab', 'ab', 'zabc', 'zab.']],
+      ['\\b\\d{3}-\\d{2}-\\d{4}\\b', '123-45-678 ', ['123-45-6789', '123-45-67890']],
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.nat(cases.length - 1),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: -24, max: 24 }), fc.nat(2)), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        fc.integer({ min: 17_000, max: 30_000 }),
+        (which, placements, length) => {
+          const [source, unit, inserts] = cases[which];
+          let text = unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+          for (const [chunk, shift, pick] of placements) {
+            const at = Math.max(0, Math.min(text.length, chunk * 4096 + shift));
+            text = text.slice(0, at) + inserts[pick % inserts.length] + text.slice(at);
+          }
+          const expected = text.replace(new RegExp(source, 'gu'), '#');
+          assert.equal(compileLinearPattern(source).replaceAll(text, '#'), expected, source);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   it('replaces the match at the end of a megabyte of near misses, a bounded pattern at its highest cost', () => {
     // V8 replaces (it backtracks at most 63 steps a position; RE2's matcher carried 21 threads along every
     // character, about a second). The times are in the response benchmark; this holds the answer.
