@@ -119,14 +119,17 @@ function shortestMatch(patterns: readonly RedactPattern[]): number {
 
 /**
  * Whether a pattern may use `^` or `$` (read from its source, so a literal `\^` counts too: the safe side). Such a
- * pattern anchors to each string's own ends, which no joined or serialized text has, so it is always searched
- * string by string.
+ * pattern anchors to each string's own ends, which no serialized text or list of keys has, so it is always
+ * searched string by string (and key by key).
  */
 export function anchorsToEnds(pattern: LinearRegExp): boolean {
   return /[\^$]/.test(pattern.source);
 }
 
-/** Up to this many strings, each is searched by itself: one joined search first saves nothing. */
+/**
+ * Up to this many strings, each is searched at once: a search of the serialized value first, to skip the strings
+ * when nothing matches, would read a long one twice.
+ */
 export const FEW_STRINGS = 8;
 
 /** A value with more elements and members than this counts as one of many strings, whatever they hold. */
