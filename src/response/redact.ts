@@ -73,37 +73,15 @@ export function redactMatches(root: unknown, patterns: readonly RedactPattern[])
   }
   const minLength = shortestMatch(patterns);
   let count = 0;
-  // Iterative (a response may nest 512 levels), in place: only string values change, never a key or the shape.
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const item: unknown = node[i];
-        if (typeof item === 'string') {
-          if (item.length < minLength) continue;
-          const replaced = redactText(item, patterns);
-          if (replaced !== item) {
-            node[i] = replaced;
-            count++;
-          }
-        } else if (typeof item === 'object' && item !== null) stack.push(item);
-      }
-    } else if (typeof node === 'object' && node !== null) {
-      const record = node as Record<string, unknown>;
-      for (const key of Object.keys(record)) {
-        const item = record[key];
-        if (typeof item === 'string') {
-          if (item.length < minLength) continue;
-          const replaced = redactText(item, patterns);
-          if (replaced !== item) {
-            record[key] = replaced;
-            count++;
-          }
-        } else if (typeof item === 'object' && item !== null) stack.push(item);
-      }
+  // In place: only string values change, never a key or the shape.
+  forEachMember(root, (holder, key, item) => {
+    if (typeof item !== 'string' || item.length < minLength) return;
+    const replaced = redactText(item, patterns);
+    if (replaced !== item) {
+      (holder as Record<string | number, unknown>)[key] = replaced;
+      count++;
     }
-  }
+  });
   return { value: root, count };
 }
 
@@ -212,24 +190,39 @@ export function matchesOutsideStrings(root: unknown, patterns: readonly LinearRe
 /** Texts up to this many UTF-16 units are searched whole before keys and numbers are gathered. */
 const SHORT_TEXT_CHARS = 4096;
 
-/** The distinct keys of every object under `root`, and every number (iterative: a response may nest deep). */
+/** The distinct keys of every object under `root`, and every number. */
 function keysAndNumbers(root: unknown): { keys: Set<string>; numbers: number[] } {
   const keys = new Set<string>();
-  const numbers: number[] = [];
+  const numbers: number[] = typeof root === 'number' ? [root] : [];
+  forEachMember(root, (_holder, key, item) => {
+    if (typeof key === 'string') keys.add(key);
+    if (typeof item === 'number') numbers.push(item);
+  });
+  return { keys, numbers };
+}
+
+/**
+ * Calls `visit` with every element of every array and every own member of every object under `root`, with the
+ * array or object holding it and its index or key (a number for an array's elements), then descends into it.
+ * Iterative: a response may nest 512 levels.
+ */
+function forEachMember(root: unknown, visit: (holder: object, key: string | number, item: unknown) => void): void {
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (typeof node === 'number') numbers.push(node);
-    else if (Array.isArray(node)) {
-      for (const item of node) if (typeof item === 'object' || typeof item === 'number') stack.push(item);
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const item: unknown = node[i];
+        visit(node, i, item);
+        if (typeof item === 'object' && item !== null) stack.push(item);
+      }
     } else if (typeof node === 'object' && node !== null) {
       const record = node as Record<string, unknown>;
       for (const key of Object.keys(record)) {
-        keys.add(key);
         const item = record[key];
-        if (typeof item === 'object' || typeof item === 'number') stack.push(item);
+        visit(record, key, item);
+        if (typeof item === 'object' && item !== null) stack.push(item);
       }
     }
   }
-  return { keys, numbers };
 }
