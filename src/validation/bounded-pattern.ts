@@ -92,7 +92,7 @@ export class NativeShortcut {
    *   only where it finds that a match may start
    */
   public replaceAll(input: string, replacement: string, mayMatch?: (piece: string) => boolean): string {
-    if (mayMatch !== undefined && input.length > DENSE_CHUNKS * CHUNK_CHARS && !this.pattern.anchored) {
+    if (mayMatch !== undefined && this.replacesInChunks(input)) {
       return this.replaceByChunks(input, replacement, mayMatch);
     }
     // A replacement string, not a function (which costs V8 twice as much), with `$` doubled to be taken literally.
@@ -101,6 +101,11 @@ export class NativeShortcut {
       this.quotedReplacement = replacement.replaceAll('$', '$$$$');
     }
     return input.replace(this.all, this.quotedReplacement);
+  }
+
+  /** Whether {@link replaceAll}, given a test, replaces in `input` chunk by chunk (each chunk then tested first). */
+  public replacesInChunks(input: string): boolean {
+    return input.length > DENSE_CHUNKS * CHUNK_CHARS && !this.pattern.anchored;
   }
 
   /**

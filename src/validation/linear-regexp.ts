@@ -367,9 +367,12 @@ class Re2Pattern implements LinearRegExp {
   }
 
   public replaceAll(input: string, replacement: string): string {
+    const native = this.native;
+    // A long text replaced in chunk by chunk is tested chunk by chunk: a test of the whole first would read it twice.
+    if (native?.replacesInChunks(input)) return native.replaceAll(input, replacement, (piece) => this.re.test(piece));
     // The verdict first: most strings hold no match, and a test is cheaper than a matcher.
     if (!this.test(input)) return input;
-    if (this.native !== undefined) return this.native.replaceAll(input, replacement, (piece) => this.re.test(piece));
+    if (native !== undefined) return native.replaceAll(input, replacement);
     // A quoted replacement string, not a replacer function: RE2JS's function path costs about five times more.
     if (replacement !== this.lastReplacement) {
       this.lastReplacement = replacement;
