@@ -86,15 +86,8 @@ export class NativeShortcut {
     return this.one.test(input);
   }
 
-  /**
-   * `input` (of any length) with every match replaced by `replacement`, taken literally.
-   * @param mayMatch a linear test of a piece of `input` (RE2's): given, a text past a few chunks is replaced in
-   *   only where it finds that a match may start
-   */
-  public replaceAll(input: string, replacement: string, mayMatch?: (piece: string) => boolean): string {
-    if (mayMatch !== undefined && this.replacesInChunks(input)) {
-      return this.replaceByChunks(input, replacement, mayMatch);
-    }
+  /** `input` (of any length) with every match replaced by `replacement`, taken literally. */
+  public replaceAll(input: string, replacement: string): string {
     // A replacement string, not a function (which costs V8 twice as much), with `$` doubled to be taken literally.
     if (replacement !== this.lastReplacement) {
       this.lastReplacement = replacement;
@@ -103,20 +96,21 @@ export class NativeShortcut {
     return input.replace(this.all, this.quotedReplacement);
   }
 
-  /** Whether {@link replaceAll}, given a test, replaces in `input` chunk by chunk (each chunk then tested first). */
+  /** Whether `input` is replaced in chunk by chunk ({@link replaceInChunks}): long, and the pattern unanchored. */
   public replacesInChunks(input: string): boolean {
     return input.length > DENSE_CHUNKS * CHUNK_CHARS && !this.pattern.anchored;
   }
 
   /**
-   * The same, chunk by chunk. A match starting in a chunk lies within the chunk, one character before it (what
+   * {@link replaceAll} chunk by chunk, for a text {@link replacesInChunks} accepts; `mayMatch` is a linear test of
+   * a piece of it (RE2's). A match starting in a chunk lies within the chunk, one character before it (what
    * `\b` and `\B` look at) and {@link BoundedPattern.maxLength} plus one after it: RE2 tests that piece, and V8 scans
    * it only when RE2 finds a match there, from where the last match ended, keeping the matches that start in the
    * chunk. That is the whole-text scan, leftmost first: no match starts in a chunk RE2 passed over, and each match
    * is decided by the characters of its piece. (`^` and `$` would see the piece's ends, so such a pattern is
    * replaced in whole.) After {@link DENSE_CHUNKS} chunks in a row holding a match, V8 scans the rest at once.
    */
-  private replaceByChunks(input: string, replacement: string, mayMatch: (piece: string) => boolean): string {
+  public replaceInChunks(input: string, replacement: string, mayMatch: (piece: string) => boolean): string {
     const all = this.all;
     let out = '';
     let copied = 0;

@@ -369,7 +369,8 @@ class Re2Pattern implements LinearRegExp {
   public replaceAll(input: string, replacement: string): string {
     const native = this.native;
     // A long text replaced in chunk by chunk is tested chunk by chunk: a test of the whole first would read it twice.
-    if (native?.replacesInChunks(input)) return native.replaceAll(input, replacement, (piece) => this.re.test(piece));
+    if (native?.replacesInChunks(input))
+      return native.replaceInChunks(input, replacement, (piece) => this.re.test(piece));
     // The verdict first: most strings hold no match, and a test is cheaper than a matcher.
     if (!this.test(input)) return input;
     if (native !== undefined) return native.replaceAll(input, replacement);
