@@ -318,25 +318,21 @@ function printStageTable(body: string, runs: number): void {
     time(6, () => json.includes('\\') || card.test(json));
     time(7, () => JSON.stringify(json));
   }
-  const median = (times: number[]): number => {
-    const sorted = [...times].sort((a, b) => a - b);
-    const middle = sorted.length >> 1;
-    return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-  };
   console.log(`\nThe same steps one by one (the 1 MiB body with an undeclared field; ${runs} runs)\n`);
   console.log('| step | median ms | fastest ms |');
   console.log('|---|---:|---:|');
   let medians = 0;
   let fastest = 0;
-  for (const [name, times] of stages) {
-    medians += median(times);
-    fastest += Math.min(...times);
-    console.log(`| ${name} | ${fmt(median(times), 1)} | ${fmt(Math.min(...times), 1)} |`);
+  const spreads = stages.map(([name, times]) => [name, spread(times)] as const);
+  for (const [name, { median, min }] of spreads) {
+    medians += median;
+    fastest += min;
+    console.log(`| ${name} | ${fmt(median, 1)} | ${fmt(min, 1)} |`);
   }
   console.log(`| sum | ${fmt(medians, 1)} | ${fmt(fastest, 1)} |`);
-  const floor = [1, 5, 7].map((i) => stages[i][1]);
-  const floorMedian = floor.reduce((sum, times) => sum + median(times), 0);
-  const floorFastest = floor.reduce((sum, times) => sum + Math.min(...times), 0);
+  const floor = [1, 5, 7].map((i) => spreads[i][1]);
+  const floorMedian = floor.reduce((sum, { median }) => sum + median, 0);
+  const floorFastest = floor.reduce((sum, { min }) => sum + min, 0);
   console.log(
     `| floor of a re-serialized result: JSON.parse + JSON.stringify(value) + JSON.stringify(text) | ${fmt(floorMedian, 1)} | ${fmt(floorFastest, 1)} |`,
   );
