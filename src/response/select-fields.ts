@@ -43,6 +43,8 @@ interface SelectionPlan {
   properties: Map<string, SelectionPlan> | undefined;
   /** The plan of keys `properties` does not name (`additionalProperties` as a schema); `undefined`: dropped. */
   extra: SelectionPlan | undefined;
+  /** None of the three: any value here is kept whole (a string, a number, an open map), so it is not visited. */
+  keepsAll: boolean;
 }
 
 function compilePlan(schema: Record<string, unknown>, resolve: Resolve): SelectionPlan {
@@ -51,7 +53,7 @@ function compilePlan(schema: Record<string, unknown>, resolve: Resolve): Selecti
     const node = resolve(schemaNode);
     let plan = plans.get(node);
     if (plan !== undefined) return plan;
-    plan = { items: undefined, properties: undefined, extra: undefined };
+    plan = { items: undefined, properties: undefined, extra: undefined, keepsAll: false };
     plans.set(node, plan); // before the children: a $ref cycle ends here
     if (isJsonObject(node.items)) plan.items = planOf(node.items);
     const shape = declaredShape(node, resolve);
@@ -61,6 +63,7 @@ function compilePlan(schema: Record<string, unknown>, resolve: Resolve): Selecti
       plan.properties = properties;
     }
     if (shape.extra !== undefined) plan.extra = planOf(shape.extra);
+    plan.keepsAll = plan.items === undefined && plan.properties === undefined && plan.extra === undefined;
     return plan;
   };
   return planOf(schema);
@@ -129,7 +132,7 @@ function selectValue(value: unknown, plan: SelectionPlan, counter: { dropped: nu
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     const items = plan.items;
-    if (items === undefined) return value;
+    if (items === undefined || items.keepsAll) return value;
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
@@ -145,32 +148,43 @@ function selectValue(value: unknown, plan: SelectionPlan, counter: { dropped: nu
   const { properties, extra } = plan;
   if (properties === undefined && extra === undefined) return value; // an open map: kept whole
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
   let out: Record<string, unknown> | undefined;
-  for (let k = 0; k < keys.length; k++) {
-    const key = keys[k];
+  // for…in with an own-key check, not Object.keys: no array of keys per object (a response holds thousands).
+  let k = 0;
+  for (const key in record) {
+    if (!hasOwn(record, key)) continue;
     const sub = properties?.get(key) ?? extra;
     if (sub === undefined) {
       counter.dropped++;
-      out ??= copyOf(record, keys, k);
-      continue;
+      out ??= copyOf(record, k);
+    } else {
+      const item = record[key];
+      const selected = sub.keepsAll ? item : selectValue(item, sub, counter);
+      if (out !== undefined) define(out, key, selected);
+      else if (selected !== item) {
+        out = copyOf(record, k);
+        define(out, key, selected);
+      }
     }
-    const item = record[key];
-    const selected = selectValue(item, sub, counter);
-    if (out !== undefined) define(out, key, selected);
-    else if (selected !== item) {
-      out = copyOf(record, keys, k);
-      define(out, key, selected);
-    }
+    k++;
   }
   return out ?? record;
 }
 
-/** A new object with the first `count` of `keys` of `record`. */
-function copyOf(record: Record<string, unknown>, keys: readonly string[], count: number): Record<string, unknown> {
+/** A new object with the first `count` own keys of `record`. */
+function copyOf(record: Record<string, unknown>, count: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (let k = 0; k < count; k++) define(out, keys[k], record[keys[k]]);
+  let k = 0;
+  for (const key in record) {
+    if (!hasOwn(record, key)) continue;
+    if (k++ === count) break;
+    define(out, key, record[key]);
+  }
   return out;
+}
+
+function hasOwn(record: Record<string, unknown>, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(record, key);
 }
 
 /** Sets an own data property: a key named `__proto__` stays an ordinary key (and no other key pays for that). */
