@@ -1,4 +1,4 @@
-import type { ShapeCounts } from '../../response';
+import { MAX_RESPONSE_DEPTH, scanJsonText, type ShapeCounts } from '../../response';
 
 /** The outcome of a service call: a `tools/call` result as JSON text, or a failure with a short reason. */
 export type ServiceOutcome =
@@ -28,7 +28,10 @@ export function failure(code: ServiceErrorCode, message: string): ServiceOutcome
 /**
  * A 2xx body as a tool result: JSON (declared, or undeclared but parseable) → a text content with the JSON and,
  * for an object, `structuredContent`; other text → a text content; an empty body → no content;
- * a body declared JSON that does not parse, or a binary type → an error result.
+ * a body declared JSON that does not parse, or a binary type → an error result. JSON nested deeper than
+ * {@link MAX_RESPONSE_DEPTH} levels is passed on as text, unparsed: `JSON.parse` spends about a quarter of a
+ * microsecond per level, so 4 MiB of brackets would hold the event loop for over half a second, and a client
+ * parsing such `structuredContent` recursively would overflow its stack.
  *
  * @param contentType the response's `Content-Type`, lower-cased (`''` when there is none)
  */
@@ -36,6 +39,7 @@ export function toolResult(text: string, contentType: string): ServiceOutcome {
   if (text === '') return { ok: true, resultJson: '{"content":[]}' };
   const declaredJson = contentType.includes('json');
   if (declaredJson || contentType === '') {
+    if (scanJsonText(text, MAX_RESPONSE_DEPTH).tooDeep) return { ok: true, resultJson: textResult(text) };
     let value: unknown;
     try {
       value = JSON.parse(text);
