@@ -79,6 +79,25 @@ describe('redactMatches', () => {
     assert.equal(value.items[7], '[redacted] [redacted]');
     assert.equal(value.items[8], '1');
   });
+
+  it('reads only own members: an enumerable string on Object.prototype is neither redacted onto an object nor counted', () => {
+    const card = '4111111111111111';
+    Object.defineProperty(Object.prototype, 'inherited', {
+      value: card,
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+    try {
+      const value = { a: { b: 'x' }, c: card };
+      const { count } = redactMatches(value, [compileRedactPattern('\\b[0-9]{13,16}\\b')]);
+      assert.equal(count, 1);
+      assert.deepEqual(Object.keys(value.a), ['b']);
+      assert.equal(value.c, '[redacted]');
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).inherited;
+    }
+  });
 });
 
 /** `matchesOutsideStrings` with the value's own JSON text, which is short here unless the value is large. */
