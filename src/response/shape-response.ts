@@ -57,10 +57,18 @@ export const responseMessages = {
   },
 } as const;
 
+/** What a shaper is compiled from: enough to compile the same shaper again (on another thread). */
+export interface ResponseControlsSource {
+  readonly config: ResponseControlsConfig;
+  readonly validateOutput: boolean;
+}
+
 /** A tool's compiled response controls. */
 export interface ResponseShaper {
   /** The schema `tools/list` advertises (loosened where redaction may replace a string), when output is declared. */
   readonly advertisedSchema: Record<string, unknown> | undefined;
+  /** The settings it was compiled from (only the response controls of the tool's config). */
+  readonly source: ResponseControlsSource;
   /**
    * Shapes a 2xx body.
    * @param contentType the response's `Content-Type`, lower-cased (`''` when none)
@@ -93,7 +101,8 @@ export function compileResponseControls(
   const selector = response?.fields === 'declared' && output !== undefined ? fieldSelector(output) : undefined;
   const advertised = output === undefined ? undefined : advertisedOutputSchema(output, paths, patterns.length > 0);
   const shaper = new Shaper(validator, selector, paths, patterns, response?.max_bytes, response !== undefined);
-  return { shaper: Object.assign(shaper, { advertisedSchema: advertised }) };
+  const source = { config: { output_schema: output, response }, validateOutput };
+  return { shaper: Object.assign(shaper, { advertisedSchema: advertised, source }) };
 }
 
 class Shaper {

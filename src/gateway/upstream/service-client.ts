@@ -3,7 +3,8 @@ import { withIdentity, type CallerIdentity } from './backend-headers';
 import { CaDispatchers, tlsFailureReason } from './backend-tls';
 import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';
 import type { ResponseShaper } from '../../response';
-import { failure, toolResult, type ServiceOutcome } from './service-outcome';
+import { BodyThread, OFFLOAD_BYTES } from './body-thread';
+import { bodyResult, failure, type ServiceOutcome } from './service-outcome';
 
 /**
  * undici's connection-pooling `Agent` alone. The package's entry point also loads `fetch`, WebSocket, the cache
@@ -32,6 +33,8 @@ export class ServiceClient {
   private pool: Dispatcher | undefined;
   /** Pools for backends with their own CA bundle (`tls`). */
   private readonly caDispatchers: CaDispatchers;
+  /** Where large bodies become results, off the gateway's thread. */
+  private readonly bodies = new BodyThread();
 
   /**
    * @param maxResponseBytes the largest response body accepted
@@ -71,7 +74,7 @@ export class ServiceClient {
       return Promise.resolve(failure('SERVICE_UNAVAILABLE', 'Service unavailable: request failed'));
     }
     return new Promise((resolve) => {
-      const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs, shaper);
+      const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs, shaper, this.bodies);
       const headers = plan.forwardIdentity && caller !== undefined ? withIdentity(plan.headers, caller) : plan.headers;
       const dispatcher = plan.ca === undefined ? this.dispatcher : this.caDispatchers.for(plan.ca);
       // The low-level dispatch API: no URL parsing, no AbortController, no response stream per call; the
@@ -94,7 +97,7 @@ export class ServiceClient {
    * this) is cut off rather than awaited: `close()` alone would wait for a backend that never finishes.
    */
   async close(): Promise<void> {
-    await Promise.all([this.pool?.destroy().catch(() => undefined), this.caDispatchers.close()]);
+    await Promise.all([this.pool?.destroy().catch(() => undefined), this.caDispatchers.close(), this.bodies.close()]);
   }
 }
 
@@ -120,6 +123,7 @@ class CallHandler {
     private readonly maxBytes: number,
     private readonly timeoutMs: number,
     private readonly shaper: ResponseShaper | undefined,
+    private readonly bodies: BodyThread,
   ) {
     this.timer = setTimeout(() => this.timedOut(), timeoutMs);
   }
@@ -181,12 +185,14 @@ class CallHandler {
     this.finish();
     if (this.settled) return;
     const chunks = this.chunks;
-    const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, this.size).toString('utf8');
-    this.settle(
-      this.shaper === undefined
-        ? toolResult(text, this.contentType)
-        : this.shaper.shape(text, this.contentType, this.maxBytes),
-    );
+    const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.size);
+    if (this.size >= OFFLOAD_BYTES) {
+      void this.bodies
+        .result(body, this.contentType, this.maxBytes, this.shaper)
+        .then((outcome) => this.settle(outcome));
+    } else {
+      this.settle(bodyResult(body.toString('utf8'), this.contentType, this.maxBytes, this.shaper));
+    }
   }
 
   onError(err: Error): void {

@@ -1,4 +1,4 @@
-import { MAX_RESPONSE_DEPTH, scanJsonText, type ShapeCounts } from '../../response';
+import { MAX_RESPONSE_DEPTH, scanJsonText, type ResponseShaper, type ShapeCounts } from '../../response';
 
 /** The outcome of a service call: a `tools/call` result as JSON text, or a failure with a short reason. */
 export type ServiceOutcome =
@@ -61,4 +61,18 @@ export function toolResult(text: string, contentType: string): ServiceOutcome {
 
 function textResult(text: string): string {
   return `{"content":[{"type":"text","text":${JSON.stringify(text)}}]}`;
+}
+
+/**
+ * A 2xx body as a tool result: shaped by the tool's response controls when it has them, else by
+ * {@link toolResult}.
+ * @param maxBytes the response limit, which a shaped result is measured against
+ */
+export function bodyResult(
+  text: string,
+  contentType: string,
+  maxBytes: number,
+  shaper: ResponseShaper | undefined,
+): ServiceOutcome {
+  return shaper === undefined ? toolResult(text, contentType) : shaper.shape(text, contentType, maxBytes);
 }

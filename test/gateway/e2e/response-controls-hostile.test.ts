@@ -22,6 +22,23 @@ const OUTPUT = generateOutputSchema({
 const MIB = 1024 * 1024;
 const NEAR_PATTERN = JSON.stringify({ id: 'C-1', note: `${'9'.repeat(MIB)} 4111111111111111 ${'a'.repeat(1000)}` });
 
+/**
+ * Just under 4 MiB of empty arrays nested 8 deep, then a card number: every 17 bytes cost V8 eight arrays to parse
+ * and to serialize again, so shaping it takes hundreds of milliseconds.
+ */
+const VALUES = (() => {
+  const tail = '"4111111111111111"]}';
+  const unit = '[[[[[[[[]]]]]]]],';
+  return `{"items":[${unit.repeat(Math.floor((4 * MIB - 100) / unit.length))}${tail}`;
+})();
+/** Resolved when the backend has handed the last byte of {@link VALUES} to the connection. */
+let valuesSent: { promise: Promise<void>; resolve: () => void };
+function resetValuesSent(): void {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  valuesSent = { promise, resolve };
+}
+
 /** A backend whose answers are written by hand: streamed, unbounded, or exactly the bytes given. */
 async function startHostileBackend(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
@@ -40,6 +57,11 @@ async function startHostileBackend(): Promise<{ url: string; close(): Promise<vo
       res.on('error', () => undefined);
       req.socket.on('error', () => undefined);
       pump();
+      return;
+    }
+    if (path === '/values') {
+      res.on('finish', () => valuesSent.resolve());
+      res.end(VALUES);
       return;
     }
     const bodies: Record<string, string> = {
@@ -90,6 +112,7 @@ describe('response controls e2e: hostile backends', function () {
         // No declared output: nothing validates, but shaping must not turn 1e400 into null.
         { ...tool('inf_open', `${backend.url}/inf-open`), ...redacting, response: { redact_patterns: { x: 'x' } } },
         withOutput('big_int', '/big-int'),
+        { ...tool('values', `${backend.url}/values`), response: { redact_patterns: { card: '\\b[0-9]{13,16}\\b' } } },
       ]),
     );
     session = await initializeSession(gw.url);
@@ -112,6 +135,24 @@ describe('response controls e2e: hostile backends', function () {
     for (const r of others) assert.deepEqual(r.result.structuredContent, { id: 'C-1', count: 3 });
     assert.equal(errorText(await huge), 'Service response too large');
     assert.deepEqual((await call('ok')).result.structuredContent, { id: 'C-1', count: 3 });
+  });
+
+  it('keeps answering other calls while it shapes a body that is slow to parse (on its body thread)', async () => {
+    resetValuesSent();
+    let done = false;
+    const values = call('values').finally(() => (done = true));
+    await valuesSent.promise;
+    // Calls one after another until the slow body is answered: on the gateway's own thread, shaping it would
+    // leave no room for any of them.
+    let answered = 0;
+    while (!done) {
+      assert.deepEqual((await call('ok')).result.structuredContent, { id: 'C-1', count: 3 });
+      answered++;
+    }
+    const reply = await values;
+    assert.equal(reply.result.isError, undefined, JSON.stringify(reply).slice(0, 300));
+    assert.ok(reply.result.structuredContent.items.at(-1) === '[redacted]');
+    assert.ok(answered >= 10, `only ${answered} calls were answered while the body was shaped`);
   });
 
   it('redacts a match next to a 1 MiB string, exactly and without a trace in the reply', async () => {

@@ -1,0 +1,54 @@
+/**
+ * The worker side of {@link BodyThread}: turns each body it is sent into a tool result with the same function the
+ * gateway's own thread uses ({@link bodyResult}), compiling each tool's response controls once from the settings
+ * sent with the body.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import { compileResponseControls, type ResponseControlsSource, type ResponseShaper } from '../../response';
+import { bodyResult, type ServiceOutcome } from './service-outcome';
+
+/** One body to turn into a result. */
+export interface BodyJob {
+  readonly id: number;
+  /** The body's bytes (UTF-8). */
+  readonly body: Uint8Array;
+  readonly contentType: string;
+  readonly maxBytes: number;
+  /** The tool's response controls: `key` names the settings (their JSON text), compiled here once per key. */
+  readonly controls: { readonly key: string; readonly source: ResponseControlsSource } | undefined;
+}
+
+/** The answer to a {@link BodyJob}. */
+export interface BodyAnswer {
+  readonly id: number;
+  readonly outcome: ServiceOutcome;
+}
+
+/** Compiled controls kept, most recently used last; the oldest goes past this many (a reload compiles anew). */
+const MAX_COMPILED = 256;
+
+/** Answers every job that arrives on `port`. */
+export function serveBodies(port: MessagePort): void {
+  const compiled = new Map<string, ResponseShaper | undefined>();
+  const shaperFor = (controls: NonNullable<BodyJob['controls']>): ResponseShaper | undefined => {
+    if (compiled.has(controls.key)) {
+      const shaper = compiled.get(controls.key);
+      compiled.delete(controls.key);
+      compiled.set(controls.key, shaper);
+      return shaper;
+    }
+    const result = compileResponseControls(controls.source.config, controls.source.validateOutput);
+    // The gateway's thread compiled the same settings without error, so only a bug gets here: the thread exits,
+    // and the gateway's thread works out this body itself.
+    if ('error' in result) throw new Error(result.error);
+    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
+    compiled.set(controls.key, result.shaper);
+    return result.shaper;
+  };
+  port.on('message', (job: BodyJob) => {
+    const shaper = job.controls === undefined ? undefined : shaperFor(job.controls);
+    const text = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength).toString('utf8');
+    const outcome = bodyResult(text, job.contentType, job.maxBytes, shaper);
+    port.postMessage({ id: job.id, outcome } satisfies BodyAnswer);
+  });
+}
