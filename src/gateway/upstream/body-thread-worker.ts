@@ -27,8 +27,20 @@ export interface BodyAnswer {
 /** Compiled controls kept, most recently used last; the oldest goes past this many (a reload compiles anew). */
 const MAX_COMPILED = 256;
 
-/** Answers every job that arrives on `port`. */
-export function serveBodies(port: MessagePort): void {
+/*
+ * The thread tells what it is doing through shared memory, which the gateway's thread reads at once, whatever
+ * messages are still in flight when the thread dies (its answers may arrive after its `error` event).
+ */
+/** Index of the shared state: 1 once the thread has loaded its modules and listens for bodies. */
+export const READY = 0;
+/** Index of the shared state: the id of the body being worked out (0: none). */
+export const WORKING = 1;
+
+/**
+ * Answers every job that arrives on `port`.
+ * @param state an `Int32Array` of two on shared memory: {@link READY} and {@link WORKING}
+ */
+export function serveBodies(port: MessagePort, state: Int32Array): void {
   const compiled = new Map<string, ResponseShaper | undefined>();
   const shaperFor = (controls: NonNullable<BodyJob['controls']>): ResponseShaper | undefined => {
     if (compiled.has(controls.key)) {
@@ -39,16 +51,19 @@ export function serveBodies(port: MessagePort): void {
     }
     const result = compileResponseControls(controls.source.config, controls.source.validateOutput);
     // The gateway's thread compiled the same settings without error, so only a bug gets here: the thread exits,
-    // and the gateway's thread works out this body itself.
+    // and this body is answered as failed.
     if ('error' in result) throw new Error(result.error);
     if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
     compiled.set(controls.key, result.shaper);
     return result.shaper;
   };
   port.on('message', (job: BodyJob) => {
+    Atomics.store(state, WORKING, job.id);
     const shaper = job.controls === undefined ? undefined : shaperFor(job.controls);
     const text = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength).toString('utf8');
     const outcome = bodyResult(text, job.contentType, job.maxBytes, shaper);
     port.postMessage({ id: job.id, outcome } satisfies BodyAnswer);
+    Atomics.store(state, WORKING, 0);
   });
+  Atomics.store(state, READY, 1);
 }

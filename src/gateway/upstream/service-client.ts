@@ -33,13 +33,15 @@ export class ServiceClient {
   private pool: Dispatcher | undefined;
   /** Pools for backends with their own CA bundle (`tls`). */
   private readonly caDispatchers: CaDispatchers;
-  /** Where large bodies become results, off the gateway's thread. */
-  private readonly bodies = new BodyThread();
 
   /**
    * @param maxResponseBytes the largest response body accepted
+   * @param bodies where large bodies become results, off the gateway's thread
    */
-  constructor(private maxResponseBytes: number) {
+  constructor(
+    private maxResponseBytes: number,
+    private readonly bodies = new BodyThread(),
+  ) {
     this.caDispatchers = new CaDispatchers(
       (ca) => new (loadAgent())({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { ca } }),
     );
@@ -182,17 +184,26 @@ class CallHandler {
   }
 
   onComplete(): void {
-    this.finish();
-    if (this.settled) return;
-    const chunks = this.chunks;
-    const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.size);
-    if (this.size >= OFFLOAD_BYTES) {
-      void this.bodies
-        .result(body, this.contentType, this.maxBytes, this.shaper)
-        .then((outcome) => this.settle(outcome));
-    } else {
-      this.settle(bodyResult(body.toString('utf8'), this.contentType, this.maxBytes, this.shaper));
+    if (this.settled) {
+      this.finish();
+      return;
     }
+    if (this.size < OFFLOAD_BYTES) {
+      this.finish();
+      this.settle(bodyResult(this.body().toString('utf8'), this.contentType, this.maxBytes, this.shaper));
+      return;
+    }
+    // The exchange is over (nothing is left to abort), but the deadline keeps running: the call's timeout covers
+    // the wait for the body thread too, should large bodies queue there.
+    this.finished = true;
+    void this.bodies.result(this.body(), this.contentType, this.maxBytes, this.shaper).then((outcome) => {
+      clearTimeout(this.timer);
+      this.settle(outcome);
+    });
+  }
+
+  private body(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
   }
 
   onError(err: Error): void {

@@ -29,9 +29,10 @@ export function failure(code: ServiceErrorCode, message: string): ServiceOutcome
  * A 2xx body as a tool result: JSON (declared, or undeclared but parseable) → a text content with the JSON and,
  * for an object, `structuredContent`; other text → a text content; an empty body → no content;
  * a body declared JSON that does not parse, or a binary type → an error result. JSON nested deeper than
- * {@link MAX_RESPONSE_DEPTH} levels is passed on as text, unparsed: `JSON.parse` spends about a quarter of a
- * microsecond per level, so 4 MiB of brackets would hold the event loop for over half a second, and a client
- * parsing such `structuredContent` recursively would overflow its stack.
+ * {@link MAX_RESPONSE_DEPTH} levels is not parsed: `JSON.parse` spends about a quarter of a microsecond per level
+ * (4 MiB of brackets would hold a thread for over half a second), and a client parsing such `structuredContent`
+ * recursively would overflow its stack. Declared JSON that deep is an error result; an undeclared body that deep
+ * is text, like any undeclared body that is not JSON.
  *
  * @param contentType the response's `Content-Type`, lower-cased (`''` when there is none)
  */
@@ -39,7 +40,9 @@ export function toolResult(text: string, contentType: string): ServiceOutcome {
   if (text === '') return { ok: true, resultJson: '{"content":[]}' };
   const declaredJson = contentType.includes('json');
   if (declaredJson || contentType === '') {
-    if (scanJsonText(text, MAX_RESPONSE_DEPTH).tooDeep) return { ok: true, resultJson: textResult(text) };
+    if (scanJsonText(text, MAX_RESPONSE_DEPTH).tooDeep) {
+      return declaredJson ? failure('SERVICE_BAD_RESPONSE', tooDeep) : { ok: true, resultJson: textResult(text) };
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -59,13 +62,22 @@ export function toolResult(text: string, contentType: string): ServiceOutcome {
   return failure('SERVICE_BAD_RESPONSE', 'Service error: unsupported response type');
 }
 
+/** The reason given for declared JSON nested too deep to parse. */
+const tooDeep = `Service error: JSON response nested deeper than ${MAX_RESPONSE_DEPTH} levels`;
+
 function textResult(text: string): string {
   return `{"content":[{"type":"text","text":${JSON.stringify(text)}}]}`;
 }
 
 /**
+ * The result of a body the gateway failed to work out (an exception while shaping it, such as a text content past
+ * V8's longest string, or the body thread failing on it).
+ */
+export const BODY_FAILED = failure('SERVICE_BAD_RESPONSE', 'Service error: response could not be processed');
+
+/**
  * A 2xx body as a tool result: shaped by the tool's response controls when it has them, else by
- * {@link toolResult}.
+ * {@link toolResult}; {@link BODY_FAILED} should that throw.
  * @param maxBytes the response limit, which a shaped result is measured against
  */
 export function bodyResult(
@@ -74,5 +86,9 @@ export function bodyResult(
   maxBytes: number,
   shaper: ResponseShaper | undefined,
 ): ServiceOutcome {
-  return shaper === undefined ? toolResult(text, contentType) : shaper.shape(text, contentType, maxBytes);
+  try {
+    return shaper === undefined ? toolResult(text, contentType) : shaper.shape(text, contentType, maxBytes);
+  } catch {
+    return BODY_FAILED;
+  }
 }

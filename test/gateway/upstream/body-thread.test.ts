@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import { BodyThread, OFFLOAD_BYTES } from '../../../src/gateway/upstream/body-thread';
-import { bodyResult } from '../../../src/gateway/upstream/service-outcome';
+import { BODY_FAILED, bodyResult } from '../../../src/gateway/upstream/service-outcome';
 import { compileResponseControls, type ResponseShaper } from '../../../src/response';
 import { generateOutputSchema } from '../../../src/schema';
 
@@ -69,23 +71,49 @@ describe('the body thread: large bodies worked out off the gateway thread', func
     });
   });
 
-  it('works a body out in place when the thread fails, and starts a fresh thread for the next', async () => {
-    // Settings the thread cannot compile (the gateway thread would have refused them): the thread throws and exits.
+  it('answers the body a thread dies on as failed, and hands the bodies behind it to a fresh thread', async () => {
+    // Settings the thread cannot compile (the gateway's thread would have refused them): it throws and exits.
     const broken: ResponseShaper = {
       advertisedSchema: undefined,
       source: { config: { output_schema: { type: 'object', properties: 5 } }, validateOutput: true },
-      shape: () => ({ ok: true, resultJson: '{"content":[],"in_place":true}', counts: undefined }),
+      shape: () => ({ ok: true, resultJson: '{"content":[]}', counts: undefined }),
     };
-    const outcome = await thread.result(Buffer.from('{}'), 'application/json', 1 << 20, broken);
-    assert.deepEqual(outcome, { ok: true, resultJson: '{"content":[],"in_place":true}', counts: undefined });
-    const next = await thread.result(Buffer.from('{"id":"C-1"}'), 'application/json', 1 << 20, undefined);
-    assert.deepEqual(next, bodyResult('{"id":"C-1"}', 'application/json', 1 << 20, undefined));
+    const body = itemsBody(OFFLOAD_BYTES, (i) => ({ n: i }));
+    const [dead, ...behind] = await Promise.all([
+      thread.result(Buffer.from('{}'), 'application/json', 1 << 20, broken),
+      ...[1, 2, 3].map(() => thread.result(Buffer.from(body), 'application/json', 1 << 24, undefined)),
+    ]);
+    assert.deepEqual(dead, BODY_FAILED);
+    assert.equal(BODY_FAILED.ok || BODY_FAILED.message, 'Service error: response could not be processed');
+    for (const outcome of behind) assert.deepEqual(outcome, bodyResult(body, 'application/json', 1 << 24, undefined));
   });
 
-  it('answers in place once closed', async () => {
-    const closed = new BodyThread();
-    await closed.close();
-    const outcome = await closed.result(Buffer.from('[1]'), 'application/json', 1 << 20, undefined);
-    assert.deepEqual(outcome, { ok: true, resultJson: '{"content":[{"type":"text","text":"[1]"}]}' });
+  it('answers the bodies it holds as failed requests once closed, and every later one', async () => {
+    const closing = new BodyThread();
+    const body = Buffer.from(itemsBody(4 * OFFLOAD_BYTES, () => [[[[[[[[]]]]]]]]));
+    const held = [1, 2, 3].map(() => closing.result(body, 'application/json', 1 << 24, undefined));
+    await closing.close();
+    const failed = { ok: false, code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable: request failed' };
+    for (const outcome of await Promise.all(held)) assert.deepEqual(outcome, failed);
+    assert.deepEqual(await closing.result(Buffer.from('[1]'), 'application/json', 1 << 20, undefined), failed);
+  });
+
+  it('works every body out in place where worker threads are not permitted', () => {
+    const script = `
+      const { BodyThread } = require('./src/gateway/upstream/body-thread');
+      const { bodyResult } = require('./src/gateway/upstream/service-outcome');
+      const text = JSON.stringify({ id: 'C-1', items: Array.from({ length: 30000 }, (_, i) => ({ n: i })) });
+      new BodyThread().result(Buffer.from(text), 'application/json', 1 << 24, undefined).then((outcome) => {
+        const same = JSON.stringify(outcome) === JSON.stringify(bodyResult(text, 'application/json', 1 << 24, undefined));
+        process.stdout.write(process.permission.has('worker') ? 'permitted, ' : 'refused, ');
+        process.stdout.write(same ? 'same' : 'different');
+      });`;
+    const run = spawnSync(
+      process.execPath,
+      ['--experimental-permission', '--allow-fs-read=*', '-r', 'ts-node/register/transpile-only', '-e', script],
+      { cwd: path.resolve(__dirname, '../../..'), encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, 'refused, same');
   });
 });

@@ -19,7 +19,9 @@ import { initializeSession, type McpSession, openSession, rawCall } from '../../
 import { makeToken } from '../../helpers/tokens';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { ToolConfig } from '../../../src/contract';
+import { BodyThread, OFFLOAD_BYTES } from '../../../src/gateway/upstream/body-thread';
 import { ServiceClient } from '../../../src/gateway/upstream/service-client';
+import type { ServiceOutcome } from '../../../src/gateway/upstream/service-outcome';
 import { planServiceCall } from '../../../src/gateway/upstream/request-plan';
 import { eventually } from '../../helpers/eventually';
 
@@ -393,6 +395,23 @@ describe('service client: misbehaving backends (docs/gateway.md: never a crash, 
     assert.deepEqual(outcome, { ok: false, code: 'SERVICE_TIMEOUT', message: 'Service timed out after 300 ms' });
     assert.ok(Date.now() - started < 300 + 1000);
     await eventually(() => backend!.sockets[0]?.closed === true, { timeoutMs: 3000, what: 'the connection closed' });
+  });
+
+  it('keeps the deadline while a large body waits for the body thread', async () => {
+    const body = JSON.stringify({ items: 'x'.repeat(OFFLOAD_BYTES) });
+    backend = await rawBackend((socket) => {
+      socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    });
+    // A thread that never answers, as one with a long queue of hostile bodies ahead of this one would not in time.
+    class StuckThread extends BodyThread {
+      override result(): Promise<ServiceOutcome> {
+        return new Promise(() => undefined);
+      }
+    }
+    await client.close();
+    client = new ServiceClient(1024 * 1024, new StuckThread());
+    const outcome = await client.call(planFor(`${backend.origin}/x`, 300), {});
+    assert.deepEqual(outcome, { ok: false, code: 'SERVICE_TIMEOUT', message: 'Service timed out after 300 ms' });
   });
 
   it('times out a backend that accepts and never answers', async () => {

@@ -1,16 +1,45 @@
 import * as assert from 'node:assert/strict';
-import { toolResult } from '../../../src/gateway/upstream/service-outcome';
+import { BODY_FAILED, bodyResult, toolResult } from '../../../src/gateway/upstream/service-outcome';
 import { MAX_RESPONSE_DEPTH } from '../../../src/response';
 
 const nested = (levels: number): string => `{"a":${'['.repeat(levels - 1)}1${']'.repeat(levels - 1)}}`;
 
-describe('a 2xx body as a tool result (no response controls)', () => {
-  it('passes JSON nested deeper than the shaping limit on as text, without structuredContent', () => {
-    for (const body of [nested(MAX_RESPONSE_DEPTH + 1), '['.repeat(1 << 20) + ']'.repeat(1 << 20)]) {
-      const outcome = toolResult(body, 'application/json');
-      assert.ok(outcome.ok);
-      assert.deepEqual(JSON.parse(outcome.resultJson), { content: [{ type: 'text', text: body }] });
+describe('a 2xx body as a tool result', () => {
+  it('does not parse JSON nested deeper than the shaping limit: declared, an error; undeclared, text', () => {
+    const refusal = {
+      ok: false,
+      code: 'SERVICE_BAD_RESPONSE',
+      message: `Service error: JSON response nested deeper than ${MAX_RESPONSE_DEPTH} levels`,
+    };
+    const valid = '['.repeat(1 << 20) + ']'.repeat(1 << 20);
+    const invalid = `${'['.repeat(600)}<html>oops`; // an error page behind brackets: an error, as shallow ones are
+    for (const body of [nested(MAX_RESPONSE_DEPTH + 1), valid, invalid]) {
+      assert.deepEqual(toolResult(body, 'application/json'), refusal);
+      const undeclared = toolResult(body, '');
+      assert.ok(undeclared.ok);
+      assert.deepEqual(JSON.parse(undeclared.resultJson), { content: [{ type: 'text', text: body }] });
     }
+    assert.deepEqual(toolResult('[[[<html>oops', 'application/json'), {
+      ok: false,
+      code: 'SERVICE_BAD_RESPONSE',
+      message: 'Service error: invalid JSON response',
+    });
+  });
+
+  it('answers a body it fails to work out (an exception while shaping) as an error result, never a throw', () => {
+    const throwing = {
+      advertisedSchema: undefined,
+      source: { config: {}, validateOutput: true },
+      shape: (): never => {
+        throw new RangeError('Invalid string length');
+      },
+    };
+    assert.deepEqual(bodyResult('{}', 'application/json', 1 << 20, throwing), BODY_FAILED);
+    assert.deepEqual(BODY_FAILED, {
+      ok: false,
+      code: 'SERVICE_BAD_RESPONSE',
+      message: 'Service error: response could not be processed',
+    });
   });
 
   it('still parses JSON nested exactly as deep as the limit into structuredContent', () => {
