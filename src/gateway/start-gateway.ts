@@ -27,7 +27,7 @@ import {
 } from './mcp';
 import type { GatewayMetrics, MetricsServer } from './metrics';
 import { reusePortSupport } from './reuse-port';
-import { ServiceClient } from './upstream';
+import { BodyThread, ServiceClient } from './upstream';
 import type { SecretSource } from './upstream/secrets';
 
 /** Options of `startGateway`. */
@@ -169,7 +169,7 @@ class Gateway implements RunningGateway {
       maxRevokedPerPrincipal: this.state.maxRevokedSessionsPerPrincipal,
     });
     this.streams = new NotificationStreams(this.state.maxStreamsPerPrincipal);
-    this.services = new ServiceClient(this.state.maxResponseBytes);
+    this.services = new ServiceClient(this.state.maxResponseBytes, new BodyThread(log));
     const concurrency = { active: 0, byPrincipal: new Map<Principal, number>() };
     this.metrics = this.createMetrics(concurrency);
     this.knowNames();

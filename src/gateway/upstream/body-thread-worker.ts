@@ -60,8 +60,8 @@ export function serveBodies(port: MessagePort, state: Int32Array): void {
   port.on('message', (job: BodyJob) => {
     Atomics.store(state, WORKING, job.id);
     const shaper = job.controls === undefined ? undefined : shaperFor(job.controls);
-    const text = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength).toString('utf8');
-    const outcome = bodyResult(text, job.contentType, job.maxBytes, shaper);
+    const body = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength);
+    const outcome = bodyResult(body, job.contentType, job.maxBytes, shaper);
     port.postMessage({ id: job.id, outcome } satisfies BodyAnswer);
     Atomics.store(state, WORKING, 0);
   });

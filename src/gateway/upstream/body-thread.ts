@@ -7,17 +7,19 @@
  * copying it to a thread and back would cost an ordinary one more than it saves.
  *
  * One thread per gateway (per `ServiceClient`), started at the first large body (it loads the validation and
- * shaping modules: about 27 MB), unreferenced (it never keeps the process alive). It works out one body at a time,
- * in the order they came. For an ordinary 1 MiB body the gateway's thread spends about 2 ms copying the body there
- * and the result back, and the call is answered about 3 ms later.
+ * shaping modules: about 27 MB), unreferenced (it never keeps the process alive). Bodies wait here, oldest first,
+ * and go to the thread one at a time: a body whose call is no longer waiting for it (timed out) is dropped
+ * without being worked out, so the bodies held are those of calls still in flight. For an ordinary 1 MiB body the
+ * gateway's thread spends about 2 ms copying the body there and the result back, and the call is answered about
+ * 3 ms later.
  *
- * Failures: a thread that cannot start (worker threads not permitted, its module missing) leaves every body to be
- * worked out in place, as before threads existed. A thread that dies on a body (out of memory) answers that body
- * {@link BODY_FAILED} — working it out in place could stall or kill the gateway's thread the same way — and hands
- * the bodies queued behind it to a fresh thread. Once closed, bodies still held are answered as failed requests,
- * not worked out: the calls that sent them are being cut off.
+ * Failures (each logged): a thread that cannot start (worker threads not permitted) or never loads its module
+ * leaves every body to be worked out in place, as before threads existed. A thread that dies on a body (out of
+ * memory) answers that body {@link BODY_FAILED}: working it out in place could stall or kill the gateway's thread
+ * the same way. Once closed, bodies still held are answered as failed requests, not worked out.
  */
 import { Worker } from 'node:worker_threads';
+import type { Logger } from '../logger';
 import type { ResponseShaper } from '../../response';
 import { READY, WORKING, type BodyAnswer, type BodyJob } from './body-thread-worker';
 import { BODY_FAILED, bodyResult, failure, type ServiceOutcome } from './service-outcome';
@@ -27,6 +29,12 @@ export const OFFLOAD_BYTES = 256 * 1024;
 
 /** What a body still held when the thread is closed gets: what a request cut off by the closing pool gets. */
 const CLOSED = failure('SERVICE_UNAVAILABLE', 'Service unavailable: request failed');
+
+/** Threads in a row that die before loading their module, after which bodies are worked out in place for good. */
+const MAX_LOAD_FAILURES = 3;
+
+/** A body sent to this many threads that each died before starting on it is answered as failed. */
+const MAX_ATTEMPTS = 2;
 
 /** The worker's code: the compiled module (or, under ts-node in the tests, its source) serves the bodies. */
 const WORKER = `
@@ -40,50 +48,91 @@ interface Held {
   readonly contentType: string;
   readonly maxBytes: number;
   readonly shaper: ResponseShaper | undefined;
+  /** Whether the call still waits for this body's result. */
+  readonly wanted: () => boolean;
   readonly resolve: (outcome: ServiceOutcome) => void;
+  /** Threads it was sent to. */
+  attempts: number;
 }
 
-/** The thread that works out large bodies, and the bodies it holds. */
+/** A started thread and what it works on. */
+interface Running {
+  readonly worker: Worker;
+  /** Shared with the thread, indexed by `READY` and `WORKING`. */
+  readonly state: Int32Array;
+  /** The body sent to it, not answered yet. */
+  current: { readonly id: number; readonly held: Held } | undefined;
+}
+
+/** The thread that works out large bodies, and the bodies waiting for it. */
 export class BodyThread {
-  private worker: Worker | undefined;
-  /** Set once a thread could not start: every body is then worked out in place. */
+  private running: Running | undefined;
+  /** Bodies waiting for the thread, oldest first. */
+  private queue: Held[] = [];
+  /** Set once threads cannot work here: every body is then worked out in place. */
   private unavailable = false;
+  private loadFailures = 0;
   private closed = false;
-  /** The bodies sent to the thread and not answered yet, oldest first (the thread answers in that order). */
-  private readonly held = new Map<number, Held>();
   private nextId = 0;
   /** Each shaper's settings as JSON text: the key under which the thread keeps them compiled. */
   private readonly keys = new WeakMap<ResponseShaper, string>();
 
+  /** @param log where thread failures are reported */
+  constructor(private readonly log: Logger = () => undefined) {}
+
   /**
-   * The tool result of a 2xx body: the same as {@link bodyResult} of its text, worked out on the thread. Never
-   * rejects.
+   * The tool result of a 2xx body: the same as {@link bodyResult}, worked out on the thread. Never rejects.
    * @param maxBytes the response limit
    * @param shaper the tool's response controls
+   * @param wanted whether the call still waits for it: a body no longer wanted is dropped unworked (its promise
+   *   then resolves to an outcome nobody reads)
    */
   result(
     body: Buffer,
     contentType: string,
     maxBytes: number,
     shaper: ResponseShaper | undefined,
+    wanted: () => boolean = () => true,
   ): Promise<ServiceOutcome> {
     return new Promise((resolve) => {
-      const held: Held = { body, contentType, maxBytes, shaper, resolve };
+      const held: Held = { body, contentType, maxBytes, shaper, wanted, resolve, attempts: 0 };
       if (this.closed) resolve(CLOSED);
-      else if (this.unavailable || !this.send(held)) resolve(inPlace(held));
+      else if (this.unavailable) resolve(bodyResult(body, contentType, maxBytes, shaper));
+      else {
+        this.drop();
+        this.queue.push(held);
+        this.next();
+      }
     });
+  }
+
+  /** Drops the waiting bodies no longer wanted, so that they hold no memory (a call times out: call this). */
+  drop(): void {
+    if (this.queue.some((held) => !held.wanted())) this.queue = this.queue.filter((held) => dropUnwanted(held));
   }
 
   /** Stops the thread; the bodies it still held are answered as failed requests. */
   async close(): Promise<void> {
     this.closed = true;
-    const held = [...this.held.values()];
-    this.held.clear();
+    const running = this.running;
+    this.running = undefined;
+    const held = [...(running?.current !== undefined ? [running.current.held] : []), ...this.queue];
+    this.queue = [];
     for (const h of held) h.resolve(CLOSED);
-    await this.worker?.terminate();
+    await running?.worker.terminate();
   }
 
-  /** Sends a body to the thread; false when it could not be sent (it is then worked out in place). */
+  /** Sends the oldest wanted body to the thread, if it is free. */
+  private next(): void {
+    while (this.running?.current === undefined && this.queue.length > 0) {
+      const held = this.queue.shift() as Held;
+      if (!dropUnwanted(held)) continue;
+      if (this.unavailable) held.resolve(bodyResult(held.body, held.contentType, held.maxBytes, held.shaper));
+      else if (!this.send(held)) held.resolve(bodyResult(held.body, held.contentType, held.maxBytes, held.shaper));
+    }
+  }
+
+  /** Sends a body to the thread (started if need be); false when it could not be sent. */
   private send(held: Held): boolean {
     try {
       let controls: BodyJob['controls'];
@@ -95,62 +144,75 @@ export class BodyThread {
         }
         controls = { key, source: held.shaper.source };
       }
+      const running = this.thread();
       this.nextId = (this.nextId % 0x7fffffff) + 1; // an id fits the shared Int32Array, and is never 0
       const id = this.nextId;
       const { body, contentType, maxBytes } = held;
       // The bytes are copied, not transferred: they stay here in case the thread fails.
-      this.thread().postMessage({ id, body, contentType, maxBytes, controls } satisfies BodyJob);
-      this.held.set(id, held);
+      running.worker.postMessage({ id, body, contentType, maxBytes, controls } satisfies BodyJob);
+      held.attempts++;
+      running.current = { id, held };
       return true;
-    } catch {
+    } catch (err) {
+      this.log('warn', 'body thread: a body could not be sent; it is worked out in place', { error: String(err) });
       return false;
     }
   }
 
-  private thread(): Worker {
-    if (this.worker !== undefined) return this.worker;
+  private thread(): Running {
+    if (this.running !== undefined) return this.running;
     const state = new Int32Array(new SharedArrayBuffer(8));
-    const file = require.resolve('./body-thread-worker');
     let worker: Worker;
     try {
+      const file = require.resolve('./body-thread-worker');
       worker = new Worker(WORKER, { eval: true, workerData: { file, state } });
     } catch (err) {
       this.unavailable = true;
+      this.log('warn', 'body thread cannot start; large bodies are worked out in place', { error: String(err) });
       throw err;
     }
     worker.unref();
-    this.worker = worker;
+    const running: Running = { worker, state, current: undefined };
+    this.running = running;
     worker.on('message', ({ id, outcome }: BodyAnswer) => {
-      const held = this.held.get(id);
-      this.held.delete(id);
-      held?.resolve(outcome);
+      const current = running.current;
+      if (this.running !== running || current?.id !== id) return; // a late answer of a thread given up on
+      this.loadFailures = 0;
+      running.current = undefined;
+      current.held.resolve(outcome);
+      this.next();
     });
-    const failed = (): void => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      const held = [...this.held];
-      this.held.clear();
-      if (this.closed) return;
-      if (Atomics.load(state, READY) === 0) {
-        // It never listened: threads cannot work here.
+    let reported = false;
+    const failed = (err?: Error): void => {
+      if (this.running !== running) return;
+      this.running = undefined;
+      const loaded = Atomics.load(state, READY) === 1;
+      const current = running.current;
+      if (!reported) {
+        reported = true;
+        this.log('warn', 'body thread stopped', { loaded, ...(err !== undefined ? { error: String(err) } : {}) });
+      }
+      if (!loaded && ++this.loadFailures >= MAX_LOAD_FAILURES) {
         this.unavailable = true;
-        for (const [, h] of held) h.resolve(inPlace(h));
-        return;
+        this.log('warn', 'body thread does not load; large bodies are worked out in place');
       }
-      // The body it was working on is answered as failed; the others go to a fresh thread (an answer the dead one
-      // sent before it died may still arrive, under an id no longer held, and is dropped).
-      const working = Atomics.load(state, WORKING);
-      for (const [id, h] of held) {
-        if (id === working) h.resolve(BODY_FAILED);
-        else if (!this.send(h)) h.resolve(inPlace(h));
+      if (current !== undefined) {
+        // Working on it when it died: answered as failed. Not started on it yet: sent again (or worked out here).
+        const killedBy = loaded && Atomics.load(state, WORKING) === current.id;
+        if (killedBy || current.held.attempts >= MAX_ATTEMPTS) current.held.resolve(BODY_FAILED);
+        else this.queue.unshift(current.held);
       }
+      this.next();
     };
     worker.on('error', failed);
-    worker.on('exit', failed);
-    return worker;
+    worker.on('exit', () => failed());
+    return running;
   }
 }
 
-function inPlace({ body, contentType, maxBytes, shaper }: Held): ServiceOutcome {
-  return bodyResult(body.toString('utf8'), contentType, maxBytes, shaper);
+/** Answers a body no longer wanted (nobody reads it) and says whether it is still wanted. */
+function dropUnwanted(held: Held): boolean {
+  if (held.wanted()) return true;
+  held.resolve(BODY_FAILED);
+  return false;
 }

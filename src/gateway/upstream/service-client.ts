@@ -40,7 +40,7 @@ export class ServiceClient {
    */
   constructor(
     private maxResponseBytes: number,
-    private readonly bodies = new BodyThread(),
+    private readonly bodies: BodyThread = new BodyThread(),
   ) {
     this.caDispatchers = new CaDispatchers(
       (ca) => new (loadAgent())({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { ca } }),
@@ -190,13 +190,14 @@ class CallHandler {
     }
     if (this.size < OFFLOAD_BYTES) {
       this.finish();
-      this.settle(bodyResult(this.body().toString('utf8'), this.contentType, this.maxBytes, this.shaper));
+      this.settle(bodyResult(this.body(), this.contentType, this.maxBytes, this.shaper));
       return;
     }
     // The exchange is over (nothing is left to abort), but the deadline keeps running: the call's timeout covers
     // the wait for the body thread too, should large bodies queue there.
     this.finished = true;
-    void this.bodies.result(this.body(), this.contentType, this.maxBytes, this.shaper).then((outcome) => {
+    const wanted = (): boolean => !this.settled;
+    void this.bodies.result(this.body(), this.contentType, this.maxBytes, this.shaper, wanted).then((outcome) => {
       clearTimeout(this.timer);
       this.settle(outcome);
     });
@@ -214,6 +215,7 @@ class CallHandler {
   private timedOut(): void {
     this.settle(failure('SERVICE_TIMEOUT', `Service timed out after ${this.timeoutMs} ms`));
     this.giveUp();
+    this.bodies.drop(); // this call's body, if it waits for the body thread, is no longer wanted
   }
 
   /** Aborts the exchange (undici closes its connection); `onConnect` aborts one not yet started. */

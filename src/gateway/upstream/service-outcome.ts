@@ -76,17 +76,19 @@ function textResult(text: string): string {
 export const BODY_FAILED = failure('SERVICE_BAD_RESPONSE', 'Service error: response could not be processed');
 
 /**
- * A 2xx body as a tool result: shaped by the tool's response controls when it has them, else by
- * {@link toolResult}; {@link BODY_FAILED} should that throw.
+ * A 2xx body as a tool result: its UTF-8 text shaped by the tool's response controls when it has them, else by
+ * {@link toolResult}; {@link BODY_FAILED} should any of that throw (decoding included: a body past V8's longest
+ * string cannot become a string).
  * @param maxBytes the response limit, which a shaped result is measured against
  */
 export function bodyResult(
-  text: string,
+  body: Buffer,
   contentType: string,
   maxBytes: number,
   shaper: ResponseShaper | undefined,
 ): ServiceOutcome {
   try {
+    const text = body.toString('utf8');
     return shaper === undefined ? toolResult(text, contentType) : shaper.shape(text, contentType, maxBytes);
   } catch {
     return BODY_FAILED;

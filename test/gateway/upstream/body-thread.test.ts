@@ -50,7 +50,7 @@ describe('the body thread: large bodies worked out off the gateway thread', func
       ['{}', 'image/png', undefined],
     ];
     for (const [text, contentType, shaper] of cases) {
-      const expected = bodyResult(text, contentType, 1 << 24, shaper);
+      const expected = bodyResult(Buffer.from(text), contentType, 1 << 24, shaper);
       const actual = await thread.result(Buffer.from(text), contentType, 1 << 24, shaper);
       assert.deepEqual(actual, expected, `${contentType}: ${text.slice(0, 60)}`);
     }
@@ -85,7 +85,24 @@ describe('the body thread: large bodies worked out off the gateway thread', func
     ]);
     assert.deepEqual(dead, BODY_FAILED);
     assert.equal(BODY_FAILED.ok || BODY_FAILED.message, 'Service error: response could not be processed');
-    for (const outcome of behind) assert.deepEqual(outcome, bodyResult(body, 'application/json', 1 << 24, undefined));
+    for (const outcome of behind)
+      assert.deepEqual(outcome, bodyResult(Buffer.from(body), 'application/json', 1 << 24, undefined));
+  });
+
+  it('drops a body whose call no longer waits for it, unworked, and works out the others in order', async () => {
+    const body = itemsBody(OFFLOAD_BYTES, (i) => ({ n: i }));
+    const expected = bodyResult(Buffer.from(body), 'application/json', 1 << 24, undefined);
+    let secondWanted = true;
+    const first = thread.result(Buffer.from(body), 'application/json', 1 << 24, undefined);
+    const second = thread.result(Buffer.from(body), 'application/json', 1 << 24, undefined, () => secondWanted);
+    const third = thread.result(Buffer.from(body), 'application/json', 1 << 24, undefined, () => false);
+    secondWanted = false; // its call timed out while the first was on the thread
+    thread.drop();
+    // Dropped bodies get an outcome nobody reads: never the result, which would mean they were worked out.
+    assert.deepEqual(await second, BODY_FAILED);
+    assert.deepEqual(await third, BODY_FAILED);
+    assert.deepEqual(await first, expected);
+    assert.deepEqual(await thread.result(Buffer.from(body), 'application/json', 1 << 24, undefined), expected);
   });
 
   it('answers the bodies it holds as failed requests once closed, and every later one', async () => {
@@ -104,7 +121,7 @@ describe('the body thread: large bodies worked out off the gateway thread', func
       const { bodyResult } = require('./src/gateway/upstream/service-outcome');
       const text = JSON.stringify({ id: 'C-1', items: Array.from({ length: 30000 }, (_, i) => ({ n: i })) });
       new BodyThread().result(Buffer.from(text), 'application/json', 1 << 24, undefined).then((outcome) => {
-        const same = JSON.stringify(outcome) === JSON.stringify(bodyResult(text, 'application/json', 1 << 24, undefined));
+        const same = JSON.stringify(outcome) === JSON.stringify(bodyResult(Buffer.from(text), 'application/json', 1 << 24, undefined));
         process.stdout.write(process.permission.has('worker') ? 'permitted, ' : 'refused, ');
         process.stdout.write(same ? 'same' : 'different');
       });`;

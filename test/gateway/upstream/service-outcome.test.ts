@@ -34,7 +34,7 @@ describe('a 2xx body as a tool result', () => {
         throw new RangeError('Invalid string length');
       },
     };
-    assert.deepEqual(bodyResult('{}', 'application/json', 1 << 20, throwing), BODY_FAILED);
+    assert.deepEqual(bodyResult(Buffer.from('{}'), 'application/json', 1 << 20, throwing), BODY_FAILED);
     assert.deepEqual(BODY_FAILED, {
       ok: false,
       code: 'SERVICE_BAD_RESPONSE',
