@@ -97,7 +97,7 @@ export class BodyThread {
     return new Promise((resolve) => {
       const held: Held = { body, contentType, maxBytes, shaper, wanted, resolve, attempts: 0 };
       if (this.closed) resolve(CLOSED);
-      else if (this.unavailable) resolve(bodyResult(body, contentType, maxBytes, shaper));
+      else if (this.unavailable) resolve(inPlace(held));
       else {
         this.drop();
         this.queue.push(held);
@@ -127,8 +127,7 @@ export class BodyThread {
     while (this.running?.current === undefined && this.queue.length > 0) {
       const held = this.queue.shift() as Held;
       if (!dropUnwanted(held)) continue;
-      if (this.unavailable) held.resolve(bodyResult(held.body, held.contentType, held.maxBytes, held.shaper));
-      else if (!this.send(held)) held.resolve(bodyResult(held.body, held.contentType, held.maxBytes, held.shaper));
+      if (this.unavailable || !this.send(held)) held.resolve(inPlace(held));
     }
   }
 
@@ -208,6 +207,11 @@ export class BodyThread {
     worker.on('exit', () => failed());
     return running;
   }
+}
+
+/** The body's result, worked out on the gateway's own thread. */
+function inPlace({ body, contentType, maxBytes, shaper }: Held): ServiceOutcome {
+  return bodyResult(body, contentType, maxBytes, shaper);
 }
 
 /** Answers a body no longer wanted (nobody reads it) and says whether it is still wanted. */
