@@ -1,7 +1,7 @@
 /**
  * Large 2xx bodies become tool results on a worker thread, so the gateway's own thread keeps serving other calls
  * meanwhile. `JSON.parse` and `JSON.stringify` cost V8 per value, not per byte: a body of empty objects or nested
- * empty arrays (up to 350,000 values in a MiB) held the gateway's thread for 100–180 ms per MiB, more than half a
+ * empty arrays (up to 350,000 values in a MiB) held the gateway's thread for 95–186 ms per MiB, more than half a
  * second at the default 4 MiB response limit, and every other call waited that long. A body under
  * {@link OFFLOAD_BYTES} is worked out in place: a hostile one of that size holds the thread for under 50 ms, and
  * copying it to a thread and back would cost an ordinary one more than it saves.
