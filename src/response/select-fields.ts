@@ -5,7 +5,7 @@
  * is kept whole, as is a value the schema describes only by composition (`anyOf`, `oneOf`, …). Local `$ref`s and
  * `allOf` branches are followed.
  */
-import { isJsonObject } from '../validation';
+import { hasOwn, isJsonObject } from '../validation';
 
 /** The most nested objects and arrays a shaped response may hold (deeper ones are refused before any step). */
 export const MAX_RESPONSE_DEPTH = 512;
@@ -181,10 +181,6 @@ function copyOf(record: Record<string, unknown>, count: number): Record<string, 
     define(out, key, record[key]);
   }
   return out;
-}
-
-function hasOwn(record: Record<string, unknown>, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(record, key);
 }
 
 /** Sets an own data property: a key named `__proto__` stays an ordinary key (and no other key pays for that). */

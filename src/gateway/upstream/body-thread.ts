@@ -22,13 +22,10 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logger';
 import type { ResponseShaper } from '../../response';
 import { READY, WORKING, type BodyAnswer, type BodyJob } from './body-thread-worker';
-import { BODY_FAILED, bodyResult, failure, type ServiceOutcome } from './service-outcome';
+import { BODY_FAILED, bodyResult, REQUEST_FAILED, type ServiceOutcome } from './service-outcome';
 
 /** Bodies of at least this many bytes are worked out on the thread. */
 export const OFFLOAD_BYTES = 256 * 1024;
-
-/** What a body still held when the thread is closed gets: what a request cut off by the closing pool gets. */
-const CLOSED = failure('SERVICE_UNAVAILABLE', 'Service unavailable: request failed');
 
 /** Threads in a row that die before loading their module, after which bodies are worked out in place for good. */
 const MAX_LOAD_FAILURES = 3;
@@ -58,8 +55,6 @@ interface Held {
 /** A started thread and what it works on. */
 interface Running {
   readonly worker: Worker;
-  /** Shared with the thread, indexed by `READY` and `WORKING`. */
-  readonly state: Int32Array;
   /** The body sent to it, not answered yet. */
   current: { readonly id: number; readonly held: Held } | undefined;
 }
@@ -96,7 +91,7 @@ export class BodyThread {
   ): Promise<ServiceOutcome> {
     return new Promise((resolve) => {
       const held: Held = { body, contentType, maxBytes, shaper, wanted, resolve, attempts: 0 };
-      if (this.closed) resolve(CLOSED);
+      if (this.closed) resolve(REQUEST_FAILED);
       else if (this.unavailable) resolve(inPlace(held));
       else {
         this.drop();
@@ -118,7 +113,7 @@ export class BodyThread {
     this.running = undefined;
     const held = [...(running?.current !== undefined ? [running.current.held] : []), ...this.queue];
     this.queue = [];
-    for (const h of held) h.resolve(CLOSED);
+    for (const h of held) h.resolve(REQUEST_FAILED);
     await running?.worker.terminate();
   }
 
@@ -171,7 +166,7 @@ export class BodyThread {
       throw err;
     }
     worker.unref();
-    const running: Running = { worker, state, current: undefined };
+    const running: Running = { worker, current: undefined };
     this.running = running;
     worker.on('message', ({ id, outcome }: BodyAnswer) => {
       const current = running.current;

@@ -4,7 +4,7 @@ import { CaDispatchers, tlsFailureReason } from './backend-tls';
 import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';
 import type { ResponseShaper } from '../../response';
 import { BodyThread, OFFLOAD_BYTES } from './body-thread';
-import { bodyResult, failure, type ServiceOutcome } from './service-outcome';
+import { bodyResult, failure, REQUEST_FAILED, type ServiceOutcome } from './service-outcome';
 
 /**
  * undici's connection-pooling `Agent` alone. The package's entry point also loads `fetch`, WebSocket, the cache
@@ -73,7 +73,7 @@ export class ServiceClient {
     try {
       target = serviceTarget(plan, req.url);
     } catch {
-      return Promise.resolve(failure('SERVICE_UNAVAILABLE', 'Service unavailable: request failed'));
+      return Promise.resolve(REQUEST_FAILED);
     }
     return new Promise((resolve) => {
       const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs, shaper, this.bodies);

@@ -70,6 +70,12 @@ function textResult(text: string): string {
 }
 
 /**
+ * A request that failed for a reason the gateway cannot name, or was cut off: the service could not be asked, or
+ * the gateway stopped while the call waited (a body still waiting for the body thread included).
+ */
+export const REQUEST_FAILED = failure('SERVICE_UNAVAILABLE', 'Service unavailable: request failed');
+
+/**
  * The result of a body the gateway failed to work out (an exception while shaping it, such as a text content past
  * V8's longest string, or the body thread failing on it).
  */
