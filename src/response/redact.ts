@@ -3,7 +3,6 @@
  * `[redacted]`. Works in place on a freshly parsed response (the gateway's own copy); never changes the shape:
  * only string values change, and they stay strings.
  */
-import { hasOwn } from '../validation';
 import type { LinearRegExp } from '../validation/linear-regexp';
 import type { PathStep } from './redact-path';
 import type { RedactPattern } from './redact-pattern';
@@ -222,7 +221,7 @@ function forEachMember(root: unknown, visit: (holder: object, key: string | numb
       // for…in with an own-key check, not Object.keys: no array of keys per object (a hostile response of empty
       // objects holds 350,000 of them in a MiB)
       for (const key in record) {
-        if (!hasOwn(record, key)) continue;
+        if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
         const item = record[key];
         visit(record, key, item);
         if (typeof item === 'object' && item !== null) stack.push(item);

@@ -5,7 +5,7 @@
  * is kept whole, as is a value the schema describes only by composition (`anyOf`, `oneOf`, …). Local `$ref`s and
  * `allOf` branches are followed.
  */
-import { hasOwn, isJsonObject } from '../validation';
+import { isJsonObject } from '../validation';
 
 /** The most nested objects and arrays a shaped response may hold (deeper ones are refused before any step). */
 export const MAX_RESPONSE_DEPTH = 512;
@@ -181,6 +181,14 @@ function copyOf(record: Record<string, unknown>, count: number): Record<string, 
     define(out, key, record[key]);
   }
   return out;
+}
+
+/**
+ * A copy of validation's `hasOwn`, on purpose: on the 1 MiB orders body the shared one made selection 2.1 ms
+ * against 1.3 (V8 keeps a function's type feedback once, for every caller, and the shared one serves many).
+ */
+function hasOwn(record: Record<string, unknown>, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(record, key);
 }
 
 /** Sets an own data property: a key named `__proto__` stays an ordinary key (and no other key pays for that). */
