@@ -7,6 +7,7 @@ import { PACKAGE_VERSION } from '../package-info';
 
 const USAGE = `Usage:
   cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch]
+  cdktf-mcp-gateway apply-config --config FILE --state-dir DIR   (see: cdktf-mcp-gateway apply-config --help)
   cdktf-mcp-gateway dev [DIR] [options]   (see: cdktf-mcp-gateway dev --help)
   cdktf-mcp-gateway dashboard --audit-dir DIR... [options]   (see: cdktf-mcp-gateway dashboard --help)
   cdktf-mcp-gateway --version             (or -v)`;
@@ -27,6 +28,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       return loadCommand('./serve-command').run(rest);
+    case 'apply-config':
+      return loadCommand('./apply-config-command').run(rest);
     case 'dev':
       return loadCommand('./dev-command').run(rest);
     case 'dashboard':
@@ -43,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
     default:
       // One line, like every other refusal of the CLI: scripts read it.
       process.stderr.write(
-        `cdktf-mcp-gateway: unknown command '${command}' (expected serve, dev or dashboard; see --help)\n`,
+        `cdktf-mcp-gateway: unknown command '${command}' (expected serve, apply-config, dev or dashboard; see --help)\n`,
       );
       return 2;
   }

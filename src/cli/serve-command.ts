@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
 import { isPort, LISTEN_PORT_RULE } from '../contract/rules';
 import { UsageError } from '../contract/package-error';
+import { readGatewayConfigFile } from '../contract';
 import { ConfigError, loadGatewayConfig, reusePortSupport, startGateway, type RunningGateway } from '../gateway';
 import { startValidatedGateway } from '../gateway/start-gateway';
 import { AUDIT_LOG_ENV, MAX_WORKERS, runWorkers, WORKER_ENV } from './workers';
 
-const USAGE = `Usage: cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch] [--workers N] [--check]
+const USAGE = `Usage: cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch] [--status-file FILE] [--workers N] [--check]
 
 Serves the gateway described by FILE (JSON or YAML) over MCP Streamable HTTP at /mcp.
 
@@ -16,6 +17,8 @@ Options:
   --audit-log FILE   write the audit log to FILE (turns it on), overriding gateway.audit_log
                      and the ${AUDIT_LOG_ENV} environment variable
   --watch            reload when FILE changes (SIGHUP always reloads)
+  --status-file F    keep the gateway's status in F: the digest of the config it serves, the last
+                     refused reload, whether it stopped (what \`apply-config\` waits on)
   --workers N        run N processes sharing the port (SO_REUSEPORT; Node >= 22.12 on Linux), default 1
   --check            load the config and the secrets it names and compile every schema, then exit: 0 with
                      "config ok", or 1 with the one-line reason the gateway would not start for (binds no port,
@@ -33,6 +36,8 @@ export interface ServeOptions {
   readonly host?: string;
   readonly auditLogPath?: string;
   readonly watch: boolean;
+  /** `--status-file FILE`: where the gateway keeps its status. */
+  readonly statusFile?: string;
   /** `--workers N`: processes sharing the port (absent = 1). */
   readonly workers?: number;
   /** `--check`: check that the gateway would start, then exit. */
@@ -58,6 +63,7 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | 'help' {
         host: { type: 'string' },
         'audit-log': { type: 'string' },
         watch: { type: 'boolean' },
+        'status-file': { type: 'string' },
         workers: { type: 'string' },
         check: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -78,6 +84,7 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | 'help' {
   }
   if (values.host === '') throw new UsageError('--host: must not be empty');
   if (values['audit-log'] === '') throw new UsageError('--audit-log: must not be empty');
+  if (values['status-file'] === '') throw new UsageError('--status-file: must not be empty');
   let workers: number | undefined;
   if (values.workers !== undefined) {
     workers = /^\d+$/.test(values.workers) ? Number(values.workers) : NaN;
@@ -85,12 +92,15 @@ export function parseServeArgs(argv: readonly string[]): ServeOptions | 'help' {
       throw new UsageError(`--workers: must be an integer 1-${MAX_WORKERS}, got ${JSON.stringify(values.workers)}`);
     }
   }
+  if (values['status-file'] !== undefined && (workers ?? 1) > 1)
+    throw new UsageError('--status-file: one gateway process writes it; drop --workers or --status-file');
   return {
     configPath: values.config,
     port,
     host: values.host,
     auditLogPath: values['audit-log'],
     watch: values.watch === true,
+    ...(values['status-file'] !== undefined ? { statusFile: values['status-file'] } : {}),
     ...(workers !== undefined ? { workers } : {}),
     ...(values.check === true ? { check: true } : {}),
   };
@@ -132,9 +142,12 @@ async function serve(options: ServeOptions): Promise<number> {
   try {
     let gateway: RunningGateway;
     try {
+      const { config, digest } = readGatewayConfigFile(options.configPath);
       gateway = await startValidatedGateway({
-        config: loadGatewayConfig(options.configPath),
+        config,
+        configDigest: digest,
         configPath: options.configPath,
+        statusFile: options.statusFile,
         port: options.port,
         host: options.host,
         // the environment lets a Swarm template name the file per replica (audit-{{.Task.Slot}}.jsonl)
@@ -168,9 +181,24 @@ async function serve(options: ServeOptions): Promise<number> {
  * generated-key store left alone. Prints one line either way.
  */
 async function check(options: ServeOptions): Promise<number> {
+  const problem = await checkConfig(options.configPath);
+  if (problem !== undefined) {
+    process.stderr.write(`cdktf-mcp-gateway: ${problem}\n`);
+    return 1;
+  }
+  process.stdout.write(`cdktf-mcp-gateway: config ok (${options.configPath})\n`);
+  return 0;
+}
+
+/**
+ * Everything a start of the gateway on `configPath` does short of serving (see `serve --check`).
+ *
+ * @returns the one-line reason the gateway would not start for, or `undefined` when it would
+ */
+export async function checkConfig(configPath: string): Promise<string | undefined> {
   let gateway: RunningGateway;
   try {
-    const config = loadGatewayConfig(options.configPath);
+    const config = loadGatewayConfig(configPath);
     // the store and a metrics port of its own are the running gateway's: a check must not take them
     const { session_key_store: _store, metrics: _metrics, ...settings } = config.gateway;
     gateway = await startGateway({
@@ -180,12 +208,10 @@ async function check(options: ServeOptions): Promise<number> {
       logger: () => undefined,
     });
   } catch (err) {
-    process.stderr.write(`cdktf-mcp-gateway: ${startFailure(err, options.configPath)}\n`);
-    return 1;
+    return startFailure(err, configPath);
   }
   await gateway.close();
-  process.stdout.write(`cdktf-mcp-gateway: config ok (${options.configPath})\n`);
-  return 0;
+  return undefined;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

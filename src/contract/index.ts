@@ -12,3 +12,4 @@ export * from './url-template';
 export * from './uploaded-config';
 export * from './yaml-errors';
 export * from './oauth-config';
+export * from './config-handoff';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type * as Yaml from 'yaml';
 import type { GatewayConfig } from './gateway-config';
 import { ConfigError } from './config-error';
+import { configDigest } from './config-handoff';
 import { parseGatewayConfig } from './parse-config';
 import { explainYamlErrors } from './yaml-errors';
 
@@ -13,14 +14,23 @@ import { explainYamlErrors } from './yaml-errors';
  * const config = loadGatewayConfig('/etc/cdktf-mcp-gateway/gateway.json');
  */
 export function loadGatewayConfig(file: string): GatewayConfig {
-  let text: string;
+  return readGatewayConfigFile(file).config;
+}
+
+/**
+ * {@link loadGatewayConfig}, with the digest of the bytes it read (what `/readyz` and the status file report).
+ *
+ * @throws ConfigError as `loadGatewayConfig`
+ */
+export function readGatewayConfigFile(file: string): { config: GatewayConfig; digest: string } {
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new ConfigError(`cannot read config file ${file}: ${code}`);
   }
-  return parseGatewayConfig(parseText(text, file), file);
+  return { config: parseGatewayConfig(parseText(bytes.toString('utf8'), file), file), digest: configDigest(bytes) };
 }
 
 function parseText(text: string, file: string): unknown {

@@ -6,7 +6,8 @@ import {
   DEFAULT_METRICS,
   DEFAULT_PORT,
   ConfigError,
-  loadGatewayConfig,
+  configDigest,
+  readGatewayConfigFile,
   parseGatewayConfig,
   type GatewayConfig,
 } from '../contract';
@@ -27,6 +28,7 @@ import {
 } from './mcp';
 import type { GatewayMetrics, MetricsServer } from './metrics';
 import { reusePortSupport } from './reuse-port';
+import { StatusFile } from './status-file';
 import { BodyThread, ServiceClient } from './upstream';
 import type { SecretSource } from './upstream/secrets';
 
@@ -63,6 +65,17 @@ export interface StartGatewayOptions {
    * `session_key_file`. @default process.env
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The digest `/readyz` and the status file report for `config` (`readGatewayConfigFile` gives it for a file).
+   * @default - the SHA-256 of the config as JSON
+   */
+  readonly configDigest?: string;
+  /**
+   * A file the gateway keeps its status in (the digest of the config it serves, the last refused reload, whether it
+   * stopped), read by `apply-config`.
+   * @default - no status file
+   */
+  readonly statusFile?: string;
   /** Where the secrets the config refers to are read from. @default - `/run/secrets` (or `$CDKTF_MCP_GATEWAY_SECRETS_DIR`), then the environment */
   readonly secrets?: SecretSource;
 }
@@ -152,6 +165,8 @@ class Gateway implements RunningGateway {
   private readonly metrics: GatewayMetrics | undefined;
   private metricsServer: MetricsServer | undefined;
   private readonly connections: ConnectionGuard;
+  private configDigest: string;
+  private readonly status: StatusFile | undefined;
 
   constructor(
     config: GatewayConfig,
@@ -162,6 +177,8 @@ class Gateway implements RunningGateway {
     private readonly log: Logger,
   ) {
     this.state = buildGatewayState(config, host, log, options.secrets);
+    this.configDigest = options.configDigest ?? configDigest(JSON.stringify(config));
+    this.status = options.statusFile === undefined ? undefined : new StatusFile(options.statusFile, log);
     this.sessions = createSessionSigner({
       key: key.key,
       ttlMs: this.state.sessionTtlMs,
@@ -179,6 +196,7 @@ class Gateway implements RunningGateway {
       mcp: { sessions: this.sessions, streams: this.streams, calls },
       log,
       state: () => this.state,
+      configDigest: () => this.configDigest,
       shuttingDown: () => this.shuttingDown,
       inFlight: { count: 0 },
     };
@@ -229,7 +247,9 @@ class Gateway implements RunningGateway {
       tools: toolSet.tools.size,
       session_key: this.key.source,
       reuse_port: reusePort,
+      config_digest: this.configDigest,
     });
+    this.status?.serving(this.configDigest);
   }
 
   async reload(next?: GatewayConfig): Promise<void> {
@@ -239,7 +259,10 @@ class Gateway implements RunningGateway {
       throw new Error('reload() needs a config: the gateway was not started from a file');
     }
     try {
-      const parsed = next === undefined ? loadGatewayConfig(file!) : parseGatewayConfig(next);
+      const { config: parsed, digest } =
+        next === undefined
+          ? readGatewayConfigFile(file!)
+          : { config: parseGatewayConfig(next), digest: configDigest(JSON.stringify(next)) };
       const replacement = buildGatewayState(parsed, this.host, this.log, this.options.secrets);
       warnUnchangeable(this.state.config, parsed, this.log);
       const previous = this.state;
@@ -251,15 +274,23 @@ class Gateway implements RunningGateway {
       if (closed > 0) this.log('info', 'streams of removed tokens closed', { streams: closed });
       this.services.setMaxResponseBytes(replacement.maxResponseBytes);
       this.knowNames();
+      this.configDigest = digest;
       this.metrics?.recordReload('applied');
     } catch (err) {
       this.metrics?.recordReload('refused');
       this.log('error', 'reload refused; keeping the running config', { error: (err as Error).message });
+      this.status?.refused((err as Error).message);
       throw err;
     }
     const notified = this.streams.toolsListChanged();
     const { name, toolSet } = this.state;
-    this.log('info', 'config reloaded', { gateway: name, tools: toolSet.tools.size, notified_streams: notified });
+    this.log('info', 'config reloaded', {
+      gateway: name,
+      tools: toolSet.tools.size,
+      notified_streams: notified,
+      config_digest: this.configDigest,
+    });
+    this.status?.serving(this.configDigest);
   }
 
   /** Metrics (`gateway.metrics`), counting calls by the names the current config declares. */
@@ -317,6 +348,7 @@ class Gateway implements RunningGateway {
     await this.metricsServer?.close();
     await this.audit.close();
     await this.services.close();
+    this.status?.stopped();
     this.log('info', 'stopped', { gateway: name });
   }
 }

@@ -23,7 +23,7 @@ describe('cdktf-mcp-gateway (the built CLI)', () => {
     assert.equal(stdout, '');
     assert.equal(
       stderr,
-      "cdktf-mcp-gateway: unknown command 'deploy' (expected serve, dev or dashboard; see --help)\n",
+      "cdktf-mcp-gateway: unknown command 'deploy' (expected serve, apply-config, dev or dashboard; see --help)\n",
     );
   });
 

@@ -25,6 +25,8 @@ export interface HttpContext {
   readonly log: Logger;
   /** The current state; read once per request. */
   state(): GatewayState;
+  /** The digest of the config served now (`/readyz` reports it, so a deploy can tell when its config serves). */
+  configDigest(): string;
   shuttingDown(): boolean;
   /** Requests being answered on `/mcp` (graceful shutdown waits for them). */
   readonly inFlight: { count: number; onIdle?: () => void };
@@ -63,9 +65,13 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
       void serveMetrics(req, res, ctx, ctx.metrics);
       return;
     }
-    if ((path === '/healthz' || path === '/readyz') && (req.method === 'GET' || req.method === 'HEAD')) {
-      const ready = path === '/healthz' || !ctx.shuttingDown();
-      sendJson(res, ready ? 200 : 503, ready ? '{"status":"ok"}' : '{"status":"shutting_down"}');
+    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      sendJson(res, 200, '{"status":"ok"}');
+      return;
+    }
+    if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      if (ctx.shuttingDown()) sendJson(res, 503, '{"status":"shutting_down"}');
+      else sendJson(res, 200, `{"status":"ok","config_digest":"${ctx.configDigest()}"}`);
       return;
     }
     const resource = ctx.state().auth.resource;

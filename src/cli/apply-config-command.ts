@@ -1,0 +1,71 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from '../contract/package-error';
+import { applyConfig } from './apply-config';
+
+const USAGE = `Usage: cdktf-mcp-gateway apply-config --config FILE --state-dir DIR [--timeout-ms N]
+
+Hands the config FILE to the gateway serving from DIR (\`serve --config DIR/gateway.json --watch
+--status-file DIR/status.json\`) without restarting it: checks FILE as \`serve --check\` does, writes the
+secrets it names into DIR/secrets, replaces DIR/gateway.json atomically, and waits until the gateway reports
+that it serves the new config. A config the gateway cannot run changes nothing in DIR.
+
+Options:
+  --config FILE      the new config (required)
+  --state-dir DIR    the gateway's state directory (required)
+  --timeout-ms N     how long to wait for the gateway to report the new config, default 30000
+  -h, --help         show this help
+
+Prints one line: "config DIGEST serving" (exit 0), "config DIGEST stored" when no gateway of this build
+serves from DIR (it loads the config when it starts; exit 0), or the reason it was refused (exit 1).`;
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** `cdktf-mcp-gateway apply-config`: what a single-container gateway's deploy runs for a new config. */
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string' },
+        'state-dir': { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+    if (values.help === true) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    if (values.config === undefined || values.config === '') throw new UsageError('--config FILE is required');
+    if (values['state-dir'] === undefined || values['state-dir'] === '')
+      throw new UsageError('--state-dir DIR is required');
+    const timeout = values['timeout-ms'] ?? String(DEFAULT_TIMEOUT_MS);
+    if (!/^[1-9]\d{0,6}$/.test(timeout))
+      throw new UsageError(`--timeout-ms: must be an integer 1-9999999, got ${JSON.stringify(timeout)}`);
+  } catch (err) {
+    process.stderr.write(
+      `cdktf-mcp-gateway: ${(err as Error).message.split('\n')[0]} (see: cdktf-mcp-gateway apply-config --help)\n`,
+    );
+    return 2;
+  }
+  const result = await applyConfig({
+    configPath: values.config,
+    stateDir: values['state-dir']!,
+    timeoutMs: Number(values['timeout-ms'] ?? DEFAULT_TIMEOUT_MS),
+  });
+  const short = (digest: string): string => digest.slice(0, 12);
+  switch (result.outcome) {
+    case 'serving':
+      process.stdout.write(`cdktf-mcp-gateway: config ${short(result.digest)} serving (reloaded in ${result.ms} ms)\n`);
+      return 0;
+    case 'stored':
+      process.stdout.write(`cdktf-mcp-gateway: config ${short(result.digest)} stored (${result.why})\n`);
+      return 0;
+    case 'refused':
+      process.stderr.write(`cdktf-mcp-gateway: ${result.reason}\n`);
+      return 1;
+  }
+}

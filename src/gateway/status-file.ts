@@ -1,0 +1,49 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { GATEWAY_BUILD_ENV, type GatewayStatus } from '../contract';
+import type { Logger } from './logger';
+
+/**
+ * Writes the gateway's status file (`serve --status-file`), which `apply-config` reads to learn whether the config
+ * it stored is served or was refused. Each write replaces the file atomically (a temp file, then a rename), so a
+ * reader never sees half a status. A failed write is logged, never thrown: the status informs deploys, it does not
+ * decide whether the gateway serves.
+ */
+export class StatusFile {
+  private readonly build = process.env[GATEWAY_BUILD_ENV] ?? '';
+  private served: { digest: string; loadedAt: number } | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** The config with this digest serves from now on. */
+  serving(digest: string): void {
+    this.served = { digest, loadedAt: Date.now() };
+    this.write({ state: 'serving', ...this.base() });
+  }
+
+  /** A reload was refused for `reason`; the config served before keeps serving. */
+  refused(reason: string): void {
+    this.write({ state: 'serving', ...this.base(), refused: { at: Date.now(), reason } });
+  }
+
+  /** The gateway stopped serving. */
+  stopped(): void {
+    this.write({ state: 'stopped', ...this.base() });
+  }
+
+  private base(): Pick<GatewayStatus, 'build' | 'digest' | 'loaded_at'> {
+    return { build: this.build, digest: this.served?.digest ?? '', loaded_at: this.served?.loadedAt ?? 0 };
+  }
+
+  private write(status: GatewayStatus): void {
+    const temp = `${this.file}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temp, `${JSON.stringify(status)}\n`, { mode: 0o600 });
+      renameSync(temp, this.file);
+    } catch (err) {
+      this.log('warn', 'status file not written', { file: this.file, error: (err as Error).message });
+    }
+  }
+}
