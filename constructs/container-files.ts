@@ -1,6 +1,6 @@
 import { Lazy } from 'cdktf';
 import { Container } from '@cdktf/provider-docker/lib/container';
-import { SECRETS_DIR } from '../src/contract';
+import { SECRETS_DIR, sensitiveBase64 } from '../src/contract';
 
 /** The user the gateway image runs as (`USER 1000:1000` in its Dockerfile): uploaded files it reads belong to it. */
 export const GATEWAY_UID = 1000;
@@ -16,8 +16,16 @@ export const GATEWAY_USER = String(GATEWAY_UID);
 export interface ContainerFile {
   /** The absolute path in the container. */
   readonly file: string;
-  /** The content (a Terraform literal, or a reference such as a sensitive variable). */
+  /**
+   * The content: a Terraform literal or a reference such as a sensitive variable; with `sensitive`, the text itself.
+   */
   readonly content: string;
+  /**
+   * Kept out of plans: uploaded as `content_base64` wrapped in `sensitive()`, so a plan shows "(sensitive value)"
+   * instead of every line of the file (see `sensitiveBase64`).
+   * @default false
+   */
+  readonly sensitive?: boolean;
   /**
    * The file mode, octal text.
    * @default '0444' (the gateway's user reads it, nobody writes it)
@@ -51,7 +59,7 @@ export function uploadFiles(container: Container, files: () => readonly Containe
       produce: () =>
         files().map((f) => ({
           file: f.file,
-          content: f.content,
+          ...(f.sensitive === true ? { content_base64: sensitiveBase64(f.content) } : { content: f.content }),
           permissions: f.permissions ?? '0444',
           ...(f.ownedByGateway === true ? { owner: String(GATEWAY_UID), group: String(GATEWAY_UID) } : {}),
         })),

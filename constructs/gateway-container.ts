@@ -6,10 +6,16 @@ import { Image } from '@cdktf/provider-docker/lib/image';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
 import {
   AUDIT_LOG_DIR,
+  GATEWAY_BUILD_ENV,
   GATEWAY_CONFIG_FILE,
+  GATEWAY_CONFIG_LABEL,
   GATEWAY_HEALTHCHECK_SCRIPT,
   GATEWAY_LABEL,
   GATEWAY_STATE_DIR,
+  SECRETS_DIR_ENV,
+  STATE_CONFIG_FILE,
+  STATE_SECRETS_DIR,
+  STATE_STATUS_FILE,
 } from '../src/contract';
 import { type ContainerFile, GATEWAY_USER, uploadFiles } from './container-files';
 import { dockerName } from './docker-names';
@@ -45,52 +51,61 @@ export interface GatewayContainerOptions {
   readonly ports: readonly { internal: number; external: number; ip?: string }[];
   /** The bridge network it shares with the backend containers. */
   readonly network: string;
-  /** The config and CA bundles, read at synthesis. */
+  /** The config (first) and CA bundles, read at synthesis. */
   readonly files: () => readonly ContainerFile[];
-  /** The secrets (the session key among them), as files under /run/secrets. */
+  /** The services' secrets, as files under /run/secrets. */
   readonly secretFiles: readonly ContainerFile[];
+  /** The session key, as a file under /run/secrets, when one is given. */
+  readonly sessionKeyFile?: ContainerFile;
   /** Whether the audit log is on (a volume at the audit directory). */
   readonly auditLog: boolean;
-  /** Whether the gateway keeps a generated session key in a state volume (no `sessionKey` given). */
-  readonly stateVolume: boolean;
-  /** Names the preflight check after the secrets' current values, when there are secrets. */
+  /** Names the config hand-off after the secrets' current values, when there are secrets. */
   readonly revision?: SecretsRevision;
 }
 
 /**
- * The single-container form of a gateway: the gateway container, which the deploy waits to see healthy, and beside
- * it a preflight run of the image's `serve --check` on the exact files the gateway gets, so that a config or a
- * secret it cannot start with fails the deploy with the gateway's own reason. The two run side by side: the
- * container's fixed name and port mean Terraform removes the old one first anyway, and waiting for the check
- * would lengthen every redeploy's gap in service by its run time.
+ * The single-container form of a gateway. The gateway serves the config in its state volume and reloads it in
+ * place (`serve --watch --status-file`); a one-shot `apply-config` container, replaced whenever the config or a
+ * secret changes, checks the new config, swaps it in and waits until the gateway reports serving it. So a config
+ * change never replaces the gateway container, and a config the gateway refuses fails the deploy while the old one
+ * keeps serving. Only a change of image, port, network, mount, CA bundle or session key replaces the container.
  */
 export function createGatewayContainer(scope: Construct, options: GatewayContainerOptions): Container {
-  const files = (): ContainerFile[] => [...options.files(), ...options.secretFiles];
-  createPreflight(scope, options);
+  const state = new Volume(scope, 'State', { name: dockerName(scope, options.name, 'state') });
+  const stateMount = { volumeName: state.name, containerPath: GATEWAY_STATE_DIR };
+  const build = `${GATEWAY_BUILD_ENV}=${options.imageName}`;
+  const sessionKey = options.sessionKeyFile === undefined ? [] : [options.sessionKeyFile];
+  const apply = createCheckContainer(scope, 'ApplyConfig', {
+    ...options,
+    secretFiles: [...options.secretFiles, ...sessionKey],
+    role: 'config',
+    command: ['apply-config', '--config', GATEWAY_CONFIG_FILE, '--state-dir', GATEWAY_STATE_DIR],
+    env: [build],
+    volumes: [stateMount],
+    label: GATEWAY_CONFIG_LABEL,
+  });
   const audit = options.auditLog
     ? new Volume(scope, 'AuditLog', { name: dockerName(scope, options.name, 'audit') })
     : undefined;
-  const state = options.stateVolume
-    ? new Volume(scope, 'State', { name: dockerName(scope, options.name, 'state') })
-    : undefined;
-  const volumes = [
-    ...(audit === undefined ? [] : [{ volumeName: audit.name, containerPath: AUDIT_LOG_DIR }]),
-    ...(state === undefined ? [] : [{ volumeName: state.name, containerPath: GATEWAY_STATE_DIR }]),
-  ];
   const container = new Container(scope, 'Resource', {
     name: dockerName(scope, options.name),
     image: options.image.imageId,
     restart: 'unless-stopped',
     user: GATEWAY_USER,
+    command: ['serve', '--config', STATE_CONFIG_FILE, '--watch', '--status-file', STATE_STATUS_FILE],
+    env: [`${SECRETS_DIR_ENV}=${STATE_SECRETS_DIR}`, build],
     ports: [...options.ports],
     healthcheck: { ...CONTAINER_HEALTHCHECK, test: [...CONTAINER_HEALTHCHECK.test] },
     wait: true,
     waitTimeout: WAIT_TIMEOUT_SECONDS,
     labels: [{ label: GATEWAY_LABEL, value: options.name }],
     networksAdvanced: [{ name: options.network }],
-    volumes: volumes.length === 0 ? undefined : volumes,
+    volumes: [...(audit === undefined ? [] : [{ volumeName: audit.name, containerPath: AUDIT_LOG_DIR }]), stateMount],
+    // the first deploy's config is in the state volume before the gateway starts
+    dependsOn: [apply],
   });
-  uploadFiles(container, files);
+  // CA bundles and the session key are read at start only: a change of them replaces the container
+  uploadFiles(container, () => [...options.files().filter((f) => f.file !== GATEWAY_CONFIG_FILE), ...sessionKey]);
   return container;
 }
 
@@ -115,27 +130,57 @@ export interface PreflightOptions {
  * reason into `cdktf deploy`'s output.
  */
 export function createPreflight(scope: Construct, options: PreflightOptions): Container {
+  return createCheckContainer(scope, 'Preflight', {
+    ...options,
+    role: 'preflight',
+    command: ['serve', '--config', GATEWAY_CONFIG_FILE, '--check'],
+    label: PREFLIGHT_LABEL,
+  });
+}
+
+interface CheckContainerOptions extends PreflightOptions {
+  /** The name's part after the gateway's (`preflight`, `config`). */
+  readonly role: string;
+  readonly command: readonly string[];
+  readonly label: string;
+  readonly env?: readonly string[];
+  readonly volumes?: readonly { volumeName: string; containerPath: string }[];
+}
+
+/**
+ * A one-shot container on the gateway's files (no network) whose exit code decides the deploy: replaced under a
+ * new name whenever those files, the secrets' values or the image change (`create_before_destroy`), and failing
+ * the deploy with its last output line, the gateway's own reason, when it exits non-zero.
+ */
+function createCheckContainer(scope: Construct, id: string, options: CheckContainerOptions): Container {
   // the files without the secrets, whose values only the revision follows (a hash of them would reveal them)
   // and the image's name, which carries its context's hash: an upgrade replaces the check under a new name too
   const configs = Lazy.stringValue({
     produce: () =>
       createHash('sha256')
-        .update(JSON.stringify({ image: options.imageName, files: options.files() }))
+        .update(
+          JSON.stringify({
+            image: options.imageName,
+            files: options.files().map((f) => ({ file: f.file, content: f.content })),
+          }),
+        )
         .digest('hex')
         .slice(0, 12),
   });
   const suffix = options.revision === undefined ? configs : `${configs}-${options.revision.tag}`;
-  const preflight = new Container(scope, 'Preflight', {
-    name: `${dockerName(scope, options.name, 'preflight')}-${suffix}`,
+  const check = new Container(scope, id, {
+    name: `${dockerName(scope, options.name, options.role)}-${suffix}`,
     image: options.image.imageId,
-    command: ['serve', '--config', GATEWAY_CONFIG_FILE, '--check'],
+    command: [...options.command],
     networkMode: 'none',
     restart: 'no',
     user: GATEWAY_USER,
     mustRun: false,
     attach: true,
     logs: true,
-    labels: [{ label: PREFLIGHT_LABEL, value: options.name }],
+    ...(options.env !== undefined ? { env: [...options.env] } : {}),
+    ...(options.volumes !== undefined ? { volumes: [...options.volumes] } : {}),
+    labels: [{ label: options.label, value: options.name }],
     lifecycle: {
       createBeforeDestroy: true,
       postcondition: [
@@ -147,6 +192,6 @@ export function createPreflight(scope: Construct, options: PreflightOptions): Co
       ],
     },
   });
-  uploadFiles(preflight, () => [...options.files(), ...options.secretFiles]);
-  return preflight;
+  uploadFiles(check, () => [...options.files(), ...options.secretFiles]);
+  return check;
 }

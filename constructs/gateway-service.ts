@@ -14,6 +14,7 @@ import {
   GATEWAY_HEALTHCHECK_SCRIPT,
   GATEWAY_LABEL,
   GatewaySettings,
+  sensitiveBase64,
 } from '../src/contract';
 import { type ContainerFile } from './container-files';
 import { dockerName, quote } from './docker-names';
@@ -94,7 +95,8 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
     name: Lazy.stringValue({
       produce: () => `${dockerName(scope, options.name)}-${contentHash(options.configText())}`,
     }),
-    data: Lazy.stringValue({ produce: () => Buffer.from(options.configText(), 'utf8').toString('base64') }),
+    // sensitive, so a plan prints "(sensitive value)" rather than the whole config; ConfigSummary shows the fields
+    data: Lazy.stringValue({ produce: () => sensitiveBase64(options.configText()) }),
     // a new config exists before the service moves to it, and the old one goes only once no task uses it
     lifecycle: { createBeforeDestroy: true },
   });

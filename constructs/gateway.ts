@@ -25,6 +25,7 @@ import {
   VALIDATION_CHANNELS,
   ValidationErrorsChannel,
 } from '../src/contract';
+import { ConfigSummary } from './config-summary';
 import { constructId } from './construct-id';
 import { type ContainerFile, secretFile } from './container-files';
 import { quote } from './docker-names';
@@ -338,14 +339,16 @@ export class Gateway extends Construct {
     replicas: number | undefined,
     baseImage: string,
   ): { container?: Container; service?: DockerService } {
+    const serviceSecrets = this.secrets.entries();
     const secretValues = [
-      ...this.secrets.entries(),
+      ...serviceSecrets,
       ...(props.sessionKey !== undefined ? [[SESSION_KEY_SECRET_FILE, props.sessionKey] as const] : []),
     ];
     const revision = secretValues.length > 0 ? new SecretsRevision(this, 'SecretsRevision', secretValues) : undefined;
     const secretFiles = secretValues.map(([name, value]) => secretFile(name, value));
     const image = GatewayImage.of(this).imageFor(baseImage);
     const imageName = GatewayImage.of(this).nameFor(baseImage);
+    new ConfigSummary(this, 'ConfigSummary', () => this.config());
     if (replicas === undefined) {
       return {
         container: createGatewayContainer(this, {
@@ -355,9 +358,10 @@ export class Gateway extends Construct {
           ports: this.publishedPorts(),
           network: GatewayNetwork.of(this).name,
           files: () => this.files(),
-          secretFiles,
+          secretFiles: serviceSecrets.map(([name, value]) => secretFile(name, value)),
+          sessionKeyFile:
+            props.sessionKey === undefined ? undefined : secretFile(SESSION_KEY_SECRET_FILE, props.sessionKey),
           auditLog: this.settings.audit_log !== false,
-          stateVolume: props.sessionKey === undefined,
           revision,
         }),
       };
@@ -382,10 +386,10 @@ export class Gateway extends Construct {
     };
   }
 
-  /** The files uploaded into the container: the config, then each distinct CA bundle of the services. */
+  /** The files a gateway's containers get: the config (kept out of plans), then each distinct CA bundle. */
   private files(): ContainerFile[] {
     const files: ContainerFile[] = [
-      { file: GATEWAY_CONFIG_FILE, content: terraformLiteral(renderGatewayConfig(this.config())) },
+      { file: GATEWAY_CONFIG_FILE, content: renderGatewayConfig(this.config()), sensitive: true },
     ];
     for (const upload of this.services.flatMap((s) => s.gatewayUploads)) {
       if (!files.some((f) => f.file === upload.file))

@@ -6,6 +6,12 @@
 /** The container label that marks a gateway container; its value is the gateway name. */
 export const GATEWAY_LABEL = 'cdktf-mcp-gateway.gateway';
 
+/**
+ * The label of the one-shot container that hands a single-container gateway its config (`apply-config`); its value is
+ * the gateway name, and its upload of {@link GATEWAY_CONFIG_FILE} is the config the gateway serves.
+ */
+export const GATEWAY_CONFIG_LABEL = 'cdktf-mcp-gateway.config';
+
 /** Where the gateway container finds its config; the image's `CMD` reads this file. */
 export const GATEWAY_CONFIG_FILE = '/etc/cdktf-mcp-gateway/gateway.json';
 

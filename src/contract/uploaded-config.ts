@@ -37,3 +37,27 @@ export function fromTerraformLiteral(text: string): string {
 export function readUploadedConfig(content: string): unknown {
   return JSON.parse(fromTerraformLiteral(content));
 }
+
+/**
+ * The text as base64 inside Terraform's `sensitive()`, for an upload's `content_base64` or a `docker_config`'s `data`:
+ * plans show "(sensitive value)", and base64 holds no character Terraform would interpolate, so nothing needs
+ * escaping. Read back with {@link uploadedText}.
+ */
+export function sensitiveBase64(text: string): string {
+  return `\${sensitive("${Buffer.from(text, 'utf8').toString('base64')}")}`;
+}
+
+const SENSITIVE_BASE64 = /^\$\{sensitive\("([A-Za-z0-9+/=]*)"\)\}$/;
+
+/**
+ * The text an upload block gives its container: `content` with Terraform's escapes undone, or a
+ * {@link sensitiveBase64} `content_base64` decoded; `undefined` for any other form (a reference).
+ */
+export function uploadedText(upload: {
+  readonly content?: unknown;
+  readonly content_base64?: unknown;
+}): string | undefined {
+  if (typeof upload.content === 'string') return fromTerraformLiteral(upload.content);
+  const match = typeof upload.content_base64 === 'string' ? SENSITIVE_BASE64.exec(upload.content_base64) : null;
+  return match === null ? undefined : Buffer.from(match[1], 'base64').toString('utf8');
+}

@@ -11,11 +11,13 @@ import {
   DASHBOARD_CONTAINER_PORT,
   DASHBOARD_LABEL,
   GATEWAY_CONFIG_FILE,
+  GATEWAY_CONFIG_LABEL,
   GATEWAY_CONTAINER_PORT,
   GATEWAY_LABEL,
   type GatewayConfig,
   isPort,
   readUploadedConfig,
+  uploadedText,
 } from '../contract';
 
 /** A gateway found in a synthesized stack. */
@@ -76,13 +78,18 @@ export function gatewaysInStack(stack: string, doc: Json): SynthesizedGateway[] 
     const name = labelValue(container, GATEWAY_LABEL);
     if (name === undefined) continue;
     const where = `stack ${stack}, docker_container.${id}`;
-    const upload = blocks(container.upload).find((u) => u.file === GATEWAY_CONFIG_FILE);
-    if (upload === undefined || typeof upload.content !== 'string') {
+    // the config is uploaded to the container that hands it over (apply-config), labelled with the gateway's name
+    const holder = Object.values(containers).find((c) => isObject(c) && labelValue(c, GATEWAY_CONFIG_LABEL) === name);
+    const upload = blocks(isObject(holder) ? holder.upload : container.upload).find(
+      (u) => u.file === GATEWAY_CONFIG_FILE,
+    );
+    const text = upload === undefined ? undefined : uploadedText(upload);
+    if (text === undefined) {
       throw new SynthOutputError(`${where}: no upload of ${GATEWAY_CONFIG_FILE} with literal content`);
     }
     let config: unknown;
     try {
-      config = readUploadedConfig(upload.content);
+      config = JSON.parse(text);
     } catch (err) {
       throw new SynthOutputError(
         `${where}: the content of ${GATEWAY_CONFIG_FILE} is not JSON (${(err as Error).message})`,

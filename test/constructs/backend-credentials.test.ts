@@ -13,6 +13,7 @@ import { Gateway, Manifest, Secret, Service, type ServiceProps } from '../../con
 import {
   configOf,
   configText,
+  configContainer,
   gatewayContainer,
   hashOf,
   newStack,
@@ -84,8 +85,9 @@ describe('backend credentials and deployment props', () => {
         'X-Tenant': 'acme',
       });
       const container = gatewayContainer(json, 'support');
-      // a file under /run/secrets, never the environment (which docker inspect shows)
-      assert.equal(container.env, undefined);
+      // a file, never the environment (which docker inspect shows): the environment names only where files are
+      assert.equal(JSON.stringify(container.env).includes('crm_api_key'), false);
+      assert.equal(JSON.stringify(container.env).includes('CRM_API_KEY'), false);
       const secretUpload = {
         file: '/run/secrets/CRM_API_KEY',
         content: '${var.crm_api_key}\n',
@@ -93,16 +95,14 @@ describe('backend credentials and deployment props', () => {
         owner: '1000',
         group: '1000',
       };
-      assert.deepEqual(
-        container.upload.filter((u: { file: string }) => u.file.startsWith('/run/secrets/')),
-        [secretUpload],
-      );
-      // the preflight check runs on the same secret file
-      const [preflight] = resourcesOf(json, 'docker_container').filter((c: { labels: { label: string }[] }) =>
-        c.labels.some((l) => l.label === 'cdktf-mcp-gateway.preflight'),
+      // the config hand-off gets it (checks it, then keeps it, mode 0400, in the gateway's state volume); the
+      // gateway container itself has no upload to replace when the value changes
+      assert.deepEqual(container.upload, []);
+      const [apply] = resourcesOf(json, 'docker_container').filter((c: { labels: { label: string }[] }) =>
+        c.labels.some((l) => l.label === 'cdktf-mcp-gateway.config'),
       );
       assert.deepEqual(
-        preflight.upload.filter((u: { file: string }) => u.file.startsWith('/run/secrets/')),
+        apply.upload.filter((u: { file: string }) => u.file.startsWith('/run/secrets/')),
         [secretUpload],
       );
       assert.equal(json.variable.crm_api_key.sensitive, true);
@@ -339,9 +339,9 @@ gateways:
       assert.deepEqual(backend.headers, { Authorization: { secret: 'CRM_API_KEY' }, 'X-Tenant': 'acme' });
       assert.equal(backend.forward_identity, true);
       assert.match(backend.tls?.ca_file ?? '', /^\/etc\/cdktf-mcp-gateway\/ca\//);
-      assert.equal(gatewayContainer(json, 'support').env, undefined);
+      assert.equal(JSON.stringify(gatewayContainer(json, 'support').env).includes('CRM_API_KEY'), false);
       assert.deepEqual(
-        gatewayContainer(json, 'support').upload.find((u: { file: string }) => u.file === '/run/secrets/CRM_API_KEY'),
+        configContainer(json, 'support').upload.find((u: { file: string }) => u.file === '/run/secrets/CRM_API_KEY'),
         {
           file: '/run/secrets/CRM_API_KEY',
           content: '${var.CRM_API_KEY}\n',

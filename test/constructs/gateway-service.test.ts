@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformStack, TerraformVariable } from 'cdktf';
 import { Gateway, GatewayProps, Manifest, ManifestError, Secret, Service } from '../../constructs';
-import { fromTerraformLiteral } from '../../src/contract';
+import { uploadedText } from '../../src/contract';
+import { configOf as configOf2 } from './synth';
 import { hashOf, Json, newStack, resourcesOf, synth, thrown } from './synth';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
@@ -49,9 +50,9 @@ function only(json: Json, type: string): Json {
 /** The secrets revision's tag, as synthesized into Docker object names. */
 const REVISION = '${substr(replace(terraform_data.support_SecretsRevision_499564A2.id, "-", ""), 0, 8)}';
 
-/** The config a docker_config carries, decoded. */
+/** The config a docker_config carries (sensitive base64), decoded. */
 function configOf(json: Json): Json {
-  return JSON.parse(Buffer.from(only(json, 'docker_config').data, 'base64').toString('utf8'));
+  return JSON.parse(uploadedText({ content_base64: only(json, 'docker_config').data })!);
 }
 
 describe('Gateway with replicas (docker_service)', () => {
@@ -81,7 +82,7 @@ describe('Gateway with replicas (docker_service)', () => {
       const preflight = only(json, 'docker_container');
       const [config, ...secrets] = preflight.upload;
       assert.equal(config.file, '/etc/cdktf-mcp-gateway/gateway.json');
-      assert.deepEqual(JSON.parse(fromTerraformLiteral(config.content)), configOf(json));
+      assert.deepEqual(JSON.parse(uploadedText(config)!), configOf(json));
       assert.deepEqual(secrets, [
         {
           file: '/run/secrets/cdktf-mcp-gateway-session-key',
@@ -274,7 +275,14 @@ describe('Gateway with replicas (docker_service)', () => {
       const [preflightOn, preflightOff] = [only(on, 'docker_container'), only(off, 'docker_container')];
       assert.notEqual(preflightOn.name, preflightOff.name);
       // the preflight checks the very config the replicas get
-      assert.deepEqual(JSON.parse(fromTerraformLiteral(preflightOff.upload[0].content)), configOf(off));
+      assert.deepEqual(JSON.parse(uploadedText(preflightOff.upload[0])!), configOf(off));
+      // the plan shows the field itself, in the summary
+      const summary = (json: Json) =>
+        Object.entries(json.resource.terraform_data as Record<string, Json>).find(([id]) =>
+          /ConfigSummary/.test(id),
+        )![1];
+      const [summaryOn, summaryOff] = [summary(on), summary(off)];
+      assert.deepEqual([summaryOn.input.validate_input, summaryOff.input.validate_input], [true, false]);
       // everything else in the stack is byte for byte the same (the service refers to the config by reference)
       const inJson = (text: string) => JSON.stringify(text).slice(1, -1);
       const rest = (json: Json, config: Json, preflight: Json) =>
@@ -285,8 +293,10 @@ describe('Gateway with replicas (docker_service)', () => {
           .join('DATA')
           .split(inJson(preflight.name))
           .join('PREFLIGHT')
-          .split(inJson(preflight.upload[0].content))
-          .join('CONFIG');
+          .split(inJson(preflight.upload[0].content_base64))
+          .join('CONFIG')
+          .split(JSON.stringify(summary(json)))
+          .join('SUMMARY');
       assert.equal(rest(on, configOn, preflightOn), rest(off, configOff, preflightOff));
     });
   });
@@ -339,7 +349,7 @@ describe('Gateway with replicas (docker_service)', () => {
       );
     });
 
-    it('accepts sessionKey without replicas: an uploaded secret file of the container, no state volume', () => {
+    it('accepts sessionKey without replicas: an uploaded secret file of the container, no generated key', () => {
       const gateway = make({})();
       const json = synth(TerraformStack.of(gateway));
       assert.deepEqual(resourcesOf(json, 'docker_service'), []);
@@ -347,10 +357,10 @@ describe('Gateway with replicas (docker_service)', () => {
       const container = resourcesOf(json, 'docker_container').find((c: Json) =>
         c.labels.some((l: Json) => l.label === 'cdktf-mcp-gateway.gateway'),
       );
-      const config = JSON.parse(fromTerraformLiteral(container.upload[0].content));
+      const config = configOf2(json, 'support');
       assert.equal(config.gateway.session_key_file, '/run/secrets/cdktf-mcp-gateway-session-key');
       assert.equal(config.gateway.session_key_store, undefined);
-      assert.deepEqual(container.upload.slice(1), [
+      assert.deepEqual(container.upload, [
         {
           file: '/run/secrets/cdktf-mcp-gateway-session-key',
           content: '${var.k}\n',
@@ -359,15 +369,15 @@ describe('Gateway with replicas (docker_service)', () => {
           group: '1000',
         },
       ]);
-      assert.equal(container.env, undefined);
-      // the key is given: no state volume keeps a generated one
+      assert.equal(container.env[0], 'CDKTF_MCP_GATEWAY_SECRETS_DIR=/var/lib/cdktf-mcp-gateway/secrets');
+      // the state volume holds the config the gateway serves (no generated key: the key is given)
       assert.deepEqual(
         container.volumes.map((v: Json) => v.container_path),
-        ['/var/log/cdktf-mcp-gateway'],
+        ['/var/log/cdktf-mcp-gateway', '/var/lib/cdktf-mcp-gateway'],
       );
       assert.deepEqual(
         resourcesOf(json, 'docker_volume').map((v: Json) => v.name),
-        ['desk-support-audit'],
+        ['desk-support-audit', 'desk-support-state'],
       );
     });
 

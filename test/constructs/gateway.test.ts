@@ -17,24 +17,29 @@ import {
   thrown,
   warningsOf,
 } from './synth';
+import { uploadedText } from '../../src/contract';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
 
-/** The preflight check container of the gateway `name`. */
-function preflightOf(json: Json, name: string): Json {
+/** The one-shot container that hands gateway `name` its config (`apply-config`). */
+function applyOf(json: Json, name: string): Json {
   const found = resourcesOf(json, 'docker_container').filter((c: Json) =>
-    (c.labels ?? []).some((l: Json) => l.label === 'cdktf-mcp-gateway.preflight' && l.value === name),
+    (c.labels ?? []).some((l: Json) => l.label === 'cdktf-mcp-gateway.config' && l.value === name),
   );
-  assert.equal(found.length, 1, `${found.length} preflight containers of ${name}`);
+  assert.equal(found.length, 1, `${found.length} config containers of ${name}`);
   return found[0];
 }
 
-/** 12 hex digits of the SHA-256 of a container's non-secret files, as the preflight check is named after. */
-/** The preflight name's hash: the image's name (its tag follows the context) and the files other than secrets. */
+/** The id of a resource body in the synthesized stack. */
+function idOf(json: Json, type: string, body: Json): string {
+  return Object.keys(json.resource[type]).find((id) => json.resource[type][id] === body)!;
+}
+
+/** The config container's name hash: the image's name (its tag follows the context) and the files but secrets. */
 function filesHash(container: Json, json: Json): string {
   const files = container.upload
     .filter((u: Json) => !u.file.startsWith('/run/secrets/'))
-    .map((u: Json) => ({ file: u.file, content: u.content }));
+    .map((u: Json) => ({ file: u.file, content: uploadedText(u) }));
   const imageId = /^\$\{docker_image\.([^.]+)\.image_id\}$/.exec(container.image)![1];
   const image = json.resource.docker_image[imageId].name;
   return createHash('sha256').update(JSON.stringify({ image, files })).digest('hex').slice(0, 12);
@@ -86,14 +91,24 @@ describe('Gateway', () => {
       assert.deepEqual(json.terraform.required_providers.docker, { source: 'kreuzwerker/docker', version: '~> 4.6' });
     });
 
-    it('runs the image in a container with the config uploaded as literal JSON', () => {
+    it('runs the image in a container that serves the config in its state volume and reloads it in place', () => {
       const container = gatewayContainer(json, 'support');
       assert.equal(container.name, 'desk-support');
       assert.equal(container.image, '${docker_image.McpGatewayImage_FD6D9FCA.image_id}');
-      assert.deepEqual(container.upload, [
-        { file: '/etc/cdktf-mcp-gateway/gateway.json', content: container.upload[0].content, permissions: '0444' },
+      assert.deepEqual(container.command, [
+        'serve',
+        '--config',
+        '/var/lib/cdktf-mcp-gateway/gateway.json',
+        '--watch',
+        '--status-file',
+        '/var/lib/cdktf-mcp-gateway/status.json',
       ]);
-      assert.equal(container.env, undefined);
+      // no config upload: a changed upload would replace the container
+      assert.deepEqual(container.upload, []);
+      assert.deepEqual(container.env, [
+        'CDKTF_MCP_GATEWAY_SECRETS_DIR=/var/lib/cdktf-mcp-gateway/secrets',
+        `CDKTF_MCP_GATEWAY_BUILD=${json.resource.docker_image.McpGatewayImage_FD6D9FCA.name}`,
+      ]);
       assert.deepEqual(configOf(json, 'support'), {
         version: 1,
         gateway: {
@@ -143,36 +158,63 @@ describe('Gateway', () => {
       assert.equal(container.user, '1000');
     });
 
-    it('runs a preflight check of the same image and config beside the gateway, which fails the deploy with its reason', () => {
+    it("hands the config over through a one-shot apply-config container that fails the deploy with the gateway's reason", () => {
       const container = gatewayContainer(json, 'support');
-      const preflight = preflightOf(json, 'support');
-      const [preflightId] = Object.keys(json.resource.docker_container).filter(
-        (id) => json.resource.docker_container[id] === preflight,
-      );
-      assert.match(preflightId, /^support_Preflight_[0-9A-F]{8}$/);
-      // beside the gateway, not before it: the old container goes first anyway (fixed name and port), and waiting
-      // would add the check's run time to every redeploy's gap in service
-      assert.equal(container.depends_on, undefined);
-      assert.equal(preflight.name, `desk-support-preflight-${filesHash(container, json)}`);
-      assert.equal(preflight.image, container.image);
-      assert.deepEqual(preflight.upload, container.upload);
-      assert.deepEqual(preflight.command, ['serve', '--config', '/etc/cdktf-mcp-gateway/gateway.json', '--check']);
-      assert.equal(preflight.attach, true);
-      assert.equal(preflight.logs, true);
-      assert.equal(preflight.must_run, false);
-      assert.equal(preflight.restart, 'no');
-      assert.equal(preflight.network_mode, 'none');
-      assert.equal(preflight.user, '1000');
-      assert.equal(preflight.volumes, undefined);
-      assert.equal(preflight.ports, undefined);
-      assert.equal(preflight.lifecycle.create_before_destroy, true);
-      const [postcondition] = preflight.lifecycle.postcondition;
-      assert.equal(preflight.lifecycle.postcondition.length, 1);
+      const apply = applyOf(json, 'support');
+      const applyId = idOf(json, 'docker_container', apply);
+      assert.match(applyId, /^support_ApplyConfig_[0-9A-F]{8}$/);
+      // the first deploy's config is in the state volume before the gateway starts
+      assert.deepEqual(container.depends_on, [`docker_container.${applyId}`]);
+      assert.equal(apply.name, `desk-support-config-${filesHash(apply, json)}`);
+      assert.equal(apply.image, container.image);
+      // the config is a sensitive upload: a plan prints "(sensitive value)", not the file
+      assert.deepEqual(apply.upload, [
+        {
+          file: '/etc/cdktf-mcp-gateway/gateway.json',
+          content_base64: `\${sensitive("${Buffer.from(configText(json, 'support')).toString('base64')}")}`,
+          permissions: '0444',
+        },
+      ]);
+      assert.deepEqual(apply.command, [
+        'apply-config',
+        '--config',
+        '/etc/cdktf-mcp-gateway/gateway.json',
+        '--state-dir',
+        '/var/lib/cdktf-mcp-gateway',
+      ]);
+      assert.deepEqual(apply.env, [container.env[1]]);
+      assert.deepEqual(apply.volumes, [container.volumes[1]]);
+      assert.equal(apply.attach, true);
+      assert.equal(apply.logs, true);
+      assert.equal(apply.must_run, false);
+      assert.equal(apply.restart, 'no');
+      assert.equal(apply.network_mode, 'none');
+      assert.equal(apply.user, '1000');
+      assert.equal(apply.ports, undefined);
+      assert.equal(apply.lifecycle.create_before_destroy, true);
+      const [postcondition] = apply.lifecycle.postcondition;
+      assert.equal(apply.lifecycle.postcondition.length, 1);
       assert.equal(postcondition.condition, '${self.exit_code == 0}');
       assert.match(
         postcondition.error_message,
         /^Gateway 'support' cannot start: \$\{trimspace\(.*self\.container_logs.*\)\}$/,
       );
+    });
+
+    it('summarizes the config for reviewers in a terraform_data Terraform diffs field by field, with no secret', () => {
+      const summaries = Object.entries(json.resource.terraform_data).filter(([id]) =>
+        /^support_ConfigSummary_/.test(id),
+      );
+      assert.equal(summaries.length, 1);
+      assert.deepEqual((summaries[0][1] as Json).input, {
+        validate_input: true,
+        validate_output: true,
+        validation_errors: 'protocol',
+        tools: ['get_customer'],
+        tokens: ['support-bot'],
+        oauth_issuer: '',
+        config_digest: createHash('sha256').update(configText(json, 'support')).digest('hex'),
+      });
     });
 
     it('labels the container with the gateway name and joins the stack network', () => {
@@ -227,21 +269,20 @@ describe('Gateway', () => {
       const onJson = JSON.parse(on);
       const offJson = JSON.parse(off);
       assert.equal(configOf(offJson, 'support').gateway.validate_input, false);
-      // the check runs again, under a new name (its files' hash), on the new config
-      const [onPreflight, offPreflight] = [preflightOf(onJson, 'support'), preflightOf(offJson, 'support')];
-      assert.notEqual(offPreflight.name, onPreflight.name);
-      assert.equal(
-        offPreflight.name,
-        `desk-support-preflight-${filesHash(gatewayContainer(offJson, 'support'), offJson)}`,
-      );
-      // everything else, in the whole synthesized stack, is the same
-      for (const container of [gatewayContainer(offJson, 'support'), offPreflight]) {
-        container.upload[0].content = container.upload[0].content.replace(
-          '"validate_input": false',
-          '"validate_input": true',
-        );
-      }
-      offPreflight.name = onPreflight.name;
+      // the config hand-off runs again, under a new name (its files' hash), on the new config
+      const [onApply, offApply] = [applyOf(onJson, 'support'), applyOf(offJson, 'support')];
+      assert.notEqual(offApply.name, onApply.name);
+      assert.equal(offApply.name, `desk-support-config-${filesHash(offApply, offJson)}`);
+      // the plan shows the field itself, in the summary
+      const summaryId = Object.keys(offJson.resource.terraform_data).find((id) => /ConfigSummary/.test(id))!;
+      const [onSummary, offSummary] = [onJson, offJson].map((j) => j.resource.terraform_data[summaryId].input);
+      assert.equal(onSummary.validate_input, true);
+      assert.equal(offSummary.validate_input, false);
+      // everything else, in the whole synthesized stack, is the same: the gateway container above all
+      assert.deepEqual(gatewayContainer(offJson, 'support'), gatewayContainer(onJson, 'support'));
+      offApply.upload = onApply.upload;
+      offApply.name = onApply.name;
+      offJson.resource.terraform_data[summaryId] = onJson.resource.terraform_data[summaryId];
       assert.deepEqual(offJson, onJson);
     });
 
@@ -266,8 +307,8 @@ describe('Gateway', () => {
       });
       new Gateway(stack, 'g', { services: [service], auth });
       const json = synth(stack);
-      const raw: string = gatewayContainer(json, 'g').upload[0].content;
-      assert.ok(raw.includes('Prices in $${currency} and %%{percent}'));
+      // base64 in the upload: nothing Terraform would interpolate
+      assert.match(applyOf(json, 'g').upload[0].content_base64, /^\$\{sensitive\("[A-Za-z0-9+/=]+"\)\}$/);
       assert.equal(configOf(json, 'g').tools[0].description, 'Prices in ${currency} and %{percent}');
     });
 
@@ -310,26 +351,35 @@ describe('Gateway', () => {
       );
     });
 
-    it('names the preflight check after the secrets revision too when the gateway has a session key', () => {
+    it('names the config hand-off after the secrets revision too when the gateway has a session key', () => {
       const stack = newStack('desk');
       const health = new Service(stack, 'health', { endpoint: { url: 'http://crm:8080/health', method: 'GET' } });
       const key = new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true });
       new Gateway(stack, 'support', { services: [health], auth, sessionKey: key.stringValue });
       const json = synth(stack);
       const container = gatewayContainer(json, 'support');
-      const [revisionId, ...more] = Object.keys(json.resource.terraform_data);
-      assert.deepEqual(more, []);
+      const apply = applyOf(json, 'support');
+      const revisionId = Object.keys(json.resource.terraform_data).find((id) => /SecretsRevision/.test(id))!;
       assert.match(revisionId, /^support_SecretsRevision_[0-9A-F]{8}$/);
       assert.deepEqual(json.resource.terraform_data[revisionId].triggers_replace, {
         'cdktf-mcp-gateway-session-key': '${var.session_key}',
       });
       // the hash covers the config only: a secret value reaches the name through the revision, never a hash of it
       assert.equal(
-        preflightOf(json, 'support').name,
-        `desk-support-preflight-${filesHash(container, json)}-\${substr(replace(terraform_data.${revisionId}.id, "-", ""), 0, 8)}`,
+        apply.name,
+        `desk-support-config-${filesHash(apply, json)}-\${substr(replace(terraform_data.${revisionId}.id, "-", ""), 0, 8)}`,
       );
       assert.doesNotMatch(JSON.stringify(json), /sha256\(/);
-      assert.deepEqual(preflightOf(json, 'support').upload, container.upload);
+      // the session key is read at start: the container has it, and the check reads it too
+      const keyFile = {
+        file: '/run/secrets/cdktf-mcp-gateway-session-key',
+        content: '${var.session_key}\n',
+        permissions: '0400',
+        owner: '1000',
+        group: '1000',
+      };
+      assert.deepEqual(container.upload, [keyFile]);
+      assert.deepEqual(apply.upload.slice(1), [keyFile]);
     });
   });
 
@@ -510,7 +560,7 @@ describe('Gateway', () => {
       // the content hashes in the gateway image's tag and the preflight check's name are checked elsewhere
       const names = (type: string): string[] =>
         resourcesOf(json, type)
-          .map((r: Json) => (r.name as string).replace(/-(preflight|slim)-[0-9a-f]{12}$/, '-$1-HASH'))
+          .map((r: Json) => (r.name as string).replace(/-(preflight|config|slim)-[0-9a-f]{12}$/, '-$1-HASH'))
           .sort();
       return {
         images: names('docker_image'),
@@ -538,7 +588,7 @@ describe('Gateway', () => {
         for (const id of ['eu', 'us']) {
           assert.deepEqual(namesIn(app.outdir, id), {
             images: ['acme/crm:1.4', `cdktf-mcp-gateway-${id}:node-22-bookworm-slim-HASH`],
-            containers: [`${id}-get_customer`, `${id}-support`, `${id}-support-preflight-HASH`],
+            containers: [`${id}-get_customer`, `${id}-support`, `${id}-support-config-HASH`],
             networks: [`${id}-mcp`],
             volumes: [`${id}-support-audit`, `${id}-support-state`],
             outputs: ['gateway_support_url'],

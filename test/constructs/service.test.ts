@@ -351,7 +351,7 @@ describe('Service', () => {
       // the backend, the gateway and the gateway's preflight check
       assert.deepEqual(
         resourcesOf(json, 'docker_container').map((c: { labels: { label: string }[] }) => c.labels[0].label),
-        ['cdktf-mcp-gateway.service', 'cdktf-mcp-gateway.gateway', 'cdktf-mcp-gateway.preflight'],
+        ['cdktf-mcp-gateway.service', 'cdktf-mcp-gateway.config', 'cdktf-mcp-gateway.gateway'],
       );
     });
 

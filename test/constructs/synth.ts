@@ -2,7 +2,7 @@
 import { Testing, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
-import { fromTerraformLiteral, GatewayConfig } from '../../src/contract';
+import { GatewayConfig, uploadedText } from '../../src/contract';
 
 // Synthesized JSON is loosely typed by nature; tests read it by key.
 
@@ -34,12 +34,21 @@ export function gatewayContainer(json: Json, name: string): Json {
   return found;
 }
 
-/** The config text uploaded into a gateway container (Terraform escapes undone). */
-export function configText(json: Json, name: string): string {
-  const upload = gatewayContainer(json, name).upload.find(
-    (u: Json) => u.file === '/etc/cdktf-mcp-gateway/gateway.json',
+/** The container that hands gateway `name` its config (`apply-config`, labelled `cdktf-mcp-gateway.config`). */
+export function configContainer(json: Json, name: string): Json {
+  const found = resourcesOf(json, 'docker_container').find((c: Json) =>
+    (c.labels ?? []).some((l: Json) => l.label === 'cdktf-mcp-gateway.config' && l.value === name),
   );
-  return fromTerraformLiteral(upload.content as string);
+  if (found === undefined) throw new Error(`no config container labelled ${name}`);
+  return found;
+}
+
+/** The config text a gateway container serves, as uploaded to its config container (decoded). */
+export function configText(json: Json, name: string): string {
+  const upload = configContainer(json, name).upload.find((u: Json) => u.file === '/etc/cdktf-mcp-gateway/gateway.json');
+  const text = uploadedText(upload as Json);
+  if (text === undefined) throw new Error(`the config of ${name} is not an upload synthesis wrote`);
+  return text;
 }
 
 /** The config uploaded into a gateway container, parsed. */

@@ -1,0 +1,40 @@
+import { DataResource, Lazy } from 'cdktf';
+import { Construct } from 'constructs';
+import {
+  configDigest,
+  DEFAULT_VALIDATE_INPUT,
+  DEFAULT_VALIDATE_OUTPUT,
+  DEFAULT_VALIDATION_ERRORS,
+  renderGatewayConfig,
+  type GatewayConfig,
+} from '../src/contract';
+
+/**
+ * The fields of a gateway's config a reviewer looks for in a plan, as a `terraform_data` input that Terraform diffs
+ * attribute by attribute: a toggled `validate_input` reads `~ validate_input = true -> false`, an added tool is one
+ * line of `tools`. The config itself reaches the gateway as a sensitive upload, which plans do not print; the
+ * digest here is the one the gateway reports on `/readyz` once it serves that config. Never a secret: tokens are
+ * listed by id, secrets not at all.
+ */
+export class ConfigSummary extends Construct {
+  public constructor(scope: Construct, id: string, config: () => GatewayConfig) {
+    super(scope, id);
+    new DataResource(this, 'Resource', {
+      input: Lazy.anyValue({ produce: () => summaryOf(config()) }) as unknown as Record<string, unknown>,
+    });
+  }
+}
+
+function summaryOf(config: GatewayConfig): Record<string, unknown> {
+  const g = config.gateway;
+  const auth = g.auth === 'none' ? undefined : g.auth;
+  return {
+    validate_input: g.validate_input ?? DEFAULT_VALIDATE_INPUT,
+    validate_output: g.validate_output ?? DEFAULT_VALIDATE_OUTPUT,
+    validation_errors: g.validation_errors ?? DEFAULT_VALIDATION_ERRORS,
+    tools: config.tools.map((t) => t.name),
+    tokens: auth?.tokens?.map((t) => t.id) ?? [],
+    oauth_issuer: auth?.oauth?.issuer ?? '',
+    config_digest: configDigest(renderGatewayConfig(config)),
+  };
+}
