@@ -1,4 +1,4 @@
-import { DataResource, Lazy } from 'cdktf';
+import { Lazy, TerraformOutput } from 'cdktf';
 import { Construct } from 'constructs';
 import {
   configDigest,
@@ -10,18 +10,20 @@ import {
 } from '../src/contract';
 
 /**
- * The fields of a gateway's config a reviewer looks for in a plan, as a `terraform_data` input that Terraform diffs
- * attribute by attribute: a toggled `validate_input` reads `~ validate_input = true -> false`, an added tool is one
- * line of `tools`. The config itself reaches the gateway as a sensitive upload, which plans do not print; the
+ * The fields of a gateway's config a reviewer looks for in a plan, as a stack output (`gateway_NAME_config`) that
+ * Terraform diffs attribute by attribute under "Changes to Outputs": a toggled `validate_input` reads
+ * `~ validate_input = true -> false`, an added tool is one line of `tools`. The config itself reaches the gateway as a sensitive upload, which plans do not print; the
  * digest here is the one the gateway reports on `/readyz` once it serves that config. Never a secret: tokens are
  * listed by id, secrets not at all.
  */
 export class ConfigSummary extends Construct {
-  public constructor(scope: Construct, id: string, config: () => GatewayConfig) {
+  /** @param outputId the output's name, e.g. `gateway_support_config` */
+  public constructor(scope: Construct, id: string, outputId: string, config: () => GatewayConfig) {
     super(scope, id);
-    new DataResource(this, 'Resource', {
-      input: Lazy.anyValue({ produce: () => summaryOf(config()) }) as unknown as Record<string, unknown>,
-    });
+    new TerraformOutput(this, 'Resource', {
+      value: Lazy.anyValue({ produce: () => summaryOf(config()) }),
+      description: 'What the gateway serves: the settings a review looks for, and the digest /readyz reports',
+    }).overrideLogicalId(outputId);
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Lazy } from 'cdktf';
 import { Construct } from 'constructs';
-import { Container } from '@cdktf/provider-docker/lib/container';
+import { Container, type ContainerConfig } from '@cdktf/provider-docker/lib/container';
 import { Image } from '@cdktf/provider-docker/lib/image';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
 import {
@@ -81,7 +81,7 @@ export function createGatewayContainer(scope: Construct, options: GatewayContain
     role: 'config',
     command: ['apply-config', '--config', GATEWAY_CONFIG_FILE, '--state-dir', GATEWAY_STATE_DIR],
     env: [build],
-    volumes: [stateMount],
+    volumes: [{ ...stateMount, readOnly: false }],
     label: GATEWAY_CONFIG_LABEL,
   });
   const audit = options.auditLog
@@ -138,13 +138,33 @@ export function createPreflight(scope: Construct, options: PreflightOptions): Co
   });
 }
 
+/** Settings of the one-shot containers equal to what Docker reports back for them (see `createCheckContainer`). */
+const ONE_SHOT_DEFAULTS: Partial<ContainerConfig> = {
+  entrypoint: ['node', '/app/dist/src/cli/main.js'],
+  workingDir: '/app',
+  healthcheck: { test: ['NONE'] },
+  init: false,
+  ipcMode: 'private',
+  logDriver: 'json-file',
+  runtime: 'runc',
+  shmSize: 64,
+  stopSignal: 'SIGTERM',
+  stopTimeout: 0,
+  cpuShares: 0,
+  maxRetryCount: 0,
+  memory: 0,
+  memorySwap: 0,
+  privileged: false,
+  publishAllPorts: false,
+};
+
 interface CheckContainerOptions extends PreflightOptions {
   /** The name's part after the gateway's (`preflight`, `config`). */
   readonly role: string;
   readonly command: readonly string[];
   readonly label: string;
   readonly env?: readonly string[];
-  readonly volumes?: readonly { volumeName: string; containerPath: string }[];
+  readonly volumes?: readonly { volumeName: string; containerPath: string; readOnly?: boolean }[];
 }
 
 /**
@@ -172,6 +192,9 @@ function createCheckContainer(scope: Construct, id: string, options: CheckContai
     name: `${dockerName(scope, options.name, options.role)}-${suffix}`,
     image: options.image.imageId,
     command: [...options.command],
+    // what Docker reads back for a one-shot container, written out so that a replacement's plan lists only what
+    // changes (unset, each would print as "x -> null" or "(known after apply)")
+    ...ONE_SHOT_DEFAULTS,
     networkMode: 'none',
     restart: 'no',
     user: GATEWAY_USER,

@@ -348,7 +348,7 @@ export class Gateway extends Construct {
     const secretFiles = secretValues.map(([name, value]) => secretFile(name, value));
     const image = GatewayImage.of(this).imageFor(baseImage);
     const imageName = GatewayImage.of(this).nameFor(baseImage);
-    new ConfigSummary(this, 'ConfigSummary', () => this.config());
+    new ConfigSummary(this, 'ConfigSummary', outputIdOf(this.name).replace(/_url$/, '_config'), () => this.config());
     if (replicas === undefined) {
       return {
         container: createGatewayContainer(this, {

@@ -6,6 +6,7 @@
  * @example
  * cdktf-mcp-gateway dev examples/support-desk --port agents=9000
  */
+import { watchApp } from '../dev/app-watcher';
 import { ConfigError } from '../gateway';
 import {
   BackendStartError,
@@ -49,7 +50,7 @@ export function describeSession(session: DevSession): string {
   );
   const dashboards = session.dashboards.map((d) => `Audit dashboard ${d.name} (stack ${d.stack})\nDashboard: ${d.url}`);
   const kept = `Tokens and session keys: ${session.stateDir} (kept across restarts; dev --fresh makes new ones)`;
-  return `\n${[...blocks, ...dashboards].join('\n\n')}\n\n${kept}\nPress Ctrl-C to stop.\n`;
+  return `\n${[...blocks, ...dashboards].join('\n\n')}\n\n${kept}\nEdits to the app reload its gateways in place. Press Ctrl-C to stop.\n`;
 }
 
 /** Runs `dev` and resolves with the exit code once it was stopped (or failed to start). */
@@ -108,7 +109,20 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   process.stdout.write(describeSession(session));
+  const running = session;
+  // an edited stack reaches the gateways in place, as a deploy's config change does
+  const stopWatching = watchApp(options.dir, async () => {
+    process.stdout.write('App changed: synthesizing ...\n');
+    try {
+      for (const line of await running.reload()) process.stdout.write(`${line}\n`);
+    } catch (err) {
+      process.stdout.write(
+        `Reload failed, the gateways keep serving what they served: ${(err as Error).message.split('\n')[0]}\n`,
+      );
+    }
+  });
   await stopped;
+  stopWatching();
   process.stdout.write('Stopping ...\n');
   await session.close();
   process.off('SIGINT', onSignal);

@@ -63,6 +63,15 @@ export interface DevSession {
   readonly synthDurationMs: number;
   /** The folder the tokens and session keys are kept in between runs (`DIR/.dev`). */
   readonly stateDir: string;
+  /**
+   * Synthesizes the app again and reloads each gateway it still declares in place (`RunningGateway.reload`: in-flight
+   * calls finish, sessions and streams stay, `notifications/tools/list_changed` goes out). A gateway added to or
+   * removed from the app is named in the result, not started or stopped.
+   *
+   * @returns one line per gateway, for the user
+   * @throws when synthesis or a config fails: every gateway keeps serving what it served
+   */
+  reload(): Promise<string[]>;
   /** Closes every gateway (draining in-flight calls) and dashboard, then stops every backend. Idempotent. */
   close(): Promise<void>;
 }
@@ -118,7 +127,28 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
     fs.mkdirSync(options.auditDir, { recursive: true });
     for (const [i, g] of found.entries()) gateways.push(await serveGateway(g, ports[i], maps, options, hooks, local));
     for (const d of foundDashboards) dashboards.push(await serveDashboard(d, options, hooks));
-    return { gateways, backends, dashboards, synthDurationMs, stateDir: options.stateDir, close };
+    const reload = async (): Promise<string[]> => {
+      const again = (await synthesizeGateways(options, log)).found;
+      for (const g of again) checkDevSecrets(g.name, g.parsed, secrets);
+      // every config is built before any gateway takes its own, so a bad one changes nothing
+      const planned = again.map((g) => {
+        const served = gateways.find((d) => d.stack === g.stack && d.name === g.name);
+        return { g, served, config: served && localConfig(g, maps, options, local).config };
+      });
+      const lines: string[] = [];
+      for (const { g, served, config } of planned) {
+        if (served === undefined || config === undefined) {
+          lines.push(`Gateway ${g.name} (stack ${g.stack}) is new in the app: restart dev to serve it`);
+          continue;
+        }
+        await served.gateway.reload(config);
+        lines.push(`Reloaded gateway ${g.name}: ${config.tools.map((t) => t.name).join(', ')}`);
+      }
+      for (const d of gateways.filter((x) => !again.some((g) => g.stack === x.stack && g.name === x.name)))
+        lines.push(`Gateway ${d.name} (stack ${d.stack}) is no longer in the app: restart dev to stop serving it`);
+      return lines;
+    };
+    return { gateways, backends, dashboards, synthDurationMs, stateDir: options.stateDir, reload, close };
   } catch (err) {
     await close();
     throw err;
@@ -205,6 +235,25 @@ async function startBackends(
   return maps;
 }
 
+/** The config a gateway is served with locally: its kept token and session key, its backends mapped. */
+function localConfig(
+  g: FoundGateway,
+  maps: Readonly<Record<string, string>>,
+  options: DevOptions,
+  local: LocalServing,
+): { token?: string; auditLogPath: string; config: GatewayConfig } {
+  const token = g.parsed.gateway.auth === 'none' ? undefined : local.state.token(g.stack, g.name);
+  const auditLogPath = path.join(options.auditDir, `audit-${g.name.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`);
+  const sessionKeyFromEnv = (local.env[SESSION_KEY_ENV] ?? '') !== '';
+  const config = localGatewayConfig(g.parsed, {
+    ...(token !== undefined ? { token } : {}),
+    auditLogPath,
+    maps,
+    sessionKeyFile: sessionKeyFromEnv ? undefined : local.state.sessionKeyFile(g.stack, g.name),
+  });
+  return { ...(token !== undefined ? { token } : {}), auditLogPath, config };
+}
+
 /**
  * Serves one gateway on loopback with its kept token and session key (unless the environment gives the key), its
  * backends mapped to local addresses.
@@ -217,15 +266,7 @@ async function serveGateway(
   hooks: DevSessionHooks,
   local: LocalServing,
 ): Promise<DevGateway> {
-  const token = g.parsed.gateway.auth === 'none' ? undefined : local.state.token(g.stack, g.name);
-  const auditLogPath = path.join(options.auditDir, `audit-${g.name.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`);
-  const sessionKeyFromEnv = (local.env[SESSION_KEY_ENV] ?? '') !== '';
-  const config = localGatewayConfig(g.parsed, {
-    ...(token !== undefined ? { token } : {}),
-    auditLogPath,
-    maps,
-    sessionKeyFile: sessionKeyFromEnv ? undefined : local.state.sessionKeyFile(g.stack, g.name),
-  });
+  const { token, auditLogPath, config } = localConfig(g, maps, options, local);
   const logger = hooks.gatewayLogger !== undefined ? { logger: hooks.gatewayLogger } : {};
   const served = { config, port, host: '127.0.0.1', auditLogPath, env: local.env, secrets: local.secrets, ...logger };
   const gateway = await startGateway(served).catch((err: NodeJS.ErrnoException) => {

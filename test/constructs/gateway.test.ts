@@ -183,7 +183,7 @@ describe('Gateway', () => {
         '/var/lib/cdktf-mcp-gateway',
       ]);
       assert.deepEqual(apply.env, [container.env[1]]);
-      assert.deepEqual(apply.volumes, [container.volumes[1]]);
+      assert.deepEqual(apply.volumes, [{ ...container.volumes[1], read_only: false }]);
       assert.equal(apply.attach, true);
       assert.equal(apply.logs, true);
       assert.equal(apply.must_run, false);
@@ -201,12 +201,8 @@ describe('Gateway', () => {
       );
     });
 
-    it('summarizes the config for reviewers in a terraform_data Terraform diffs field by field, with no secret', () => {
-      const summaries = Object.entries(json.resource.terraform_data).filter(([id]) =>
-        /^support_ConfigSummary_/.test(id),
-      );
-      assert.equal(summaries.length, 1);
-      assert.deepEqual((summaries[0][1] as Json).input, {
+    it('summarizes the config for reviewers in a stack output Terraform diffs field by field, with no secret', () => {
+      assert.deepEqual(json.output.gateway_support_config.value, {
         validate_input: true,
         validate_output: true,
         validation_errors: 'protocol',
@@ -239,8 +235,9 @@ describe('Gateway', () => {
     });
 
     it('outputs the gateway URL', () => {
-      assert.deepEqual(json.output, {
-        gateway_support_url: { description: 'MCP endpoint of gateway support', value: 'http://localhost:9090/mcp' },
+      assert.deepEqual(json.output.gateway_support_url, {
+        description: 'MCP endpoint of gateway support',
+        value: 'http://localhost:9090/mcp',
       });
     });
   });
@@ -273,16 +270,14 @@ describe('Gateway', () => {
       const [onApply, offApply] = [applyOf(onJson, 'support'), applyOf(offJson, 'support')];
       assert.notEqual(offApply.name, onApply.name);
       assert.equal(offApply.name, `desk-support-config-${filesHash(offApply, offJson)}`);
-      // the plan shows the field itself, in the summary
-      const summaryId = Object.keys(offJson.resource.terraform_data).find((id) => /ConfigSummary/.test(id))!;
-      const [onSummary, offSummary] = [onJson, offJson].map((j) => j.resource.terraform_data[summaryId].input);
-      assert.equal(onSummary.validate_input, true);
-      assert.equal(offSummary.validate_input, false);
+      // the plan shows the field itself, in the summary output
+      assert.equal(onJson.output.gateway_support_config.value.validate_input, true);
+      assert.equal(offJson.output.gateway_support_config.value.validate_input, false);
       // everything else, in the whole synthesized stack, is the same: the gateway container above all
       assert.deepEqual(gatewayContainer(offJson, 'support'), gatewayContainer(onJson, 'support'));
       offApply.upload = onApply.upload;
       offApply.name = onApply.name;
-      offJson.resource.terraform_data[summaryId] = onJson.resource.terraform_data[summaryId];
+      offJson.output.gateway_support_config = onJson.output.gateway_support_config;
       assert.deepEqual(offJson, onJson);
     });
 
@@ -359,7 +354,8 @@ describe('Gateway', () => {
       const json = synth(stack);
       const container = gatewayContainer(json, 'support');
       const apply = applyOf(json, 'support');
-      const revisionId = Object.keys(json.resource.terraform_data).find((id) => /SecretsRevision/.test(id))!;
+      const [revisionId, ...more] = Object.keys(json.resource.terraform_data);
+      assert.deepEqual(more, []);
       assert.match(revisionId, /^support_SecretsRevision_[0-9A-F]{8}$/);
       assert.deepEqual(json.resource.terraform_data[revisionId].triggers_replace, {
         'cdktf-mcp-gateway-session-key': '${var.session_key}',
@@ -591,7 +587,7 @@ describe('Gateway', () => {
             containers: [`${id}-get_customer`, `${id}-support`, `${id}-support-config-HASH`],
             networks: [`${id}-mcp`],
             volumes: [`${id}-support-audit`, `${id}-support-state`],
-            outputs: ['gateway_support_url'],
+            outputs: ['gateway_support_config', 'gateway_support_url'],
           });
         }
       } finally {

@@ -16,6 +16,8 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { eventually } from '../helpers/eventually';
 import { connectSdkClient, type SdkConnection } from '../helpers/mcp';
+import { openStream, type OpenStream } from '../helpers/http';
+import { modernRequest, postModern } from '../helpers/modern';
 import { reusePortNode } from '../helpers/reuse-port-node';
 import { makeToken } from '../helpers/tokens';
 import {
@@ -132,10 +134,22 @@ const getCustomer = new mcp.Service(stack, 'get_customer', {
     port: 8080,
     healthcheck: 'image',
   },
+  ...(params.redactKey ? { response: { redactPatterns: { sha: '[0-9a-f]{64}' } } } : {}),
 });
+const services = [getCustomer];
+if (params.extraTool) {
+  services.push(new mcp.Service(stack, 'find_customer', {
+    description: 'Find a customer',
+    endpoint: { url: 'http://crm:8080/customers/{customer_id}', method: 'GET' },
+    input: { customer_id: { type: 'string', required: true } },
+  }));
+}
 const gateway = new mcp.Gateway(stack, 'support', {
-  services: [getCustomer],
-  auth: { tokens: [{ id: 'deploy-bot', sha256: params.tokenSha256 }] },
+  services,
+  auth: { tokens: [
+    { id: 'deploy-bot', sha256: params.tokenSha256 },
+    ...(params.extraTokenSha256 ? [{ id: 'second-bot', sha256: params.extraTokenSha256 }] : []),
+  ] },
   port: params.port,
   hostIp: '127.0.0.1',
   baseImage: params.baseImage,
@@ -213,6 +227,48 @@ async function oneCall(sdk: SdkConnection, valid: boolean, i: number): Promise<C
       return { at, valid, outcome: 'refused' };
     return { at, valid, outcome: 'failure', detail: (err as Error).message.slice(0, 300) };
   }
+}
+
+/** One stateless (2026-07-28) call, classified as {@link oneCall} classifies a 2025 one. */
+async function oneModernCall(url: string, token: string, valid: boolean, i: number): Promise<CallRecord> {
+  const at = Date.now();
+  const id = valid ? `C-${String(i % 10_000).padStart(4, '0')}` : `bad-${i}`;
+  try {
+    const body = modernRequest('tools/call', { name: 'get_customer', arguments: { customer_id: id } });
+    const res = await postModern(url, body, token);
+    const message = res.message as
+      { result?: { isError?: boolean }; error?: { code: number; message: string } } | undefined;
+    if (res.status === 200 && message?.result !== undefined && message.result.isError !== true)
+      return { at, valid, outcome: valid ? 'ok' : 'forwarded' };
+    if (!valid && message?.error?.code === -32602 && message.error.message.includes(REFUSAL))
+      return { at, valid, outcome: 'refused' };
+    return { at, valid, outcome: 'failure', detail: `HTTP ${res.status} ${JSON.stringify(message).slice(0, 300)}` };
+  } catch (err) {
+    return { at, valid, outcome: 'failure', detail: (err as Error).message.slice(0, 300) };
+  }
+}
+
+/** Loops of alternating valid / invalid calls, half through a 2025 session, half as 2026-07-28 requests. */
+function startMixedLoad(sdk: SdkConnection, url: string, token: string, loops: number, paceMs: number) {
+  const records: CallRecord[] = [];
+  let stopped = false;
+  let n = 0;
+  const loop = async (modern: boolean): Promise<void> => {
+    while (!stopped) {
+      const i = n++;
+      records.push(await (modern ? oneModernCall(url, token, i % 2 === 0, i) : oneCall(sdk, i % 2 === 0, i)));
+      await new Promise((resolve) => setTimeout(resolve, paceMs));
+    }
+  };
+  const started = Date.now();
+  const done = Promise.all(Array.from({ length: loops }, (_, k) => loop(k % 2 === 1))).then(() => records);
+  return {
+    stop: () => {
+      stopped = true;
+    },
+    done,
+    started,
+  };
 }
 
 /** `loops` loops of alternating valid / invalid calls, `paceMs` apart, until `stop()` or `maxCalls`. */
@@ -366,46 +422,143 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       assert.match(diff.output, /No changes/, `a plan right after the deploy shows changes:\n${tail(diff)}`);
     });
 
-    it('keeps secrets out of the environment (files under /run/secrets, 0400) and publishes every port on 127.0.0.1 only', async function () {
+    it('keeps secrets out of the environment (files in the state volume, 0400) and publishes every port on 127.0.0.1 only', async function () {
       this.timeout(2 * 60_000);
       const envVars = await inspect(names.gateway, '{{json .Config.Env}}');
       assert.ok(!envVars.includes(backendKey), 'the secret value is in the gateway environment');
       assert.ok(!envVars.includes('BACKEND_KEY'), `the secret is an environment variable: ${envVars}`);
-      const listing = await docker(['exec', names.gateway, 'ls', '-ln', '/run/secrets/BACKEND_KEY']);
+      const listing = await docker([
+        'exec',
+        names.gateway,
+        'ls',
+        '-ln',
+        '/var/lib/cdktf-mcp-gateway/secrets/BACKEND_KEY',
+      ]);
       assert.match(listing, /^-r-------- +1 +1000 +1000 /, `secret file: ${listing}`);
       for (const p of [port, dashboardPort]) {
         assert.deepEqual(listeningAddresses(p), ['127.0.0.1'], `port ${p} listens on 127.0.0.1 only`);
       }
     });
 
-    it('toggles validate_input: the refusal behaviour changes, the session opened before stays valid, the image is not rebuilt; the gap in service is measured', async function () {
-      this.timeout(20 * 60_000);
-      const sessionBefore = sdk!.transport.sessionId;
+    it('takes every config change in place under load: same container, zero failed calls, the session and the GET stream kept, list_changed sent, the new behaviour from the first call after', async function () {
+      this.timeout(30 * 60_000);
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const second = makeToken('second-bot');
+      const sessionBefore = sdk!.transport.sessionId!;
       const imageBefore = await inspect(names.gateway, '{{.Image}}');
-      const load = startLoad(sdk!, 1, 100, 100_000);
-      app.params({ ...params, validateInput: false });
-      const run = await app.deploy({ TF_VAR_backend_key: backendKey });
-      load.stop();
-      const records = await load.done;
-      assertOk(run, 'cdktf deploy (validate_input off)');
-      assert.doesNotMatch(run.output, /McpGatewayImage[^\n]*(replac|destroy|creat)/i, 'the gateway image was touched');
-      assert.equal(await inspect(names.gateway, '{{.Image}}'), imageBefore, 'the gateway runs the same image');
-      const failed = records.filter((r) => r.outcome === 'failure');
-      const gap = failed.length === 0 ? 0 : failed.at(-1)!.at - failed[0].at;
-      record('redeploy, single container (config only)', `${run.seconds.toFixed(1)} s`);
-      record(
-        'service gap of a single container during that redeploy (first to last failed call, 1 call / 100 ms)',
-        `${(gap / 1000).toFixed(1)} s (${failed.length} of ${records.length} calls failed)`,
+      const stream: OpenStream = await openStream(url, {
+        accept: 'text/event-stream',
+        authorization: `Bearer ${bot.token}`,
+        'mcp-session-id': sessionBefore,
+        'mcp-protocol-version': '2025-11-25',
+      });
+      assert.equal(stream.status, 200);
+      let streamEnded = false;
+      void stream.ended.then(() => {
+        streamEnded = true;
+      });
+      const changes: { what: string; set: Record<string, unknown>; check: () => Promise<void>; tools?: boolean }[] = [
+        {
+          what: 'validate_input off',
+          set: { validateInput: false },
+          check: async () => assert.equal((await oneCall(sdk!, false, 8)).outcome, 'forwarded'),
+        },
+        {
+          what: 'a tool added',
+          set: { extraTool: true },
+          tools: true,
+          check: async () =>
+            assert.deepEqual(
+              (await sdk!.client.listTools()).tools.map((t) => t.name),
+              ['get_customer', 'find_customer'],
+            ),
+        },
+        {
+          what: 'a token added',
+          set: { extraTokenSha256: second.sha256 },
+          check: async () => assert.equal((await oneModernCall(url, second.token, true, 3)).outcome, 'ok'),
+        },
+        {
+          what: 'response controls changed',
+          set: { redactKey: true },
+          check: async () => assert.equal((await callResult(sdk!, 'C-0005')).key_sha256, '[redacted]'),
+        },
+        {
+          what: 'a tool removed, validate_input on',
+          set: { extraTool: false, validateInput: true },
+          tools: true,
+          check: async () => assert.equal((await oneCall(sdk!, false, 9)).outcome, 'refused'),
+        },
+      ];
+      const containerId = await inspect(names.gateway, '{{.Id}}');
+      for (const change of changes) {
+        const notified = (stream.text().match(/tools\/list_changed/g) ?? []).length;
+        params = { ...params, ...change.set };
+        app.params(params);
+        const load = startMixedLoad(sdk!, url, bot.token, 4, 40);
+        const run = await app.deploy({ TF_VAR_backend_key: backendKey });
+        // the first calls after the deploy returns already see the new config
+        await change.check();
+        load.stop();
+        const records = await load.done;
+        assertOk(run, `cdktf deploy (${change.what})`);
+        const failed = records.filter((r) => r.outcome === 'failure');
+        const rate = records.length / ((Date.now() - load.started) / 1000);
+        record(
+          `in-place change, single container: ${change.what}`,
+          `deploy ${run.seconds.toFixed(1)} s, ${records.length} calls (${rate.toFixed(0)}/s), ${failed.length} failed`,
+        );
+        assert.ok(rate >= 20, `the load ran at ${rate.toFixed(1)} calls/s`);
+        assert.deepEqual(
+          failed.map((f) => f.detail),
+          [],
+          `${change.what}: failed calls`,
+        );
+        assert.equal(
+          await inspect(names.gateway, '{{.Id}}'),
+          containerId,
+          `${change.what}: the container was replaced`,
+        );
+        assert.equal(sdk!.transport.sessionId, sessionBefore);
+        assert.equal(streamEnded, false, `${change.what}: the GET stream was ended`);
+        if (change.tools === true) {
+          await eventually(() => (stream.text().match(/tools\/list_changed/g) ?? []).length > notified, {
+            timeoutMs: 5_000,
+            what: `${change.what}: notifications/tools/list_changed on the GET stream`,
+          });
+        }
+      }
+      assert.doesNotMatch(
+        (await docker(['logs', names.gateway], 30_000)).slice(-2000),
+        /reload refused/,
+        'no reload was refused',
       );
-      assert.equal(sdk!.transport.sessionId, sessionBefore);
-      // the session opened before the deploy (the generated key persisted in the state volume)
-      assert.equal((await oneCall(sdk!, true, 7)).outcome, 'ok', 'the session opened before the deploy is valid');
-      assert.equal((await oneCall(sdk!, false, 8)).outcome, 'forwarded', 'validate_input is off after the deploy');
+      assert.equal(await inspect(names.gateway, '{{.Image}}'), imageBefore, 'the gateway runs the same image');
+      stream.destroy();
     });
 
-    it('fails a deploy whose gateway cannot start (a secret without a value) with the gateway’s own reason; fixing the value and deploying again recovers', async function () {
+    it('shows a one-field toggle in a plan of at most 60 lines, with the old and new value and no secret', async function () {
+      this.timeout(10 * 60_000);
+      app.params({ ...params, validateInput: false });
+      const diff = await app.diff({ TF_VAR_backend_key: backendKey });
+      app.params(params);
+      assertOk(diff, 'cdktf diff (one field)');
+      const lines = diff.output.trimEnd().split('\n');
+      record('lines of `cdktf diff` for a validate_input toggle, single container', String(lines.length));
+      assert.ok(lines.length <= 60, `the plan has ${lines.length} lines:\n${diff.output}`);
+      assert.match(diff.output, /validate_input\s+= true -> false/, diff.output);
+      assert.ok(!diff.output.includes(backendKey), 'a secret value in the plan');
+    });
+
+    it('fails a deploy the gateway refuses (a secret without a value) within 30 s with its reason, and the old config keeps serving with zero failed calls; the next good deploy succeeds', async function () {
       this.timeout(20 * 60_000);
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const containerId = await inspect(names.gateway, '{{.Id}}');
+      const load = startMixedLoad(sdk!, url, bot.token, 4, 40);
       const run = await app.deploy({ TF_VAR_backend_key: '' });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      load.stop();
+      const records = await load.done;
       keep(run, 'cdktf deploy (empty secret)');
       assert.notEqual(run.code, 0, `cdktf deploy with an empty secret succeeded:\n${tail(run)}`);
       // the engine wraps long messages: compare with runs of white space as one space
@@ -414,9 +567,47 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
         /Gateway 'support' cannot start: cdktf-mcp-gateway: tools\[0\]\.backend\.headers\["X-Api-Key"\]: secret BACKEND_KEY is empty/,
         `the reason is not in the output:\n${tail(run)}`,
       );
+      const failed = records.filter((r) => r.outcome === 'failure');
+      record(
+        'refused deploy (empty secret), single container',
+        `${run.seconds.toFixed(1)} s, ${records.length} calls, ${failed.length} failed`,
+      );
+      assert.ok(run.seconds < 30, `the refused deploy took ${run.seconds.toFixed(1)} s`);
+      assert.deepEqual(
+        failed.map((f) => f.detail),
+        [],
+      );
+      assert.equal(await inspect(names.gateway, '{{.Id}}'), containerId, 'the gateway container was touched');
+      assert.equal((await callResult(sdk!, 'C-0011')).key_sha256, '[redacted]', 'the old config serves');
+      // what the plan shows afterwards: the pending change, never the gateway container
+      const pending = await app.diff({ TF_VAR_backend_key: backendKey });
+      assertOk(pending, 'cdktf diff (after the refused deploy)');
+      assert.doesNotMatch(pending.output, /docker_container\.support_Resource_/, pending.output);
       const again = await app.deploy({ TF_VAR_backend_key: backendKey });
       assertOk(again, 'cdktf deploy (secret fixed)');
       assert.equal((await oneCall(sdk!, true, 9)).outcome, 'ok', 'the session opened before still works');
+    });
+
+    it('replaces the container on an upgrade (a changed image), keeping 2025 sessions; the gap is measured', async function () {
+      this.timeout(20 * 60_000);
+      const containerId = await inspect(names.gateway, '{{.Id}}');
+      const load = startLoad(sdk!, 1, 100, 100_000);
+      fs.writeFileSync(UPGRADE_MARKER, `upgrade ${suffix}\n`);
+      const run = await app.deploy({ TF_VAR_backend_key: backendKey });
+      fs.rmSync(UPGRADE_MARKER, { force: true });
+      load.stop();
+      const records = await load.done;
+      assertOk(run, 'cdktf deploy (upgrade, single container)');
+      assert.notEqual(await inspect(names.gateway, '{{.Id}}'), containerId, 'an upgrade replaces the container');
+      const failed = records.filter((r) => r.outcome === 'failure');
+      const gap = failed.length === 0 ? 0 : failed.at(-1)!.at - failed[0].at;
+      record('package upgrade, single container (image rebuilt, container replaced)', `${run.seconds.toFixed(1)} s`);
+      record(
+        'service gap of that upgrade (first to last failed call, 1 call / 100 ms)',
+        `${(gap / 1000).toFixed(1)} s (${failed.length} of ${records.length} calls failed)`,
+      );
+      // the generated session key is kept in the state volume: the session opened before is still valid
+      assert.equal((await oneCall(sdk!, true, 12)).outcome, 'ok', 'the session opened before the upgrade is valid');
     });
 
     it('destroys everything it created; a second deploy from zero works', async function () {
