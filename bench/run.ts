@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and prints their tables.
- * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|startup|dashboard|session-token|workers|response`.
+ * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|startup|dashboard|session-token|workers|response|reload`.
  */
 import { runValidationBench } from './validation';
 import { runGatewayBench, runStartupBench } from './gateway';
@@ -9,6 +9,7 @@ import { runSessionTokenBench } from './session-token';
 import { runWorstCaseBench } from './worst-case';
 import { runWorkersBench } from './workers';
 import { runResponseBench } from './response';
+import { runReloadBench } from './reload';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
@@ -19,6 +20,7 @@ const suites: Record<string, () => Promise<void>> = {
   'session-token': runSessionTokenBench,
   workers: runWorkersBench,
   response: runResponseBench,
+  reload: runReloadBench,
 };
 
 async function main(): Promise<void> {

@@ -142,7 +142,8 @@ export function createPreflight(scope: Construct, options: PreflightOptions): Co
 const ONE_SHOT_DEFAULTS: Partial<ContainerConfig> = {
   entrypoint: ['node', '/app/dist/src/cli/main.js'],
   workingDir: '/app',
-  healthcheck: { test: ['NONE'] },
+  // no probe for a one-shot run; Docker keeps the image's HEALTHCHECK timings beside NONE (image/Dockerfile)
+  healthcheck: { test: ['NONE'], interval: '30s', timeout: '5s', startPeriod: '10s', retries: 3 },
   init: false,
   ipcMode: 'private',
   logDriver: 'json-file',
