@@ -66,10 +66,11 @@ async function benchOne(tools: ToolConfig[]): Promise<void> {
   const upload = path.join(state, 'upload.json');
   const write = (validateInput: boolean): void => {
     const config = gatewayConfig(tools, validateInput, sha256);
-    writeFileSync(upload, JSON.stringify({ ...config, gateway: { ...config.gateway, audit_log: false, port: 0 } }));
+    writeFileSync(upload, JSON.stringify({ ...config, gateway: { ...config.gateway, audit_log: false } }));
   };
   write(true);
-  await applyConfig({ configPath: upload, stateDir: state, timeoutMs: 1 });
+  const first = await applyConfig({ configPath: upload, stateDir: state, timeoutMs: 1 });
+  if (first.outcome !== 'stored') throw new Error(`apply-config: ${JSON.stringify(first)}`);
   const { child, value: url } = await spawnAndRead(
     serveArgs([
       '--config',
