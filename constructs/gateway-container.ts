@@ -142,6 +142,7 @@ export function createPreflight(scope: Construct, options: PreflightOptions): Co
 const ONE_SHOT_DEFAULTS: Partial<ContainerConfig> = {
   entrypoint: ['node', '/app/dist/src/cli/main.js'],
   workingDir: '/app',
+  hostname: 'cdktf-mcp-gateway-check',
   // no probe for a one-shot run; Docker keeps the image's HEALTHCHECK timings beside NONE (image/Dockerfile)
   healthcheck: { test: ['NONE'], interval: '30s', timeout: '5s', startPeriod: '10s', retries: 3 },
   init: false,
@@ -157,6 +158,15 @@ const ONE_SHOT_DEFAULTS: Partial<ContainerConfig> = {
   memorySwap: 0,
   privileged: false,
   publishAllPorts: false,
+  securityOpts: [],
+  dns: [],
+  dnsOpts: [],
+  dnsSearch: [],
+  groupAdd: [],
+  logOpts: {},
+  storageOpts: {},
+  sysctls: {},
+  tmpfs: {},
 };
 
 interface CheckContainerOptions extends PreflightOptions {
@@ -216,6 +226,9 @@ function createCheckContainer(scope: Construct, id: string, options: CheckContai
       ],
     },
   });
+  // read back too, but not in the generated bindings (they follow an older provider schema)
+  check.addOverride('platform', 'linux');
+  check.addOverride('device_cgroup_rules', []);
   uploadFiles(check, () => [...options.files(), ...options.secretFiles]);
   return check;
 }

@@ -807,7 +807,19 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
         failures.map((f) => f.detail),
         [],
       );
-      // converge_config: when deploy returns, every running task runs the new config
+      // converge_config: when deploy returns, every running task runs the new config (read in each task)
+      const tasks = await runningTasks(serviceName);
+      assert.equal(tasks.length, 2, `tasks: ${JSON.stringify(tasks)}`);
+      for (const task of tasks) {
+        const served = JSON.parse(
+          await docker(['exec', task.container, 'cat', '/etc/cdktf-mcp-gateway/gateway.json'], 30_000),
+        ) as { gateway: { validate_input: boolean } };
+        assert.equal(served.gateway.validate_input, false, `task ${task.slot} serves the old config`);
+      }
+      record(
+        'time from `cdktf deploy` to the new config on every replica (rolling update)',
+        `${run.seconds.toFixed(1)} s`,
+      );
       assert.equal((await oneCall(sdk!, false, 3)).outcome, 'forwarded', 'every replica has validate_input off');
       assert.equal((await oneCall(sdk!, false, 5)).outcome, 'forwarded', 'every replica has validate_input off');
       callsMade += 2;
@@ -820,6 +832,19 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
         intervalMs: 500,
         what: `${callsMade} audit records`,
       });
+    });
+
+    it('shows a one-field toggle of a replicated gateway in its plan with the old and new value and no secret; the lines are counted', async function () {
+      this.timeout(10 * 60_000);
+      // the test before deployed validate_input off
+      app.params({ ...params, validateInput: true });
+      const diff = await app.diff(vars);
+      assertOk(diff, 'cdktf diff (one field, replicas)');
+      const lines = diff.output.trimEnd().split('\n');
+      record('lines of `cdktf diff` for a validate_input toggle, 2 replicas', String(lines.length));
+      assert.match(diff.output, /~ validate_input\s+= false -> true/, diff.output);
+      assert.doesNotMatch(diff.output, /"validate_input"/, 'the plan prints the config file');
+      assert.ok(!diff.output.includes(sessionKey), 'a secret value in the plan');
     });
 
     it("keeps answering while one replica's task is stopped (SIGTERM: hand-over and drain)", async function () {
