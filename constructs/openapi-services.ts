@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { Annotations } from 'cdktf';
 import { Construct } from 'constructs';
-import { isHttpUrl, NAME_RULE, TOOL_NAME_RE } from '../src/contract';
+import { hasUserInfo, isHttpUrl, NAME_RULE, TOOL_NAME_RE, USER_INFO_ADVICE } from '../src/contract';
 import {
   describe,
   loadOpenApiDocument,
@@ -279,6 +279,7 @@ function baseUrlOf(
   if (url === undefined) {
     return fail(`the document has no servers: set 'baseUrl' to where the API is served (e.g. 'http://crm:8080')`);
   }
+  if (hasUserInfo(url)) fail(`${from} ${USER_INFO_ADVICE}`);
   if (!isHttpUrl(url) || url.includes('{')) {
     fail(
       `${from} ${quote(url)} is not an absolute http:// or https:// URL: set 'baseUrl' to where the API is served ` +

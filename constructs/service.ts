@@ -12,7 +12,9 @@ import {
   fixedQueryClash,
   hasPlaceholderBeforePath,
   HeaderValueConfig,
+  hasUserInfo,
   isHttpUrl,
+  USER_INFO_ADVICE,
   isPort,
   MAX_SERVICE_TIMEOUT_MS,
   NAME_RULE,
@@ -399,6 +401,7 @@ function checkEndpoint(endpoint: ServiceEndpoint | undefined, fail: (m: string) 
     return fail("'endpoint' is required: { url: 'http://host:port/path', method: 'GET' | 'POST' | ... }");
   }
   const { url, method } = endpoint;
+  if (typeof url === 'string' && hasUserInfo(url)) fail(`endpoint.url ${USER_INFO_ADVICE}`);
   if (typeof url === 'string' && hasPlaceholderBeforePath(url)) {
     fail(
       `endpoint.url ${quote(url)} has a placeholder in the scheme, host or port: placeholders may stand only in ` +

@@ -7,7 +7,7 @@ import { keyPath } from '../validation/path';
 import { DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './defaults';
 import { isReservedName, reservedNameReason } from '../validation/reserved-names';
 import { compileResponseControls, responseSettingsProblem } from '../response';
-import { fixedQueryClash, hasPlaceholderBeforePath, isHttpUrl } from './url-template';
+import { fixedQueryClash, hasPlaceholderBeforePath, hasUserInfo, isHttpUrl, USER_INFO_ADVICE } from './url-template';
 
 /**
  * Validates a gateway config document and returns it typed.
@@ -54,6 +54,7 @@ function semanticProblem(config: GatewayConfig): string | undefined {
       return `tools[${i}].name: duplicate tool name ${JSON.stringify(tool.name)} (also tools[${first}])`;
     }
     seenTools.set(tool.name, i);
+    if (hasUserInfo(tool.backend.url)) return `tools[${i}].backend.url ${USER_INFO_ADVICE}`;
     if (hasPlaceholderBeforePath(tool.backend.url)) {
       return `tools[${i}].backend.url: placeholders may stand only in the path and query, not in the scheme, host or port`;
     }

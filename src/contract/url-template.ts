@@ -51,6 +51,26 @@ export function placeholderFields(url: string): string[] {
   return Array.from(url.matchAll(/\{([^{}]*)\}/g), (match) => match[1]);
 }
 
+/**
+ * Whether a URL carries user info (`http://user:secret@host/`): the backend never receives it as credentials, and
+ * it would sit in clear in the synthesized JSON and the config. Judged on the text (an `@` before the path) and on
+ * what a parser makes of it, since parsers are lenient (`http:user@host` has a user name).
+ */
+export function hasUserInfo(url: string): boolean {
+  if (/^[^:/?#]*:\/\/[^/?#]*@/.test(url)) return true;
+  try {
+    const parsed = new URL(withStandIns(url));
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** What every refusal of a URL with user info advises (never quoting the URL: it holds the secret). */
+export const USER_INFO_ADVICE =
+  'carries a user name or password before the host (user:password@host), which the backend never receives and ' +
+  "which would be written in clear into the config: remove it and send credentials in a secret header (e.g. headers: { Authorization: Secret.env('CRM_AUTH') })";
+
 /** Whether a URL template, placeholders aside, is an absolute `http:` or `https:` URL with a host. */
 export function isHttpUrl(url: string): boolean {
   try {
