@@ -4,10 +4,11 @@
  * content is rendered from the shaped value, never from the body, so nothing dropped or redacted reaches the agent
  * by another way. Messages never hold a response value: only declared names, paths and limits.
  */
-import { compileToolSchema, isJsonObject, joinMessages, type ToolValidator } from '../validation';
+import { compileToolSchema, isJsonObject, type ToolValidator } from '../validation';
 import { compileRedactPattern, type RedactPattern } from './redact-pattern';
 import { nonFiniteNumbers } from '../gateway/upstream/non-finite-numbers';
 import { advertisedOutputSchema } from './advertised-output-schema';
+import { declaredOnlyMessage } from './response-violations';
 import { anchorsToEnds, hasFewStrings, matchesOutsideStrings, redactMatches, redactPaths, redactText } from './redact';
 import type { PathStep } from './redact-path';
 import { redactSteps, type ResponseFields } from './response-rules';
@@ -100,7 +101,7 @@ export function compileResponseControls(
   const patterns = Object.values(response?.redact_patterns ?? {}).map((source) => compileRedactPattern(source));
   const selector = response?.fields === 'declared' && output !== undefined ? fieldSelector(output) : undefined;
   const advertised = output === undefined ? undefined : advertisedOutputSchema(output, paths, patterns.length > 0);
-  const shaper = new Shaper(validator, selector, paths, patterns, response?.max_bytes, response !== undefined);
+  const shaper = new Shaper(validator, output, selector, paths, patterns, response?.max_bytes, response !== undefined);
   const source = { config: { output_schema: output, response }, validateOutput };
   return { shaper: Object.assign(shaper, { advertisedSchema: advertised, source }) };
 }
@@ -111,6 +112,8 @@ class Shaper {
 
   constructor(
     private readonly validator: ToolValidator | undefined,
+    /** What response messages may name: only the keys it declares. */
+    private readonly output: Record<string, unknown> | undefined,
     private readonly selector: FieldSelector | undefined,
     private readonly paths: readonly (readonly PathStep[])[],
     private readonly patterns: readonly RedactPattern[],
@@ -139,7 +142,8 @@ class Shaper {
     if (this.validator !== undefined) {
       const verdict = this.validator.validate(value);
       if (!verdict.valid) {
-        return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.invalid(verdict.message) };
+        const message = declaredOnlyMessage(verdict.violations, this.output);
+        return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.invalid(message) };
       }
     }
     // A number JSON cannot carry (1e400 parses as Infinity) would be rendered as null: a value the service never
@@ -148,7 +152,8 @@ class Shaper {
     if (this.reshapes && hugeNumbers && typeof value === 'object' && value !== null) {
       const problems = nonFiniteNumbers(value as Record<string, unknown>);
       if (problems !== undefined) {
-        return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.invalid(joinMessages(problems)) };
+        const message = declaredOnlyMessage(problems, this.output);
+        return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.invalid(message) };
       }
     }
     let redacted = 0;

@@ -4,7 +4,7 @@ export { normalizeAliases } from './normalize-aliases';
 export type { NormalizeAliasesResult } from './normalize-aliases';
 export { messages } from './messages';
 export { hasOwn, isJsonObject, isObject } from './json-object';
-export { cutName, escapeName, keyPath } from './path';
+export { CUT_MARK, cutName, escapeName, keyPath } from './path';
 export { invalidValue, joinMessages, missingRequired } from './violation-messages';
 export { RESERVED_NAMES, isReservedName, reservedNameReason } from './reserved-names';
 export { patternProblem } from './linear-regexp';

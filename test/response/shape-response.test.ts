@@ -63,7 +63,7 @@ describe('response/shape-response', () => {
     const outcome = shape({ output_schema: OUTPUT }, { email: 'nope', extra: 1 });
     assert.equal(
       !outcome.ok && outcome.message,
-      'Service returned an invalid response: Missing required parameter: `id`; Invalid value for `email`: expected format email; Unknown parameter: `extra`',
+      'Service returned an invalid response: Missing required parameter: `id`; Invalid value for `email`: expected format email; Unknown field at `*`',
     );
   });
 
@@ -217,14 +217,14 @@ describe('response/shape-response', () => {
     assert.deepEqual(shape(config, '{"a":{"b":[1,1e400]}}'), {
       ok: false,
       code: 'OUTPUT_INVALID',
-      message: 'Service returned an invalid response: Invalid value for `a.b[1]`: expected a finite number',
+      message: 'Service returned an invalid response: Invalid value for `*.*[1]`: expected a finite number',
     });
     // An integer of 400 digits overflows without an exponent; escaped quotes do not hide it; in a string it is text.
     for (const body of [`{"a":[${'9'.repeat(400)}]}`, `{"x":"say \\"hi\\"","a":[-${'9'.repeat(309)}.5]}`]) {
       assert.deepEqual(shape(config, body), {
         ok: false,
         code: 'OUTPUT_INVALID',
-        message: 'Service returned an invalid response: Invalid value for `a[0]`: expected a finite number',
+        message: 'Service returned an invalid response: Invalid value for `*[0]`: expected a finite number',
       });
     }
     assert.equal(shape(config, { a: [1.7e308, -1e-400, 5e-324], b: '9'.repeat(400), c: '1e400' }).ok, true);
