@@ -231,14 +231,17 @@ class Shaper {
     };
   }
 
-  /** The parsed body, when it is JSON, and whether it may hold huge numbers; or why it is refused. */
+  /**
+   * The parsed body, when it is JSON, and whether it may hold huge numbers; or why it is refused. A body is tried as
+   * JSON whatever its content type: a backend that labels JSON `text/plain` (or sends no type) must not slip past
+   * `fields` and `redact`. The label only decides what a body that is not JSON is: an error when it said JSON.
+   */
   private parse(
     text: string,
     contentType: string,
   ): ShapeOutcome | { value: unknown; parsed: boolean; hugeNumbers: boolean } {
+    if (text === '') return { value: undefined, parsed: false, hugeNumbers: false };
     const declaredJson = contentType.includes('json');
-    if (text === '' || !(declaredJson || contentType === ''))
-      return { value: undefined, parsed: false, hugeNumbers: false };
     // Before parsing: JSON.parse spends microseconds per level, so a 4 MiB body of "[" would block for seconds.
     const scan = scanJsonText(text, MAX_RESPONSE_DEPTH);
     if (scan.tooDeep) return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.tooDeep };
