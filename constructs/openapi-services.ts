@@ -158,6 +158,13 @@ export class OpenApiServices extends Construct {
     props: OpenApiServicesProps,
     first: boolean,
   ): Service {
+    const unreachable = op.answersArray ? override.response?.redact?.find((p) => !p.startsWith('[]')) : undefined;
+    if (unreachable !== undefined) {
+      throw new Error(
+        `OpenApiServices '${this.node.id}': response.redact ${quote(unreachable)} of operation ${describe(op.key, op.label)} ` +
+          `names a field, but the operation answers a JSON array: write ${quote(`[].${unreachable}`)} to redact it in every element`,
+      );
+    }
     const sendsBody = op.method !== 'GET' && op.method !== 'DELETE';
     const queryParams = sendsBody && op.input.queryParams.length > 0 ? op.input.queryParams : undefined;
     const endpoint = {

@@ -6,7 +6,7 @@ import { childPointer } from './json-pointer';
 import type { OpenApiDocument } from './load-openapi-document';
 import { OpenApiError } from './openapi-error';
 import { operationInput, UnsupportedOperationError, type OperationInput } from './operation-input';
-import { operationOutputSchema } from './operation-output';
+import { operationOutput } from './operation-output';
 import { partialInputSpec, toInputSpec } from './to-input-spec';
 import { SchemaTranslator } from './translate-schema';
 
@@ -38,6 +38,8 @@ export interface OpenApiOperation {
   readonly description: string;
   /** The first 2xx JSON object schema, translated for output. */
   readonly outputSchema?: Json;
+  /** Whether the first 2xx JSON response is an array: a `redact` path then starts with `[]`. */
+  readonly answersArray: boolean;
 }
 
 /** An operation that cannot be served (header or cookie parameters, a non-JSON body, an unsupported method). */
@@ -142,7 +144,11 @@ function mapOperation(
     .join('\n');
   const description = toolDescription(text, inputSpec ?? partialInputSpec(mapped.parameters));
   const output = new SchemaTranslator(doc.document, doc.version, 'output');
-  const outputSchema = operationOutputSchema(output, op.responses, childPointer(pointer, 'responses'));
+  const { schema: outputSchema, answersArray } = operationOutput(
+    output,
+    op.responses,
+    childPointer(pointer, 'responses'),
+  );
   checkCompiles(inputSchema, pointer, 'input');
   if (outputSchema !== undefined) checkCompiles(outputSchema, childPointer(pointer, 'responses'), 'output');
   const server = serverOf(op) ?? serverOf(item.value);
@@ -159,6 +165,7 @@ function mapOperation(
     inputSchema,
     description,
     ...(outputSchema !== undefined ? { outputSchema } : {}),
+    answersArray,
   };
 }
 

@@ -23,7 +23,7 @@ export function parseRedactPath(path: string): readonly PathStep[] | string {
   let expectName = true;
   while (i < path.length) {
     if (path.startsWith('[]', i)) {
-      if (steps.length === 0) return 'starts with [], but a response is an object; start with a field name';
+      // a leading [] is every element of a top-level array (a list operation's answer)
       steps.push({ kind: 'element' });
       i += 2;
       expectName = false;

@@ -24,10 +24,13 @@ describe('response/redact-path', () => {
     ]);
   });
 
+  it('reads a leading [] as every element of a top-level array', () => {
+    assert.deepEqual(parseRedactPath('[].a'), [{ kind: 'element' }, { kind: 'key', key: 'a' }]);
+  });
+
   it('says why a string is not a path', () => {
     assert.equal(parseRedactPath(''), 'is empty; name a field, e.g. email or orders[].card_number');
     assert.equal(parseRedactPath('a.'), 'ends with "."; name a field after it');
-    assert.equal(parseRedactPath('[].a'), 'starts with [], but a response is an object; start with a field name');
     assert.equal(
       parseRedactPath('a[0]'),
       'is not a path at character 2: use field names joined by ".", [] for every array element, * for every key of a map and ["key"] for other keys',
