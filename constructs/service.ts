@@ -401,13 +401,15 @@ function checkEndpoint(endpoint: ServiceEndpoint | undefined, fail: (m: string) 
     return fail("'endpoint' is required: { url: 'http://host:port/path', method: 'GET' | 'POST' | ... }");
   }
   const { url, method } = endpoint;
-  if (typeof url === 'string' && hasUserInfo(url)) fail(`endpoint.url ${USER_INFO_ADVICE}`);
   if (typeof url === 'string' && hasPlaceholderBeforePath(url)) {
+    // user info stays out of the message: it may hold a password
+    const shown = url.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, '$1…@');
     fail(
-      `endpoint.url ${quote(url)} has a placeholder in the scheme, host or port: placeholders may stand only in ` +
+      `endpoint.url ${quote(shown)} has a placeholder in the scheme, host or port: placeholders may stand only in ` +
         'the path and query, so that callers cannot choose where the gateway connects',
     );
   }
+  if (typeof url === 'string' && hasUserInfo(url)) fail(`endpoint.url ${USER_INFO_ADVICE}`);
   if (typeof url !== 'string' || !isHttpUrl(url)) {
     fail(
       `endpoint.url ${quote(url)} is not an absolute http:// or https:// URL ` +

@@ -54,10 +54,10 @@ function semanticProblem(config: GatewayConfig): string | undefined {
       return `tools[${i}].name: duplicate tool name ${JSON.stringify(tool.name)} (also tools[${first}])`;
     }
     seenTools.set(tool.name, i);
-    if (hasUserInfo(tool.backend.url)) return `tools[${i}].backend.url ${USER_INFO_ADVICE}`;
     if (hasPlaceholderBeforePath(tool.backend.url)) {
       return `tools[${i}].backend.url: placeholders may stand only in the path and query, not in the scheme, host or port`;
     }
+    if (hasUserInfo(tool.backend.url)) return `tools[${i}].backend.url ${USER_INFO_ADVICE}`;
     if (!isHttpUrl(tool.backend.url)) return `tools[${i}].backend.url: must be an http(s) URL`;
     const problem = reservedNameProblem(tool) ?? fixedQueryProblem(tool);
     if (problem !== undefined) return `tools[${i}].${problem}`;

@@ -1,10 +1,12 @@
 /**
- * The `outputSchema` a tool advertises: the declared one, loosened where redaction may replace a string.
+ * The `outputSchema` a tool advertises: the declared one, loosened where redaction may replace a value.
  * `[redacted]` is no email address and matches no declared pattern, so a client checking the advertised schema
  * (the MCP specification asks clients to) would refuse a redacted result. The gateway validates a response
  * against the declared schema before redaction; the advertised one drops the string constraints that
  * `[redacted]` could break (`enum`, `const`, `format`, `pattern`, `minLength`, `maxLength`) at every redacted
- * path, and with `redactPatterns` at every string.
+ * path, and with `redactPatterns` at every string; with `redactPatterns` a number may also become the string of
+ * its redacted text, so every number admits a string too. (A pattern never renames a declared key: synthesis and
+ * config loading refuse one that matches a declared field's name.)
  */
 import { isJsonObject } from '../validation';
 import { SCHEMA_ARRAYS, SCHEMA_MAPS, SCHEMA_VALUED } from '../validation/subschemas';
@@ -39,11 +41,22 @@ function loosen(node: Record<string, unknown>): void {
   for (const keyword of STRING_CONSTRAINTS) Reflect.deleteProperty(node, keyword);
 }
 
+/** A number or integer may become a string (`"[redacted]"`, or its text with a match redacted). */
+function admitRedactedNumber(node: Record<string, unknown>): void {
+  const t = node.type;
+  const types = Array.isArray(t) ? (t as unknown[]) : [t];
+  if (!types.includes('number') && !types.includes('integer')) return;
+  if (!types.includes('string')) node.type = [...types, 'string'];
+  Reflect.deleteProperty(node, 'enum');
+  Reflect.deleteProperty(node, 'const');
+}
+
 function loosenEveryString(root: Record<string, unknown>): void {
   const stack: Record<string, unknown>[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
     loosen(node);
+    admitRedactedNumber(node);
     for (const keyword of SCHEMA_VALUED) if (isJsonObject(node[keyword])) stack.push(node[keyword]);
     for (const keyword of SCHEMA_ARRAYS) {
       const list = node[keyword];

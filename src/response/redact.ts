@@ -155,8 +155,8 @@ export function redactText(text: string, patterns: readonly LinearRegExp[]): str
 }
 
 /**
- * Whether a pattern matches the JSON text of a key or a number of `root`: string values are redacted where they
- * are, but keys and numbers are not string values, so the text content must then be redacted as a whole.
+ * Whether a pattern matches the JSON text of a key or a number of `root` (then {@link redactKeysAndNumbers} has
+ * work to do).
  *
  * The distinct keys and the numbers are gathered in one walk and each list is searched once, as the JSON text of
  * an array: every item's text stands in it as it is, between punctuation (no word character, like a text's ends),
@@ -185,6 +185,70 @@ export function matchesOutsideStrings(root: unknown, patterns: readonly LinearRe
   for (const key of keys) if (hit(JSON.stringify(key))) return true;
   for (const number of numbers) if (hit(JSON.stringify(number))) return true;
   return false;
+}
+
+/**
+ * Redacts every match of `patterns` in the keys and numbers of `root`, in place (a number root is returned
+ * replaced): a number whose JSON text holds a match becomes that text redacted, a string; a key holding a match is
+ * renamed to itself redacted, keeping the members' order, with ` (2)`, ` (3)`, … after a name already taken so that
+ * no member is lost. Run after {@link matchesOutsideStrings} said some key or number matches.
+ * @returns the value and how many keys and numbers changed
+ */
+export function redactKeysAndNumbers(
+  root: unknown,
+  patterns: readonly LinearRegExp[],
+): { value: unknown; count: number } {
+  if (typeof root === 'number') {
+    const text = JSON.stringify(root);
+    const replaced = redactText(text, patterns);
+    return replaced === text ? { value: root, count: 0 } : { value: replaced, count: 1 };
+  }
+  let count = 0;
+  const renaming = new Set<Record<string, unknown>>();
+  forEachMember(root, (holder, key, item) => {
+    if (typeof item === 'number') {
+      const text = JSON.stringify(item);
+      const replaced = redactText(text, patterns);
+      if (replaced !== text) {
+        (holder as Record<string | number, unknown>)[key] = replaced;
+        count++;
+      }
+    }
+    if (
+      typeof key === 'string' &&
+      !renaming.has(holder as Record<string, unknown>) &&
+      redactText(key, patterns) !== key
+    )
+      renaming.add(holder as Record<string, unknown>);
+  });
+  for (const record of renaming) count += renameKeys(record, patterns);
+  return { value: root, count };
+}
+
+/** Renames the keys of `record` that hold a match, in place and in order; returns how many were renamed. */
+function renameKeys(record: Record<string, unknown>, patterns: readonly LinearRegExp[]): number {
+  const members: [string, unknown][] = [];
+  for (const key in record) if (Object.prototype.hasOwnProperty.call(record, key)) members.push([key, record[key]]);
+  for (const [key] of members) Reflect.deleteProperty(record, key);
+  const taken = new Set<string>();
+  // the next suffix to try per redacted name: 20,000 keys redacted alike cost one pass, not 20,000² tries
+  const nextSuffix = new Map<string, number>();
+  let renamed = 0;
+  for (const [key, item] of members) {
+    const redacted = redactText(key, patterns);
+    if (redacted !== key) renamed++;
+    let name = redacted;
+    if (taken.has(name)) {
+      let n = nextSuffix.get(redacted) ?? 2;
+      while (taken.has(`${redacted} (${n})`)) n++;
+      name = `${redacted} (${n})`;
+      nextSuffix.set(redacted, n + 1);
+    }
+    taken.add(name);
+    // defineProperty: a key `__proto__` stays an own member, never the prototype
+    Object.defineProperty(record, name, { value: item, writable: true, enumerable: true, configurable: true });
+  }
+  return renamed;
 }
 
 /** Texts up to this many UTF-16 units are searched whole before keys and numbers are gathered. */

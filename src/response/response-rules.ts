@@ -88,6 +88,13 @@ export function responseSettingsProblem(
             'matches the empty string, so it would redact between every character; make it match at least one character',
         };
       }
+      const renamed = output === undefined ? undefined : declaredNames(output).find((n) => matchesIn(source, n));
+      if (renamed !== undefined) {
+        return {
+          where: { setting: 'redactPatterns', at },
+          problem: `matches the declared field name ${JSON.stringify(renamed)}, which redaction would rename; make the pattern match only values`,
+        };
+      }
     }
   }
   if (maxBytes !== undefined) {
@@ -104,6 +111,26 @@ export function responseSettingsProblem(
     }
   }
   return undefined;
+}
+
+/** Every property name the schema declares, at any depth (where a pattern must not match: keys are redacted too). */
+function declaredNames(schema: Record<string, unknown>): string[] {
+  const names = new Set<string>();
+  const stack: unknown[] = [schema];
+  const seen = new Set<unknown>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    const properties = (node as Record<string, unknown>).properties;
+    if (isJsonObject(properties)) for (const name of Object.keys(properties)) names.add(name);
+    for (const value of Object.values(node)) if (typeof value === 'object' && value !== null) stack.push(value);
+  }
+  return [...names];
+}
+
+function matchesIn(source: string, text: string): boolean {
+  return compileLinearPattern(source).test(text);
 }
 
 /** A replacement no probe holds. */

@@ -9,7 +9,15 @@ import { compileRedactPattern, type RedactPattern } from './redact-pattern';
 import { nonFiniteNumbers } from '../gateway/upstream/non-finite-numbers';
 import { advertisedOutputSchema } from './advertised-output-schema';
 import { declaredOnlyMessage } from './response-violations';
-import { anchorsToEnds, hasFewStrings, matchesOutsideStrings, redactMatches, redactPaths, redactText } from './redact';
+import {
+  anchorsToEnds,
+  hasFewStrings,
+  matchesOutsideStrings,
+  redactKeysAndNumbers,
+  redactMatches,
+  redactPaths,
+  redactText,
+} from './redact';
 import type { PathStep } from './redact-path';
 import { redactSteps, type ResponseFields } from './response-rules';
 import { scanJsonText } from './scan-json-text';
@@ -164,7 +172,7 @@ class Shaper {
       // is needed anyway), sparing a walk of every string. A few (long) ones are searched one by one at once.
       if (!hasFewStrings(value)) {
         json = JSON.stringify(value);
-        if (!this.mayMatch(json)) return this.result(value, json, json, limit, dropped, redacted);
+        if (!this.mayMatch(json)) return this.result(value, json, limit, dropped, redacted);
       }
       const matched = redactMatches(value, this.patterns);
       value = matched.value;
@@ -174,30 +182,24 @@ class Shaper {
     const counts = this.counted ? { fields_dropped: dropped, redacted } : undefined;
     if (!this.reshapes) {
       // Validated and unchanged: the body's own text is the result (no second serialization).
-      const bytes = Buffer.byteLength(text);
-      if (bytes > limit) return tooLarge(bytes, limit);
       const content = `[{"type":"text","text":${JSON.stringify(text)}}]`;
       const structured = isJsonObject(value);
-      return {
-        ok: true,
-        resultJson: structured ? `{"content":${content},"structuredContent":${text}}` : `{"content":${content}}`,
+      return withinLimit(
+        structured ? `{"content":${content},"structuredContent":${text}}` : `{"content":${content}}`,
+        limit,
         counts,
-      };
+      );
     }
     json ??= JSON.stringify(value);
-    let shown = json;
-    // Keys and numbers are not string values: a match there is redacted in the text content too, as a whole. Only
-    // then: a search of the whole text would also find matches no string holds (across two strings, inside an
-    // escape, in a `[redacted]` already written), and the text content would no longer be the value's JSON.
-    const searchText = this.patterns.length > 0 && matchesOutsideStrings(value, this.patterns, json);
-    if (searchText) {
-      const redactedText = redactText(json, this.patterns);
-      if (redactedText !== json) {
-        shown = redactedText;
-        redacted++;
-      }
+    // Keys and numbers are not string values: a match there is redacted in the value too (a number becomes the
+    // redacted text of it, a key is renamed), so the text content stays the JSON of structuredContent.
+    if (this.patterns.length > 0 && matchesOutsideStrings(value, this.patterns, json)) {
+      const outside = redactKeysAndNumbers(value, this.patterns);
+      value = outside.value;
+      redacted += outside.count;
+      json = JSON.stringify(value);
     }
-    return this.result(value, json, shown, limit, dropped, redacted);
+    return this.result(value, json, limit, dropped, redacted);
   }
 
   /**
@@ -212,23 +214,13 @@ class Shaper {
     return this.patterns.some((pattern) => anchorsToEnds(pattern) || pattern.test(json));
   }
 
-  /** The result of a shaped value: `json` its text, `shown` the text content (`json`, or with matches redacted). */
-  private result(
-    value: unknown,
-    json: string,
-    shown: string,
-    limit: number,
-    dropped: number,
-    redacted: number,
-  ): ShapeOutcome {
-    const bytes = Buffer.byteLength(json);
-    if (bytes > limit) return tooLarge(bytes, limit);
-    const content = `[{"type":"text","text":${JSON.stringify(shown)}}]`;
-    return {
-      ok: true,
-      resultJson: isJsonObject(value) ? `{"content":${content},"structuredContent":${json}}` : `{"content":${content}}`,
-      counts: this.counts(dropped, redacted),
-    };
+  /** The result of a shaped value whose JSON is `json` (the text content and `structuredContent` alike). */
+  private result(value: unknown, json: string, limit: number, dropped: number, redacted: number): ShapeOutcome {
+    const content = `[{"type":"text","text":${JSON.stringify(json)}}]`;
+    const resultJson = isJsonObject(value)
+      ? `{"content":${content},"structuredContent":${json}}`
+      : `{"content":${content}}`;
+    return withinLimit(resultJson, limit, this.counts(dropped, redacted));
   }
 
   /**
@@ -262,13 +254,11 @@ class Shaper {
       return { ok: false, code: 'SERVICE_BAD_RESPONSE', message: 'Service error: unsupported response type' };
     }
     const shown = this.patterns.length > 0 ? redactText(text, this.patterns) : text;
-    const bytes = Buffer.byteLength(shown);
-    if (bytes > limit) return tooLarge(bytes, limit);
-    return {
-      ok: true,
-      resultJson: `{"content":[{"type":"text","text":${JSON.stringify(shown)}}]}`,
-      counts: this.counts(0, shown === text ? 0 : 1),
-    };
+    return withinLimit(
+      `{"content":[{"type":"text","text":${JSON.stringify(shown)}}]}`,
+      limit,
+      this.counts(0, shown === text ? 0 : 1),
+    );
   }
 
   private counts(dropped: number, redacted: number): ShapeCounts | undefined {
@@ -278,4 +268,11 @@ class Shaper {
 
 function tooLarge(bytes: number, limit: number): ShapeOutcome {
   return { ok: false, code: 'RESPONSE_TOO_LARGE', message: responseMessages.tooLarge(bytes, limit) };
+}
+
+/** The result, when every byte of it (its text content and `structuredContent` alike) fits in `limit`. */
+function withinLimit(resultJson: string, limit: number, counts: ShapeCounts | undefined): ShapeOutcome {
+  // JSON text of a result is mostly one byte a character: the exact count only when the length comes near the limit
+  const bytes = resultJson.length * 3 <= limit ? resultJson.length : Buffer.byteLength(resultJson);
+  return bytes > limit ? tooLarge(bytes, limit) : { ok: true, resultJson, counts };
 }

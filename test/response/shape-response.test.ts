@@ -104,13 +104,14 @@ describe('response/shape-response', () => {
     assert.deepEqual(outcome.ok && JSON.parse(outcome.resultJson).structuredContent, { email: '[redacted]', id: 3 });
   });
 
-  it('redacts pattern matches in any string, and in the text where a number or key matches', () => {
+  it('redacts pattern matches in any string, number and key, in structuredContent and the text alike', () => {
     const config = { response: { redact_patterns: { card: '\\b[0-9]{13,16}\\b' } } };
     const outcome = shape(config, { note: 'card 4111111111111111', n: 4111111111111111, list: ['5500000000000004'] });
     assert.ok(outcome.ok);
     const result = JSON.parse(outcome.resultJson);
-    assert.deepEqual(result.structuredContent, { note: 'card [redacted]', n: 4111111111111111, list: ['[redacted]'] });
-    assert.equal(result.content[0].text, '{"note":"card [redacted]","n":[redacted],"list":["[redacted]"]}');
+    // a number holding a match becomes its text redacted: a string
+    assert.deepEqual(result.structuredContent, { note: 'card [redacted]', n: '[redacted]', list: ['[redacted]'] });
+    assert.equal(result.content[0].text, JSON.stringify(result.structuredContent));
     assert.deepEqual(outcome.counts, { fields_dropped: 0, redacted: 3 });
   });
 
@@ -123,15 +124,18 @@ describe('response/shape-response', () => {
     const text = JSON.parse(JSON.parse(strings.resultJson).content[0].text);
     assert.equal(text.note, 'card [redacted]');
     assert.deepEqual(strings.counts, { fields_dropped: 0, redacted: 1 });
-    // a match in a number and in a key: the text content is redacted as a whole; structuredContent keeps them
-    for (const extra of [{ n: 4111111111111111 }, { '5500000000000004': 'key' }]) {
+    // a match in a number and in a key: redacted in the value, so in both parts of the result alike
+    for (const [extra, shaped] of [
+      [{ n: 4111111111111111 }, { n: '[redacted]' }],
+      [{ '5500000000000004': 'key' }, { '[redacted]': 'key' }],
+    ] as const) {
       const outcome = shape(config, { filler, ...extra });
       assert.ok(outcome.ok);
       const result = JSON.parse(outcome.resultJson);
       assert.ok(result.content[0].text.length > 65_536);
-      assert.ok(!/4111111111111111|5500000000000004/.test(result.content[0].text), JSON.stringify(extra));
-      assert.ok(result.content[0].text.includes('[redacted]'));
-      assert.deepEqual(result.structuredContent, { filler, ...extra });
+      assert.ok(!/4111111111111111|5500000000000004/.test(outcome.resultJson), JSON.stringify(extra));
+      assert.deepEqual(result.structuredContent, { filler, ...shaped });
+      assert.equal(result.content[0].text, JSON.stringify(result.structuredContent));
       assert.deepEqual(outcome.counts, { fields_dropped: 0, redacted: 1 });
     }
   });
@@ -194,14 +198,16 @@ describe('response/shape-response', () => {
     assert.equal(arr.ok && arr.resultJson, '{"content":[{"type":"text","text":"[\\"[redacted]\\"]"}]}');
   });
 
-  it('measures the shaped result against maxBytes, after shaping', () => {
-    const config = { output_schema: OUTPUT, response: { fields: 'declared' as const, max_bytes: 20 } };
-    // 60 bytes from the service, 11 after selection: under the limit.
-    assert.equal(shape(config, { id: 'c1', padding: 'x'.repeat(40) }).ok, true);
+  it('measures every byte of the shaped result (text content and structuredContent) against maxBytes', () => {
+    const config = { output_schema: OUTPUT, response: { fields: 'declared' as const, max_bytes: 90 } };
+    // 60 bytes from the service, 11 after selection: a result of 86 bytes, under the limit.
+    const small = shape(config, { id: 'c1', padding: 'x'.repeat(40) });
+    assert.ok(small.ok);
+    assert.equal(Buffer.byteLength(small.resultJson), 86);
     assert.deepEqual(shape(config, { id: 'x'.repeat(30) }), {
       ok: false,
       code: 'RESPONSE_TOO_LARGE',
-      message: 'Service response too large: 39 bytes (limit 20)',
+      message: 'Service response too large: 142 bytes (limit 90)',
     });
     // No max_bytes: the gateway's limit.
     assert.equal(shape({ output_schema: OUTPUT }, { id: 'abc' }, 5).ok, false);

@@ -56,6 +56,14 @@ describe('security: backend URLs with user info', () => {
     assert.ok(!fromProp.includes(SECRET));
   });
 
+  it('keeps the password out of the placeholder refusal of http://user:password@{host}/x', () => {
+    const message = thrown(
+      () => new Service(newStack(), 'x', { endpoint: { url: `http://user:${SECRET}@{host}/x`, method: 'GET' } }),
+    ).message;
+    assert.match(message, /has a placeholder in the scheme, host or port/);
+    assert.ok(!message.includes(SECRET), message);
+  });
+
   it('accepts an @ in the path or query, which is not user info', () => {
     new Service(newStack(), 'mail', { endpoint: { url: 'http://crm:8080/users/a@b.example?cc=c@d', method: 'GET' } });
     parseGatewayConfig(botConfig([tool('mail', 'http://crm:8080/users/a@b.example')]));
