@@ -1,6 +1,7 @@
 import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import { allErrorsCompiler, checkSchema, fastCompiler } from './ajv-instances';
 import { mapAjvErrors } from './ajv-error-mapper';
+import { sameValueCycle } from './ref-cycles';
 import { isJsonObject } from './json-object';
 import { sharedPatternProblem } from './shared-patterns';
 import { messages } from './messages';
@@ -234,6 +235,14 @@ function findEmptyRequiredName(schema: AnySchemaObject): string | undefined {
  */
 function compileUncached(schema: AnySchemaObject, text: string): CompiledSchema | string {
   if (!rootAdmitsObjects(schema)) return 'input schema: the root must accept objects (use "type": "object")';
+  const cycle = sameValueCycle(schema);
+  if (cycle !== undefined) {
+    return (
+      `input schema: ${cycle} refers back to itself without reading any part of the value (through $ref, allOf, ` +
+      'anyOf, oneOf, not, if/then/else or dependentSchemas), so every call would recurse without end; let each ' +
+      'turn of the recursion descend into properties or items'
+    );
+  }
   const dialect = schema.$schema;
   if (dialect !== undefined && !/^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/.test(String(dialect))) {
     return `input schema: $schema ${JSON.stringify(dialect)} is not supported; use "https://json-schema.org/draft/2020-12/schema" or leave it out`;
