@@ -59,18 +59,18 @@ describe('the support-desk example', () => {
     json = synthExample();
   });
 
-  it('synthesizes two gateways with their preflight checks, the audit dashboard, the backend container, one network, the gateway image build and the backend image build', () => {
+  it('synthesizes two gateways with their config containers, the audit dashboard, the backend container, one network, the gateway image build and the backend image build', () => {
     assert.deepEqual(
       resourcesOf(json, 'docker_container')
-        .map((c: Json) => c.name.replace(/-preflight-[0-9a-f]{12}$/, '-preflight-HASH'))
+        .map((c: Json) => c.name.replace(/-config-[0-9a-f]{12}$/, '-config-HASH'))
         .sort(),
       [
         'support-desk-agents',
-        'support-desk-agents-preflight-HASH',
+        'support-desk-agents-config-HASH',
         'support-desk-audit',
         'support-desk-get_customer',
         'support-desk-legacy',
-        'support-desk-legacy-preflight-HASH',
+        'support-desk-legacy-config-HASH',
       ],
     );
     assert.deepEqual(resourcesOf(json, 'docker_network'), [{ name: 'support-desk-mcp' }]);
@@ -84,7 +84,13 @@ describe('the support-desk example', () => {
       ['cdktf-mcp-gateway-support-desk:node-22-bookworm-slim-HASH', 'support-desk-support-desk-api:HASH'],
     );
     assert.equal(json.terraform.required_providers.docker.version, '~> 4.6');
-    assert.deepEqual(Object.keys(json.output), ['dashboard_audit_url', 'gateway_agents_url', 'gateway_legacy_url']);
+    assert.deepEqual(Object.keys(json.output).sort(), [
+      'dashboard_audit_url',
+      'gateway_agents_config',
+      'gateway_agents_url',
+      'gateway_legacy_config',
+      'gateway_legacy_url',
+    ]);
   });
 
   it('exposes all seven tools, validated, on agents (port 8080)', () => {
