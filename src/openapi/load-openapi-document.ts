@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { isJsonObject } from '../validation';
 import { childPointer, isLocalRef } from './json-pointer';
+import { MAX_EXPANDED_NODES, refExpansionProblem } from './ref-expansion';
 import { validateWithParser } from './validate-with-parser';
 import type { OpenApiVersion } from './translate-schema';
 
@@ -43,6 +44,15 @@ export function loadOpenApiDocument(file: string): OpenApiDocument {
       `${file}: ${external.pointer}: $ref ${JSON.stringify(external.ref)} points outside the document; only local ` +
         `$refs (#/components/…) are supported and nothing is fetched at synthesis: bundle the document into one file ` +
         '(e.g. `npx @redocly/cli bundle`)',
+    );
+  }
+  // before the parser, which inlines every $ref while it validates
+  const bomb = refExpansionProblem(parsed);
+  if (bomb !== undefined) {
+    throw new Error(
+      `${file}: ${bomb.pointer}: $ref ${JSON.stringify(bomb.ref)} expands to more than ` +
+        `${MAX_EXPANDED_NODES.toLocaleString('en-US')} schema nodes once its shared $refs are inlined (definitions ` +
+        'reused at every level); simplify the schema, or expose the operation with a hand-written Service',
     );
   }
   const problems = validateWithParser(parsed);

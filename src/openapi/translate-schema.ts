@@ -29,6 +29,9 @@ type Json = Record<string, unknown>;
  * - A `pattern` the linear-time engine cannot run, or a keyword outside JSON Schema, is an {@link OpenApiError}
  *   naming the pointer.
  */
+/** The most schema nodes one tool's translation may produce: far past any schema an agent could read. */
+export const MAX_TRANSLATED_NODES = 50_000;
+
 export class SchemaTranslator {
   /** Translations of recursive `$ref`s, by `$defs` name. */
   private readonly defs = new Map<string, unknown>();
@@ -36,6 +39,8 @@ export class SchemaTranslator {
   private readonly defNames = new Map<string, string>();
   /** The `$ref`s being resolved right now (outermost first). */
   private readonly resolving: string[] = [];
+  /** Schema nodes translated so far, bounded by {@link MAX_TRANSLATED_NODES}. */
+  private nodes = 0;
 
   /**
    * @param document the whole OpenAPI document (where `$ref`s point)
@@ -59,6 +64,16 @@ export class SchemaTranslator {
    * @param inAllOf whether the schema is a branch of an `allOf` (then it is not closed)
    */
   public translate(schema: unknown, pointer: string, inAllOf = false): unknown {
+    if (++this.nodes > MAX_TRANSLATED_NODES) {
+      // Shared `$ref`s are inlined at every use: a document reusing one definition twice per level doubles the
+      // schema per level (18 levels: millions of nodes, gigabytes of JSON).
+      throw new OpenApiError(
+        pointer,
+        `the schema expands to more than ${MAX_TRANSLATED_NODES.toLocaleString('en-US')} nodes once its shared $refs ` +
+          'are inlined (definitions reused at every level); simplify the schema or expose the operation with a raw ' +
+          'inputSchema written by hand',
+      );
+    }
     if (typeof schema === 'boolean') return schema; // 3.1 boolean schemas
     if (!isJsonObject(schema)) throw new OpenApiError(pointer, 'a schema must be an object');
     if (typeof schema.$ref === 'string') return this.reference(schema, pointer, inAllOf);
