@@ -132,7 +132,10 @@ class Shaper {
   }
 
   shape(text: string, contentType: string, defaultMaxBytes: number): ShapeOutcome {
-    const limit = this.maxBytes ?? defaultMaxBytes;
+    // the tool's maxBytes bounds every byte the agent gets; without one, the gateway's response limit bounds each of
+    // the result's two copies of the value (a body within that limit stays within it when nothing grows it)
+    const limit: Limit =
+      this.maxBytes !== undefined ? { bytes: this.maxBytes, whole: true } : { bytes: defaultMaxBytes, whole: false };
     const body = this.parse(text, contentType);
     if ('ok' in body) return body;
     let { value } = body;
@@ -186,6 +189,7 @@ class Shaper {
       const structured = isJsonObject(value);
       return withinLimit(
         structured ? `{"content":${content},"structuredContent":${text}}` : `{"content":${content}}`,
+        text,
         limit,
         counts,
       );
@@ -215,12 +219,12 @@ class Shaper {
   }
 
   /** The result of a shaped value whose JSON is `json` (the text content and `structuredContent` alike). */
-  private result(value: unknown, json: string, limit: number, dropped: number, redacted: number): ShapeOutcome {
+  private result(value: unknown, json: string, limit: Limit, dropped: number, redacted: number): ShapeOutcome {
     const content = `[{"type":"text","text":${JSON.stringify(json)}}]`;
     const resultJson = isJsonObject(value)
       ? `{"content":${content},"structuredContent":${json}}`
       : `{"content":${content}}`;
-    return withinLimit(resultJson, limit, this.counts(dropped, redacted));
+    return withinLimit(resultJson, json, limit, this.counts(dropped, redacted));
   }
 
   /**
@@ -248,7 +252,7 @@ class Shaper {
   }
 
   /** A body that is not JSON (text, XML, or empty): only patterns and the size limit apply. */
-  private shapeText(text: string, contentType: string, limit: number): ShapeOutcome {
+  private shapeText(text: string, contentType: string, limit: Limit): ShapeOutcome {
     if (text === '') return { ok: true, resultJson: '{"content":[]}', counts: this.counts(0, 0) };
     if (contentType !== '' && !contentType.startsWith('text/') && !contentType.includes('xml')) {
       return { ok: false, code: 'SERVICE_BAD_RESPONSE', message: 'Service error: unsupported response type' };
@@ -256,6 +260,7 @@ class Shaper {
     const shown = this.patterns.length > 0 ? redactText(text, this.patterns) : text;
     return withinLimit(
       `{"content":[{"type":"text","text":${JSON.stringify(shown)}}]}`,
+      shown,
       limit,
       this.counts(0, shown === text ? 0 : 1),
     );
@@ -270,9 +275,16 @@ function tooLarge(bytes: number, limit: number): ShapeOutcome {
   return { ok: false, code: 'RESPONSE_TOO_LARGE', message: responseMessages.tooLarge(bytes, limit) };
 }
 
-/** The result, when every byte of it (its text content and `structuredContent` alike) fits in `limit`. */
-function withinLimit(resultJson: string, limit: number, counts: ShapeCounts | undefined): ShapeOutcome {
-  // JSON text of a result is mostly one byte a character: the exact count only when the length comes near the limit
-  const bytes = resultJson.length * 3 <= limit ? resultJson.length : Buffer.byteLength(resultJson);
-  return bytes > limit ? tooLarge(bytes, limit) : { ok: true, resultJson, counts };
+/** What a result is measured against: every byte of it (`whole`, the tool's maxBytes), or each copy of the value. */
+interface Limit {
+  readonly bytes: number;
+  readonly whole: boolean;
+}
+
+/** The result, when it fits `limit`: as a whole, or `copy` (the value's text, which the result holds twice). */
+function withinLimit(resultJson: string, copy: string, limit: Limit, counts: ShapeCounts | undefined): ShapeOutcome {
+  const measured = limit.whole ? resultJson : copy;
+  // JSON text is mostly one byte a character: the exact count only when the length comes near the limit
+  const bytes = measured.length * 3 <= limit.bytes ? measured.length : Buffer.byteLength(measured);
+  return bytes > limit.bytes ? tooLarge(bytes, limit.bytes) : { ok: true, resultJson, counts };
 }

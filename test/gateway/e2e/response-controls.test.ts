@@ -260,10 +260,14 @@ describe('response controls over the wire', function () {
     assert.ok(!JSON.stringify(r).includes('4111111111111111'));
   });
 
-  it('a result over maxBytes is isError with the exact message', async () => {
+  it('a result over maxBytes (every byte: its text and structuredContent) is isError with the exact message', async () => {
     const { client } = await v1(on.url);
     const r = await client.callTool({ name: 'get_big', arguments: {} });
-    const bytes = Buffer.byteLength(BODIES['/big']);
+    // the result the agent would have got: the body as structuredContent and again as the text content
+    const body = BODIES['/big'];
+    const bytes = Buffer.byteLength(
+      `{"content":[{"type":"text","text":${JSON.stringify(body)}}],"structuredContent":${body}}`,
+    );
     assert.deepEqual(r, {
       isError: true,
       content: [{ type: 'text', text: `Service response too large: ${bytes} bytes (limit 1000)` }],
