@@ -1,7 +1,9 @@
 /**
  * `npm run fuzz [count] [seed]`: runs the validation fuzzer (default 1,000,000 inputs) and prints the count, the
- * slowest input's time and the throughput. Exits non-zero with the failing input on the first failure.
+ * slowest input's time and the throughput, then the response fuzzer (as many hostile answers). Exits non-zero with
+ * the failing input on the first failure.
  */
+import { runResponseFuzzer } from './response-fuzzer';
 import { runValidationFuzzer } from './validation-fuzzer';
 
 const count = Number(process.argv[2] ?? 1_000_000);
@@ -23,4 +25,11 @@ console.log(`  it was: ${report.slowest}`);
 console.log(`slowest compile: ${report.slowestCompileMs.toFixed(2)} ms`);
 console.log(
   `throughput: ${Math.round(report.count / seconds).toLocaleString('en-US')} inputs/s (${seconds.toFixed(1)} s)`,
+);
+
+console.log(`response fuzzer: ${count.toLocaleString('en-US')} hostile answers, seed ${seed}`);
+const responses = runResponseFuzzer({ count, seed });
+console.log(
+  `answers: ${responses.count.toLocaleString('en-US')} (${responses.shaped.toLocaleString('en-US')} shaped, ` +
+    `${responses.refused.toLocaleString('en-US')} refused), no leak, ${(responses.elapsedMs / 1000).toFixed(1)} s`,
 );

@@ -43,7 +43,14 @@ interface SelectionPlan {
   properties: Map<string, SelectionPlan> | undefined;
   /** The plan of keys `properties` does not name (`additionalProperties` as a schema); `undefined`: dropped. */
   extra: SelectionPlan | undefined;
-  /** None of the three: any value here is kept whole (a string, a number, an open map), so it is not visited. */
+  /**
+   * The node's `type` admits no object: an object here was not declared at all, so all its keys are dropped. Output
+   * validation refuses such a value; with it off, this keeps keys the service chose from reaching the agent.
+   */
+  noObject: boolean;
+  /** The node's `type` admits no array: an array's elements here are selected by this same plan. */
+  noArray: boolean;
+  /** None of the above: any value here is kept whole (a composition, no `type`), so it is not visited. */
   keepsAll: boolean;
 }
 
@@ -53,7 +60,14 @@ function compilePlan(schema: Record<string, unknown>, resolve: Resolve): Selecti
     const node = resolve(schemaNode);
     let plan = plans.get(node);
     if (plan !== undefined) return plan;
-    plan = { items: undefined, properties: undefined, extra: undefined, keepsAll: false };
+    plan = {
+      items: undefined,
+      properties: undefined,
+      extra: undefined,
+      noObject: false,
+      noArray: false,
+      keepsAll: false,
+    };
     plans.set(node, plan); // before the children: a $ref cycle ends here
     if (isJsonObject(node.items)) plan.items = planOf(node.items);
     const shape = declaredShape(node, resolve);
@@ -63,13 +77,27 @@ function compilePlan(schema: Record<string, unknown>, resolve: Resolve): Selecti
       plan.properties = properties;
     }
     if (shape.extra !== undefined) plan.extra = planOf(shape.extra);
-    plan.keepsAll = plan.items === undefined && plan.properties === undefined && plan.extra === undefined;
+    plan.noObject = typeLacks(node, 'object');
+    plan.noArray = typeLacks(node, 'array');
+    plan.keepsAll =
+      plan.items === undefined &&
+      plan.properties === undefined &&
+      plan.extra === undefined &&
+      !plan.noObject &&
+      !plan.noArray;
     return plan;
   };
   return planOf(schema);
 }
 
 type Resolve = (node: Record<string, unknown>) => Record<string, unknown>;
+
+/** Whether the node declares a `type` that does not include `kind`. */
+function typeLacks(node: Record<string, unknown>, kind: 'object' | 'array'): boolean {
+  if (node.type === undefined) return false;
+  const types: unknown[] = Array.isArray(node.type) ? node.type : [node.type];
+  return !types.includes(kind);
+}
 
 /** The node a local `$ref` (`#/$defs/x`, `#/properties/a`) points at; other nodes as they are. */
 function refResolver(root: Record<string, unknown>): Resolve {
@@ -130,6 +158,7 @@ function declaredShape(node: Record<string, unknown>, resolve: Resolve): Declare
  */
 function selectValue(value: unknown, plan: SelectionPlan, counter: { dropped: number }): unknown {
   if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value) ? plan.noArray : plan.noObject) return undeclaredContainer(value, plan, counter);
   if (Array.isArray(value)) {
     const items = plan.items;
     if (items === undefined || items.keepsAll) return value;
@@ -169,6 +198,24 @@ function selectValue(value: unknown, plan: SelectionPlan, counter: { dropped: nu
     k++;
   }
   return out ?? record;
+}
+
+/** An object or array where its kind is not declared: an object's keys all dropped, an array's elements selected. */
+function undeclaredContainer(value: object, plan: SelectionPlan, counter: { dropped: number }): unknown {
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((item: unknown) => {
+      const selected = selectValue(item, plan, counter);
+      if (selected !== item) changed = true;
+      return selected;
+    });
+    return changed ? out : value;
+  }
+  let keys = 0;
+  for (const key in value) if (hasOwn(value as Record<string, unknown>, key)) keys++;
+  if (keys === 0) return value;
+  counter.dropped += keys;
+  return {};
 }
 
 /** A new object with the first `count` own keys of `record`. */
