@@ -3,6 +3,7 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_CALLS,
   DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  DEFAULT_MAX_HELD_RESPONSE_BYTES,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL,
   DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
@@ -29,6 +30,13 @@ export interface GatewayLimits {
    * @default 4194304
    */
   readonly maxResponseBytes?: number;
+  /**
+   * The most bytes of service responses the gateway holds at once, over every call: a call whose response would
+   * pass it gets an `isError` result (`Service response refused: …`), so many large answers at once cannot exhaust
+   * the container's memory.
+   * @default 134217728
+   */
+  readonly maxHeldResponseBytes?: number;
   /**
    * The most `tools/call` requests waiting on services at once, over every caller; more are refused (-32000..-32019).
    * @default 256
@@ -92,6 +100,7 @@ type LimitSetting = keyof GatewaySettings &
   (
     | 'max_body_bytes'
     | 'max_response_bytes'
+    | 'max_held_response_bytes'
     | 'max_concurrent_calls'
     | 'max_concurrent_calls_per_principal'
     | 'max_revoked_sessions_per_principal'
@@ -108,6 +117,7 @@ type LimitSetting = keyof GatewaySettings &
 const LIMITS: readonly (readonly [keyof GatewayLimits, LimitSetting, string, number, string])[] = [
   ['maxBodyBytes', 'max_body_bytes', 'bytes', 1, String(DEFAULT_MAX_BODY_BYTES)],
   ['maxResponseBytes', 'max_response_bytes', 'bytes', 1, String(DEFAULT_MAX_RESPONSE_BYTES)],
+  ['maxHeldResponseBytes', 'max_held_response_bytes', 'bytes', 1, String(DEFAULT_MAX_HELD_RESPONSE_BYTES)],
   ['maxConcurrentCalls', 'max_concurrent_calls', 'calls', 1, String(DEFAULT_MAX_CONCURRENT_CALLS)],
   [
     'maxConcurrentCallsPerPrincipal',

@@ -226,6 +226,7 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
     resourceUrl: g.resource_url,
     maxBodyBytes: g.max_body_bytes,
     maxResponseBytes: g.max_response_bytes,
+    maxHeldResponseBytes: g.max_held_response_bytes,
     maxConcurrentCalls: g.max_concurrent_calls,
     maxConcurrentCallsPerPrincipal: g.max_concurrent_calls_per_principal,
     maxRevokedSessionsPerPrincipal: g.max_revoked_sessions_per_principal,

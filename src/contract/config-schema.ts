@@ -155,6 +155,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
         },
         max_body_bytes: positiveInteger('bytes'),
         max_response_bytes: positiveInteger('bytes'),
+        max_held_response_bytes: positiveInteger('bytes'),
         max_concurrent_calls: positiveInteger('calls'),
         max_concurrent_calls_per_principal: positiveInteger('calls'),
         max_revoked_sessions_per_principal: positiveInteger('sessions'),

@@ -20,6 +20,11 @@ export const DEFAULT_AUDIT_LOG_PATH = `${AUDIT_LOG_DIR}/audit.jsonl`;
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 /** `gateway.max_response_bytes`: the largest service response accepted (4 MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4_194_304;
+/**
+ * `gateway.max_held_response_bytes`: the most bytes of service responses the gateway holds at once, over every call
+ * (128 MiB, so that responses fit a 512 MB container beside what shaping them costs).
+ */
+export const DEFAULT_MAX_HELD_RESPONSE_BYTES = 134_217_728;
 /** `gateway.max_concurrent_calls`: the most calls waiting on services at once. */
 export const DEFAULT_MAX_CONCURRENT_CALLS = 256;
 /** `gateway.session_ttl_ms`: how long a session id is valid after it was issued (1 hour). */

@@ -186,7 +186,11 @@ class Gateway implements RunningGateway {
       maxRevokedPerPrincipal: this.state.maxRevokedSessionsPerPrincipal,
     });
     this.streams = new NotificationStreams(this.state.maxStreamsPerPrincipal);
-    this.services = new ServiceClient(this.state.maxResponseBytes, new BodyThread(log));
+    this.services = new ServiceClient(
+      this.state.maxResponseBytes,
+      new BodyThread(log),
+      this.state.maxHeldResponseBytes,
+    );
     const concurrency = { active: 0, byPrincipal: new Map<Principal, number>() };
     this.metrics = this.createMetrics(concurrency);
     this.knowNames();
@@ -272,7 +276,7 @@ class Gateway implements RunningGateway {
       this.streams.setLimit(replacement.maxStreamsPerPrincipal);
       const closed = this.streams.closePrincipals((p) => replacement.credentialOf(p) === previous.credentialOf(p));
       if (closed > 0) this.log('info', 'streams of removed tokens closed', { streams: closed });
-      this.services.setMaxResponseBytes(replacement.maxResponseBytes);
+      this.services.setLimits(replacement.maxResponseBytes, replacement.maxHeldResponseBytes);
       this.knowNames();
       this.configDigest = digest;
       this.metrics?.recordReload('applied');

@@ -73,6 +73,7 @@ describe('the config type and the config schema', () => {
         allowed_hosts: [],
         allowed_origins: [],
         max_body_bytes: 1,
+        max_held_response_bytes: 1,
         max_response_bytes: 1,
         max_concurrent_calls: 1,
         max_concurrent_calls_per_principal: 1,

@@ -1,4 +1,5 @@
 import type { Agent as UndiciAgent, Dispatcher } from 'undici';
+import { DEFAULT_MAX_HELD_RESPONSE_BYTES } from '../../contract/defaults';
 import { withIdentity, type CallerIdentity } from './backend-headers';
 import { CaDispatchers, tlsFailureReason } from './backend-tls';
 import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';
@@ -34,14 +35,20 @@ export class ServiceClient {
   /** Pools for backends with their own CA bundle (`tls`). */
   private readonly caDispatchers: CaDispatchers;
 
+  /** The response bytes all calls hold right now, bounded by `max_held_response_bytes`. */
+  private readonly held: HeldBytes;
+
   /**
    * @param maxResponseBytes the largest response body accepted
    * @param bodies where large bodies become results, off the gateway's thread
+   * @param maxHeldBytes the most response bytes held at once, over every call
    */
   constructor(
     private maxResponseBytes: number,
     private readonly bodies: BodyThread = new BodyThread(),
+    maxHeldBytes = DEFAULT_MAX_HELD_RESPONSE_BYTES,
   ) {
+    this.held = { bytes: 0, limit: maxHeldBytes };
     this.caDispatchers = new CaDispatchers(
       (ca) => new (loadAgent())({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { ca } }),
     );
@@ -52,9 +59,15 @@ export class ServiceClient {
     return this.pool;
   }
 
-  /** Takes the limit of a reloaded config. */
-  setMaxResponseBytes(bytes: number): void {
-    this.maxResponseBytes = bytes;
+  /** Takes the limits of a reloaded config. */
+  setLimits(maxResponseBytes: number, maxHeldBytes: number): void {
+    this.maxResponseBytes = maxResponseBytes;
+    this.held.limit = maxHeldBytes;
+  }
+
+  /** The response bytes held right now (for tests and monitoring). */
+  get heldBytes(): number {
+    return this.held.bytes;
   }
 
   /**
@@ -76,7 +89,7 @@ export class ServiceClient {
       return Promise.resolve(REQUEST_FAILED);
     }
     return new Promise((resolve) => {
-      const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs, shaper, this.bodies);
+      const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs, shaper, this.bodies, this.held);
       const headers = plan.forwardIdentity && caller !== undefined ? withIdentity(plan.headers, caller) : plan.headers;
       const dispatcher = plan.ca === undefined ? this.dispatcher : this.caDispatchers.for(plan.ca);
       // The low-level dispatch API: no URL parsing, no AbortController, no response stream per call; the
@@ -103,6 +116,12 @@ export class ServiceClient {
   }
 }
 
+/** The response bytes every call holds, and the most they may (shared by the calls of one gateway). */
+interface HeldBytes {
+  bytes: number;
+  limit: number;
+}
+
 /**
  * One service call as an undici dispatch handler: keeps a 2xx body up to the limit, answers once (the first of
  * response, failure and timeout wins) and aborts the request when it gives up on it. The timeout covers the whole
@@ -119,6 +138,8 @@ class CallHandler {
   private contentType = '';
   private readonly chunks: Buffer[] = [];
   private size = 0;
+  /** What this call counts in the shared {@link HeldBytes}, until it settles. */
+  private holding = 0;
 
   constructor(
     private readonly resolve: (outcome: ServiceOutcome) => void,
@@ -126,6 +147,7 @@ class CallHandler {
     private readonly timeoutMs: number,
     private readonly shaper: ResponseShaper | undefined,
     private readonly bodies: BodyThread,
+    private readonly held: HeldBytes,
   ) {
     this.timer = setTimeout(() => this.timedOut(), timeoutMs);
   }
@@ -179,6 +201,18 @@ class CallHandler {
       this.giveUp();
       return false;
     }
+    if (this.held.bytes + chunk.length > this.held.limit) {
+      this.settle(
+        failure(
+          'RESPONSES_HELD_FULL',
+          `Service response refused: the gateway holds its limit of ${this.held.limit} bytes of responses for other calls (max_held_response_bytes); retry shortly`,
+        ),
+      );
+      this.giveUp();
+      return false;
+    }
+    this.held.bytes += chunk.length;
+    this.holding += chunk.length;
     this.chunks.push(chunk);
     return true;
   }
@@ -234,6 +268,8 @@ class CallHandler {
   private settle(outcome: ServiceOutcome): void {
     if (this.settled) return;
     this.settled = true;
+    this.held.bytes -= this.holding;
+    this.holding = 0;
     this.resolve(outcome);
   }
 }
