@@ -101,9 +101,22 @@ export class BodyThread {
     });
   }
 
-  /** Drops the waiting bodies no longer wanted, so that they hold no memory (a call times out: call this). */
+  /**
+   * Drops the bodies no longer wanted (a call times out: call this), so that they hold no memory: the waiting ones,
+   * and the one the thread works on, whose thread is ended and replaced, so that one hostile body's cost never falls
+   * on other calls beyond its own call's deadline.
+   */
   drop(): void {
+    const running = this.running;
+    if (running?.current !== undefined && !running.current.held.wanted()) {
+      this.running = undefined; // its exit is then no failure to report
+      running.current.held.resolve(BODY_FAILED);
+      running.current = undefined;
+      void running.worker.terminate();
+      this.log('info', 'body thread: the body of a call that timed out was abandoned; a fresh thread takes the rest');
+    }
     if (this.queue.some((held) => !held.wanted())) this.queue = this.queue.filter((held) => dropUnwanted(held));
+    this.next();
   }
 
   /** Stops the thread; the bodies it still held are answered as failed requests. */
