@@ -79,6 +79,11 @@ export interface ResponseShaper {
   /** The settings it was compiled from (only the response controls of the tool's config). */
   readonly source: ResponseControlsSource;
   /**
+   * Whether it runs `redactPatterns`: a pattern outside V8's fast path runs on RE2's slower matcher over every
+   * string, at up to a few milliseconds per KiB, so such bodies leave the gateway's thread from a few KiB up.
+   */
+  readonly searches: boolean;
+  /**
    * Shapes a 2xx body.
    * @param contentType the response's `Content-Type`, lower-cased (`''` when none)
    * @param defaultMaxBytes the limit when the tool sets no `max_bytes` (the gateway's response limit)
@@ -111,7 +116,7 @@ export function compileResponseControls(
   const advertised = output === undefined ? undefined : advertisedOutputSchema(output, paths, patterns.length > 0);
   const shaper = new Shaper(validator, output, selector, paths, patterns, response?.max_bytes, response !== undefined);
   const source = { config: { output_schema: output, response }, validateOutput };
-  return { shaper: Object.assign(shaper, { advertisedSchema: advertised, source }) };
+  return { shaper: Object.assign(shaper, { advertisedSchema: advertised, source, searches: patterns.length > 0 }) };
 }
 
 class Shaper {

@@ -27,6 +27,12 @@ import { BODY_FAILED, bodyResult, REQUEST_FAILED, type ServiceOutcome } from './
 /** Bodies of at least this many bytes are worked out on the thread. */
 export const OFFLOAD_BYTES = 256 * 1024;
 
+/**
+ * The same for a tool with `redactPatterns`: a costly pattern (`[A-Za-z0-9._%+-]{1,64}@…`) searches at up to about
+ * 3 ms per KiB on RE2's slower matcher, so from 4 KiB up such a body leaves the gateway's thread.
+ */
+export const OFFLOAD_SEARCHED_BYTES = 4 * 1024;
+
 /** Threads in a row that die before loading their module, after which bodies are worked out in place for good. */
 const MAX_LOAD_FAILURES = 3;
 

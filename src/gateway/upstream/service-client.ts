@@ -4,7 +4,7 @@ import { withIdentity, type CallerIdentity } from './backend-headers';
 import { CaDispatchers, tlsFailureReason } from './backend-tls';
 import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';
 import type { ResponseShaper } from '../../response';
-import { BodyThread, OFFLOAD_BYTES } from './body-thread';
+import { BodyThread, OFFLOAD_BYTES, OFFLOAD_SEARCHED_BYTES } from './body-thread';
 import { bodyResult, failure, REQUEST_FAILED, type ServiceOutcome } from './service-outcome';
 
 /**
@@ -222,7 +222,7 @@ class CallHandler {
       this.finish();
       return;
     }
-    if (this.size < OFFLOAD_BYTES) {
+    if (this.size < (this.shaper?.searches === true ? OFFLOAD_SEARCHED_BYTES : OFFLOAD_BYTES)) {
       this.finish();
       this.settle(bodyResult(this.body(), this.contentType, this.maxBytes, this.shaper));
       return;

@@ -76,6 +76,7 @@ describe('the body thread: large bodies worked out off the gateway thread', func
     const broken: ResponseShaper = {
       advertisedSchema: undefined,
       source: { config: { output_schema: { type: 'object', properties: 5 } }, validateOutput: true },
+      searches: false,
       shape: () => ({ ok: true, resultJson: '{"content":[]}', counts: undefined }),
     };
     const body = itemsBody(OFFLOAD_BYTES, (i) => ({ n: i }));

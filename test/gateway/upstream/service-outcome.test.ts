@@ -30,6 +30,7 @@ describe('a 2xx body as a tool result', () => {
     const throwing = {
       advertisedSchema: undefined,
       source: { config: {}, validateOutput: true },
+      searches: false,
       shape: (): never => {
         throw new RangeError('Invalid string length');
       },
