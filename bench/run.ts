@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and prints their tables.
- * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|startup|dashboard|session-token|workers|response|reload`.
+ * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|startup|dashboard|session-token|workers|response|reload|response-attacks`.
  */
 import { runValidationBench } from './validation';
 import { runGatewayBench, runStartupBench } from './gateway';
@@ -10,6 +10,7 @@ import { runWorstCaseBench } from './worst-case';
 import { runWorkersBench } from './workers';
 import { runResponseBench } from './response';
 import { runReloadBench } from './reload';
+import { runResponseAttacksBench } from './response-attacks';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
@@ -21,6 +22,7 @@ const suites: Record<string, () => Promise<void>> = {
   workers: runWorkersBench,
   response: runResponseBench,
   reload: runReloadBench,
+  'response-attacks': runResponseAttacksBench,
 };
 
 async function main(): Promise<void> {

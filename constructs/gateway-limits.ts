@@ -34,7 +34,7 @@ export interface GatewayLimits {
    * The most bytes of service responses the gateway holds at once, over every call: a call whose response would
    * pass it gets an `isError` result (`Service response refused: …`), so many large answers at once cannot exhaust
    * the container's memory.
-   * @default 134217728
+   * @default 16777216
    */
   readonly maxHeldResponseBytes?: number;
   /**

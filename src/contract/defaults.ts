@@ -22,9 +22,10 @@ export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_MAX_RESPONSE_BYTES = 4_194_304;
 /**
  * `gateway.max_held_response_bytes`: the most bytes of service responses the gateway holds at once, over every call
- * (128 MiB, so that responses fit a 512 MB container beside what shaping them costs).
+ * (16 MiB: a body costs several times its size while its result is built and sent, and 64 concurrent 4 MiB bodies
+ * then peak at about 360 MB, within a 512 MB container; bench/response-attacks.ts measures it).
  */
-export const DEFAULT_MAX_HELD_RESPONSE_BYTES = 134_217_728;
+export const DEFAULT_MAX_HELD_RESPONSE_BYTES = 16_777_216;
 /** `gateway.max_concurrent_calls`: the most calls waiting on services at once. */
 export const DEFAULT_MAX_CONCURRENT_CALLS = 256;
 /** `gateway.session_ttl_ms`: how long a session id is valid after it was issued (1 hour). */
