@@ -3,7 +3,6 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_CALLS,
   DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
-  DEFAULT_MAX_HELD_RESPONSE_BYTES,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL,
   DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
@@ -34,7 +33,7 @@ export interface GatewayLimits {
    * The most bytes of service responses the gateway holds at once, over every call: a call whose response would
    * pass it gets an `isError` result (`Service response refused: …`), so many large answers at once cannot exhaust
    * the container's memory.
-   * @default 16777216
+   * @default - four times `maxResponseBytes` (16777216)
    */
   readonly maxHeldResponseBytes?: number;
   /**
@@ -117,7 +116,7 @@ type LimitSetting = keyof GatewaySettings &
 const LIMITS: readonly (readonly [keyof GatewayLimits, LimitSetting, string, number, string])[] = [
   ['maxBodyBytes', 'max_body_bytes', 'bytes', 1, String(DEFAULT_MAX_BODY_BYTES)],
   ['maxResponseBytes', 'max_response_bytes', 'bytes', 1, String(DEFAULT_MAX_RESPONSE_BYTES)],
-  ['maxHeldResponseBytes', 'max_held_response_bytes', 'bytes', 1, String(DEFAULT_MAX_HELD_RESPONSE_BYTES)],
+  ['maxHeldResponseBytes', 'max_held_response_bytes', 'bytes', 1, 'four times maxResponseBytes'],
   ['maxConcurrentCalls', 'max_concurrent_calls', 'calls', 1, String(DEFAULT_MAX_CONCURRENT_CALLS)],
   [
     'maxConcurrentCallsPerPrincipal',

@@ -21,11 +21,13 @@ export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 /** `gateway.max_response_bytes`: the largest service response accepted (4 MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4_194_304;
 /**
- * `gateway.max_held_response_bytes`: the most bytes of service responses the gateway holds at once, over every call
- * (16 MiB: a body costs several times its size while its result is built and sent, and 64 concurrent 4 MiB bodies
- * then peak at about 360 MB, within a 512 MB container; bench/response-attacks.ts measures it).
+ * `gateway.max_held_response_bytes` when the config does not set it: four responses of the largest size accepted
+ * (16 MiB at the default `max_response_bytes`). A body costs several times its size while its result is built and
+ * sent: 64 concurrent 4 MiB bodies then peak at about 360 MB, within a 512 MB container (bench/response-attacks.ts).
  */
-export const DEFAULT_MAX_HELD_RESPONSE_BYTES = 16_777_216;
+export function defaultMaxHeldResponseBytes(maxResponseBytes: number): number {
+  return 4 * maxResponseBytes;
+}
 /** `gateway.max_concurrent_calls`: the most calls waiting on services at once. */
 export const DEFAULT_MAX_CONCURRENT_CALLS = 256;
 /** `gateway.session_ttl_ms`: how long a session id is valid after it was issued (1 hour). */

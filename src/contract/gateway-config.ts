@@ -143,7 +143,7 @@ export interface GatewaySettings {
   readonly max_body_bytes?: number;
   /** @default 4194304 */
   readonly max_response_bytes?: number;
-  /** The most bytes of service responses held at once, over every call. @default 16777216 */
+  /** The most bytes of service responses held at once, over every call. @default - 4 × `max_response_bytes` (16777216) */
   readonly max_held_response_bytes?: number;
   /** @default 256 */
   readonly max_concurrent_calls?: number;

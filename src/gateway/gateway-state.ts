@@ -7,7 +7,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_WRITE_TIMEOUT_MS,
   defaultMaxConcurrentCallsPerPrincipal,
-  DEFAULT_MAX_HELD_RESPONSE_BYTES,
+  defaultMaxHeldResponseBytes,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
   DEFAULT_SESSION_TTL_MS,
@@ -122,7 +122,8 @@ export function buildGatewayState(
     channel: g.validation_errors ?? DEFAULT_VALIDATION_ERRORS,
     maxBodyBytes: g.max_body_bytes ?? DEFAULT_MAX_BODY_BYTES,
     maxResponseBytes: g.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    maxHeldResponseBytes: g.max_held_response_bytes ?? DEFAULT_MAX_HELD_RESPONSE_BYTES,
+    maxHeldResponseBytes:
+      g.max_held_response_bytes ?? defaultMaxHeldResponseBytes(g.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES),
     maxConcurrentCalls,
     maxConcurrentCallsPerPrincipal:
       g.max_concurrent_calls_per_principal ?? defaultMaxConcurrentCallsPerPrincipal(maxConcurrentCalls),

@@ -1,5 +1,5 @@
 import type { Agent as UndiciAgent, Dispatcher } from 'undici';
-import { DEFAULT_MAX_HELD_RESPONSE_BYTES } from '../../contract/defaults';
+import { defaultMaxHeldResponseBytes } from '../../contract/defaults';
 import { withIdentity, type CallerIdentity } from './backend-headers';
 import { CaDispatchers, tlsFailureReason } from './backend-tls';
 import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';
@@ -46,7 +46,7 @@ export class ServiceClient {
   constructor(
     private maxResponseBytes: number,
     private readonly bodies: BodyThread = new BodyThread(),
-    maxHeldBytes = DEFAULT_MAX_HELD_RESPONSE_BYTES,
+    maxHeldBytes = defaultMaxHeldResponseBytes(maxResponseBytes),
   ) {
     this.held = { bytes: 0, limit: maxHeldBytes };
     this.caDispatchers = new CaDispatchers(
