@@ -6,7 +6,7 @@
  */
 import { compileToolSchema, isJsonObject, type ToolValidator } from '../validation';
 import { compileRedactPattern, type RedactPattern } from './redact-pattern';
-import { nonFiniteNumbers } from '../gateway/upstream/non-finite-numbers';
+import { nonFiniteNumbers } from '../validation';
 import { advertisedOutputSchema } from './advertised-output-schema';
 import { declaredOnlyMessage } from './response-violations';
 import {

@@ -16,3 +16,4 @@ export {
   type ConstraintName,
   type ParamTypeName,
 } from './type-constraints';
+export { nonFiniteNumbers } from './non-finite-numbers';

@@ -1,8 +1,7 @@
 import { DEFAULT_SERVICE_TIMEOUT_MS, fixedQueryNames, type ToolConfig } from '../../contract';
-import { joinMessages } from '../../validation';
+import { joinMessages, nonFiniteNumbers } from '../../validation';
 import { backendHeaderList } from './backend-headers';
 import { readCaBundle } from './backend-tls';
-import { nonFiniteNumbers } from './non-finite-numbers';
 import {
   ownValue,
   placeholderProblem,

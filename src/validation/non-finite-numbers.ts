@@ -1,5 +1,6 @@
-import { invalidValue, keyPath, type Violation } from '../../validation';
-import { indexPath } from '../../validation/path';
+import { indexPath, keyPath } from './path';
+import type { Violation } from './violation';
+import { invalidValue } from './violation-messages';
 
 /** As many violations as a refusal collects (see docs/input-and-validation.md). */
 const MAX_VIOLATIONS = 20;
