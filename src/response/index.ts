@@ -6,3 +6,4 @@ export * from './response-rules';
 export * from './shape-response';
 export * from './scan-json-text';
 export * from './redact-pattern';
+export * from './body-result';

@@ -7,12 +7,12 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type * as BodyThreadModule from '../../src/gateway/upstream/body-thread';
-import type * as OutcomeModule from '../../src/gateway/upstream/service-outcome';
+import type * as OutcomeModule from '../../src/response/body-result';
 import type * as ResponseModule from '../../src/response';
 
 const DIST = path.resolve(__dirname, '../../dist/src');
 const { BodyThread } = require(`${DIST}/gateway/upstream/body-thread`) as typeof BodyThreadModule;
-const { bodyResult } = require(`${DIST}/gateway/upstream/service-outcome`) as typeof OutcomeModule;
+const { bodyResult } = require(`${DIST}/response/body-result`) as typeof OutcomeModule;
 const { compileResponseControls } = require(`${DIST}/response`) as typeof ResponseModule;
 
 const MIB = 1024 * 1024;

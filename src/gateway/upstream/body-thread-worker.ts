@@ -5,7 +5,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { compileResponseControls, type ResponseControlsSource, type ResponseShaper } from '../../response';
-import { bodyResult, type ServiceOutcome } from './service-outcome';
+import { bodyResult, type ServiceOutcome } from '../../response';
 
 /** One body to turn into a result. */
 export interface BodyJob {

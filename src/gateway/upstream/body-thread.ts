@@ -22,7 +22,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logger';
 import type { ResponseShaper } from '../../response';
 import { READY, WORKING, type BodyAnswer, type BodyJob } from './body-thread-worker';
-import { BODY_FAILED, bodyResult, REQUEST_FAILED, type ServiceOutcome } from './service-outcome';
+import { BODY_FAILED, bodyResult, REQUEST_FAILED, type ServiceOutcome } from '../../response';
 
 /** Bodies of at least this many bytes are worked out on the thread. */
 export const OFFLOAD_BYTES = 256 * 1024;

@@ -1,4 +1,4 @@
 export { BodyThread } from './body-thread';
 export { ServiceClient } from './service-client';
 export { forwardingProblemOf, planServiceCall, placeholderProblemOf, type ServicePlan } from './request-plan';
-export type { ServiceOutcome, ServiceErrorCode } from './service-outcome';
+export type { ServiceOutcome, ServiceErrorCode } from '../../response';

@@ -5,7 +5,7 @@ import { CaDispatchers, tlsFailureReason } from './backend-tls';
 import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';
 import type { ResponseShaper } from '../../response';
 import { BodyThread, OFFLOAD_BYTES, OFFLOAD_SEARCHED_BYTES } from './body-thread';
-import { bodyResult, failure, REQUEST_FAILED, type ServiceOutcome } from './service-outcome';
+import { bodyResult, failure, REQUEST_FAILED, type ServiceOutcome } from '../../response';
 
 /**
  * undici's connection-pooling `Agent` alone. The package's entry point also loads `fetch`, WebSocket, the cache

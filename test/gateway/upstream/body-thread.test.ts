@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { BodyThread, OFFLOAD_BYTES } from '../../../src/gateway/upstream/body-thread';
-import { BODY_FAILED, bodyResult } from '../../../src/gateway/upstream/service-outcome';
+import { BODY_FAILED, bodyResult } from '../../../src/response';
 import { compileResponseControls, type ResponseShaper } from '../../../src/response';
 import { generateOutputSchema } from '../../../src/schema';
 
@@ -119,7 +119,7 @@ describe('the body thread: large bodies worked out off the gateway thread', func
   it('works every body out in place where worker threads are not permitted', () => {
     const script = `
       const { BodyThread } = require('./src/gateway/upstream/body-thread');
-      const { bodyResult } = require('./src/gateway/upstream/service-outcome');
+      const { bodyResult } = require('./src/response/body-result');
       const text = JSON.stringify({ id: 'C-1', items: Array.from({ length: 30000 }, (_, i) => ({ n: i })) });
       new BodyThread().result(Buffer.from(text), 'application/json', 1 << 24, undefined).then((outcome) => {
         const same = JSON.stringify(outcome) === JSON.stringify(bodyResult(Buffer.from(text), 'application/json', 1 << 24, undefined));

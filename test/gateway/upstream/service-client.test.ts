@@ -21,7 +21,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { ToolConfig } from '../../../src/contract';
 import { BodyThread, OFFLOAD_BYTES } from '../../../src/gateway/upstream/body-thread';
 import { ServiceClient } from '../../../src/gateway/upstream/service-client';
-import type { ServiceOutcome } from '../../../src/gateway/upstream/service-outcome';
+import type { ServiceOutcome } from '../../../src/response';
 import { planServiceCall } from '../../../src/gateway/upstream/request-plan';
 import { eventually } from '../../helpers/eventually';
 

@@ -1,4 +1,6 @@
-import { MAX_RESPONSE_DEPTH, scanJsonText, type ResponseShaper, type ShapeCounts } from '../../response';
+import { scanJsonText } from './scan-json-text';
+import { MAX_RESPONSE_DEPTH } from './select-fields';
+import type { ResponseShaper, ShapeCounts } from './shape-response';
 
 /** The outcome of a service call: a `tools/call` result as JSON text, or a failure with a short reason. */
 export type ServiceOutcome =

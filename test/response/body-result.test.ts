@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { BODY_FAILED, bodyResult, toolResult } from '../../../src/gateway/upstream/service-outcome';
-import { MAX_RESPONSE_DEPTH } from '../../../src/response';
+import { BODY_FAILED, bodyResult, MAX_RESPONSE_DEPTH, toolResult } from '../../src/response';
 
 const nested = (levels: number): string => `{"a":${'['.repeat(levels - 1)}1${']'.repeat(levels - 1)}}`;
 
