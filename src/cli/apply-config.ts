@@ -1,13 +1,12 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import {
-  configDigest,
   GATEWAY_BUILD_ENV,
   HANDOFF_CONFIG_NAME,
   HANDOFF_SECRETS_NAME,
   HANDOFF_STATUS_NAME,
-  loadGatewayConfig,
   parseGatewayStatus,
+  readGatewayConfigFile,
   type GatewayStatus,
 } from '../contract';
 import { readSecrets } from '../gateway/upstream/secrets';
@@ -44,11 +43,13 @@ export type ApplyResult =
  * that the same deploy replaces), the config is stored for the gateway's next start and nothing is waited for.
  */
 export async function applyConfig(options: ApplyConfigOptions): Promise<ApplyResult> {
-  const problem = await checkConfig(options.configPath);
-  if (problem !== undefined) return { outcome: 'refused', reason: problem };
-  const bytes = readFileSync(options.configPath);
-  const config = loadGatewayConfig(options.configPath);
-  const digest = configDigest(bytes);
+  // the file is read and parsed once: the check loads it through here, and the swap writes these bytes
+  let read: ReturnType<typeof readGatewayConfigFile> | undefined;
+  const problem = await checkConfig(options.configPath, (file) => (read = readGatewayConfigFile(file)).config);
+  if (problem !== undefined || read === undefined) {
+    return { outcome: 'refused', reason: problem ?? `cannot read config file ${options.configPath}` };
+  }
+  const { config, digest, bytes } = read;
   const files = handoffFiles(options.stateDir);
   const before = readStatus(files.status);
   const build = process.env[GATEWAY_BUILD_ENV] ?? '';
@@ -56,19 +57,20 @@ export async function applyConfig(options: ApplyConfigOptions): Promise<ApplyRes
   const secrets = new Map([...readSecrets(config)].map(([name, value]) => [name, `${value}\n`]));
   const undo = replaceFiles(files, bytes, secrets);
   const swappedAt = Date.now();
-  if (before?.state !== 'serving' || before.build !== build) {
-    const why = before === undefined ? 'no gateway has served from here yet' : 'no gateway of this build is serving';
+  const seen =
+    before?.state !== 'serving' || before.build !== build
+      ? 'not waited'
+      : await waitForStatus(files.status, swappedAt, digest, options);
+  if (seen === 'not waited' || seen === 'stopped' || seen === 'serving') {
     removeUnusedSecrets(files.secrets, secrets);
+    if (seen === 'serving') return { outcome: 'serving', digest, ms: Date.now() - swappedAt };
+    const why =
+      seen === 'stopped'
+        ? 'the gateway stopped meanwhile'
+        : before === undefined
+          ? 'no gateway has served from here yet'
+          : 'no gateway of this build is serving';
     return { outcome: 'stored', digest, why };
-  }
-  const seen = await waitForStatus(files.status, swappedAt, digest, options);
-  if (seen === 'stopped') {
-    removeUnusedSecrets(files.secrets, secrets);
-    return { outcome: 'stored', digest, why: 'the gateway stopped meanwhile' };
-  }
-  if (seen === 'serving') {
-    removeUnusedSecrets(files.secrets, secrets);
-    return { outcome: 'serving', digest, ms: Date.now() - swappedAt };
   }
   undo();
   const reason =

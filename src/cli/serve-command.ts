@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isPort, LISTEN_PORT_RULE } from '../contract/rules';
 import { UsageError } from '../contract/package-error';
-import { readGatewayConfigFile } from '../contract';
+import { readGatewayConfigFile, type GatewayConfig } from '../contract';
 import { ConfigError, loadGatewayConfig, reusePortSupport, startGateway, type RunningGateway } from '../gateway';
 import { startValidatedGateway } from '../gateway/start-gateway';
 import { AUDIT_LOG_ENV, MAX_WORKERS, runWorkers, WORKER_ENV } from './workers';
@@ -195,10 +195,13 @@ async function check(options: ServeOptions): Promise<number> {
  *
  * @returns the one-line reason the gateway would not start for, or `undefined` when it would
  */
-export async function checkConfig(configPath: string): Promise<string | undefined> {
+export async function checkConfig(
+  configPath: string,
+  load: (file: string) => GatewayConfig = loadGatewayConfig,
+): Promise<string | undefined> {
   let gateway: RunningGateway;
   try {
-    const config = loadGatewayConfig(configPath);
+    const config = load(configPath);
     // the store and a metrics port of its own are the running gateway's: a check must not take them
     const { session_key_store: _store, metrics: _metrics, ...settings } = config.gateway;
     gateway = await startGateway({

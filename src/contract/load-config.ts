@@ -18,11 +18,11 @@ export function loadGatewayConfig(file: string): GatewayConfig {
 }
 
 /**
- * {@link loadGatewayConfig}, with the digest of the bytes it read (what `/readyz` and the status file report).
+ * {@link loadGatewayConfig}, with the bytes it read and their digest (what `/readyz` and the status file report).
  *
  * @throws ConfigError as `loadGatewayConfig`
  */
-export function readGatewayConfigFile(file: string): { config: GatewayConfig; digest: string } {
+export function readGatewayConfigFile(file: string): { config: GatewayConfig; digest: string; bytes: Buffer } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -30,7 +30,8 @@ export function readGatewayConfigFile(file: string): { config: GatewayConfig; di
     const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new ConfigError(`cannot read config file ${file}: ${code}`);
   }
-  return { config: parseGatewayConfig(parseText(bytes.toString('utf8'), file), file), digest: configDigest(bytes) };
+  const config = parseGatewayConfig(parseText(bytes.toString('utf8'), file), file);
+  return { config, digest: configDigest(bytes), bytes };
 }
 
 function parseText(text: string, file: string): unknown {
