@@ -158,15 +158,6 @@ const ONE_SHOT_DEFAULTS: Partial<ContainerConfig> = {
   memorySwap: 0,
   privileged: false,
   publishAllPorts: false,
-  securityOpts: [],
-  dns: [],
-  dnsOpts: [],
-  dnsSearch: [],
-  groupAdd: [],
-  logOpts: {},
-  storageOpts: {},
-  sysctls: {},
-  tmpfs: {},
 };
 
 interface CheckContainerOptions extends PreflightOptions {
@@ -226,9 +217,9 @@ function createCheckContainer(scope: Construct, id: string, options: CheckContai
       ],
     },
   });
-  // read back too, but not in the generated bindings (they follow an older provider schema)
+  // read back too, but not in the generated bindings (they follow an older provider schema). Empty lists and maps
+  // are left out: the provider takes an empty one for none, so writing them out changes no plan.
   check.addOverride('platform', 'linux');
-  check.addOverride('device_cgroup_rules', []);
   uploadFiles(check, () => [...options.files(), ...options.secretFiles]);
   return check;
 }

@@ -217,7 +217,7 @@ export function redactKeysAndNumbers(
     if (
       typeof key === 'string' &&
       !renaming.has(holder as Record<string, unknown>) &&
-      redactText(key, patterns) !== key
+      patterns.some((pattern) => pattern.test(key))
     )
       renaming.add(holder as Record<string, unknown>);
   });
