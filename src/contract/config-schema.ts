@@ -8,6 +8,7 @@ import {
   TOOL_NAME_PATTERN,
   VALIDATION_CHANNELS,
 } from './rules';
+import { RATE_LIMITS_SCHEMA, STORE_CONFIG_SCHEMA } from './rate-limits';
 import { MAX_RESPONSE_MAX_BYTES, RESPONSE_FIELDS } from '../response/response-rules';
 
 const positiveInteger = (what: string) => ({
@@ -159,6 +160,8 @@ export const GATEWAY_CONFIG_SCHEMA = {
         max_concurrent_calls: positiveInteger('calls'),
         max_concurrent_calls_per_principal: positiveInteger('calls'),
         max_revoked_sessions_per_principal: positiveInteger('sessions'),
+        rate_limits: RATE_LIMITS_SCHEMA,
+        store: STORE_CONFIG_SCHEMA,
         header_timeout_ms: positiveInteger('milliseconds'),
         request_timeout_ms: positiveInteger('milliseconds'),
         write_timeout_ms: positiveInteger('milliseconds'),

@@ -42,7 +42,11 @@ export function defaultMaxConcurrentCallsPerPrincipal(maxConcurrentCalls: number
   return Math.max(1, Math.floor(maxConcurrentCalls / 4));
 }
 /** `gateway.max_revoked_sessions_per_principal`: ended sessions remembered per principal until they expire. */
-export const DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL = 1_000;
+export const DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL = 20_000;
+/** `gateway.store.on_unavailable`: while the store is down, calls pass, counted by each process on its own. */
+export const DEFAULT_STORE_ON_UNAVAILABLE = 'allow';
+/** `gateway.store.timeout_ms`: the longest a call waits on the store. */
+export const DEFAULT_STORE_TIMEOUT_MS = 50;
 /** `gateway.header_timeout_ms`: how long a client may take to send a request's headers. */
 export const DEFAULT_HEADER_TIMEOUT_MS = 10_000;
 /** `gateway.request_timeout_ms`: how long a client may take to send a whole request (headers and body). */

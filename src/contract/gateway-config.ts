@@ -5,6 +5,7 @@
  * against it, and `defaults.ts` holds the value of every field left out.
  */
 import type { OAuthConfig } from './oauth-config';
+import type { RateLimitConfig, StoreConfig } from './rate-limits';
 import type { BackendMethod, ValidationErrorsChannel } from './rules';
 
 export const GATEWAY_CONFIG_VERSION = 1;
@@ -153,7 +154,22 @@ export interface GatewaySettings {
    * @default - a quarter of `max_concurrent_calls`, at least 1 (64)
    */
   readonly max_concurrent_calls_per_principal?: number;
-  /** Ended (`DELETE`) sessions remembered per principal until they expire; past it, `DELETE` gets 429. @default 1000 */
+  /**
+   * Calls one principal may make (of every tool, or of one `tool`) per window; a call over a limit is refused with
+   * HTTP 429 and JSON-RPC -32023 (see docs/rate-limits.md). Counted in `store` when set, else per process.
+   * @default [] (no limit)
+   */
+  readonly rate_limits?: readonly RateLimitConfig[];
+  /**
+   * The Redis or Valkey server replicas share rate limits and ended sessions through.
+   * @default - none: limits count per process, and a `DELETE` ends a session in the process that receives it
+   */
+  readonly store?: StoreConfig;
+  /**
+   * Ended (`DELETE`) sessions one principal may have remembered at once by a process (they are remembered until
+   * they expire); past it, `DELETE` gets 429. With a `store`, ended sessions live in the store instead.
+   * @default 20000
+   */
   readonly max_revoked_sessions_per_principal?: number;
   /** A client must send a request's headers within this time, or the connection is closed. @default 10000 */
   readonly header_timeout_ms?: number;

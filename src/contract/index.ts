@@ -13,3 +13,4 @@ export * from './uploaded-config';
 export * from './yaml-errors';
 export * from './oauth-config';
 export * from './config-handoff';
+export * from './rate-limits';

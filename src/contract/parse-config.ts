@@ -7,6 +7,7 @@ import { keyPath } from '../validation/path';
 import { DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './defaults';
 import { isReservedName, reservedNameReason } from '../validation/reserved-names';
 import { compileResponseControls, responseSettingsProblem } from '../response';
+import { rateLimitsProblem, storeUrlProblem } from './rate-limits';
 import { fixedQueryClash, hasPlaceholderBeforePath, hasUserInfo, isHttpUrl, USER_INFO_ADVICE } from './url-template';
 
 /**
@@ -66,7 +67,16 @@ function semanticProblem(config: GatewayConfig): string | undefined {
     const shaping = responseProblem(tool);
     if (shaping !== undefined) return `tools[${i}].${shaping}`;
   }
-  return authProblem(config.gateway) ?? timeoutProblem(config.gateway);
+  return authProblem(config.gateway) ?? timeoutProblem(config.gateway) ?? limitsProblem(config, seenTools);
+}
+
+/** Each limit names a tool of the gateway and repeats no other's window; the store's URL is one we can reach. */
+function limitsProblem(config: GatewayConfig, tools: ReadonlyMap<string, number>): string | undefined {
+  const g = config.gateway;
+  const limits = rateLimitsProblem(g.rate_limits ?? [], new Set(tools.keys()), 'gateway.rate_limits');
+  if (limits !== undefined) return limits;
+  const url = g.store === undefined ? undefined : storeUrlProblem(g.store.url);
+  return url === undefined ? undefined : `gateway.store.url: ${url}`;
 }
 
 /** The headers are part of the request: their timeout cannot be the longer one (Node refuses that too). */

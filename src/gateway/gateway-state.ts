@@ -23,6 +23,7 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info';
 import { createAuthenticator, type Authenticator } from './auth/authenticator';
 import { principalKey, type Principal } from './auth/bearer-tokens';
 import { METRICS_SCOPE } from './auth/oauth-scopes';
+import { LimitRules } from './limits/limit-rules';
 import { MetaKey } from './mcp/modern-protocol';
 import { discoverResult, toolsListResult, type ServerInfo } from './mcp/modern-results';
 import type { Logger } from './logger';
@@ -67,6 +68,10 @@ export interface GatewayState {
   readonly tokenIds: readonly string[];
   /** The answers of the 2026-07-28 era that depend only on the config, serialized once. */
   readonly modern: ModernAnswers;
+  /** The rate limits each tool's calls count against. */
+  readonly limits: LimitRules;
+  /** The value of `store.password`'s secret, read with the others. @default - none */
+  readonly storePassword?: string;
 }
 
 /** `server/discover` and `tools/list` results (JSON text) and the server info every modern result carries. */
@@ -95,10 +100,11 @@ export function buildGatewayState(
 ): GatewayState {
   const g = config.gateway;
   const oauth = g.auth === 'none' ? undefined : g.auth.oauth;
+  const secretValues = readSecrets(config, secrets);
   const toolSet = buildToolSet(
     config.tools,
     log,
-    readSecrets(config, secrets),
+    secretValues,
     oauth?.scopes,
     g.validate_output ?? DEFAULT_VALIDATE_OUTPUT,
     { pageSize: g.tools_list_page_size ?? DEFAULT_TOOLS_LIST_PAGE_SIZE, gateway: g.name },
@@ -137,6 +143,8 @@ export function buildGatewayState(
     tokenIds: g.auth === 'none' ? [] : (g.auth.tokens ?? []).map((t) => t.id),
     credentialOf: (key) => principals.get(key) ?? (key?.startsWith('oauth:') === true ? oauthCredential : undefined),
     modern: modernAnswers(config, toolSet),
+    limits: new LimitRules(g.rate_limits),
+    storePassword: g.store?.password === undefined ? undefined : secretValues.get(g.store.password.secret),
   };
 }
 

@@ -29,6 +29,8 @@ import {
 import type { GatewayMetrics, MetricsServer } from './metrics';
 import { reusePortSupport } from './reuse-port';
 import { StatusFile } from './status-file';
+import { RateLimiter } from './limits';
+import { SessionRevocations, SharedStore } from './store';
 import { BodyThread, ServiceClient } from './upstream';
 import type { SecretSource } from './upstream/secrets';
 
@@ -167,6 +169,13 @@ class Gateway implements RunningGateway {
   private readonly connections: ConnectionGuard;
   private configDigest: string;
   private readonly status: StatusFile | undefined;
+  private store: SharedStore | undefined;
+  /** The store config (with its password) the current `store` was made from, to tell a reload that changes it. */
+  private storeIdentity = '';
+  /** Whether the store answered last (the `/metrics` gauge). */
+  private storeUp = false;
+  private readonly limiter: RateLimiter;
+  private readonly revocations: SessionRevocations;
 
   constructor(
     config: GatewayConfig,
@@ -194,10 +203,14 @@ class Gateway implements RunningGateway {
     const concurrency = { active: 0, byPrincipal: new Map<Principal, number>() };
     this.metrics = this.createMetrics(concurrency);
     this.knowNames();
-    const calls = { services: this.services, audit, concurrency, log, metrics: this.metrics };
+    this.store = this.storeFor(this.state);
+    this.limiter = new RateLimiter(this.store);
+    this.revocations = new SessionRevocations(this.sessions, this.store, log);
+    const calls = { services: this.services, audit, concurrency, log, metrics: this.metrics, limiter: this.limiter };
     this.http = {
       metrics: config.gateway.metrics === true ? this.metrics : undefined,
-      mcp: { sessions: this.sessions, streams: this.streams, calls },
+      mcp: { sessions: this.sessions, streams: this.streams, calls, revocations: this.revocations },
+      readiness: () => readiness(this.state, this.store),
       log,
       state: () => this.state,
       configDigest: () => this.configDigest,
@@ -239,6 +252,8 @@ class Gateway implements RunningGateway {
         guard,
       });
     }
+    // the first calls count in the store when it answers now; the gateway serves either way
+    await this.store?.connected(STORE_CONNECT_WAIT_MS);
     await listen(this.server, port, this.host, reusePort);
     this.port = (this.server.address() as AddressInfo).port;
     // The issuer's keys are loaded now rather than at the first token; a failure is logged, never thrown.
@@ -277,6 +292,7 @@ class Gateway implements RunningGateway {
       const closed = this.streams.closePrincipals((p) => replacement.credentialOf(p) === previous.credentialOf(p));
       if (closed > 0) this.log('info', 'streams of removed tokens closed', { streams: closed });
       this.services.setLimits(replacement.maxResponseBytes, replacement.maxHeldResponseBytes);
+      this.swapStore(replacement);
       this.knowNames();
       this.configDigest = digest;
       this.metrics?.recordReload('applied');
@@ -297,6 +313,33 @@ class Gateway implements RunningGateway {
     this.status?.serving(this.configDigest);
   }
 
+  /** A store for the state's `store` config; the current one when that config (and its password) did not change. */
+  private storeFor(state: GatewayState): SharedStore | undefined {
+    const config = state.config.gateway.store;
+    const identity = config === undefined ? '' : JSON.stringify([config, state.storePassword ?? null]);
+    if (identity === this.storeIdentity) return this.store;
+    this.storeIdentity = identity;
+    if (config === undefined) return undefined;
+    const store = new SharedStore(config, state.storePassword, state.name, this.log, {
+      availability: (up) => (this.storeUp = up),
+    });
+    if (state.limits.any === false) {
+      this.log('info', 'limit store configured without rate_limits: it shares ended sessions only', {});
+    }
+    return store;
+  }
+
+  /** Moves limits and ended sessions to a reloaded config's store (closing the one it replaces). */
+  private swapStore(state: GatewayState): void {
+    const previous = this.store;
+    const next = this.storeFor(state);
+    if (next === previous) return;
+    this.store = next;
+    this.limiter.useStore(next);
+    this.revocations.useStore(next);
+    void previous?.close();
+  }
+
   /** Metrics (`gateway.metrics`), counting calls by the names the current config declares. */
   private createMetrics(concurrency: { readonly active: number }): GatewayMetrics | undefined {
     if ((this.state.config.gateway.metrics ?? DEFAULT_METRICS) === false) return undefined;
@@ -304,6 +347,7 @@ class Gateway implements RunningGateway {
     const metrics = new GatewayMetrics(this.state.name, {
       inFlightCalls: () => concurrency.active,
       openStreams: () => this.streams.size,
+      storeUp: () => (this.store === undefined ? undefined : this.storeUp ? 1 : 0),
     });
     return metrics;
   }
@@ -352,10 +396,22 @@ class Gateway implements RunningGateway {
     await this.metricsServer?.close();
     await this.audit.close();
     await this.services.close();
+    await this.store?.close();
     this.status?.stopped();
     this.log('info', 'stopped', { gateway: name });
   }
 }
+
+/** What `/readyz` adds to `status` and `config_digest`: how limits count, and the store's state. */
+function readiness(state: GatewayState, store: SharedStore | undefined): Record<string, string> {
+  const limits = !state.limits.any ? 'none' : store === undefined ? 'per_replica' : 'shared';
+  return store === undefined
+    ? { rate_limits: limits }
+    : { rate_limits: limits, store: store.available ? 'available' : 'unavailable' };
+}
+
+/** How long a start waits for the limit store before listening without it (calls fall back meanwhile). */
+const STORE_CONNECT_WAIT_MS = 2_000;
 
 interface SessionKeyInfo {
   readonly key: Buffer;

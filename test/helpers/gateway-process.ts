@@ -42,6 +42,8 @@ export interface GatewayProcessOptions {
   readonly startTimeoutMs?: number;
   /** The Node binary that runs the CLI (e.g. a Node 22 for SO_REUSEPORT). @default - this test's node */
   readonly nodePath?: string;
+  /** Variables added to this process's environment (e.g. a secret the config names). @default {} */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** A running gateway process. */
@@ -157,7 +159,10 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const args = ['serve', '--config', configPath, '--port', String(options.port ?? 0)];
   if (options.auditLog ?? true) args.push('--audit-log', auditLogPath);
   args.push(...(options.extraArgs ?? []));
-  const child = spawn(options.nodePath ?? process.execPath, cliNodeArgs(args), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.nodePath ?? process.execPath, cliNodeArgs(args), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
   running.add(child);
 
   let stdout = '';

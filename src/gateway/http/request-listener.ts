@@ -30,6 +30,8 @@ export interface HttpContext {
   shuttingDown(): boolean;
   /** Requests being answered on `/mcp` (graceful shutdown waits for them). */
   readonly inFlight: { count: number; onIdle?: () => void };
+  /** What `/readyz` reports besides the status and the digest (how rate limits count, the store's state). */
+  readiness(): Readonly<Record<string, string>>;
 }
 
 const MCP_PATH = '/mcp';
@@ -71,7 +73,7 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
     }
     if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
       if (ctx.shuttingDown()) sendJson(res, 503, '{"status":"shutting_down"}');
-      else sendJson(res, 200, `{"status":"ok","config_digest":"${ctx.configDigest()}"}`);
+      else sendJson(res, 200, JSON.stringify({ status: 'ok', config_digest: ctx.configDigest(), ...ctx.readiness() }));
       return;
     }
     const resource = ctx.state().auth.resource;
@@ -173,9 +175,9 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
       return;
     }
     case 'DELETE': {
-      // Revoked in this process until it would expire; another process holding the key may still honour it.
+      // Ended through the shared store (every replica), else in this process until the id would expire.
       const session = requireSession(identity, req.headers, ctx.mcp.sessions);
-      if (ctx.mcp.sessions.revoke(session.sessionId, key) === 'full') throw REVOCATIONS_FULL(ctx.mcp.sessions);
+      if ((await ctx.mcp.revocations.end(session.sessionId, key)) === 'full') throw REVOCATIONS_FULL(ctx.mcp.sessions);
       ctx.mcp.streams.closeSession(key, session.sessionId);
       ctx.log('info', 'session closed', {
         session: sessionDigest(session.sessionId),

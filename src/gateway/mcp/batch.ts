@@ -94,8 +94,8 @@ async function answerInBatch(
   try {
     return await answerRequest(state, session, id, method, params, ctx.calls);
   } catch (err) {
-    // scopes were checked before the batch ran; a reload in between must still not lose the other answers
+    // a call over a rate limit, or scopes changed by a reload since the batch was checked: one answer among the others
     if (!(err instanceof HttpError)) throw err;
-    return errorResponseJson(id, err.rpcCode, err.message);
+    return errorResponseJson(id, err.rpcCode, err.message, err.data);
   }
 }

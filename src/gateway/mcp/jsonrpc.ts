@@ -14,6 +14,8 @@ export const RpcCode = {
   SERVER_ERROR: -32000,
   /** Server-defined: authentication and unknown sessions, as the MCP SDK server uses. */
   UNAUTHORIZED: -32001,
+  /** A rate limit was reached (`RateLimited`, as the draft SEP-3304 proposes; see docs/rate-limits.md). */
+  RATE_LIMITED: -32023,
 } as const;
 
 export type RequestId = string | number;

@@ -1,3 +1,4 @@
+import type { SessionRevocations } from '../store/shared-revocations';
 import type { CallServices } from '../tools/call-pipeline';
 import type { ListenStreamSpec, NotificationStreams } from './notification-streams';
 import type { SessionSigner } from './session-token';
@@ -7,6 +8,8 @@ export interface McpContext {
   readonly sessions: SessionSigner;
   readonly streams: NotificationStreams;
   readonly calls: CallServices;
+  /** Ends sessions (`DELETE`): through the shared store when there is one. */
+  readonly revocations: SessionRevocations;
 }
 
 /**

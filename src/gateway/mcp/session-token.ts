@@ -13,9 +13,10 @@
  * - principal: the caller's principal key (its kind and its name, {@link principalKey}), so an OAuth subject
  *   named like a static token id never holds that token's sessions.
  *
- * `DELETE` revokes an id in the receiving process only, in a list bounded per principal and in total, kept until
- * the id would expire anyway. A principal over its share is refused (HTTP 429): no entry that has not expired is
- * ever evicted, so one principal cannot make another's revoked id valid again.
+ * `DELETE` revokes an id in the receiving process, in a list bounded per principal and in total, kept until the id
+ * would expire anyway. A principal over its share is refused (HTTP 429): no entry that has not expired is ever
+ * evicted, so one principal cannot make another's revoked id valid again. With a shared store, ids ended on any
+ * replica reach every replica's mirror (`remember`) instead (see `store/shared-revocations.ts`).
  */
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../auth';
@@ -29,10 +30,13 @@ export const MAX_SESSION_ID_LENGTH = 8192;
 export const MAX_CLOCK_SKEW_MS = 60_000;
 
 /** Revoked ids a signer keeps at most, all principals together. @see SessionSignerOptions.maxRevoked */
-export const DEFAULT_MAX_REVOKED = 100_000;
+export const DEFAULT_MAX_REVOKED = 200_000;
 
 /** Revoked ids a signer keeps at most for one principal. @see SessionSignerOptions.maxRevokedPerPrincipal */
-export const DEFAULT_MAX_REVOKED_PER_PRINCIPAL = 1_000;
+export const DEFAULT_MAX_REVOKED_PER_PRINCIPAL = 20_000;
+
+/** Ids ended through the shared store that a signer mirrors at most (all principals, until each expires). */
+export const MAX_MIRRORED_REVOCATIONS = 1_000_000;
 
 const MAC_DOMAIN = 'cdktf-mcp-gateway/session/v2.';
 const FORMAT_VERSION = 1;
@@ -71,10 +75,10 @@ export interface SessionSignerOptions {
   readonly gateway?: string;
   /**
    * Revoked ids kept at most, all principals together. When full, entries past their expiry are dropped; if none
-   * is, the revocation is refused (`'full'`), never a live entry evicted. @default 100000
+   * is, the revocation is refused (`'full'`), never a live entry evicted. @default 200000
    */
   readonly maxRevoked?: number;
-  /** Revoked ids kept at most for one principal; over it, `revoke` answers `'full'`. @default 1000 */
+  /** Revoked ids kept at most for one principal; over it, `revoke` answers `'full'`. @default 20000 */
   readonly maxRevokedPerPrincipal?: number;
   /**
    * Bounds of the memory of ids whose MAC already verified (so a client's id is hashed once, not per request).
@@ -103,9 +107,19 @@ export interface SessionSigner {
    * principal, so a caller cannot fill the list with garbage or with another principal's ids, nor past its share.
    */
   revoke(id: string, principal: Principal): RevokeResult;
+  /**
+   * What ending this session through the shared store records (the id's MAC, unique under the key, and its
+   * expiry), or `undefined` for an id that does not verify for this principal.
+   */
+  revocationOf(id: string, principal: Principal): { readonly mac: string; readonly expiresAtMs: number } | undefined;
+  /**
+   * Refuses the id with this MAC until `expiresAtMs` (a session ended through the shared store, on any replica).
+   * Returns false, keeping nothing, when `MAX_MIRRORED_REVOCATIONS` live entries are held already.
+   */
+  remember(mac: string, expiresAtMs: number): boolean;
   /** Takes the `session_ttl_ms` of a reloaded config (applies to every id, old and new). */
   setTtlMs(ttlMs: number): void;
-  /** How many revoked ids are kept right now. */
+  /** How many revoked ids are kept right now (this process's list and the shared store's mirror). */
   readonly revokedCount: number;
   /** The per-principal share of the revocation list. */
   readonly maxRevokedPerPrincipal: number;
@@ -131,6 +145,7 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
   );
   let ttlMs = options.ttlMs;
   const revoked = new RevocationList(maxRevoked, maxPerPrincipal);
+  const mirrored = new ExpiringSet(MAX_MIRRORED_REVOCATIONS);
   const domain = `${MAC_DOMAIN}${JSON.stringify(options.gateway ?? '')}.`;
   // Decoded ids by their exact string, until their expiry; principal, expiry and revocation are checked per call.
   const verified = new VerifiedCache<SessionData>(options.verifiedCache);
@@ -162,7 +177,8 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
     }
     if (data === undefined || data.principal !== principal) return undefined;
     if (t >= data.expiresAtMs || data.issuedAtMs > t + MAX_CLOCK_SKEW_MS) return undefined;
-    if (revoked.has(principal, (id as string).slice(-MAC_LENGTH))) return undefined;
+    const mac = (id as string).slice(-MAC_LENGTH);
+    if (revoked.has(principal, mac) || mirrored.has(mac)) return undefined;
     return data;
   }
 
@@ -177,6 +193,13 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
       return revoked.add(principal, id.slice(-MAC_LENGTH), data.expiresAtMs, now()) ? 'revoked' : 'full';
     },
 
+    revocationOf(id: string, principal: Principal) {
+      const data = verify(id, principal);
+      return data === undefined ? undefined : { mac: id.slice(-MAC_LENGTH), expiresAtMs: data.expiresAtMs };
+    },
+
+    remember: (mac: string, expiresAtMs: number): boolean => mirrored.add(mac, expiresAtMs, now()),
+
     setTtlMs(next: number): void {
       checkTtl(next);
       ttlMs = next;
@@ -184,7 +207,7 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
     },
 
     get revokedCount(): number {
-      return revoked.size;
+      return revoked.size + mirrored.size;
     },
 
     maxRevokedPerPrincipal: maxPerPrincipal,
@@ -246,6 +269,37 @@ class RevocationList {
       this.total--;
     }
     if (list.size === 0) this.byPrincipal.delete(principal);
+  }
+}
+
+/** MACs kept until their expiry, at most `max` live ones (a full set drops expired entries to make room). */
+class ExpiringSet {
+  private readonly entries = new Map<string, number>();
+  private soonestExpiry = Infinity;
+
+  constructor(private readonly max: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(mac: string): boolean {
+    return this.entries.has(mac);
+  }
+
+  add(mac: string, expiresAtMs: number, now: number): boolean {
+    if (expiresAtMs <= now) return true; // expired ids are refused anyway
+    if (this.entries.size >= this.max && this.soonestExpiry <= now) {
+      this.soonestExpiry = Infinity;
+      for (const [held, expiry] of this.entries) {
+        if (expiry <= now) this.entries.delete(held);
+        else this.soonestExpiry = Math.min(this.soonestExpiry, expiry);
+      }
+    }
+    if (this.entries.size >= this.max && !this.entries.has(mac)) return false;
+    this.entries.set(mac, expiresAtMs);
+    this.soonestExpiry = Math.min(this.soonestExpiry, expiresAtMs);
+    return true;
   }
 }
 

@@ -58,7 +58,12 @@ export class GatewayMetrics {
    */
   constructor(
     private readonly gateway: string,
-    gauges: { readonly inFlightCalls: () => number; readonly openStreams: () => number },
+    gauges: {
+      readonly inFlightCalls: () => number;
+      readonly openStreams: () => number;
+      /** 1 while the limit store answers, 0 during an outage, `undefined` without a store. */
+      readonly storeUp?: () => number | undefined;
+    },
   ) {
     const registers = [this.registry];
     const callTallies = this.callTallies;
@@ -100,6 +105,17 @@ export class GatewayMetrics {
       registers,
       collect() {
         this.set({ gateway }, gauges.openStreams());
+      },
+    });
+    new Gauge({
+      name: 'mcp_gateway_limit_store_up',
+      help: 'Whether the shared limit store answers (1) or not (0); absent without a store',
+      labelNames: ['gateway'],
+      registers,
+      collect() {
+        this.reset();
+        const up = gauges.storeUp?.();
+        if (up !== undefined) this.set({ gateway }, up);
       },
     });
     new Gauge({

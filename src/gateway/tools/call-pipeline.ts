@@ -4,6 +4,7 @@ import type { AuditOutcome, AuditSink } from '../audit';
 import { principalKey, type Principal } from '../auth/bearer-tokens';
 import { insufficientScopeError } from '../auth/oauth-challenge';
 import type { HttpError } from '../http/http-error';
+import { rateLimited, storeUnavailable, type LimitDecision, type RateLimiter } from '../limits';
 import { missingScopes } from '../auth/oauth-scopes';
 import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
@@ -34,6 +35,8 @@ export interface CallServices {
    * (`max_concurrent_calls_per_principal`).
    */
   readonly concurrency: { active: number; readonly byPrincipal: Map<Principal, number> };
+  /** Counts calls against `state.limits`. @default - no counting (a gateway without limits) */
+  readonly limiter?: RateLimiter;
   readonly log: Logger;
 }
 
@@ -68,7 +71,7 @@ interface Call {
 /**
  * Runs one `tools/call` through the rest of the documented order (docs/gateway.md) (the request is authenticated and its caller
  * checked): tool lookup → the caller's scopes → `arguments` an object → alias normalization → validation → what
- * the URL cannot carry → the service call → audit. Each failing step stops everything after it; every outcome,
+ * the URL cannot carry → rate limits → the service call → audit. Each failing step stops everything after it; every outcome,
  * refusals included, is audited. An unexpected fault is answered -32603 `Internal error`, logged and audited as
  * `error`.
  *
@@ -103,6 +106,11 @@ export async function callTool(
     }
     const args = checkArguments(call, tool, params!.arguments);
     if (!('args' in args)) return args;
+    const limits = state.limits.forTool(name);
+    if (limits.length > 0 && ctx.limiter !== undefined) {
+      const refusal = limitRefusal(call, await ctx.limiter.count(limits, callerKey(caller)), id);
+      if (refusal !== undefined) return { refusal };
+    }
     return await forward(call, tool, args.args);
   } catch (err) {
     return internalError(call, params, err);
@@ -172,6 +180,23 @@ function checkArguments(call: Call, tool: Tool, raw: unknown): { readonly args: 
   return { args };
 }
 
+/** A call over one of its limits (or uncountable while the store is down, under `refuse`), audited as refused. */
+function limitRefusal(call: Call, decision: LimitDecision, id: RequestId | null): HttpError | undefined {
+  if (decision.admitted) return undefined;
+  const refusal =
+    'storeUnavailable' in decision ? storeUnavailable(id) : rateLimited(decision.limit, decision.retryAfterMs, id);
+  audit(call, 'refused', {
+    code: 'storeUnavailable' in decision ? 'LIMIT_STORE_UNAVAILABLE' : 'RATE_LIMITED',
+    message: refusal.message,
+  });
+  return refusal;
+}
+
+/** The principal key a caller's limits and concurrency share are counted under (its kind and its name). */
+function callerKey(caller: Caller): Principal {
+  return principalKey({ principal: caller.principal, oauth: caller.oauth === true });
+}
+
 /** The service call, within the concurrency limit, and its audit record. */
 async function forward(call: Call, tool: Tool, args: Record<string, unknown>): Promise<CallReply> {
   const { ctx } = call;
@@ -181,7 +206,7 @@ async function forward(call: Call, tool: Tool, args: Record<string, unknown>): P
   // One principal's share: a token with slow calls cannot take every slot from the others. Without
   // authentication every caller is the same anonymous principal, so there are no others: only the gateway's cap.
   const shared = call.caller.principal !== null;
-  const key = principalKey({ principal: call.caller.principal, oauth: call.caller.oauth === true });
+  const key = callerKey(call.caller);
   const { byPrincipal } = ctx.concurrency;
   const mine = shared ? (byPrincipal.get(key) ?? 0) : 0;
   const share = call.state.maxConcurrentCallsPerPrincipal;

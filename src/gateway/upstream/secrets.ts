@@ -17,7 +17,8 @@ export interface SecretSource {
 const MAX_SECRET_BYTES = 1_048_576;
 
 /**
- * Reads every secret the config refers to (backend headers `{ secret: NAME }`, `tls.ca_secret`): the file
+ * Reads every secret the config refers to (backend headers `{ secret: NAME }`, `tls.ca_secret`, the store's
+ * password): the file
  * `DIR/NAME`, else the environment variable `NAME`. A file value loses one trailing line break (`echo … >` adds it).
  *
  * @throws ConfigError one line naming the field and the secret (never its value) when one is missing or empty
@@ -57,6 +58,8 @@ export function secretReferences(config: GatewayConfig): Map<string, string> {
     const caSecret = tool.backend.tls?.ca_secret;
     if (caSecret !== undefined && !refs.has(caSecret)) refs.set(caSecret, `${backend}.tls.ca_secret`);
   });
+  const storePassword = config.gateway.store?.password?.secret;
+  if (storePassword !== undefined && !refs.has(storePassword)) refs.set(storePassword, 'gateway.store.password');
   return refs;
 }
 

@@ -1,0 +1,3 @@
+export * from './limit-rules';
+export * from './rate-limiter';
+export * from './limit-refusal';

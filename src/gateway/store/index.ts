@@ -1,0 +1,2 @@
+export * from './shared-store';
+export * from './shared-revocations';

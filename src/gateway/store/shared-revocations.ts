@@ -1,0 +1,72 @@
+/**
+ * Ending a session (`DELETE`): through the shared store when the gateway has one, so every replica refuses the id
+ * at once (each mirrors what the store announces), else in this process's bounded list. During a store outage a
+ * session ends in this process and is handed to the store when it returns, so no ended session is lost.
+ */
+import type { Principal } from '../auth/bearer-tokens';
+import type { Logger } from '../logger';
+import type { RevokeResult, SessionSigner } from '../mcp/session-token';
+import { StoreUnavailableError, type SharedStore } from './shared-store';
+
+export class SessionRevocations {
+  /** Ended here during an outage, handed to the store when it is back (bounded by the signer's own list). */
+  private readonly pending = new Map<string, number>();
+  private store: SharedStore | undefined;
+
+  constructor(
+    private readonly signer: SessionSigner,
+    store: SharedStore | undefined,
+    private readonly log: Logger,
+  ) {
+    this.useStore(store);
+  }
+
+  /** Ends sessions through `store` from now on (a reload may add, change or remove it). */
+  useStore(store: SharedStore | undefined): void {
+    this.store = store;
+    if (store === undefined) return;
+    store.onRevoked((mac, expiresAtMs) => {
+      if (!this.signer.remember(mac, expiresAtMs)) {
+        this.log('warn', 'ended session not mirrored: the mirror is full', { expires_at_ms: expiresAtMs });
+      }
+    });
+    store.onRecovery(() => void this.handOver(store));
+  }
+
+  /** Ends the session `id` of `principal`; `'full'` only without a store, when the principal's share is used up. */
+  async end(id: string, principal: Principal): Promise<RevokeResult> {
+    const store = this.store;
+    if (store === undefined) return this.signer.revoke(id, principal);
+    const revocation = this.signer.revocationOf(id, principal);
+    if (revocation === undefined) return 'unknown';
+    try {
+      await store.revoke(revocation.mac, revocation.expiresAtMs);
+      this.signer.remember(revocation.mac, revocation.expiresAtMs);
+      return 'revoked';
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      const result = this.signer.revoke(id, principal);
+      if (result === 'revoked') {
+        if (this.pending.size === 0) {
+          this.log('warn', 'sessions end in this replica only until the limit store is back', { reason: err.message });
+        }
+        this.pending.set(revocation.mac, revocation.expiresAtMs);
+      }
+      return result;
+    }
+  }
+
+  private async handOver(store: SharedStore): Promise<void> {
+    const handed = [...this.pending];
+    for (const [mac, expiresAtMs] of handed) {
+      if (this.store !== store) return;
+      try {
+        if (expiresAtMs > Date.now()) await store.revoke(mac, expiresAtMs);
+        this.pending.delete(mac);
+      } catch {
+        return; // down again: the next recovery hands the rest over
+      }
+    }
+    if (handed.length > 0) this.log('info', 'sessions ended during the outage handed to the limit store', { sessions: handed.length });
+  }
+}

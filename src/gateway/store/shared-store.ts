@@ -1,0 +1,225 @@
+/**
+ * The Redis (or Valkey) server that a gateway's replicas share rate limits and ended sessions through
+ * (`gateway.store`, see docs/rate-limits.md). Every command is bounded by `timeout_ms`; while the server cannot be
+ * reached the store reports itself unavailable at once (no call waits on it), logs one line per outage, probes in
+ * the background and recovers by itself.
+ */
+import type { Redis as RedisClient, RedisOptions } from 'ioredis';
+import { DEFAULT_STORE_ON_UNAVAILABLE, DEFAULT_STORE_TIMEOUT_MS, type StoreConfig } from '../../contract';
+import type { Logger } from '../logger';
+import { LIMIT_SCRIPT } from './limit-script';
+
+/** Thrown by a store operation while the store cannot answer in time; the caller falls back as configured. */
+export class StoreUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`the limit store is unavailable: ${reason}`);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** What a store outage changes, for `/metrics` and `/readyz`. */
+export interface StoreObserver {
+  availability(available: boolean): void;
+}
+
+/** One limit as the script counts it: its key, its window and its count. */
+export interface StoreLimit {
+  readonly key: string;
+  readonly windowMs: number;
+  readonly calls: number;
+}
+
+/**
+ * The script's answer: `[1, index, remaining, resetMs]` when the call was counted (index of the limit with the
+ * fewest calls left), `[0, index, retryAfterMs, 0]` when limit `index` (1-based) refused it and nothing was counted.
+ */
+export type LimitReply = readonly [number, number, number, number];
+
+/** Ended sessions as the store passes them between replicas: the id's MAC and the id's expiry. */
+export type RevokedListener = (mac: string, expiresAtMs: number) => void;
+
+const PROBE_INTERVAL_MS = 500;
+
+type RedisWithLimit = RedisClient & {
+  limit(numKeys: number, ...args: (string | number)[]): Promise<LimitReply>;
+};
+
+export class SharedStore {
+  /** Every key and channel of this gateway starts with it: gateways sharing a server stay apart. */
+  readonly prefix: string;
+  readonly onUnavailable: 'allow' | 'refuse';
+  readonly timeoutMs: number;
+  private readonly client: RedisWithLimit;
+  private subscriber: RedisClient | undefined;
+  private up = false;
+  private outageReason: string | undefined = 'not connected yet';
+  private probe: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** Waiting for the first connection (`connected`): called once. */
+  private readonly waiters: (() => void)[] = [];
+  /** Called at every recovery (`onRecovery`). */
+  private readonly recoveryHooks: (() => void)[] = [];
+  private readonly options: { readonly url: string; readonly password: string | undefined };
+
+  constructor(
+    config: StoreConfig,
+    password: string | undefined,
+    gateway: string,
+    private readonly log: Logger,
+    private readonly observer?: StoreObserver,
+  ) {
+    this.prefix = `cdktf-mcp-gateway:${gateway}:`;
+    this.onUnavailable = config.on_unavailable ?? DEFAULT_STORE_ON_UNAVAILABLE;
+    this.timeoutMs = config.timeout_ms ?? DEFAULT_STORE_TIMEOUT_MS;
+    this.client = newClient(config.url, password, this.timeoutMs) as RedisWithLimit;
+    this.client.defineCommand('limit', { lua: LIMIT_SCRIPT });
+    this.client.on('ready', () => this.markUp());
+    this.client.on('error', (err: Error) => this.markDown(err.message));
+    this.client.on('close', () => this.markDown('the connection closed'));
+    this.options = { url: config.url, password };
+  }
+
+  /** Whether the last command answered (calls skip the store while it is not). */
+  get available(): boolean {
+    return this.up;
+  }
+
+  /** Waits up to `ms` for the first connection; the gateway serves either way (falling back while it is down). */
+  async connected(ms: number): Promise<boolean> {
+    if (this.up) return true;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      this.waiters.push(done);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    return this.up;
+  }
+
+  /**
+   * Counts a call against `limits` in one atomic script on the store's clock, or refuses it.
+   * @throws StoreUnavailableError when the store is down or does not answer within `timeout_ms`
+   */
+  async countCall(limits: readonly StoreLimit[]): Promise<LimitReply> {
+    const args: (string | number)[] = limits.map((l) => l.key);
+    for (const l of limits) args.push(l.windowMs, l.calls);
+    return this.run(() => this.client.limit(limits.length, ...args));
+  }
+
+  /**
+   * Records an ended session until its expiry and tells every replica.
+   * @throws StoreUnavailableError as `countCall`
+   */
+  async revoke(mac: string, expiresAtMs: number): Promise<void> {
+    const key = `${this.prefix}revoked`;
+    await this.run(() =>
+      this.client
+        .multi()
+        .zadd(key, expiresAtMs, mac)
+        .zremrangebyscore(key, '-inf', Date.now())
+        .publish(key, `${mac} ${expiresAtMs}`)
+        .exec(),
+    );
+  }
+
+  /**
+   * Calls `listener` for every session another replica (or this one) ends from now on, and for every ended
+   * session the store holds each time the subscription (re)connects, so an outage loses none.
+   */
+  onRevoked(listener: RevokedListener): void {
+    const key = `${this.prefix}revoked`;
+    const subscriber = newClient(this.options.url, this.options.password, this.timeoutMs);
+    this.subscriber = subscriber;
+    subscriber.on('error', () => undefined); // the command connection reports outages
+    subscriber.on('message', (_channel: string, message: string) => {
+      const space = message.indexOf(' ');
+      const expiresAtMs = Number(message.slice(space + 1));
+      if (space > 0 && Number.isSafeInteger(expiresAtMs)) listener(message.slice(0, space), expiresAtMs);
+    });
+    subscriber.on('ready', () => {
+      // subscribed before reading the set, so a session ended in between arrives at least once
+      subscriber
+        .subscribe(key)
+        .then(() => this.client.zrangebyscore(key, Date.now(), '+inf', 'WITHSCORES'))
+        .then((entries) => {
+          for (let i = 0; i + 1 < entries.length; i += 2) listener(entries[i], Number(entries[i + 1]));
+        })
+        .catch((err: Error) => this.log('warn', 'ended sessions not read from the limit store', { error: err.message }));
+    });
+  }
+
+  /** Runs `fn` when `available` again after an outage (e.g. to hand over what was kept locally meanwhile). */
+  onRecovery(fn: () => void): void {
+    this.recoveryHooks.push(fn);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.probe);
+    this.client.disconnect();
+    this.subscriber?.disconnect();
+  }
+
+  /** `fn`'s answer, or StoreUnavailableError at once while the store is down (a probe watches for its return). */
+  private async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (!this.up) throw new StoreUnavailableError(this.outageReason ?? 'not connected');
+    try {
+      return await fn();
+    } catch (err) {
+      const message = (err as Error).message;
+      // an error the server answered (a script bug, a wrong password) is not an outage of the connection
+      if (!/timed out|writeable|Connection is closed|ECONN|ETIMEDOUT|EPIPE/i.test(message)) throw err;
+      this.markDown(message);
+      throw new StoreUnavailableError(message);
+    }
+  }
+
+  private markDown(reason: string): void {
+    if (this.closed) return;
+    if (this.up || this.outageReason === 'not connected yet') {
+      this.log('warn', 'limit store unavailable', { reason, on_unavailable: this.onUnavailable });
+    }
+    this.up = false;
+    this.outageReason = reason;
+    this.observer?.availability(false);
+    this.probe ??= setInterval(() => {
+      this.client.ping().then(
+        () => this.markUp(),
+        () => undefined,
+      );
+    }, PROBE_INTERVAL_MS);
+    this.probe.unref();
+  }
+
+  private markUp(): void {
+    if (this.closed || this.up) return;
+    const wasDown = this.outageReason !== 'not connected yet';
+    this.up = true;
+    this.outageReason = undefined;
+    clearInterval(this.probe);
+    this.probe = undefined;
+    this.observer?.availability(true);
+    this.log('info', wasDown ? 'limit store available again' : 'limit store connected', {});
+    for (const fn of this.waiters.splice(0)) fn();
+    if (wasDown) for (const fn of this.recoveryHooks) fn();
+  }
+}
+
+function newClient(url: string, password: string | undefined, timeoutMs: number): RedisClient {
+  const options: RedisOptions = {
+    password,
+    commandTimeout: timeoutMs,
+    connectTimeout: Math.max(1_000, timeoutMs),
+    // fail at once while disconnected rather than queue calls behind a reconnect
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+    ...(url.startsWith('rediss:') ? { tls: {} } : {}),
+  };
+  // loaded with the first store: a gateway without one never pays for the client
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Redis } = require('ioredis') as typeof import('ioredis');
+  return new Redis(url, options);
+}

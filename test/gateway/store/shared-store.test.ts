@@ -1,0 +1,263 @@
+/**
+ * Rate limits and ended sessions shared through a real redis-server: two gateway processes on one store count one
+ * principal's calls together, refuse the call over the limit with the exact error, keep a day's quota across a
+ * restart, end a session on both, and ride out the store being killed under either `on_unavailable`.
+ */
+import { strict as assert } from 'node:assert';
+import { randomBytes } from 'node:crypto';
+import { Agent } from 'undici';
+import type { GatewayConfig, RateLimitConfig, StoreConfig } from '../../../src/contract';
+import { startBackend, type TestBackend } from '../../helpers/backend';
+import { botConfig, tool } from '../../helpers/config';
+import { eventually, sleep } from '../../helpers/eventually';
+import { killAllGatewayProcesses, startGatewayProcess, type GatewayProcess } from '../../helpers/gateway-process';
+import { initializeRequest, postMcp, toolsCallRequest, type McpHttpResponse } from '../../helpers/mcp';
+import { modernRequest, postModern } from '../../helpers/modern';
+import { NEEDS_REDIS, REDIS_SERVER, startRedis, type RedisServer } from '../../helpers/redis-server';
+import { BOT, OTHER } from '../../helpers/tokens';
+
+const SESSION_KEY = randomBytes(32).toString('hex');
+
+if (REDIS_SERVER === undefined) {
+  describe('shared store (redis)', () => it.skip(`${NEEDS_REDIS}: shared limits and ended sessions`));
+} else {
+  describe('shared store (redis)', function () {
+    this.timeout(120_000);
+    let redis: RedisServer;
+    let backend: TestBackend;
+
+    before(async () => {
+      redis = await startRedis({ password: 'store-secret' });
+      backend = await startBackend();
+    });
+    after(async () => {
+      await killAllGatewayProcesses();
+      await redis?.stop();
+      await backend?.close();
+    });
+
+    function config(limits: RateLimitConfig[], store: Partial<StoreConfig> = {}, name = `gw-${randomBytes(4).toString('hex')}`): GatewayConfig {
+      return botConfig([tool('lookup', `${backend.url}/lookup`), tool('create_ticket', `${backend.url}/tickets`)], {
+        name,
+        rate_limits: limits,
+        store: { url: redis.url, password: { secret: 'STORE_PASSWORD' }, ...store },
+      });
+    }
+
+    function gateway(doc: GatewayConfig): Promise<GatewayProcess> {
+      return startGatewayProcess({
+        config: doc,
+        env: { STORE_PASSWORD: 'store-secret', CDKTF_MCP_GATEWAY_SESSION_KEY: SESSION_KEY },
+      });
+    }
+
+    async function session(gw: GatewayProcess, token = BOT.token): Promise<string> {
+      const res = await postMcp(gw.url, initializeRequest('2025-11-25'), { token });
+      const id = res.headers.get('mcp-session-id');
+      assert.ok(id, `initialize: HTTP ${res.status} ${res.text}`);
+      return id;
+    }
+
+    function call(gw: GatewayProcess, sessionId: string, name = 'lookup', token = BOT.token): Promise<McpHttpResponse> {
+      return postMcp(gw.url, toolsCallRequest(name, {}), { token, sessionId, protocolVersion: '2025-11-25' });
+    }
+
+    /** Waits until `windowMs` has at least `needMs` left on this machine's clock (the store's clock too). */
+    async function roomInWindow(windowMs: number, needMs: number): Promise<void> {
+      const left = windowMs - (Date.now() % windowMs);
+      if (left < needMs) await sleep(left + 50);
+    }
+
+    it('two processes admit exactly N calls of one principal together and refuse call N+1 with -32023 and Retry-After', async () => {
+      const doc = config([{ calls: 6, per: 'minute' }]);
+      const [a, b] = await Promise.all([gateway(doc), gateway(doc)]);
+      const [sa, sb] = await Promise.all([session(a), session(b)]);
+      await roomInWindow(60_000, 15_000);
+      for (let i = 0; i < 6; i++) {
+        const res = await (i % 2 === 0 ? call(a, sa) : call(b, sb));
+        assert.equal(res.status, 200, `call ${i + 1}: ${res.text}`);
+        assert.equal(res.message?.error, undefined, `call ${i + 1}: ${res.text}`);
+      }
+      const served = backend.requests;
+      const over = await postMcp(b.url, { ...toolsCallRequest('lookup', {}), id: 'seventh' }, {
+        token: BOT.token,
+        sessionId: sb,
+        protocolVersion: '2025-11-25',
+      });
+      const expectedWait = 60_000 - (Date.now() % 60_000);
+      assert.equal(over.status, 429, over.text);
+      const body = JSON.parse(over.text);
+      assert.equal(body.id, 'seventh');
+      assert.equal(body.error.code, -32023);
+      assert.equal(body.error.message, 'Rate limit reached: 6 calls per minute');
+      assert.equal(body.error.data.limit, 6);
+      assert.equal(body.error.data.remaining, 0);
+      assert.ok(Math.abs(body.error.data.retryAfterMs - expectedWait) < 1_000, `retryAfterMs ${body.error.data.retryAfterMs} vs ${expectedWait}`);
+      assert.equal(Number(over.headers.get('retry-after')), Math.ceil(body.error.data.retryAfterMs / 1000));
+      assert.ok(Math.abs(Number(over.headers.get('retry-after')) - Math.ceil(expectedWait / 1000)) <= 1);
+      assert.equal(over.headers.get('ratelimit-limit'), '6');
+      assert.equal(over.headers.get('ratelimit-remaining'), '0');
+      assert.equal(backend.requests, served, 'the refused call reached the service');
+      // the same principal on the other process, and in the stateless revision, is over the limit too
+      assert.equal((await call(a, sa)).status, 429);
+      const modern = await postModern(a.url, modernRequest('tools/call', { name: 'lookup', arguments: {} }, 9), BOT.token);
+      assert.equal(modern.status, 429, modern.text);
+      assert.equal(modern.message?.error?.code, -32023);
+      // another principal is unaffected
+      const other = await call(a, await session(a, OTHER.token), 'lookup', OTHER.token);
+      assert.equal(other.status, 200, other.text);
+      assert.equal(other.message?.error, undefined);
+      // the audit records the refusal
+      const audit = await eventually(async () => {
+        const { readFileSync } = await import('node:fs');
+        const lines = readFileSync(b.auditLogPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+        const refused = lines.find((l) => l.outcome === 'refused');
+        assert.ok(refused);
+        return refused;
+      });
+      assert.deepEqual(audit.error, { code: 'RATE_LIMITED', message: 'Rate limit reached: 6 calls per minute' });
+    });
+
+    it('a per-tool limit refuses that tool only, naming it and no other limit', async () => {
+      const doc = config([
+        { calls: 100, per: 'minute' },
+        { tool: 'create_ticket', calls: 2, per: 'hour' },
+      ]);
+      const [a, b] = await Promise.all([gateway(doc), gateway(doc)]);
+      const [sa, sb] = await Promise.all([session(a), session(b)]);
+      await roomInWindow(3_600_000, 15_000);
+      assert.equal((await call(a, sa, 'create_ticket')).status, 200);
+      assert.equal((await call(b, sb, 'create_ticket')).status, 200);
+      const over = await call(a, sa, 'create_ticket');
+      assert.equal(over.status, 429);
+      assert.equal(over.message?.error?.message, 'Rate limit reached: 2 calls per hour for create_ticket');
+      assert.doesNotMatch(over.text, /100/);
+      for (let i = 0; i < 5; i++) assert.equal((await call(i % 2 ? a : b, i % 2 ? sa : sb, 'lookup')).status, 200);
+    });
+
+    it("a day's quota survives a gateway restart", async () => {
+      const doc = config([{ calls: 3, per: 'day' }]);
+      await roomInWindow(86_400_000, 30_000);
+      const first = await gateway(doc);
+      const s = await session(first);
+      for (let i = 0; i < 3; i++) assert.equal((await call(first, s)).status, 200);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const second = await gateway(doc);
+      const over = await call(second, s);
+      assert.equal(over.status, 429, over.text);
+      assert.equal(over.message?.error?.message, 'Rate limit reached: 3 calls per day');
+      const untilMidnight = Math.ceil((86_400_000 - (Date.now() % 86_400_000)) / 1000);
+      assert.ok(Math.abs(Number(over.headers.get('retry-after')) - untilMidnight) <= 1);
+      const ready = await (await fetch(`${second.origin}/readyz`)).json();
+      assert.equal(ready.rate_limits, 'shared');
+      assert.equal(ready.store, 'available');
+    });
+
+    it('a DELETE on one process makes the id invalid on the other within 100 ms', async () => {
+      const doc = config([]);
+      const [a, b] = await Promise.all([gateway(doc), gateway(doc)]);
+      const id = await session(a);
+      const ping = (gw: GatewayProcess) =>
+        postMcp(gw.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { token: BOT.token, sessionId: id, protocolVersion: '2025-11-25' });
+      assert.equal((await ping(b)).status, 200);
+      const deleted = await postMcp(a.url, '', { method: 'DELETE', token: BOT.token, sessionId: id, protocolVersion: '2025-11-25' });
+      assert.equal(deleted.status, 200);
+      const ended = Date.now();
+      let status = 200;
+      while (status !== 404 && Date.now() - ended < 1_000) status = (await ping(b)).status;
+      const took = Date.now() - ended;
+      assert.equal(status, 404);
+      assert.ok(took <= 100, `the other process still honoured the id ${took} ms after the DELETE`);
+    });
+
+    for (const withStore of [true, false]) {
+      it(`10,000 sessions of one principal opened and ended within a minute: every DELETE 2xx, every ended id refused (${withStore ? 'with' : 'without'} the store)`, async () => {
+        const doc = withStore ? config([]) : botConfig([tool('lookup', `${backend.url}/lookup`)], { name: 'no-store' });
+        const gw = await gateway(doc);
+        const dispatcher = new Agent({ connections: 16 });
+        const request = (method: string, body: string, headers: Record<string, string>) =>
+          fetch(gw.url, {
+            method,
+            body: method === 'DELETE' ? undefined : body,
+            headers: {
+              authorization: `Bearer ${BOT.token}`,
+              accept: 'application/json, text/event-stream',
+              'content-type': 'application/json',
+              'mcp-protocol-version': '2025-11-25',
+              ...headers,
+            },
+            // @ts-expect-error undici's dispatcher option on Node's fetch
+            dispatcher,
+          });
+        const started = Date.now();
+        const statuses = new Map<string, number>();
+        const count = (what: string) => statuses.set(what, (statuses.get(what) ?? 0) + 1);
+        let next = 0;
+        const init = JSON.stringify(initializeRequest('2025-11-25'));
+        const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            while (next < 10_000) {
+              next++;
+              const opened = await request('POST', init, {});
+              await opened.text();
+              const id = opened.headers.get('mcp-session-id')!;
+              const deleted = await request('DELETE', '', { 'mcp-session-id': id });
+              await deleted.text();
+              count(`DELETE ${deleted.status}`);
+              const after = await request('POST', ping, { 'mcp-session-id': id });
+              await after.text();
+              count(`ping after DELETE ${after.status}`);
+            }
+          }),
+        );
+        const took = Date.now() - started;
+        await dispatcher.close();
+        assert.deepEqual(Object.fromEntries(statuses), { 'DELETE 200': 10_000, 'ping after DELETE 404': 10_000 });
+        assert.ok(took < 60_000, `10,000 sessions took ${took} ms`);
+      });
+    }
+
+    for (const policy of ['allow', 'refuse'] as const) {
+      it(`with the store killed, on_unavailable: ${policy} ${policy === 'allow' ? 'passes' : 'refuses'} calls within the timeout, logs one line, and recovers`, async () => {
+        const doc = config([{ calls: 1_000, per: 'minute' }], { on_unavailable: policy, timeout_ms: 50 });
+        const gw = await gateway(doc);
+        const s = await session(gw);
+        assert.equal((await call(gw, s)).status, 200);
+        const logFrom = gw.stdout().length;
+        await redis.kill();
+        const outcomes: number[] = [];
+        let slowest = 0;
+        for (let i = 0; i < 20; i++) {
+          const t = Date.now();
+          outcomes.push((await call(gw, s)).status);
+          slowest = Math.max(slowest, Date.now() - t);
+        }
+        // a frozen store: the command waits for its timeout, then the policy decides
+        await redis.restart();
+        await eventually(async () => assert.equal((await (await fetch(`${gw.origin}/readyz`)).json()).store, 'available'));
+        redis.pause(true);
+        for (let i = 0; i < 5; i++) {
+          const t = Date.now();
+          outcomes.push((await call(gw, s)).status);
+          slowest = Math.max(slowest, Date.now() - t);
+        }
+        redis.pause(false);
+        const expected = policy === 'allow' ? 200 : 503;
+        assert.deepEqual(new Set(outcomes), new Set([expected]));
+        assert.ok(slowest < 50 + 450, `a call waited ${slowest} ms with timeout_ms 50`);
+        if (policy === 'refuse') {
+          const refused = await call(gw, s);
+          if (refused.status === 503) {
+            assert.equal(refused.message?.error?.message, 'Service Unavailable: the rate limit store is unavailable; try again in a moment');
+          }
+        }
+        await eventually(async () => assert.equal((await call(gw, s)).status, 200));
+        const lines = gw.stdout().slice(logFrom).split('\n').filter((l) => l.includes('"limit store unavailable"'));
+        assert.ok(lines.length >= 1 && lines.length <= 2, `one line per outage (two outages here): ${lines.length}`);
+        assert.match(gw.stdout().slice(logFrom), /limit store available again/);
+      });
+    }
+  });
+}
