@@ -46,10 +46,22 @@ export class GatewaySecrets {
     return [...this.values];
   }
 
-  /** Synth errors: a secret a service names that is not given. Warns about a secret no service names. */
-  public check(gateway: string, services: readonly Service[]): string[] {
+  /**
+   * Synth errors: a secret a service (or the store's `password`) names that is not given. Warns about a secret
+   * nothing names.
+   */
+  public check(gateway: string, services: readonly Service[], storePassword?: string): string[] {
     const errors: string[] = [];
     const used = new Set<string>();
+    if (storePassword !== undefined) {
+      used.add(storePassword);
+      if (!this.values.has(storePassword)) {
+        errors.push(
+          `Gateway '${gateway}': store.password is Secret.env('${storePassword}') but the gateway has no value for it: ` +
+            `add secrets: { ${storePassword}: <a sensitive TerraformVariable's stringValue> } to the gateway`,
+        );
+      }
+    }
     for (const service of services) {
       for (const name of service.secretNames) {
         used.add(name);

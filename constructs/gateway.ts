@@ -45,6 +45,8 @@ import {
 } from './gateway-service';
 import { SecretsRevision } from './secrets-revision';
 import { Service } from './service';
+import { LimitStore } from './limit-store';
+import { checkRateLimits, storeConfig, type GatewayStoreOptions, type RateLimit } from './rate-limits';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
 export interface GatewayToken {
@@ -179,7 +181,25 @@ export interface GatewayProps extends GatewayLimits {
    * @default 'host-network'
    */
   readonly publishMode?: PublishMode;
+  /**
+   * Limits on the calls of each agent (each token, each OAuth subject), of all tools together or of one `tool`,
+   * e.g. `[{ calls: 60, per: 'minute' }, { tool: 'create_ticket', calls: 10, per: 'minute' }, { calls: 10000,
+   * per: 'day' }]`. A call over a limit gets HTTP 429 and JSON-RPC -32023 (docs/rate-limits.md). A service's own
+   * `rateLimits` apply besides these.
+   * @default - no limit
+   */
+  readonly rateLimits?: readonly RateLimit[];
+  /**
+   * Where the gateway's processes share rate limits and ended sessions: a `LimitStore` deployed beside it, or the
+   * `url` (and `password`) of a Redis or Valkey server of your own.
+   * @default - none: limits count per gateway process (per replica), and a `DELETE` ends a session in the replica
+   *   that receives it
+   */
+  readonly store?: LimitStore | GatewayStoreOptions;
 }
+
+/** The secret a `LimitStore`'s password reaches the gateway as (`/run/secrets/NAME`). */
+const LIMIT_STORE_PASSWORD_SECRET = 'MCP_LIMIT_STORE_PASSWORD';
 
 /**
  * An MCP server exposing a chosen set of services to a group of agents, deployed as a Docker container that
@@ -275,6 +295,8 @@ export class Gateway extends Construct {
         ? { allowed_origins: checkList('allowedOrigins', props.allowedOrigins, fail) }
         : {}),
       ...limitSettings(props, fail),
+      ...rateLimitSettings(props.rateLimits, fail),
+      ...this.storeSetting(props, replicas, fail),
       ...(props.sessionKey !== undefined
         ? { session_key_file: SESSION_KEY_PATH }
         : replicas === undefined
@@ -326,12 +348,64 @@ export class Gateway extends Construct {
 
   /** The gateway config this gateway's container is given (see docs/gateway.md), with a fixed key order. */
   public config(): GatewayConfig {
+    const serviceLimits = this.services.flatMap((s) => s.rateLimits);
     return {
       version: GATEWAY_CONFIG_VERSION,
-      gateway: this.settings,
+      gateway:
+        serviceLimits.length === 0
+          ? this.settings
+          : { ...this.settings, rate_limits: [...(this.settings.rate_limits ?? []), ...serviceLimits] },
       tools: this.services.map((s) => s.toolConfig()),
     };
   }
+
+  /** The `store` setting, and the secret carrying a `LimitStore`'s password. */
+  private storeSetting(
+    props: GatewayProps,
+    replicas: number | undefined,
+    fail: (m: string) => never,
+  ): Pick<GatewaySettings, 'store'> {
+    const store = props.store;
+    if (store === undefined) return {};
+    if (!LimitStore.isLimitStore(store)) {
+      if (typeof store !== 'object' || store === null)
+        fail(`store (${quote(store)}) must be a LimitStore or { url, password?, onUnavailable?, timeoutMs? }`);
+      const config = storeConfig(store, fail);
+      if (config.password !== undefined) this.storeSecretName = config.password.secret;
+      return { store: config };
+    }
+    if (TerraformStack.of(store) !== TerraformStack.of(this)) {
+      fail(
+        `store: LimitStore '${store.name}' is in another stack, whose network this gateway does not join; create it in the gateway's stack`,
+      );
+    }
+    let url = store.networkUrl;
+    if (replicas !== undefined) {
+      if ((props.publishMode ?? 'host-network') !== 'host-network' || store.hostUrl === undefined) {
+        fail(
+          `store: the replicas run in the host's network, where LimitStore '${store.name}' is reached only when published: ` +
+            "give the LimitStore a hostPort (it binds the host's 127.0.0.1), or pass store: { url } of a store the replicas reach",
+        );
+      }
+      url = store.hostUrl!;
+    }
+    if (store.password !== undefined) {
+      if (props.secrets !== undefined && LIMIT_STORE_PASSWORD_SECRET in props.secrets) {
+        fail(
+          `secrets.${LIMIT_STORE_PASSWORD_SECRET} is the name the LimitStore's password reaches the gateway under; rename your secret`,
+        );
+      }
+      this.storePassword = store.password;
+    }
+    return {
+      store: { url, ...(store.password === undefined ? {} : { password: { secret: LIMIT_STORE_PASSWORD_SECRET } }) },
+    };
+  }
+
+  /** The secret name of `store.password` (given in `secrets`), to check it is given. */
+  private storeSecretName: string | undefined;
+  /** A `LimitStore`'s password, handed to the gateway as a secret of its own. */
+  private storePassword: string | undefined;
 
   /** The gateway's Docker objects: a container (with a preflight check), or a Swarm service with `replicas`. */
   private createResources(
@@ -339,7 +413,10 @@ export class Gateway extends Construct {
     replicas: number | undefined,
     baseImage: string,
   ): { container?: Container; service?: DockerService } {
-    const serviceSecrets = this.secrets.entries();
+    const serviceSecrets = [
+      ...this.secrets.entries(),
+      ...(this.storePassword === undefined ? [] : [[LIMIT_STORE_PASSWORD_SECRET, this.storePassword] as const]),
+    ];
     const secretValues = [
       ...serviceSecrets,
       ...(props.sessionKey !== undefined ? [[SESSION_KEY_SECRET_FILE, props.sessionKey] as const] : []),
@@ -378,7 +455,7 @@ export class Gateway extends Construct {
         imageName,
         auditLog: this.settings.audit_log,
         configText: () => renderGatewayConfig(this.config()),
-        secrets: this.secrets.entries(),
+        secrets: serviceSecrets,
         revision,
         checkFiles: () => this.files(),
         checkSecretFiles: secretFiles,
@@ -407,8 +484,51 @@ export class Gateway extends Construct {
     return ports;
   }
 
+  /**
+   * Limits naming a tool the gateway does not serve, or two limits of one window for the same tools (the gateway's
+   * and a service's own); warns when limits count per process (no store).
+   */
+  private rateLimitErrors(): string[] {
+    const errors: string[] = [];
+    const tools = new Set(this.services.map((s) => s.name));
+    const origins = [
+      ...(this.settings.rate_limits ?? []).map((l, i) => ({ limit: l, where: `rateLimits[${i}]` })),
+      ...this.services.flatMap((s) =>
+        s.rateLimits.map((l, i) => ({ limit: l, where: `service '${s.name}' rateLimits[${i}]` })),
+      ),
+    ];
+    const seen = new Map<string, string>();
+    for (const { limit, where } of origins) {
+      if (limit.tool !== undefined && !tools.has(limit.tool)) {
+        errors.push(
+          `Gateway '${this.name}': ${where}.tool '${limit.tool}' is not a service of this gateway (its services: ${[...tools].join(', ')}); add the service or fix the name`,
+        );
+        continue;
+      }
+      const key = `${limit.tool ?? ''} ${limit.per}`;
+      const first = seen.get(key);
+      if (first !== undefined) {
+        errors.push(
+          `Gateway '${this.name}': ${where} and ${first} both limit ${limit.tool ?? 'all tools'} per ${limit.per}; keep one, with the lower count`,
+        );
+      }
+      seen.set(key, where);
+    }
+    if (origins.length > 0 && this.settings.store === undefined) {
+      Annotations.of(this).addWarning(
+        `Gateway '${this.name}': rate limits count per gateway process without a store` +
+          (this.service !== undefined ? ', so each replica admits the full count' : '') +
+          ', and start over when the gateway restarts: give the gateway a store (a LimitStore) to count them exactly',
+      );
+    }
+    return errors;
+  }
+
   private validateGateway(): string[] {
-    const errors: string[] = [...this.secrets.check(this.name, this.services)];
+    const errors: string[] = [
+      ...this.secrets.check(this.name, this.services, this.storeSecretName),
+      ...this.rateLimitErrors(),
+    ];
     for (const s of this.service === undefined ? [] : this.services.filter((x) => x.container !== undefined)) {
       errors.push(
         `Gateway '${this.name}' has replicas, but service '${s.name}' deploys its backend as a docker_container on ` +
@@ -459,6 +579,15 @@ export class Gateway extends Construct {
 }
 
 const GATEWAY_SYMBOL = Symbol.for('cdktf-mcp-gateway.Gateway');
+
+/** The `rate_limits` setting of the gateway's own `rateLimits` (its services' are added by `config()`). */
+function rateLimitSettings(
+  limits: readonly RateLimit[] | undefined,
+  fail: (m: string) => never,
+): Pick<GatewaySettings, 'rate_limits'> {
+  const checked = checkRateLimits('rateLimits', limits, fail);
+  return checked.length === 0 ? {} : { rate_limits: checked };
+}
 
 /** The stack output holding a gateway's URL, e.g. `gateway_agents_url` (stable: scripts read it by name). */
 function outputIdOf(name: string): string {

@@ -10,3 +10,5 @@ export type { ServiceContainerBuild } from './service-image';
 export type { ServiceResponse } from './service-response';
 export * from './openapi-services';
 export type { GatewayLimits } from './gateway-limits';
+export * from './limit-store';
+export type { GatewayStoreOptions, RateLimit } from './rate-limits';

@@ -189,6 +189,7 @@ function service(yaml: ManifestYaml, dir: string, name: string, s: Json): Manife
     container: s.container === undefined ? undefined : container(s.container, dir),
     forwardIdentity: s.forward_identity,
     requiredScopes: s.required_scopes,
+    rateLimits: s.rate_limits,
     at: yaml.location(at, true),
   });
 }
@@ -237,6 +238,11 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
     sessionTtlMs: g.session_ttl_ms,
     maxStreamsPerPrincipal: g.max_streams_per_principal,
     toolsListTtlMs: g.tools_list_ttl_ms,
+    rateLimits: g.rate_limits,
+    storeUrl: g.store?.url,
+    storePasswordVariable: g.store?.password?.variable,
+    storeOnUnavailable: g.store?.on_unavailable,
+    storeTimeoutMs: g.store?.timeout_ms,
     at: yaml.location(['gateways', name], true),
   });
 }

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { TerraformStack, TerraformVariable } from 'cdktf';
+import { Secret } from './secret';
 import { Construct } from 'constructs';
 import { AuditDashboard } from './audit-dashboard';
 import { isInheritedName, ownChild } from './construct-id';
@@ -194,7 +195,9 @@ function createGateways(
 ): Map<string, Gateway> {
   const gateways = new Map<string, Gateway>();
   const ports = new Map<number, string>();
-  for (const { at, services: names, servicesAt, sessionKeyVariable, ...props } of entries) {
+  for (const entry of entries) {
+    const { at, services: names, servicesAt, sessionKeyVariable, ...rest } = entry;
+    const { storeUrl, storePasswordVariable, storeOnUnavailable, storeTimeoutMs, ...props } = rest;
     const serving = names.map((name, i) => {
       const service = services.get(name);
       if (service !== undefined) return service;
@@ -207,6 +210,24 @@ function createGateways(
     });
     const sessionKey =
       sessionKeyVariable === undefined ? undefined : sensitiveVariable(scope, sessionKeyVariable).stringValue;
+    // the store's password: a sensitive variable, handed to the gateway as a secret of the same name
+    const storePassword =
+      storePasswordVariable === undefined
+        ? undefined
+        : {
+            [storePasswordVariable]: sensitiveVariable(scope, storePasswordVariable, STORE_PASSWORD_DESCRIPTION)
+              .stringValue,
+          };
+    const store =
+      storeUrl === undefined
+        ? undefined
+        : {
+            url: storeUrl,
+            ...(storePasswordVariable === undefined ? {} : { password: Secret.env(storePasswordVariable) }),
+            ...(storeOnUnavailable === undefined ? {} : { onUnavailable: storeOnUnavailable }),
+            ...(storeTimeoutMs === undefined ? {} : { timeoutMs: storeTimeoutMs }),
+          };
+    const secrets = secretVariables(scope, serving);
     const gateway = attempt(
       file,
       at,
@@ -215,7 +236,8 @@ function createGateways(
           ...props,
           sessionKey,
           services: serving,
-          secrets: secretVariables(scope, serving),
+          secrets: storePassword === undefined ? secrets : { ...secrets, ...storePassword },
+          ...(store === undefined ? {} : { store }),
         }),
     );
     gateways.set(props.name, gateway);
@@ -257,16 +279,19 @@ function secretVariables(scope: Construct, services: readonly Service[]): Record
   return values;
 }
 
-/** The stack's sensitive string variable `name` (`session_key: { variable: name }`), created on first use. */
-function sensitiveVariable(scope: Construct, name: string): TerraformVariable {
+const SESSION_KEY_DESCRIPTION =
+  'Session key of replicated MCP gateways: hex or base64 text of >= 32 bytes (openssl rand -base64 32)';
+const STORE_PASSWORD_DESCRIPTION = 'Password of the limit store (Redis or Valkey) of the MCP gateways';
+
+/**
+ * The stack's sensitive string variable `name` (`session_key: { variable: name }`, `store.password`), created on
+ * first use.
+ */
+function sensitiveVariable(scope: Construct, name: string, description = SESSION_KEY_DESCRIPTION): TerraformVariable {
   const stack = TerraformStack.of(scope);
   const existing = stack.node.tryFindChild(name);
   if (existing instanceof TerraformVariable) return existing;
-  return new TerraformVariable(stack, name, {
-    type: 'string',
-    sensitive: true,
-    description: 'Session key of replicated MCP gateways: hex or base64 text of >= 32 bytes (openssl rand -base64 32)',
-  });
+  return new TerraformVariable(stack, name, { type: 'string', sensitive: true, description });
 }
 
 /** Run a construct's own checks and, when one fails, say where in the manifest the entry is. */

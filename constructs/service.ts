@@ -21,6 +21,7 @@ import {
   placeholderFields,
   PORT_RULE,
   TOOL_NAME_RE,
+  RateLimitConfig,
   ToolConfig,
   withStandIns,
 } from '../src/contract';
@@ -35,6 +36,7 @@ import { checkHeaders, checkTls, GatewayUpload, ServiceTls } from './service-end
 import { BackendImages, checkBuild, ServiceContainerBuild } from './service-image';
 import { checkScopes } from './oauth-props';
 import { resolveResponse, type ServiceResponse } from './service-response';
+import { checkRateLimits, type RateLimit } from './rate-limits';
 
 /** The label that marks a service's backend container. */
 export const SERVICE_LABEL = 'cdktf-mcp-gateway.service';
@@ -169,6 +171,12 @@ export interface ServiceProps {
    * @default - the response is forwarded as the service sent it
    */
   readonly response?: ServiceResponse;
+  /**
+   * Limits on the calls of this service's tool by each agent, on every gateway serving it, besides the gateway's own
+   * `rateLimits`, e.g. `[{ calls: 10, per: 'minute' }]` (see docs/rate-limits.md).
+   * @default - none
+   */
+  readonly rateLimits?: readonly Omit<RateLimit, 'tool'>[];
 }
 
 /**
@@ -206,6 +214,8 @@ export class Service extends Construct {
   public readonly secretNames: readonly string[];
   /** Files a gateway container serving this service needs (a CA bundle). */
   public readonly gatewayUploads: readonly GatewayUpload[];
+  /** The service's own rate limits, as each gateway serving it counts them. */
+  public readonly rateLimits: readonly RateLimitConfig[];
 
   private readonly backendExtras: {
     headers?: Record<string, HeaderValueConfig>;
@@ -241,6 +251,7 @@ export class Service extends Construct {
     this.backendExtras = extras.config;
     this.secretNames = extras.secrets;
     this.gatewayUploads = extras.uploads;
+    this.rateLimits = checkRateLimits('rateLimits', props.rateLimits, fail, this.name);
     this.timeoutMs = props.timeoutMs ?? DEFAULT_SERVICE_TIMEOUT_MS;
     if (!Number.isInteger(this.timeoutMs) || this.timeoutMs < 1 || this.timeoutMs > MAX_SERVICE_TIMEOUT_MS) {
       fail(

@@ -31,17 +31,38 @@ describe('gateway.rate_limits and gateway.store in the config', () => {
         { calls: 1000, per: 'hour' },
         { calls: 10000, per: 'day' },
       ],
-      store: { url: 'rediss://store.internal:6380/2', password: { secret: 'STORE_PASSWORD' }, on_unavailable: 'refuse', timeout_ms: 20 },
+      store: {
+        url: 'rediss://store.internal:6380/2',
+        password: { secret: 'STORE_PASSWORD' },
+        on_unavailable: 'refuse',
+        timeout_ms: 20,
+      },
     });
     assert.equal(parseGatewayConfig(config), config);
   });
 
   const refused: [string, Record<string, unknown>, string][] = [
-    ['a window that is not one', { rate_limits: [{ calls: 1, per: 'week' }] }, 'gateway.rate_limits[0].per: must be one of second, minute, hour, day'],
-    ['zero calls', { rate_limits: [{ calls: 0, per: 'minute' }] }, 'gateway.rate_limits[0].calls: must be an integer 1-1000000000 (calls)'],
-    ['a fraction of a call', { rate_limits: [{ calls: 1.5, per: 'minute' }] }, 'gateway.rate_limits[0].calls: must be an integer 1-1000000000 (calls)'],
+    [
+      'a window that is not one',
+      { rate_limits: [{ calls: 1, per: 'week' }] },
+      'gateway.rate_limits[0].per: must be one of second, minute, hour, day',
+    ],
+    [
+      'zero calls',
+      { rate_limits: [{ calls: 0, per: 'minute' }] },
+      'gateway.rate_limits[0].calls: must be an integer 1-1000000000 (calls)',
+    ],
+    [
+      'a fraction of a call',
+      { rate_limits: [{ calls: 1.5, per: 'minute' }] },
+      'gateway.rate_limits[0].calls: must be an integer 1-1000000000 (calls)',
+    ],
     ['a limit without a window', { rate_limits: [{ calls: 5 }] }, 'gateway.rate_limits[0].per: is required'],
-    ['an unknown field', { rate_limits: [{ calls: 5, per: 'minute', principal: 'bot' }] }, 'gateway.rate_limits[0].principal: unknown field'],
+    [
+      'an unknown field',
+      { rate_limits: [{ calls: 5, per: 'minute', principal: 'bot' }] },
+      'gateway.rate_limits[0].principal: unknown field',
+    ],
     [
       'a tool the gateway does not serve',
       { rate_limits: [{ calls: 5, per: 'minute', tool: 'delete_everything' }] },
@@ -49,19 +70,44 @@ describe('gateway.rate_limits and gateway.store in the config', () => {
     ],
     [
       'two limits of one window for the same tools',
-      { rate_limits: [{ calls: 5, per: 'minute', tool: 'lookup' }, { calls: 9, per: 'minute', tool: 'lookup' }] },
+      {
+        rate_limits: [
+          { calls: 5, per: 'minute', tool: 'lookup' },
+          { calls: 9, per: 'minute', tool: 'lookup' },
+        ],
+      },
       'gateway.rate_limits[1]: a second limit per minute for lookup (also gateway.rate_limits[0]): keep one, with the lower count',
     ],
-    ['a store URL of another scheme', { store: { url: 'http://store:6379' } }, 'gateway.store.url: "http://store:6379": must be a redis:// or rediss:// URL'],
+    [
+      'a store URL of another scheme',
+      { store: { url: 'http://store:6379' } },
+      'gateway.store.url: "http://store:6379": must be a redis:// or rediss:// URL',
+    ],
     [
       'a password in the store URL (never quoted back)',
       { store: { url: 'redis://:hunter2@store:6379' } },
       'gateway.store.url: must not carry a user or password: give the password as a secret in store.password',
     ],
-    ['a store URL path that is not a database', { store: { url: 'redis://store:6379/cache' } }, 'gateway.store.url: "redis://store:6379/cache": the path may only name a database number (/0 to /99)'],
-    ['a store timeout of zero', { store: { url: 'redis://store:6379', timeout_ms: 0 } }, 'gateway.store.timeout_ms: must be an integer 1-10000 (milliseconds)'],
-    ['an outage policy that is not one', { store: { url: 'redis://store:6379', on_unavailable: 'queue' } }, 'gateway.store.on_unavailable: must be "allow" or "refuse"'],
-    ['a password given as text', { store: { url: 'redis://store:6379', password: 'hunter2' } }, 'gateway.store.password: must be { secret: NAME }'],
+    [
+      'a store URL path that is not a database',
+      { store: { url: 'redis://store:6379/cache' } },
+      'gateway.store.url: "redis://store:6379/cache": the path may only name a database number (/0 to /99)',
+    ],
+    [
+      'a store timeout of zero',
+      { store: { url: 'redis://store:6379', timeout_ms: 0 } },
+      'gateway.store.timeout_ms: must be an integer 1-10000 (milliseconds)',
+    ],
+    [
+      'an outage policy that is not one',
+      { store: { url: 'redis://store:6379', on_unavailable: 'queue' } },
+      'gateway.store.on_unavailable: must be "allow" or "refuse"',
+    ],
+    [
+      'a password given as text',
+      { store: { url: 'redis://store:6379', password: 'hunter2' } },
+      'gateway.store.password: must be { secret: NAME }',
+    ],
   ];
   for (const [what, gateway, message] of refused) {
     it(`refuses ${what}`, () => {

@@ -67,6 +67,7 @@ export class SessionRevocations {
         return; // down again: the next recovery hands the rest over
       }
     }
-    if (handed.length > 0) this.log('info', 'sessions ended during the outage handed to the limit store', { sessions: handed.length });
+    if (handed.length > 0)
+      this.log('info', 'sessions ended during the outage handed to the limit store', { sessions: handed.length });
   }
 }

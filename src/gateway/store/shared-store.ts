@@ -146,7 +146,9 @@ export class SharedStore {
         .then((entries) => {
           for (let i = 0; i + 1 < entries.length; i += 2) listener(entries[i], Number(entries[i + 1]));
         })
-        .catch((err: Error) => this.log('warn', 'ended sessions not read from the limit store', { error: err.message }));
+        .catch((err: Error) =>
+          this.log('warn', 'ended sessions not read from the limit store', { error: err.message }),
+        );
     });
   }
 

@@ -20,9 +20,16 @@ describe('LimitRules', () => {
     ]);
     assert.deepEqual(
       rules.forTool('create_ticket').map((l) => l.message),
-      ['Rate limit reached: 60 calls per minute', 'Rate limit reached: 10000 calls per day', 'Rate limit reached: 1 call per second for create_ticket'],
+      [
+        'Rate limit reached: 60 calls per minute',
+        'Rate limit reached: 10000 calls per day',
+        'Rate limit reached: 1 call per second for create_ticket',
+      ],
     );
-    assert.deepEqual(rules.forTool('lookup').map((l) => l.id), ['minute:*', 'day:*']);
+    assert.deepEqual(
+      rules.forTool('lookup').map((l) => l.id),
+      ['minute:*', 'day:*'],
+    );
     assert.equal(new LimitRules([]).any, false);
     assert.deepEqual(new LimitRules([{ calls: 2, per: 'hour', tool: 'a' }]).forTool('b'), []);
   });
@@ -35,13 +42,23 @@ describe('rate limits without a store', function () {
 
   before(async () => {
     backend = await startBackend({
-      respond: (r) => (r.url.startsWith('/busy') ? { status: 429, body: '{"error":"slow down"}' } : { status: 200, body: '{"ok":true}' }),
+      respond: (r) =>
+        r.url.startsWith('/busy')
+          ? { status: 429, body: '{"error":"slow down"}' }
+          : { status: 200, body: '{"ok":true}' },
     });
     gw = await startInProcessGateway(
-      botConfig([tool('lookup', `${backend.url}/lookup`), tool('busy', `${backend.url}/busy`), tool('other', `${backend.url}/other`)], {
-        rate_limits: [{ calls: 3, per: 'hour', tool: 'lookup' }],
-        metrics: true,
-      }),
+      botConfig(
+        [
+          tool('lookup', `${backend.url}/lookup`),
+          tool('busy', `${backend.url}/busy`),
+          tool('other', `${backend.url}/other`),
+        ],
+        {
+          rate_limits: [{ calls: 3, per: 'hour', tool: 'lookup' }],
+          metrics: true,
+        },
+      ),
     );
   });
   after(async () => {
@@ -52,7 +69,7 @@ describe('rate limits without a store', function () {
   it('counts in the process, says so in /readyz, and refuses with 429 and -32023 in both eras', async () => {
     // the hour's window must not end during the test
     if (3_600_000 - (Date.now() % 3_600_000) < 10_000) await new Promise((r) => setTimeout(r, 11_000));
-    const ready = await (await fetch(gw.url.replace('/mcp', '/readyz'))).json();
+    const ready = (await (await fetch(gw.url.replace('/mcp', '/readyz'))).json()) as Record<string, unknown>;
     assert.equal(ready.rate_limits, 'per_replica');
     assert.equal(ready.store, undefined);
     const session = await initializeSession(gw.url, '2025-11-25');
@@ -61,7 +78,11 @@ describe('rate limits without a store', function () {
       assert.equal(res.status, 200);
       assert.equal(res.json.error, undefined);
     }
-    const modern = await postModern(gw.url, modernRequest('tools/call', { name: 'lookup', arguments: {} }, 'm1'), BOT.token);
+    const modern = await postModern(
+      gw.url,
+      modernRequest('tools/call', { name: 'lookup', arguments: {} }, 'm1'),
+      BOT.token,
+    );
     assert.equal(modern.status, 429);
     const body = JSON.parse(modern.text);
     assert.equal(body.id, 'm1');
@@ -72,12 +93,21 @@ describe('rate limits without a store', function () {
     // other tools and other principals pass
     assert.equal((await postJson(gw.url, toolsCallRequest('other', {}), { 'mcp-session-id': session })).status, 200);
     const otherSession = await initializeSession(gw.url, '2025-11-25', OTHER.token);
-    const other = await postMcp(gw.url, toolsCallRequest('lookup', {}), { token: OTHER.token, sessionId: otherSession, protocolVersion: '2025-11-25' });
+    const other = await postMcp(gw.url, toolsCallRequest('lookup', {}), {
+      token: OTHER.token,
+      sessionId: otherSession,
+      protocolVersion: '2025-11-25',
+    });
     assert.equal(other.status, 200);
     assert.equal(other.message?.error, undefined);
     // metrics count the refusals per tool and principal
-    const metrics = await (await fetch(gw.url.replace('/mcp', '/metrics'), { headers: { authorization: `Bearer ${BOT.token}` } })).text();
-    assert.match(metrics, /mcp_gateway_tool_calls_total\{gateway="test",tool="lookup",principal="bot",outcome="refused",code="RATE_LIMITED"\} 1/);
+    const metrics = await (
+      await fetch(gw.url.replace('/mcp', '/metrics'), { headers: { authorization: `Bearer ${BOT.token}` } })
+    ).text();
+    assert.match(
+      metrics,
+      /mcp_gateway_tool_calls_total\{gateway="test",tool="lookup",principal="bot",outcome="refused",code="RATE_LIMITED"\} 1/,
+    );
     assert.doesNotMatch(metrics, /^mcp_gateway_limit_store_up\{/m); // no store, no sample
   });
 

@@ -36,7 +36,11 @@ if (REDIS_SERVER === undefined) {
       await backend?.close();
     });
 
-    function config(limits: RateLimitConfig[], store: Partial<StoreConfig> = {}, name = `gw-${randomBytes(4).toString('hex')}`): GatewayConfig {
+    function config(
+      limits: RateLimitConfig[],
+      store: Partial<StoreConfig> = {},
+      name = `gw-${randomBytes(4).toString('hex')}`,
+    ): GatewayConfig {
       return botConfig([tool('lookup', `${backend.url}/lookup`), tool('create_ticket', `${backend.url}/tickets`)], {
         name,
         rate_limits: limits,
@@ -79,11 +83,15 @@ if (REDIS_SERVER === undefined) {
         assert.equal(res.message?.error, undefined, `call ${i + 1}: ${res.text}`);
       }
       const served = backend.requests;
-      const over = await postMcp(b.url, { ...toolsCallRequest('lookup', {}), id: 'seventh' }, {
-        token: BOT.token,
-        sessionId: sb,
-        protocolVersion: '2025-11-25',
-      });
+      const over = await postMcp(
+        b.url,
+        { ...toolsCallRequest('lookup', {}), id: 'seventh' },
+        {
+          token: BOT.token,
+          sessionId: sb,
+          protocolVersion: '2025-11-25',
+        },
+      );
       const expectedWait = 60_000 - (Date.now() % 60_000);
       assert.equal(over.status, 429, over.text);
       const body = JSON.parse(over.text);
@@ -92,7 +100,10 @@ if (REDIS_SERVER === undefined) {
       assert.equal(body.error.message, 'Rate limit reached: 6 calls per minute');
       assert.equal(body.error.data.limit, 6);
       assert.equal(body.error.data.remaining, 0);
-      assert.ok(Math.abs(body.error.data.retryAfterMs - expectedWait) < 1_000, `retryAfterMs ${body.error.data.retryAfterMs} vs ${expectedWait}`);
+      assert.ok(
+        Math.abs(body.error.data.retryAfterMs - expectedWait) < 1_000,
+        `retryAfterMs ${body.error.data.retryAfterMs} vs ${expectedWait}`,
+      );
       assert.equal(Number(over.headers.get('retry-after')), Math.ceil(body.error.data.retryAfterMs / 1000));
       assert.ok(Math.abs(Number(over.headers.get('retry-after')) - Math.ceil(expectedWait / 1000)) <= 1);
       assert.equal(over.headers.get('ratelimit-limit'), '6');
@@ -100,7 +111,11 @@ if (REDIS_SERVER === undefined) {
       assert.equal(backend.requests, served, 'the refused call reached the service');
       // the same principal on the other process, and in the stateless revision, is over the limit too
       assert.equal((await call(a, sa)).status, 429);
-      const modern = await postModern(a.url, modernRequest('tools/call', { name: 'lookup', arguments: {} }, 9), BOT.token);
+      const modern = await postModern(
+        a.url,
+        modernRequest('tools/call', { name: 'lookup', arguments: {} }, 9),
+        BOT.token,
+      );
       assert.equal(modern.status, 429, modern.text);
       assert.equal(modern.message?.error?.code, -32023);
       // another principal is unaffected
@@ -110,7 +125,10 @@ if (REDIS_SERVER === undefined) {
       // the audit records the refusal
       const audit = await eventually(async () => {
         const { readFileSync } = await import('node:fs');
-        const lines = readFileSync(b.auditLogPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+        const lines = readFileSync(b.auditLogPath, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
         const refused = lines.find((l) => l.outcome === 'refused');
         assert.ok(refused);
         return refused;
@@ -149,7 +167,7 @@ if (REDIS_SERVER === undefined) {
       assert.equal(over.message?.error?.message, 'Rate limit reached: 3 calls per day');
       const untilMidnight = Math.ceil((86_400_000 - (Date.now() % 86_400_000)) / 1000);
       assert.ok(Math.abs(Number(over.headers.get('retry-after')) - untilMidnight) <= 1);
-      const ready = await (await fetch(`${second.origin}/readyz`)).json();
+      const ready = (await (await fetch(`${second.origin}/readyz`)).json()) as Record<string, unknown>;
       assert.equal(ready.rate_limits, 'shared');
       assert.equal(ready.store, 'available');
     });
@@ -159,9 +177,18 @@ if (REDIS_SERVER === undefined) {
       const [a, b] = await Promise.all([gateway(doc), gateway(doc)]);
       const id = await session(a);
       const ping = (gw: GatewayProcess) =>
-        postMcp(gw.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { token: BOT.token, sessionId: id, protocolVersion: '2025-11-25' });
+        postMcp(
+          gw.url,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { token: BOT.token, sessionId: id, protocolVersion: '2025-11-25' },
+        );
       assert.equal((await ping(b)).status, 200);
-      const deleted = await postMcp(a.url, '', { method: 'DELETE', token: BOT.token, sessionId: id, protocolVersion: '2025-11-25' });
+      const deleted = await postMcp(a.url, '', {
+        method: 'DELETE',
+        token: BOT.token,
+        sessionId: id,
+        protocolVersion: '2025-11-25',
+      });
       assert.equal(deleted.status, 200);
       const ended = Date.now();
       let status = 200;
@@ -236,7 +263,9 @@ if (REDIS_SERVER === undefined) {
         }
         // a frozen store: the command waits for its timeout, then the policy decides
         await redis.restart();
-        await eventually(async () => assert.equal((await (await fetch(`${gw.origin}/readyz`)).json()).store, 'available'));
+        await eventually(async () =>
+          assert.equal(((await (await fetch(`${gw.origin}/readyz`)).json()) as { store?: string }).store, 'available'),
+        );
         redis.pause(true);
         for (let i = 0; i < 5; i++) {
           const t = Date.now();
@@ -250,11 +279,18 @@ if (REDIS_SERVER === undefined) {
         if (policy === 'refuse') {
           const refused = await call(gw, s);
           if (refused.status === 503) {
-            assert.equal(refused.message?.error?.message, 'Service Unavailable: the rate limit store is unavailable; try again in a moment');
+            assert.equal(
+              refused.message?.error?.message,
+              'Service Unavailable: the rate limit store is unavailable; try again in a moment',
+            );
           }
         }
         await eventually(async () => assert.equal((await call(gw, s)).status, 200));
-        const lines = gw.stdout().slice(logFrom).split('\n').filter((l) => l.includes('"limit store unavailable"'));
+        const lines = gw
+          .stdout()
+          .slice(logFrom)
+          .split('\n')
+          .filter((l) => l.includes('"limit store unavailable"'));
         assert.ok(lines.length >= 1 && lines.length <= 2, `one line per outage (two outages here): ${lines.length}`);
         assert.match(gw.stdout().slice(logFrom), /limit store available again/);
       });

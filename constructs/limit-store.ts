@@ -1,0 +1,127 @@
+import { Annotations, Token } from 'cdktf';
+import { Construct } from 'constructs';
+import { Container } from '@cdktf/provider-docker/lib/container';
+import { Image } from '@cdktf/provider-docker/lib/image';
+import { Volume } from '@cdktf/provider-docker/lib/volume';
+import { isPort, PORT_RULE, terraformLiteral } from '../src/contract';
+import { uploadFiles } from './container-files';
+import { dockerName, quote } from './docker-names';
+import { GatewayNetwork } from './gateway-network';
+
+/** Props of a {@link LimitStore}. */
+export interface LimitStoreProps {
+  /**
+   * The store's name: its container's, and the host name gateways reach it at on the stack's network.
+   * @default 'limit-store'
+   */
+  readonly name?: string;
+  /**
+   * The Redis (or Valkey) image, which must run `redis-server CONFIG_FILE` as its command (the official `redis` and
+   * `valkey/valkey` images do; Valkey's binary is `valkey-server`, also installed as `redis-server`).
+   * @default 'redis:7.4-alpine'
+   */
+  readonly image?: string;
+  /**
+   * The store's password (`requirepass`), which the gateways using it are given as a secret: a sensitive value
+   * such as a `TerraformVariable` with `sensitive: true`.
+   * @default - none: any container on the stack's network may use the store
+   */
+  readonly password?: string;
+  /**
+   * Publish the store on the Docker host's 127.0.0.1 at this port, for gateways with `replicas` (their tasks
+   * run in the host's network, where the stack's network names do not resolve).
+   * @default - not published
+   */
+  readonly hostPort?: number;
+}
+
+/** The store's port inside its container. */
+const STORE_PORT = 6379;
+/** The store's config file inside its container (it holds the password). */
+const STORE_CONFIG_FILE = '/etc/cdktf-mcp-gateway/store.conf';
+
+/**
+ * A Redis server deployed beside the gateways of a stack, in which their replicas share rate limits and ended
+ * sessions: pass it as a gateway's `store`. Its data (counts, quotas, ended sessions) is kept in a volume with an
+ * append-only file, so a day's quota survives a restart of the store too.
+ *
+ * @example
+ * const store = new LimitStore(stack, 'Limits', { password: storePassword.stringValue });
+ * new Gateway(stack, 'support', { services, auth, rateLimits: [{ calls: 60, per: 'minute' }], store });
+ */
+export class LimitStore extends Construct {
+  /** Whether `x` is a `LimitStore` (works across copies of this package). */
+  public static isLimitStore(x: unknown): x is LimitStore {
+    return typeof x === 'object' && x !== null && LIMIT_STORE_SYMBOL in x;
+  }
+
+  /** The store's name (its host name on the stack's network). */
+  public readonly name: string;
+  /** `redis://NAME:6379`: where a gateway container on the stack's network reaches the store. */
+  public readonly networkUrl: string;
+  /** `redis://127.0.0.1:PORT` when `hostPort` is set: where replicas in the host's network reach it. */
+  public readonly hostUrl?: string;
+  /** The password, when set (a gateway using the store is given it as a secret). */
+  public readonly password?: string;
+  public readonly container: Container;
+
+  public constructor(scope: Construct, id: string, props: LimitStoreProps = {}) {
+    super(scope, id);
+    Object.defineProperty(this, LIMIT_STORE_SYMBOL, { value: true });
+    this.name = props.name ?? 'limit-store';
+    const fail = (message: string): never => {
+      throw new Error(`LimitStore '${this.name}': ${message}`);
+    };
+    if (typeof this.name !== 'string' || !/^[a-z][a-z0-9-]{0,62}$/.test(this.name)) {
+      fail(`name (${quote(this.name)}) must be a host name: lower-case letters, digits and -, starting with a letter`);
+    }
+    const image = props.image ?? 'redis:7.4-alpine';
+    if (typeof image !== 'string' || !/^[^\s]+$/.test(image))
+      fail(`image (${quote(image)}) must be an image reference such as 'redis:7.4-alpine'`);
+    if (props.hostPort !== undefined && !isPort(props.hostPort))
+      fail(`hostPort (${quote(props.hostPort)}) must be ${PORT_RULE}`);
+    if (props.password !== undefined) {
+      if (typeof props.password !== 'string')
+        fail("password must be a string (a sensitive TerraformVariable's stringValue)");
+      if (!Token.isUnresolved(props.password)) {
+        Annotations.of(this).addWarning(
+          'password is a literal string: it is written into cdk.tf.json and the Terraform state. Pass a sensitive TerraformVariable instead',
+        );
+      } else if (/[\s"]/.test(props.password)) {
+        fail('password must not hold white space or quotes');
+      }
+    }
+    this.password = props.password;
+    this.networkUrl = `redis://${this.name}:${STORE_PORT}`;
+    this.hostUrl = props.hostPort === undefined ? undefined : `redis://127.0.0.1:${props.hostPort}`;
+
+    const data = new Volume(this, 'Data', { name: dockerName(this, this.name, 'data') });
+    const pulled = new Image(this, 'Image', { name: image, keepLocally: true });
+    this.container = new Container(this, 'Resource', {
+      name: dockerName(this, this.name),
+      image: pulled.imageId,
+      restart: 'unless-stopped',
+      command: ['redis-server', STORE_CONFIG_FILE],
+      networksAdvanced: [{ name: GatewayNetwork.of(this).name, aliases: [this.name] }],
+      ports: props.hostPort === undefined ? [] : [{ internal: STORE_PORT, external: props.hostPort, ip: '127.0.0.1' }],
+      volumes: [{ volumeName: data.name, containerPath: '/data' }],
+    });
+    const settings = [
+      `port ${STORE_PORT}`,
+      'bind 0.0.0.0',
+      'dir /data',
+      'appendonly yes',
+      'appendfsync everysec',
+      'save ""',
+      // without a password the store answers only on the stack's network (and the host's loopback)
+      `protected-mode no`,
+    ];
+    // a sensitive variable's value keeps the whole file out of plans
+    const password = this.password === undefined ? '' : `requirepass "${this.password}"\n`;
+    uploadFiles(this.container, () => [
+      { file: STORE_CONFIG_FILE, content: `${terraformLiteral(settings.join('\n'))}\n${password}` },
+    ]);
+  }
+}
+
+const LIMIT_STORE_SYMBOL = Symbol.for('cdktf-mcp-gateway.LimitStore');
