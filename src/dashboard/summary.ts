@@ -43,6 +43,8 @@ export interface AgentSummary {
   readonly refusal_rate: number;
   /** The agent fails systematically: its totals meet the flag rule. */
   readonly flagged: boolean;
+  /** Calls refused because the agent reached a rate limit (counted among `refusals`). */
+  readonly throttled: number;
   readonly last_seen: string;
   readonly tools: ToolSummary[];
 }
@@ -65,6 +67,9 @@ export interface ServiceSummary {
 
 /** Every service message starts so (a refusal of the agent's call never does). */
 const SERVICE_MESSAGE_PREFIX = 'Service ';
+
+/** Every refusal for a rate limit starts so (the gateway's `limit-rules.ts` writes them). */
+const RATE_LIMIT_MESSAGE_PREFIX = 'Rate limit reached: ';
 
 /** The body of `/api/summary` (without the server's `ingest` counters). */
 export interface Summary {
@@ -132,12 +137,14 @@ export function summarize(store: AuditStore, window: WindowName, rule: FlagRule)
     let calls = 0;
     let refusals = 0;
     let errors = 0;
+    let throttled = 0;
     let lastMs = -Infinity;
     for (const row of list) {
       calls += row.calls;
       refusals += row.refusals;
       errors += row.errors;
       if (row.lastMs > lastMs) lastMs = row.lastMs;
+      for (const [message, count] of row.messages) if (message.startsWith(RATE_LIMIT_MESSAGE_PREFIX)) throttled += count;
     }
     totals.calls += calls;
     totals.refusals += refusals;
@@ -152,6 +159,7 @@ export function summarize(store: AuditStore, window: WindowName, rule: FlagRule)
       errors,
       refusal_rate: refusalRate(calls, refusals),
       flagged: isFlagged(rule, calls, refusals),
+      throttled,
       last_seen: new Date(lastMs).toISOString(),
       tools,
     });

@@ -1,6 +1,7 @@
 /**
  * Turns a synthesized gateway config into the one `dev` serves: loopback only, its own token and session key,
- * a local audit log, and backend hosts mapped to locally running backends.
+ * a local audit log, no limit store (rate limits count in the one process), and backend hosts mapped to locally
+ * running backends.
  */
 import * as crypto from 'node:crypto';
 import type { GatewayConfig, ToolConfig } from '../contract';
@@ -65,6 +66,8 @@ export function localGatewayConfig(config: GatewayConfig, options: LocalGatewayO
     allowed_hosts: _hosts,
     allowed_origins: _origins,
     session_key_file: _deployedKeyFile,
+    // one local process counts its limits exactly; the deployed store's host does not resolve here
+    store: _deployedStore,
     ...settings
   } = config.gateway;
   const tools: ToolConfig[] = config.tools.map((t) => ({

@@ -31,7 +31,7 @@ const recordArb = fc
     clientVersion: fc.constant<string | null>(null),
     tool: fc.constantFrom('get_customer', 'create_ticket', 'constructor'),
     outcome: fc.constantFrom('ok', 'ok', 'refused', 'refused', 'error') as fc.Arbitrary<DashboardRecord['outcome']>,
-    message: fc.constantFrom('m1', 'm2', 'm3', 'm4', 'm5', 'm6'),
+    message: fc.constantFrom('m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'Rate limit reached: 6 calls per minute'),
   })
   .map((r): DashboardRecord => ({
     ...r,
@@ -101,6 +101,7 @@ function bruteForce(records: readonly DashboardRecord[], window: WindowName, rul
         errors: mine.filter((r) => r.outcome === 'error').length,
         refusal_rate: refusals / calls,
         flagged: flagged(calls, refusals),
+        throttled: mine.filter((r) => r.message?.startsWith('Rate limit reached: ')).length,
         last_seen: new Date(Math.max(...mine.map((r) => r.tsMs))).toISOString(),
         tools,
       };

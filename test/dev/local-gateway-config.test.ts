@@ -70,6 +70,20 @@ describe('local gateway config', () => {
     assert.equal(sha256Hex('tok'), crypto.createHash('sha256').update('tok').digest('hex'));
   });
 
+  it('keeps the rate limits and drops the deployed store: one local process counts them exactly', () => {
+    const limited = {
+      ...deployed,
+      gateway: {
+        ...deployed.gateway,
+        rate_limits: [{ calls: 60, per: 'minute' as const }],
+        store: { url: 'redis://limit-store:6379', password: { secret: 'MCP_LIMIT_STORE_PASSWORD' } },
+      },
+    };
+    const local = localGatewayConfig(limited, { auditLogPath: '/tmp/a.jsonl', maps: {} });
+    assert.deepEqual(local.gateway.rate_limits, [{ calls: 60, per: 'minute' }]);
+    assert.equal(local.gateway.store, undefined);
+  });
+
   it('keeps auth none as declared', () => {
     const open = { ...deployed, gateway: { ...deployed.gateway, auth: 'none' as const } };
     assert.equal(localGatewayConfig(open, { auditLogPath: '/tmp/a.jsonl', maps: {} }).gateway.auth, 'none');

@@ -87,6 +87,17 @@
       }),
     );
     $('flagged').hidden = flagged.length === 0;
+    const throttled = summary.agents.filter((a) => a.throttled > 0);
+    $('total-throttled').textContent = String(throttled.length);
+    $('throttled-items').replaceChildren(
+      ...throttled.map((agent) =>
+        el('li', { dataset: { agent: agentName(agent) } }, [
+          agentButton(agent),
+          document.createTextNode(`: ${agent.throttled} of ${agent.calls} calls refused by a rate limit`),
+        ]),
+      ),
+    );
+    $('throttled').hidden = throttled.length === 0;
     const rule = summary.flag_rule;
     $('rule').textContent =
       `An agent is flagged when it has at least ${rule.min_refusals} refused calls and a refusal ` +
@@ -113,6 +124,7 @@
         if (index === 0) {
           agentCell.appendChild(agentButton(agent));
           if (agent.flagged) agentCell.appendChild(el('span', { className: 'badge', text: 'failing' }));
+          if (agent.throttled > 0) agentCell.appendChild(el('span', { className: 'badge', text: 'throttled' }));
         } else {
           agentCell.appendChild(el('span', { className: 'muted', text: agentName(agent), 'aria-hidden': 'true' }));
         }
