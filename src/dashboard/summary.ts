@@ -144,7 +144,8 @@ export function summarize(store: AuditStore, window: WindowName, rule: FlagRule)
       refusals += row.refusals;
       errors += row.errors;
       if (row.lastMs > lastMs) lastMs = row.lastMs;
-      for (const [message, count] of row.messages) if (message.startsWith(RATE_LIMIT_MESSAGE_PREFIX)) throttled += count;
+      for (const [message, count] of row.messages)
+        if (message.startsWith(RATE_LIMIT_MESSAGE_PREFIX)) throttled += count;
     }
     totals.calls += calls;
     totals.refusals += refusals;

@@ -10,12 +10,13 @@
 import * as assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { eventually } from '../helpers/eventually';
-import { connectSdkClient, type SdkConnection } from '../helpers/mcp';
+import { connectSdkClient, initializeRequest, type SdkConnection } from '../helpers/mcp';
 import { openStream, type OpenStream } from '../helpers/http';
 import { modernRequest, postModern } from '../helpers/modern';
 import { reusePortNode } from '../helpers/reuse-port-node';
@@ -37,6 +38,9 @@ const REPO = path.resolve(__dirname, '../..');
 const BASE_IMAGE_SCRIPT = path.join(REPO, 'scripts', 'node-base-image.sh');
 /** Node 22 (SO_REUSEPORT for replicas sharing a port); built locally, no image registry is reachable here. */
 const BASE_IMAGE = 'local/node-base:node22';
+/** Debian's redis-server as an image (scripts/redis-image.sh), for the LimitStore. */
+const STORE_IMAGE = 'local/redis:deploy-test';
+const STORE_IMAGE_SCRIPT = path.join(REPO, 'scripts', 'redis-image.sh');
 const UPGRADE_MARKER = path.join(REPO, 'dist', 'image-context', 'deploy-test-upgrade.txt');
 
 const requirement = deployTestRequirement();
@@ -187,6 +191,38 @@ new mcp.Gateway(stack, 'agents', {
   hostIp: '127.0.0.1',
   baseImage: params.baseImage,
   validateInput: params.validateInput,
+});
+app.synth();
+`;
+
+/** Two replicas sharing rate limits and ended sessions through a LimitStore beside them. */
+const STORE_STACK = `
+const { App, TerraformStack, TerraformVariable } = cdktf;
+const app = new App();
+const stack = new TerraformStack(app, params.stack);
+new docker.DockerProvider(stack, 'docker', {});
+const sessionKey = new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true });
+const storePassword = new TerraformVariable(stack, 'store_password', { type: 'string', sensitive: true });
+const store = new mcp.LimitStore(stack, 'Limits', {
+  name: 'limits',
+  image: params.storeImage,
+  password: storePassword.stringValue,
+  hostPort: params.storePort,
+});
+const getCustomer = new mcp.Service(stack, 'get_customer', {
+  endpoint: { url: params.backendUrl + '/customers/{customer_id}', method: 'GET' },
+  input: { customer_id: { type: 'string', required: true } },
+});
+new mcp.Gateway(stack, 'agents', {
+  services: [getCustomer],
+  auth: { tokens: [{ id: 'store-bot', sha256: params.tokenSha256 }] },
+  replicas: 2,
+  sessionKey: sessionKey.stringValue,
+  port: params.port,
+  hostIp: '127.0.0.1',
+  baseImage: params.baseImage,
+  rateLimits: [{ calls: params.calls, per: 'hour' }],
+  store,
 });
 app.synth();
 `;
@@ -908,6 +944,173 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
         images: (await imageTags()).filter((t) => t.includes(stack)),
       };
       assert.deepEqual(left, { services: [], configs: [], secrets: [], volumes: [], containers: [], images: [] });
+    });
+  });
+  describe('a replicated gateway sharing limits and ended sessions through a LimitStore', function () {
+    const bot = makeToken('store-bot');
+    const stack = `store-${suffix}`;
+    const serviceName = `${stack}-agents`;
+    const calls = 8;
+    const vars = {
+      TF_VAR_session_key: randomBytes(32).toString('base64'),
+      TF_VAR_store_password: randomBytes(18).toString('base64url'),
+    };
+    let app: CdktfApp;
+    let backend: TestBackend;
+    let port = 0;
+
+    /** One request on a connection of its own, so that SO_REUSEPORT spreads the requests over both replicas. */
+    function fresh(
+      method: string,
+      body: unknown,
+      headers: Record<string, string>,
+    ): Promise<{ status: number; text: string }> {
+      return new Promise((resolve, reject) => {
+        const data = body === undefined ? '' : JSON.stringify(body);
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/mcp',
+            method,
+            agent: false,
+            headers: {
+              connection: 'close',
+              authorization: `Bearer ${bot.token}`,
+              accept: 'application/json, text/event-stream',
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(data),
+              ...headers,
+            },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (text += c));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                text,
+                ...(res.headers['mcp-session-id'] ? { session: res.headers['mcp-session-id'] } : {}),
+              }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end(data);
+      });
+    }
+
+    /** Audit records per replica (each writes a file of its own into the audit volume). */
+    async function auditByReplica(): Promise<number[]> {
+      const mount = await docker(['volume', 'inspect', '--format', '{{.Mountpoint}}', `${serviceName}-audit`]);
+      return fs
+        .readdirSync(mount)
+        .filter((f) => f.endsWith('.jsonl'))
+        .map((f) => fs.readFileSync(path.join(mount, f), 'utf8').split('\n').filter(Boolean).length);
+    }
+
+    before(async function () {
+      this.timeout(5 * 60_000);
+      swarm = swarm ?? (await ensureSwarm(log));
+      const image = await command('bash', [STORE_IMAGE_SCRIPT, STORE_IMAGE], { timeoutMs: 120_000 });
+      assert.equal(image.code, 0, `${STORE_IMAGE_SCRIPT} failed: ${image.stderr.trim().slice(-1000)}`);
+      backend = await startBackend();
+      port = await freePort();
+      app = new CdktfApp(path.join(tmp, 'store'), STORE_STACK, env);
+      app.params({
+        stack,
+        backendUrl: backend.url,
+        baseImage: BASE_IMAGE,
+        storeImage: STORE_IMAGE,
+        storePort: await freePort(),
+        tokenSha256: bot.sha256,
+        port,
+        calls,
+      });
+    });
+
+    after(async function () {
+      this.timeout(10 * 60_000);
+      if ((await dockerObjects('service')).includes(serviceName)) await app.destroy(vars);
+      await backend?.close();
+    });
+
+    it('deploys; the replicas admit exactly the limit together, refuse the next calls with -32023, and a DELETE on one ends the session on both', async function () {
+      this.timeout(20 * 60_000);
+      const run = await app.deploy(vars);
+      assertOk(run, 'cdktf deploy (replicas with a LimitStore)');
+      record('deploy from zero, 2 replicas and a LimitStore', `${run.seconds.toFixed(1)} s`);
+      await eventually(async () => assert.equal(await healthyTasks(serviceName), 2), { timeoutMs: 60_000 });
+      const outcomes = { admitted: 0, limited: 0, other: [] as string[] };
+      for (let i = 0; i < 3 * calls; i++) {
+        const body = modernRequest('tools/call', { name: 'get_customer', arguments: { customer_id: `C-${i}` } }, i);
+        const res = await fresh('POST', body, {
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'get_customer',
+        });
+        const message = JSON.parse(res.text);
+        if (res.status === 200 && message.result?.isError !== true) outcomes.admitted++;
+        else if (
+          res.status === 429 &&
+          message.error?.code === -32023 &&
+          message.error.message === `Rate limit reached: ${calls} calls per hour`
+        )
+          outcomes.limited++;
+        else outcomes.other.push(`HTTP ${res.status} ${res.text.slice(0, 200)}`);
+      }
+      assert.deepEqual(outcomes, { admitted: calls, limited: 2 * calls, other: [] });
+      const perReplica = await eventually(async () => {
+        const counts = await auditByReplica();
+        assert.equal(
+          counts.reduce((a, b) => a + b, 0),
+          3 * calls,
+        );
+        return counts;
+      });
+      record('calls answered per replica (limit shared by both)', perReplica.join(' + '));
+      assert.equal(
+        perReplica.filter((n) => n > 0).length,
+        2,
+        `one replica answered every call: ${perReplica.join(', ')}`,
+      );
+
+      const opened = (await fresh('POST', initializeRequest('2025-11-25'), {})) as { status: number; session?: string };
+      assert.ok(opened.session, 'initialize gave no session');
+      const ping = () =>
+        fresh(
+          'POST',
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { 'mcp-session-id': opened.session!, 'mcp-protocol-version': '2025-11-25' },
+        );
+      assert.deepEqual(
+        new Set(await Promise.all(Array.from({ length: 10 }, ping)).then((r) => r.map((x) => x.status))),
+        new Set([200]),
+      );
+      const deleted = await fresh('DELETE', undefined, {
+        'mcp-session-id': opened.session!,
+        'mcp-protocol-version': '2025-11-25',
+      });
+      assert.equal(deleted.status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const after = await Promise.all(Array.from({ length: 10 }, ping));
+      assert.deepEqual(
+        new Set(after.map((x) => x.status)),
+        new Set([404]),
+        'a replica still honoured the ended session 100 ms after the DELETE',
+      );
+    });
+
+    it('destroys the gateway, the store and their volumes', async function () {
+      this.timeout(10 * 60_000);
+      assertOk(await app.destroy(vars), 'cdktf destroy (replicas with a LimitStore)');
+      const left = {
+        services: (await dockerObjects('service')).filter((n) => n.startsWith(stack)),
+        volumes: (await dockerObjects('volume')).filter((n) => n.startsWith(stack)),
+        containers: (await dockerObjects('container')).filter((n) => n.startsWith(stack)),
+      };
+      assert.deepEqual(left, { services: [], volumes: [], containers: [] });
     });
   });
 });
