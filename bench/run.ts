@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: runs every benchmark suite in one process and prints their tables.
- * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|startup|dashboard|session-token|workers|response|reload|response-attacks`.
+ * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|startup|dashboard|session-token|workers|response|reload|response-attacks|rate-limits`.
  */
 import { runValidationBench } from './validation';
 import { runGatewayBench, runStartupBench } from './gateway';
@@ -11,6 +11,7 @@ import { runWorkersBench } from './workers';
 import { runResponseBench } from './response';
 import { runReloadBench } from './reload';
 import { runResponseAttacksBench } from './response-attacks';
+import { runRateLimitsBench } from './rate-limits';
 
 const suites: Record<string, () => Promise<void>> = {
   validation: runValidationBench,
@@ -23,6 +24,7 @@ const suites: Record<string, () => Promise<void>> = {
   response: runResponseBench,
   reload: runReloadBench,
   'response-attacks': runResponseAttacksBench,
+  'rate-limits': runRateLimitsBench,
 };
 
 async function main(): Promise<void> {

@@ -30,10 +30,10 @@ export interface StoreLimit {
 }
 
 /**
- * The script's answer: `[1, index, remaining, resetMs]` when the call was counted (index of the limit with the
- * fewest calls left), `[0, index, retryAfterMs, 0]` when limit `index` (1-based) refused it and nothing was counted.
+ * The script's answer: `[1, 0, 0]` when the call was counted, `[0, index, retryAfterMs]` when limit `index`
+ * (1-based) refused it and nothing was counted.
  */
-export type LimitReply = readonly [number, number, number, number];
+export type LimitReply = readonly [number, number, number];
 
 /** Ended sessions as the store passes them between replicas: the id's MAC and the id's expiry. */
 export type RevokedListener = (mac: string, expiresAtMs: number) => void;
@@ -217,6 +217,8 @@ function newClient(url: string, password: string | undefined, timeoutMs: number)
     // fail at once while disconnected rather than queue calls behind a reconnect
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
+    // calls issued in the same tick share one write to the store
+    enableAutoPipelining: true,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
     ...(url.startsWith('rediss:') ? { tls: {} } : {}),
   };
