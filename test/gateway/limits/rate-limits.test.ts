@@ -125,6 +125,29 @@ describe('rate limits without a store', function () {
     assert.ok(res.json.find((m: { id: string }) => m.id === 'fine').result);
   });
 
+  it('counts a refused call against none of its limits (in the process)', async () => {
+    const local = await startInProcessGateway(
+      botConfig([tool('a', `${backend.url}/a`), tool('b', `${backend.url}/b`)], {
+        rate_limits: [
+          { calls: 2, per: 'hour' },
+          { calls: 1, per: 'hour', tool: 'a' },
+        ],
+      }),
+    );
+    try {
+      if (3_600_000 - (Date.now() % 3_600_000) < 5_000) await new Promise((r) => setTimeout(r, 6_000));
+      const session = await initializeSession(local.url, '2025-11-25');
+      const status = async (name: string) =>
+        (await postJson(local.url, toolsCallRequest(name, {}), { 'mcp-session-id': session })).status;
+      assert.deepEqual(
+        [await status('a'), await status('a'), await status('a'), await status('b'), await status('b')],
+        [200, 429, 429, 200, 429],
+      );
+    } finally {
+      await local.close();
+    }
+  });
+
   it("keeps a backend's own 429 an isError tool result", async () => {
     const session = await initializeSession(gw.url, '2025-11-25');
     const res = await postJson(gw.url, toolsCallRequest('busy', {}), { 'mcp-session-id': session });

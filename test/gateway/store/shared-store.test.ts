@@ -153,6 +153,25 @@ if (REDIS_SERVER === undefined) {
       for (let i = 0; i < 5; i++) assert.equal((await call(i % 2 ? a : b, i % 2 ? sa : sb, 'lookup')).status, 200);
     });
 
+    it('counts a refused call against none of its limits', async () => {
+      const doc = config([
+        { calls: 3, per: 'hour' },
+        { tool: 'create_ticket', calls: 1, per: 'hour' },
+      ]);
+      const [a, b] = await Promise.all([gateway(doc), gateway(doc)]);
+      const [sa, sb] = await Promise.all([session(a), session(b)]);
+      await roomInWindow(3_600_000, 15_000);
+      assert.equal((await call(a, sa, 'create_ticket')).status, 200);
+      // refused by the tool's limit: the hour's count of every tool stays at 1
+      for (let i = 0; i < 5; i++)
+        assert.equal((await call(i % 2 ? a : b, i % 2 ? sa : sb, 'create_ticket')).status, 429);
+      assert.equal((await call(b, sb, 'lookup')).status, 200);
+      assert.equal((await call(a, sa, 'lookup')).status, 200);
+      const over = await call(b, sb, 'lookup');
+      assert.equal(over.status, 429);
+      assert.equal(over.message?.error?.message, 'Rate limit reached: 3 calls per hour');
+    });
+
     it("a day's quota survives a gateway restart", async () => {
       const doc = config([{ calls: 3, per: 'day' }]);
       await roomInWindow(86_400_000, 30_000);
