@@ -11,4 +11,4 @@ export type { ServiceResponse } from './service-response';
 export * from './openapi-services';
 export type { GatewayLimits } from './gateway-limits';
 export * from './limit-store';
-export type { GatewayStoreOptions, RateLimit } from './rate-limits';
+export type { GatewayStoreOptions, RateLimit, ServiceRateLimit } from './rate-limits';

@@ -14,15 +14,22 @@ import { quote } from './docker-names';
 import { Secret } from './secret';
 
 /**
- * A limit on the calls of each agent (each principal: a static token, an OAuth subject) over a window that starts
- * at a multiple of its length (UTC), e.g. `{ calls: 60, per: 'minute' }` or a day's quota `{ calls: 10000, per:
- * 'day' }`. A call over it gets HTTP 429 and JSON-RPC -32023 naming the limit (see docs/rate-limits.md).
+ * A limit on the calls of each agent (each principal: a static token, an OAuth subject) of one service's tool,
+ * over a window that starts at a multiple of its length (UTC), e.g. `{ calls: 10, per: 'minute' }`. A call over it
+ * gets HTTP 429 and JSON-RPC -32023 naming the limit (see docs/rate-limits.md).
  */
-export interface RateLimit {
+export interface ServiceRateLimit {
   /** Calls allowed in each window, 1 to 1,000,000,000. */
   readonly calls: number;
   /** The window: `'second'`, `'minute'`, `'hour'` or `'day'`. */
   readonly per: RateLimitWindow;
+}
+
+/**
+ * A limit on the calls of each agent over a window, of every tool of a gateway together or of one `tool`, e.g.
+ * `{ calls: 60, per: 'minute' }` or a day's quota `{ calls: 10000, per: 'day' }`.
+ */
+export interface RateLimit extends ServiceRateLimit {
   /**
    * The tool (a service's name) whose calls the limit counts; on a `Service`'s own `rateLimits`, that service.
    * @default - every tool of the gateway, counted together
@@ -63,7 +70,7 @@ const WINDOWS = Object.keys(RATE_LIMIT_WINDOWS);
  */
 export function checkRateLimits(
   prop: string,
-  value: readonly RateLimit[] | undefined,
+  value: readonly (RateLimit | ServiceRateLimit)[] | undefined,
   fail: (m: string) => never,
   tool?: string,
 ): RateLimitConfig[] {

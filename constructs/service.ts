@@ -36,7 +36,7 @@ import { checkHeaders, checkTls, GatewayUpload, ServiceTls } from './service-end
 import { BackendImages, checkBuild, ServiceContainerBuild } from './service-image';
 import { checkScopes } from './oauth-props';
 import { resolveResponse, type ServiceResponse } from './service-response';
-import { checkRateLimits, type RateLimit } from './rate-limits';
+import { checkRateLimits, type ServiceRateLimit } from './rate-limits';
 
 /** The label that marks a service's backend container. */
 export const SERVICE_LABEL = 'cdktf-mcp-gateway.service';
@@ -176,7 +176,7 @@ export interface ServiceProps {
    * `rateLimits`, e.g. `[{ calls: 10, per: 'minute' }]` (see docs/rate-limits.md).
    * @default - none
    */
-  readonly rateLimits?: readonly Omit<RateLimit, 'tool'>[];
+  readonly rateLimits?: readonly ServiceRateLimit[];
 }
 
 /**

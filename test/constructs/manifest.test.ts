@@ -135,7 +135,7 @@ describe('Manifest', () => {
         errorOf(text),
         'support-desk.yaml:7:5: services.get_customer.timeout: unknown key `timeout` (expected one of: description, ' +
           'endpoint, input, input_schema, output, output_schema, response, timeout_ms, container, forward_identity, ' +
-          'required_scopes)',
+          'required_scopes, rate_limits)',
       );
     });
 

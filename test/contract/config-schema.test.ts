@@ -17,6 +17,8 @@ import {
   type TokenConfig,
   type ToolConfig,
   type ResponseConfig,
+  type RateLimitConfig,
+  type StoreConfig,
 } from '../../src/contract';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -43,6 +45,8 @@ export type FieldChecks = [
   Expect<Equal<Keys<typeof toolSchema>, keyof ToolConfig>>,
   Expect<Equal<Keys<typeof backendSchema>, keyof ToolConfig['backend']>>,
   Expect<Equal<Keys<typeof toolSchema.properties.response>, keyof ResponseConfig>>,
+  Expect<Equal<Keys<typeof gatewaySchema.properties.rate_limits.items>, keyof RateLimitConfig>>,
+  Expect<Equal<Keys<typeof gatewaySchema.properties.store>, keyof StoreConfig>>,
 ];
 
 // Required fields: the schema's `required` and the type's non-optional keys.
@@ -54,6 +58,8 @@ export type RequiredChecks = [
   Expect<Equal<RequiredKeys<AuthConfig>, never>>,
   Expect<Equal<Req<typeof toolSchema>, RequiredKeys<ToolConfig>>>,
   Expect<Equal<Req<typeof backendSchema>, RequiredKeys<ToolConfig['backend']>>>,
+  Expect<Equal<Req<typeof gatewaySchema.properties.rate_limits.items>, RequiredKeys<RateLimitConfig>>>,
+  Expect<Equal<Req<typeof gatewaySchema.properties.store>, RequiredKeys<StoreConfig>>>,
 ];
 
 describe('the config type and the config schema', () => {
@@ -90,6 +96,8 @@ describe('the config type and the config schema', () => {
         tools_list_page_size: 1,
         metrics: true,
         resource_url: 'https://gw.example.com/mcp',
+        rate_limits: [{ calls: 1, per: 'minute', tool: 't' }],
+        store: { url: 'redis://store:6379', password: { secret: 'P' }, on_unavailable: 'allow', timeout_ms: 1 },
       },
       tools: [
         {
@@ -119,6 +127,11 @@ describe('the config type and the config schema', () => {
     assert.deepEqual(keys(toolSchema), Object.keys(sample.tools[0]).sort());
     assert.deepEqual(keys(backendSchema), Object.keys(sample.tools[0].backend).sort());
     assert.deepEqual(keys(toolSchema.properties.response), Object.keys(sample.tools[0].response!).sort());
+    assert.deepEqual(
+      keys(gatewaySchema.properties.rate_limits.items),
+      Object.keys(sample.gateway.rate_limits![0]).sort(),
+    );
+    assert.deepEqual(keys(gatewaySchema.properties.store), Object.keys(sample.gateway.store!).sort());
   });
 
   it('enumerate the channels and methods of the shared rules', () => {
