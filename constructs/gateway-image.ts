@@ -40,21 +40,27 @@ export class GatewayImage extends Construct {
     });
   }
 
-  /** The name (repository:tag) of the image built on `baseImage`; its tag carries the context's hash. */
-  public nameFor(baseImage: string): string {
+  /**
+   * The name (repository:tag) of the image built on `baseImage`, under `registry` (`host:port`) when it is pushed
+   * there; its tag carries the context's hash.
+   */
+  public nameFor(baseImage: string, registry?: string): string {
     const stackName = TerraformStack.of(this)
       .node.id.toLowerCase()
       .replace(/[^a-z0-9_.-]/g, '-');
-    return `cdktf-mcp-gateway-${stackName}:${tagOf(baseImage)}-${this.context.assetHash.slice(0, 12).toLowerCase()}`;
+    const repository = `${registry === undefined ? '' : `${registry}/`}cdktf-mcp-gateway-${stackName}`;
+    return `${repository}:${tagOf(baseImage)}-${this.context.assetHash.slice(0, 12).toLowerCase()}`;
   }
 
-  /** The `docker_image` built on `baseImage` (one per distinct base image). */
-  public imageFor(baseImage: string): Image {
-    const existing = this.images.get(baseImage);
+  /** The `docker_image` built on `baseImage` (one per distinct base image and registry). */
+  public imageFor(baseImage: string, registry?: string): Image {
+    const key = `${registry ?? ''} ${baseImage}`;
+    const existing = this.images.get(key);
     if (existing !== undefined) return existing;
     const tag = tagOf(baseImage);
-    const image = new Image(this, baseImage === DEFAULT_BASE_IMAGE ? 'Resource' : `Image-${tag}`, {
-      name: this.nameFor(baseImage),
+    const id = baseImage === DEFAULT_BASE_IMAGE ? 'Resource' : `Image-${tag}`;
+    const image = new Image(this, registry === undefined ? id : `${id}-${tagOf(registry)}`, {
+      name: this.nameFor(baseImage, registry),
       buildAttribute: {
         context: this.context.path,
         buildArgs: { BASE_IMAGE: baseImage },
@@ -65,7 +71,7 @@ export class GatewayImage extends Construct {
       forceRemove: true,
       lifecycle: { createBeforeDestroy: true },
     });
-    this.images.set(baseImage, image);
+    this.images.set(key, image);
     return image;
   }
 }

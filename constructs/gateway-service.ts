@@ -21,6 +21,13 @@ import { dockerName, quote } from './docker-names';
 import type { GatewayProps } from './gateway';
 import { createPreflight } from './gateway-container';
 import type { SecretsRevision } from './secrets-revision';
+import {
+  pushImage,
+  registryAuth,
+  taskPlacement,
+  type GatewayPlacement,
+  type GatewayRegistry,
+} from './gateway-registry';
 
 /**
  * How the replicas of a gateway are reached:
@@ -83,6 +90,10 @@ export interface GatewayServiceOptions {
   /** The files of the preflight check (config, CA bundles; the secrets come as files too). */
   readonly checkFiles: () => readonly ContainerFile[];
   readonly checkSecretFiles: readonly ContainerFile[];
+  /** The registry the image is pushed to, for nodes other than the manager. @default - the manager's image */
+  readonly registry?: GatewayRegistry;
+  /** @default - any node */
+  readonly placement?: GatewayPlacement;
 }
 
 /**
@@ -114,6 +125,8 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
     revision: options.revision,
   });
   const hostArgs = options.hostIp === undefined ? [] : ['--host', options.hostIp];
+  const pushed =
+    options.registry === undefined ? undefined : pushImage(scope, options.image, options.imageName, options.registry);
   // The provider reads a task's network back as the swarm's id of it ('host' comes back as a generated id that no
   // plan can know), which would plan a replacement of the service, an outage, on every deploy: the networks are
   // left out of the diff, and a change of publish mode replaces the service through this marker instead.
@@ -130,7 +143,7 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
     mode: { replicated: { replicas: options.replicas } },
     taskSpec: {
       containerSpec: {
-        image: options.image.imageId,
+        image: pushed?.reference ?? options.image.imageId,
         // host networking: the replica binds the published port itself (the healthcheck follows --port)
         args: hostNetwork
           ? ['serve', '--config', GATEWAY_CONFIG_FILE, '--port', String(options.port), ...hostArgs]
@@ -147,7 +160,9 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
 
       networksAdvanced: hostNetwork ? [{ name: 'host' }] : undefined,
       restartPolicy: { condition: 'any', delay: '2s', window: '30s' },
+      placement: taskPlacement(options.placement),
     },
+    ...registryAuth(options.registry),
     endpointSpec: hostNetwork
       ? undefined
       : {

@@ -46,6 +46,7 @@ import {
 import { SecretsRevision } from './secrets-revision';
 import { Service } from './service';
 import { LimitStore } from './limit-store';
+import { checkPlacement, checkRegistry, type GatewayPlacement, type GatewayRegistry } from './gateway-registry';
 import { checkRateLimits, storeConfig, type GatewayStoreOptions, type RateLimit } from './rate-limits';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
@@ -196,6 +197,18 @@ export interface GatewayProps extends GatewayLimits {
    *   that receives it
    */
   readonly store?: LimitStore | GatewayStoreOptions;
+  /**
+   * With `replicas` on a multi-node Swarm: the registry the image reaches every node through (pushed by the
+   * stack, pulled by digest). Only with `replicas`.
+   * @default - none: the tasks run the image built on the manager, so they run on the manager only
+   */
+  readonly registry?: GatewayRegistry;
+  /**
+   * With `replicas`: where the tasks may run (constraints, a per-node limit). Replicas are spread over the eligible
+   * nodes in any case.
+   * @default - any node, spread
+   */
+  readonly placement?: GatewayPlacement;
 }
 
 /** The secret a `LimitStore`'s password reaches the gateway as (`/run/secrets/NAME`). */
@@ -247,6 +260,7 @@ export class Gateway extends Construct {
     const fail = (message: string): never => {
       throw new Error(`Gateway '${this.name}': ${message}`);
     };
+    this.fail = fail;
 
     this.port = props.port ?? DEFAULT_PORT;
     if (!isPort(this.port)) {
@@ -402,6 +416,11 @@ export class Gateway extends Construct {
     };
   }
 
+  /** Fails naming the gateway. */
+  private fail: (message: string) => never = () => {
+    throw new Error('unreachable');
+  };
+
   /** The secret name of `store.password` (given in `secrets`), to check it is given. */
   private storeSecretName: string | undefined;
   /** A `LimitStore`'s password, handed to the gateway as a secret of its own. */
@@ -423,8 +442,15 @@ export class Gateway extends Construct {
     ];
     const revision = secretValues.length > 0 ? new SecretsRevision(this, 'SecretsRevision', secretValues) : undefined;
     const secretFiles = secretValues.map(([name, value]) => secretFile(name, value));
-    const image = GatewayImage.of(this).imageFor(baseImage);
-    const imageName = GatewayImage.of(this).nameFor(baseImage);
+    const registry = props.registry === undefined ? undefined : checkRegistry(props.registry, this.fail);
+    const placement = props.placement === undefined ? undefined : checkPlacement(props.placement, this.fail);
+    if (replicas === undefined && (registry !== undefined || placement !== undefined)) {
+      this.fail(
+        `${registry !== undefined ? 'registry' : 'placement'} applies to replicas only: set 'replicas', or drop it`,
+      );
+    }
+    const image = GatewayImage.of(this).imageFor(baseImage, registry?.address);
+    const imageName = GatewayImage.of(this).nameFor(baseImage, registry?.address);
     new ConfigSummary(this, 'ConfigSummary', outputIdOf(this.name).replace(/_url$/, '_config'), () => this.config());
     if (replicas === undefined) {
       return {
@@ -459,6 +485,8 @@ export class Gateway extends Construct {
         revision,
         checkFiles: () => this.files(),
         checkSecretFiles: secretFiles,
+        registry,
+        placement,
       }),
     };
   }

@@ -12,3 +12,4 @@ export * from './openapi-services';
 export type { GatewayLimits } from './gateway-limits';
 export * from './limit-store';
 export type { GatewayStoreOptions, RateLimit, ServiceRateLimit } from './rate-limits';
+export type { GatewayPlacement, GatewayRegistry } from './gateway-registry';

@@ -74,10 +74,15 @@ export class CdktfApp {
     return this.run(['destroy', '--auto-approve', '--skip-provider-lock'], extraEnv);
   }
 
-  private run(args: string[], extraEnv: Record<string, string>): Promise<CdktfRun> {
+  /**
+   * `cdktf ARGS`, prefixed by `wrapper` when given (e.g. `['nsenter', '--net=/var/run/netns/mn-1']` to deploy
+   * from inside a network namespace).
+   */
+  public run(args: string[], extraEnv: Record<string, string>, wrapper: readonly string[] = []): Promise<CdktfRun> {
     const started = Date.now();
+    const [file, ...prefix] = wrapper.length === 0 ? [CDKTF] : [...wrapper, CDKTF];
     return new Promise((resolve, reject) => {
-      const child = spawn(CDKTF, args, {
+      const child = spawn(file, [...prefix, ...args], {
         cwd: this.dir,
         env: {
           ...process.env,

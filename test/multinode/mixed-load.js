@@ -1,0 +1,115 @@
+// A steady load through the load balancer, run inside the cluster's client namespace (node mixed-load.js URL TOKEN):
+// alternating valid and invalid calls from one 2025 session (opened first, kept throughout) and as 2026-07-28
+// requests, each on a new connection, so that every node gets some. A valid call must succeed; an invalid one must
+// be refused (-32602) with validation on, or reach the backend with it off. Prints one JSON line of counts on
+// SIGTERM and exits.
+'use strict';
+const http = require('http');
+const [url, token] = process.argv.slice(2);
+const target = new URL(url);
+const counts = { calls: 0, failed: 0, session_404: 0, by_outcome: {}, failures: [] };
+let stopping = false;
+
+function post(body, headers) {
+  return new Promise((resolve) => {
+    const data = JSON.stringify(body);
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent: false,
+        timeout: 10000,
+        headers: {
+          connection: 'close',
+          authorization: `Bearer ${token}`,
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(data),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', (err) => resolve({ status: 0, text: err.message }));
+    req.end(data);
+  });
+}
+
+function classify(res, valid) {
+  let message;
+  try {
+    message = JSON.parse(res.text);
+  } catch {
+    return `HTTP ${res.status} ${res.text.slice(0, 120)}`;
+  }
+  if (res.status === 200 && message.result && message.result.isError !== true) return valid ? 'ok' : 'forwarded';
+  if (!valid && message.error && message.error.code === -32602) return 'refused';
+  return `HTTP ${res.status} ${res.text.slice(0, 160)}`;
+}
+
+async function loop(modern, session) {
+  let i = 0;
+  while (!stopping) {
+    const valid = i++ % 2 === 0;
+    const args = { customer_id: valid ? `C-${String(i % 10000).padStart(4, '0')}` : `bad-${i}` };
+    const call = { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'get_customer', arguments: args } };
+    const res = modern
+      ? await post(
+          {
+            ...call,
+            params: {
+              ...call.params,
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientCapabilities': {},
+                'io.modelcontextprotocol/clientInfo': { name: 'mixed-load', version: '1' },
+              },
+            },
+          },
+          { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_customer' },
+        )
+      : await post(call, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+    const outcome = classify(res, valid);
+    counts.calls++;
+    counts.by_outcome[outcome] = (counts.by_outcome[outcome] || 0) + 1;
+    if (!['ok', 'refused', 'forwarded'].includes(outcome)) {
+      counts.failed++;
+      if (res.status === 404) counts.session_404++;
+      if (counts.failures.length < 20) counts.failures.push(`${new Date().toISOString()} ${outcome}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+(async () => {
+  const init = await post(
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mixed-load', version: '1' } },
+    },
+    {},
+  );
+  const session = init.headers && init.headers['mcp-session-id'];
+  if (!session) {
+    console.log(JSON.stringify({ error: `initialize: HTTP ${init.status} ${init.text.slice(0, 200)}` }));
+    process.exit(1);
+  }
+  console.log(JSON.stringify({ started: true }));
+  const loops = [loop(false, session), loop(true, session), loop(false, session), loop(true, session)];
+  process.on('SIGTERM', async () => {
+    stopping = true;
+    await Promise.all(loops);
+    console.log(JSON.stringify(counts));
+    process.exit(0);
+  });
+})();

@@ -1,0 +1,301 @@
+/**
+ * A replicated gateway on a real three-node Docker Swarm (../shared/tools/swarm-cluster: three engines in network
+ * namespaces of their own, a registry, a client namespace), deployed by `cdktf deploy` to the manager: the image
+ * is pushed to the registry and pulled by digest on every node, the replicas spread one per node, and HAProxy
+ * (ours, checking `/readyz`, retrying with redispatch) spreads a steady load of 2025 session calls and 2026-07-28
+ * requests over them while validate_input is toggled, a node is drained, and a node is lost.
+ *
+ * Required under CI=true when the cluster tool is beside the repository; pending otherwise, with a title naming
+ * what is missing. Talks to private addresses only inside the cluster's namespaces (through nsenter).
+ */
+import * as assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CdktfApp, type CdktfRun } from '../deploy/cdktf-app';
+import { deployTestRequirement, toolchainBuilt, toolchainEnv } from '../deploy/toolchain';
+import { command } from '../image/docker';
+import { reusePortNode } from '../helpers/reuse-port-node';
+import { makeToken } from '../helpers/tokens';
+import { eventually } from '../helpers/eventually';
+
+const REPO = path.resolve(__dirname, '../..');
+const CLUSTER = path.resolve(REPO, '../shared/tools/swarm-cluster/cluster.sh');
+const MN = path.join(os.tmpdir(), 'swarm-cluster');
+const MANAGER = `unix://${MN}/node1/docker.sock`;
+const REGISTRY = '10.77.0.1:5000';
+const LB = 'http://10.77.0.10:8100/mcp';
+const BASE_IMAGE = 'local/node-base:node22';
+const requirement = deployTestRequirement();
+
+function log(line: string): void {
+  process.stdout.write(`      [multi-node] ${line}\n`);
+}
+const report: string[] = [];
+function record(what: string, value: string): void {
+  report.push(`| ${what} | ${value} |`);
+  log(`${what}: ${value}`);
+}
+
+const STACK = `
+const { App, TerraformStack, TerraformVariable } = cdktf;
+const app = new App();
+const stack = new TerraformStack(app, params.stack);
+new docker.DockerProvider(stack, 'docker', {});
+const sessionKey = new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true });
+const getCustomer = new mcp.Service(stack, 'get_customer', {
+  endpoint: { url: params.backendUrl + '/customers/{customer_id}', method: 'GET' },
+  input: { customer_id: { type: 'string', required: true, pattern: '^C-[0-9]{4}$' } },
+});
+new mcp.Gateway(stack, 'agents', {
+  services: [getCustomer],
+  auth: { tokens: [{ id: 'mn-bot', sha256: params.tokenSha256 }] },
+  replicas: 3,
+  sessionKey: sessionKey.stringValue,
+  port: 8080,
+  baseImage: params.baseImage,
+  registry: { address: params.registry, insecure: true },
+  validateInput: params.validateInput,
+});
+app.synth();
+`;
+
+/** `docker` against one node's engine. */
+function node(n: number, args: string[], timeoutMs = 60_000) {
+  return command('docker', ['-H', `unix://${MN}/node${n}/docker.sock`, ...args], { timeoutMs });
+}
+
+/** A process inside one of the cluster's network namespaces. */
+function inNamespace(ns: string, args: string[]): ChildProcess {
+  return spawn('nsenter', [`--net=/var/run/netns/${ns}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+const HAPROXY_CONFIG = `global
+  maxconn 4000
+defaults
+  mode http
+  timeout connect 1s
+  timeout client 30s
+  timeout server 30s
+  timeout check 1s
+frontend gw
+  bind 10.77.0.10:8100
+  default_backend gateways
+backend gateways
+  balance roundrobin
+  option httpchk GET /readyz
+  http-check expect status 200
+  retries 3
+  option redispatch 1
+  retry-on conn-failure empty-response
+  default-server inter 1s fall 2 rise 2
+  server n1 10.77.0.1:8080 check
+  server n2 10.77.0.2:8080 check
+  server n3 10.77.0.3:8080 check
+`;
+
+describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluster, real deploy)', function () {
+  const missing = !fs.existsSync(CLUSTER)
+    ? `${path.relative(REPO, CLUSTER)} (CI provides ../shared)`
+    : requirement === undefined || !toolchainBuilt()
+      ? 'a run that asks for it (CI=true or npm run test:deploy) and `npm run toolchain`'
+      : undefined;
+  if (missing !== undefined) {
+    if (process.env.CI === 'true' && !fs.existsSync(CLUSTER)) {
+      it('runs under CI=true', () => assert.fail(`the multi-node test is required under CI=true: ${missing}`));
+    } else {
+      it(`NOT RUN: needs ${missing}, root, and Debian's docker.io`);
+    }
+    return;
+  }
+  this.timeout(30 * 60_000);
+  const bot = makeToken('mn-bot');
+  const stack = `mn${randomBytes(2).toString('hex')}`;
+  const service = `${stack}-agents`;
+  const vars = { TF_VAR_session_key: randomBytes(32).toString('base64') };
+  const started: ChildProcess[] = [];
+  let app: CdktfApp;
+  let tmp = '';
+  let params: Record<string, unknown> = {};
+
+  async function cdktf(what: 'deploy' | 'destroy'): Promise<CdktfRun> {
+    // from inside the manager's namespace: the provider reads the pushed image's digest from the registry
+    const run = await app.run([what, '--auto-approve', '--skip-provider-lock'], { ...vars, DOCKER_HOST: MANAGER }, [
+      'nsenter',
+      '--net=/var/run/netns/mn-1',
+    ]);
+    fs.writeFileSync(path.join(tmp, `${what}-${Date.now()}.log`), run.output);
+    assert.equal(run.code, 0, `cdktf ${what} exited ${run.code}:\n${run.output.slice(-3000)}`);
+    return run;
+  }
+
+  async function runningByNode(): Promise<string[]> {
+    const out = await node(1, [
+      'service',
+      'ps',
+      service,
+      '--filter',
+      'desired-state=running',
+      '--format',
+      '{{.Node}} {{.CurrentState}}',
+    ]);
+    return out.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => / Running /.test(l))
+      .map((l) => l.split(' ')[0])
+      .sort();
+  }
+
+  /** Starts the load; `stop()` ends it and returns its counts. */
+  function startLoad(): {
+    stop: () => Promise<{ calls: number; failed: number; by_outcome: Record<string, number>; failures: string[] }>;
+  } {
+    const child = inNamespace('mn-lb', [process.execPath, path.join(__dirname, 'mixed-load.js'), LB, bot.token]);
+    started.push(child);
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    return {
+      stop: async () => {
+        child.kill('SIGTERM');
+        await new Promise((resolve) => child.once('exit', resolve));
+        const last = out.trim().split('\n').pop() ?? '{}';
+        return JSON.parse(last);
+      },
+    };
+  }
+
+  before(async function () {
+    const up = await command('bash', [CLUSTER, 'up'], { timeoutMs: 300_000, env: { ...process.env, MN } });
+    assert.equal(up.code, 0, `cluster.sh up failed: ${up.stdout.slice(-2000)} ${up.stderr.slice(-2000)}`);
+    const node22 = reusePortNode();
+    if ('missing' in node22) throw new Error(node22.missing);
+    const base = await command('bash', [path.join(REPO, 'scripts', 'node-base-image.sh'), BASE_IMAGE], {
+      timeoutMs: 300_000,
+      env: { ...process.env, NODE_BIN: node22.path, DOCKER_HOST: MANAGER },
+    });
+    assert.equal(base.code, 0, base.stderr);
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'multi-node-'));
+    fs.writeFileSync(path.join(tmp, 'haproxy.cfg'), HAPROXY_CONFIG);
+    const haproxy = inNamespace('mn-lb', [
+      'env',
+      `LD_LIBRARY_PATH=${MN}/cache/root/usr/lib/x86_64-linux-gnu`,
+      `${MN}/cache/root/usr/sbin/haproxy`,
+      '-db',
+      '-f',
+      path.join(tmp, 'haproxy.cfg'),
+    ]);
+    started.push(haproxy);
+    const backend = inNamespace('mn-lb', [
+      process.execPath,
+      '-e',
+      "require('http').createServer((q,s)=>{s.setHeader('content-type','application/json');s.end(JSON.stringify({id:q.url.split('/').pop()}))}).listen(9090,'10.77.0.10')",
+    ]);
+    started.push(backend);
+    app = new CdktfApp(path.join(tmp, 'app'), STACK, toolchainEnv(log));
+    params = {
+      stack,
+      backendUrl: 'http://10.77.0.10:9090',
+      baseImage: BASE_IMAGE,
+      registry: REGISTRY,
+      tokenSha256: bot.sha256,
+      validateInput: true,
+    };
+    app.params(params);
+  });
+
+  after(async function () {
+    for (const child of started) child.kill('SIGKILL');
+    const down = await command('bash', [CLUSTER, 'down'], { timeoutMs: 120_000, env: { ...process.env, MN } });
+    if (down.code !== 0) log(`cluster.sh down: ${down.stderr.slice(-500)}`);
+    if (tmp !== '') fs.rmSync(tmp, { recursive: true, force: true });
+    if (report.length > 0) log(`figures:\n| measure | value |\n|---|---|\n${report.join('\n')}`);
+  });
+
+  it('deploys three replicas, one per node, each pulling the image from the registry by digest', async () => {
+    const run = await cdktf('deploy');
+    record('deploy from zero, 3 replicas on 3 nodes', `${run.seconds.toFixed(1)} s`);
+    assert.deepEqual(await runningByNode(), ['mn-node1', 'mn-node2', 'mn-node3']);
+    const image = await node(1, [
+      'service',
+      'inspect',
+      service,
+      '--format',
+      '{{.Spec.TaskTemplate.ContainerSpec.Image}}',
+    ]);
+    assert.match(
+      image.stdout.trim(),
+      new RegExp(`^${REGISTRY.replace(/\./g, '\\.')}/cdktf-mcp-gateway-${stack}@sha256:[0-9a-f]{64}$`),
+    );
+  });
+
+  it('toggles validate_input (a rolling update over three nodes) under load: zero failed calls', async () => {
+    const load = startLoad();
+    await new Promise((r) => setTimeout(r, 3_000));
+    app.params({ ...params, validateInput: false });
+    const run = await cdktf('deploy');
+    record('rolling toggle of validate_input, 3 nodes', `${run.seconds.toFixed(1)} s`);
+    await new Promise((r) => setTimeout(r, 2_000));
+    const counts = await load.stop();
+    record('calls during the toggle (failed)', `${counts.calls} (${counts.failed})`);
+    assert.equal(counts.failed, 0, JSON.stringify(counts));
+    assert.ok((counts.by_outcome.forwarded ?? 0) > 0, 'the new config never served');
+  });
+
+  it('drains a node under load: zero failed calls', async () => {
+    const load = startLoad();
+    await new Promise((r) => setTimeout(r, 2_000));
+    await node(1, ['node', 'update', '--availability', 'drain', 'mn-node2']);
+    await eventually(async () => assert.ok(!(await runningByNode()).includes('mn-node2')), {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+    await new Promise((r) => setTimeout(r, 3_000));
+    const counts = await load.stop();
+    await node(1, ['node', 'update', '--availability', 'active', 'mn-node2']);
+    record('calls during a drain (failed)', `${counts.calls} (${counts.failed})`);
+    assert.equal(counts.failed, 0, JSON.stringify(counts));
+  });
+
+  it('loses a node (every process of it killed) under load: zero failed calls; Swarm runs the replica elsewhere', async () => {
+    const load = startLoad();
+    await new Promise((r) => setTimeout(r, 2_000));
+    const lost = Date.now();
+    const killed = await command(
+      'bash',
+      ['-c', `for f in $(find /sys/fs/cgroup/pids/mn/node3 -name cgroup.procs); do cat $f; done | xargs -r kill -KILL`],
+      { timeoutMs: 30_000 },
+    );
+    assert.equal(killed.code, 0, killed.stderr);
+    await eventually(async () => assert.equal((await runningByNode()).filter((n) => n !== 'mn-node3').length, 3), {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
+    record('node lost → 3 replicas running on the other nodes', `${((Date.now() - lost) / 1000).toFixed(1)} s`);
+    await new Promise((r) => setTimeout(r, 3_000));
+    const counts = await load.stop();
+    record('calls during a node loss (failed)', `${counts.calls} (${counts.failed})`);
+    assert.equal(counts.failed, 0, JSON.stringify(counts));
+  });
+
+  it('destroys the service, its configs, secrets and containers on the nodes left', async () => {
+    await cdktf('destroy');
+    for (const n of [1, 2]) {
+      const left = await node(n, ['ps', '-a', '--filter', `name=${stack}`, '--format', '{{.Names}}']);
+      assert.equal(left.stdout.trim(), '', `node${n} keeps containers: ${left.stdout}`);
+      // Swarm creates a task's named volume on the node it runs on; only the manager's is the stack's resource
+      const volumes = (
+        await node(n, ['volume', 'ls', '--filter', `name=${stack}`, '--format', '{{.Name}}'])
+      ).stdout.trim();
+      if (volumes !== '') record(`volumes left on node${n} (made by Swarm for a task)`, volumes.replace(/\n/g, ', '));
+    }
+    const objects = await Promise.all(
+      ['service', 'config', 'secret'].map(
+        async (kind) => (await node(1, [kind, 'ls', '--format', '{{.Name}}'])).stdout,
+      ),
+    );
+    assert.doesNotMatch(objects.join('\n'), new RegExp(stack));
+  });
+});
