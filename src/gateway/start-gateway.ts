@@ -32,6 +32,7 @@ import { StatusFile } from './status-file';
 import { RateLimiter } from './limits';
 import { SessionRevocations, SharedStore } from './store';
 import { BodyThread, ServiceClient } from './upstream';
+import { BackendHealth, backendOrigins } from './upstream/backend-health';
 import type { SecretSource } from './upstream/secrets';
 
 /** Options of `startGateway`. */
@@ -176,6 +177,7 @@ class Gateway implements RunningGateway {
   private storeUp = false;
   private readonly limiter: RateLimiter;
   private readonly revocations: SessionRevocations;
+  private readonly health: BackendHealth;
 
   constructor(
     config: GatewayConfig,
@@ -206,11 +208,20 @@ class Gateway implements RunningGateway {
     this.store = this.storeFor(this.state);
     this.limiter = new RateLimiter(this.store);
     this.revocations = new SessionRevocations(this.sessions, this.store, log);
-    const calls = { services: this.services, audit, concurrency, log, metrics: this.metrics, limiter: this.limiter };
+    this.health = new BackendHealth(() => backendOrigins(this.state.config.tools.map((t) => t.backend.url)), log);
+    const calls = {
+      services: this.services,
+      audit,
+      concurrency,
+      log,
+      metrics: this.metrics,
+      limiter: this.limiter,
+      health: this.health,
+    };
     this.http = {
       metrics: config.gateway.metrics === true ? this.metrics : undefined,
       mcp: { sessions: this.sessions, streams: this.streams, calls, revocations: this.revocations },
-      readiness: () => readiness(this.state, this.store),
+      readiness: () => readiness(this.state, this.store, this.health),
       log,
       state: () => this.state,
       configDigest: () => this.configDigest,
@@ -397,17 +408,32 @@ class Gateway implements RunningGateway {
     await this.audit.close();
     await this.services.close();
     await this.store?.close();
+    this.health.close();
     this.status?.stopped();
     this.log('info', 'stopped', { gateway: name });
   }
 }
 
-/** What `/readyz` adds to `status` and `config_digest`: how limits count, and the store's state. */
-function readiness(state: GatewayState, store: SharedStore | undefined): Record<string, string> {
+/**
+ * `/readyz`'s status and fields: not ready while no backend is reachable, or while the store is down and calls
+ * would be refused for it (`on_unavailable: 'refuse'`); how limits count, and the store's state.
+ */
+function readiness(
+  state: GatewayState,
+  store: SharedStore | undefined,
+  health: BackendHealth,
+): { status: string; fields: Record<string, string> } {
   const limits = !state.limits.any ? 'none' : store === undefined ? 'per_replica' : 'shared';
-  return store === undefined
-    ? { rate_limits: limits }
-    : { rate_limits: limits, store: store.available ? 'available' : 'unavailable' };
+  const fields: Record<string, string> =
+    store === undefined
+      ? { rate_limits: limits }
+      : { rate_limits: limits, store: store.available ? 'available' : 'unavailable' };
+  const status = !health.ready
+    ? 'backends_unreachable'
+    : store !== undefined && !store.available && store.onUnavailable === 'refuse'
+      ? 'store_unavailable'
+      : 'ok';
+  return { status, fields };
 }
 
 /** How long a start waits for the limit store before listening without it (calls fall back meanwhile). */

@@ -30,8 +30,11 @@ export interface HttpContext {
   shuttingDown(): boolean;
   /** Requests being answered on `/mcp` (graceful shutdown waits for them). */
   readonly inFlight: { count: number; onIdle?: () => void };
-  /** What `/readyz` reports besides the status and the digest (how rate limits count, the store's state). */
-  readiness(): Readonly<Record<string, string>>;
+  /**
+   * What `/readyz` reports besides the digest: its status (`ok`, or why the process should get no calls: 503) and
+   * how rate limits count and the store's state.
+   */
+  readiness(): { readonly status: string; readonly fields: Readonly<Record<string, string>> };
 }
 
 const MCP_PATH = '/mcp';
@@ -73,7 +76,14 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
     }
     if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
       if (ctx.shuttingDown()) sendJson(res, 503, '{"status":"shutting_down"}');
-      else sendJson(res, 200, JSON.stringify({ status: 'ok', config_digest: ctx.configDigest(), ...ctx.readiness() }));
+      else {
+        const { status, fields } = ctx.readiness();
+        sendJson(
+          res,
+          status === 'ok' ? 200 : 503,
+          JSON.stringify({ status, config_digest: ctx.configDigest(), ...fields }),
+        );
+      }
       return;
     }
     const resource = ctx.state().auth.resource;

@@ -12,6 +12,7 @@ import type { GatewayMetrics } from '../metrics';
 import { RpcCode, type RequestId } from '../mcp/jsonrpc';
 import { sessionDigest } from '../mcp/session-digest';
 import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
+import type { BackendHealth } from '../upstream/backend-health';
 import type { ShapeCounts } from '../../response';
 import type { Tool } from './tool-set';
 
@@ -37,6 +38,8 @@ export interface CallServices {
   readonly concurrency: { active: number; readonly byPrincipal: Map<Principal, number> };
   /** Counts calls against `state.limits`. @default - no counting (a gateway without limits) */
   readonly limiter?: RateLimiter;
+  /** Told whether each call reached its backend, for `/readyz`. @default - not told */
+  readonly health?: BackendHealth;
   readonly log: Logger;
 }
 
@@ -231,6 +234,7 @@ async function forward(call: Call, tool: Tool, args: Record<string, unknown>): P
       else byPrincipal.set(key, left);
     }
   }
+  ctx.health?.record(outcome.ok || outcome.code !== 'SERVICE_UNAVAILABLE');
   if (outcome.ok) {
     audit(call, 'ok', null, outcome.counts);
     return { result: outcome.resultJson };

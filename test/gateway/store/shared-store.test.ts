@@ -292,6 +292,9 @@ if (REDIS_SERVER === undefined) {
           slowest = Math.max(slowest, Date.now() - t);
         }
         redis.pause(false);
+        // under refuse the process leaves the load balancer's pool while the store is down
+        const ready = await fetch(`${gw.origin}/readyz`);
+        assert.equal(ready.status, policy === 'refuse' ? 503 : 200);
         const expected = policy === 'allow' ? 200 : 503;
         assert.deepEqual(new Set(outcomes), new Set([expected]));
         assert.ok(slowest < 50 + 450, `a call waited ${slowest} ms with timeout_ms 50`);
