@@ -2,10 +2,11 @@
 // alternating valid and invalid calls from one 2025 session (opened first, kept throughout) and as 2026-07-28
 // requests, each on a new connection, so that every node gets some. A valid call must succeed; an invalid one must
 // be refused (-32602) with validation on, or reach the backend with it off. Prints one JSON line of counts on
-// SIGTERM and exits.
+// SIGTERM and exits. Optional: PAUSE_MS between a loop's calls (default 25) and LOOPS (default 4).
 'use strict';
 const http = require('http');
-const [url, token] = process.argv.slice(2);
+const [url, token, pauseArg = '25', loopsArg = '4'] = process.argv.slice(2);
+const pauseMs = Number(pauseArg);
 const target = new URL(url);
 const counts = { calls: 0, failed: 0, session_404: 0, by_outcome: {}, failures: [] };
 let stopping = false;
@@ -85,7 +86,7 @@ async function loop(modern, session) {
       if (res.status === 404) counts.session_404++;
       if (counts.failures.length < 20) counts.failures.push(`${new Date().toISOString()} ${outcome}`);
     }
-    await new Promise((r) => setTimeout(r, 25));
+    if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
   }
 }
 
@@ -105,7 +106,7 @@ async function loop(modern, session) {
     process.exit(1);
   }
   console.log(JSON.stringify({ started: true }));
-  const loops = [loop(false, session), loop(true, session), loop(false, session), loop(true, session)];
+  const loops = Array.from({ length: Number(loopsArg) }, (_, k) => loop(k % 2 === 1, session));
   process.on('SIGTERM', async () => {
     stopping = true;
     await Promise.all(loops);

@@ -12,6 +12,7 @@ import * as assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CdktfApp, type CdktfRun } from '../deploy/cdktf-app';
@@ -72,8 +73,9 @@ function inNamespace(ns: string, args: string[]): ChildProcess {
   return spawn('nsenter', [`--net=/var/run/netns/${ns}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-const HAPROXY_CONFIG = `global
+const haproxyConfig = (socket: string) => `global
   maxconn 4000
+  stats socket ${socket} mode 600 level admin
 defaults
   mode http
   timeout connect 1s
@@ -119,6 +121,39 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
   let app: CdktfApp;
   let tmp = '';
   let params: Record<string, unknown> = {};
+  let haproxySocket = '';
+
+  /** One command to HAProxy's runtime API (its stats socket, a file here). */
+  function haproxy(commandLine: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(haproxySocket);
+      let out = '';
+      socket.on('data', (c) => (out += c.toString()));
+      socket.on('end', () => resolve(out));
+      socket.on('error', reject);
+      socket.end(`${commandLine}\n`);
+    });
+  }
+
+  /** HAProxy's view of each gateway server: `n1 UP`, … */
+  async function serverStates(): Promise<Record<string, string>> {
+    const csv = await haproxy('show stat');
+    const states: Record<string, string> = {};
+    for (const line of csv.split('\n')) {
+      const cols = line.split(',');
+      if (cols[0] === 'gateways' && /^n\d$/.test(cols[1])) states[cols[1]] = cols[17];
+    }
+    return states;
+  }
+
+  /** Calls per second through HAProxy over `seconds`, from the client namespace (the load's own counter). */
+  async function throughput(seconds: number): Promise<number> {
+    const load = startLoad({ pauseMs: 0, loops: 16 });
+    await new Promise((r) => setTimeout(r, seconds * 1_000));
+    const counts = await load.stop();
+    assert.equal(counts.failed, 0, JSON.stringify(counts));
+    return counts.calls / seconds;
+  }
 
   async function cdktf(what: 'deploy' | 'destroy'): Promise<CdktfRun> {
     // from inside the manager's namespace: the provider reads the pushed image's digest from the registry
@@ -150,10 +185,18 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
   }
 
   /** Starts the load; `stop()` ends it and returns its counts. */
-  function startLoad(): {
+  function startLoad(pace: { pauseMs: number; loops: number } = { pauseMs: 25, loops: 4 }): {
     stop: () => Promise<{ calls: number; failed: number; by_outcome: Record<string, number>; failures: string[] }>;
   } {
-    const child = inNamespace('mn-lb', [process.execPath, path.join(__dirname, 'mixed-load.js'), LB, bot.token]);
+    const script = path.join(__dirname, 'mixed-load.js');
+    const child = inNamespace('mn-lb', [
+      process.execPath,
+      script,
+      LB,
+      bot.token,
+      String(pace.pauseMs),
+      String(pace.loops),
+    ]);
     started.push(child);
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -178,7 +221,8 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
     });
     assert.equal(base.code, 0, base.stderr);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'multi-node-'));
-    fs.writeFileSync(path.join(tmp, 'haproxy.cfg'), HAPROXY_CONFIG);
+    haproxySocket = path.join(tmp, 'haproxy.sock');
+    fs.writeFileSync(path.join(tmp, 'haproxy.cfg'), haproxyConfig(haproxySocket));
     const haproxy = inNamespace('mn-lb', [
       'env',
       `LD_LIBRARY_PATH=${MN}/cache/root/usr/lib/x86_64-linux-gnu`,
@@ -231,6 +275,22 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
     );
   });
 
+  it('measures calls per second through HAProxy to three nodes and to one (a report: the nodes share two cores)', async () => {
+    await eventually(async () => assert.deepEqual(Object.values(await serverStates()), ['UP', 'UP', 'UP']), {
+      timeoutMs: 20_000,
+    });
+    const three = await throughput(8);
+    await haproxy('disable server gateways/n2');
+    await haproxy('disable server gateways/n3');
+    const one = await throughput(8);
+    await haproxy('enable server gateways/n2');
+    await haproxy('enable server gateways/n3');
+    record(
+      'calls/s through HAProxy (4 loops, a connection per call): 3 nodes / 1 node',
+      `${three.toFixed(0)} / ${one.toFixed(0)}`,
+    );
+  });
+
   it('toggles validate_input (a rolling update over three nodes) under load: zero failed calls', async () => {
     const load = startLoad();
     await new Promise((r) => setTimeout(r, 3_000));
@@ -269,6 +329,11 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
       { timeoutMs: 30_000 },
     );
     assert.equal(killed.code, 0, killed.stderr);
+    await eventually(async () => assert.equal((await serverStates()).n3, 'DOWN'), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    record('node lost → HAProxy marks it down', `${((Date.now() - lost) / 1000).toFixed(1)} s`);
     await eventually(async () => assert.equal((await runningByNode()).filter((n) => n !== 'mn-node3').length, 3), {
       timeoutMs: 120_000,
       intervalMs: 500,
