@@ -243,6 +243,14 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
     storePasswordVariable: g.store?.password?.variable,
     storeOnUnavailable: g.store?.on_unavailable,
     storeTimeoutMs: g.store?.timeout_ms,
+    registryAddress: g.registry?.address,
+    registryUsername: g.registry?.username,
+    registryPasswordVariable: g.registry?.password?.variable,
+    registryInsecure: g.registry?.insecure,
+    placement:
+      g.placement === undefined
+        ? undefined
+        : defined({ constraints: g.placement.constraints, maxReplicasPerNode: g.placement.max_replicas_per_node }),
     at: yaml.location(['gateways', name], true),
   });
 }

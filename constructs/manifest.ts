@@ -197,7 +197,8 @@ function createGateways(
   const ports = new Map<number, string>();
   for (const entry of entries) {
     const { at, services: names, servicesAt, sessionKeyVariable, ...rest } = entry;
-    const { storeUrl, storePasswordVariable, storeOnUnavailable, storeTimeoutMs, ...props } = rest;
+    const { storeUrl, storePasswordVariable, storeOnUnavailable, storeTimeoutMs, ...other } = rest;
+    const { registryAddress, registryUsername, registryPasswordVariable, registryInsecure, ...props } = other;
     const serving = names.map((name, i) => {
       const service = services.get(name);
       if (service !== undefined) return service;
@@ -227,6 +228,20 @@ function createGateways(
             ...(storeOnUnavailable === undefined ? {} : { onUnavailable: storeOnUnavailable }),
             ...(storeTimeoutMs === undefined ? {} : { timeoutMs: storeTimeoutMs }),
           };
+    const registry =
+      registryAddress === undefined
+        ? undefined
+        : {
+            address: registryAddress,
+            ...(registryUsername === undefined ? {} : { username: registryUsername }),
+            ...(registryPasswordVariable === undefined
+              ? {}
+              : {
+                  password: sensitiveVariable(scope, registryPasswordVariable, REGISTRY_PASSWORD_DESCRIPTION)
+                    .stringValue,
+                }),
+            ...(registryInsecure === undefined ? {} : { insecure: registryInsecure }),
+          };
     const secrets = secretVariables(scope, serving);
     const gateway = attempt(
       file,
@@ -238,6 +253,7 @@ function createGateways(
           services: serving,
           secrets: storePassword === undefined ? secrets : { ...secrets, ...storePassword },
           ...(store === undefined ? {} : { store }),
+          ...(registry === undefined ? {} : { registry }),
         }),
     );
     gateways.set(props.name, gateway);
@@ -282,6 +298,7 @@ function secretVariables(scope: Construct, services: readonly Service[]): Record
 const SESSION_KEY_DESCRIPTION =
   'Session key of replicated MCP gateways: hex or base64 text of >= 32 bytes (openssl rand -base64 32)';
 const STORE_PASSWORD_DESCRIPTION = 'Password of the limit store (Redis or Valkey) of the MCP gateways';
+const REGISTRY_PASSWORD_DESCRIPTION = 'Password of the image registry the MCP gateway replicas pull from';
 
 /**
  * The stack's sensitive string variable `name` (`session_key: { variable: name }`, `store.password`), created on

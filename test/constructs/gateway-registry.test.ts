@@ -1,6 +1,9 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { TerraformVariable } from 'cdktf';
-import { Gateway, type GatewayProps, Service } from '../../constructs';
+import { Gateway, type GatewayProps, Manifest, Service } from '../../constructs';
 import { hashOf, newStack, resourcesOf, synth, thrown } from './synth';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
@@ -105,5 +108,40 @@ describe('a replicated gateway on several nodes: registry and placement', () => 
         .message,
       /Gateway 'agents': registry applies to replicas only: set 'replicas', or drop it/,
     );
+  });
+});
+
+describe('registry and placement in the manifest', () => {
+  it('reads them, the registry password as a sensitive variable', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-manifest-'));
+    const file = path.join(dir, 'desk.yaml');
+    fs.writeFileSync(
+      file,
+      `services:
+  lookup:
+    endpoint: { url: "http://desk:8080/lookup", method: GET }
+gateways:
+  agents:
+    services: [lookup]
+    auth: { tokens: [{ id: bot, sha256: "${hashOf('t')}" }] }
+    replicas: 3
+    session_key: { variable: session_key }
+    registry: { address: "registry.internal:5000", username: ci, password: { variable: registry_password }, insecure: true }
+    placement: { constraints: ["node.labels.mcp == true"], max_replicas_per_node: 2 }
+`,
+    );
+    const stack = newStack();
+    new Manifest(stack, 'm', { path: file });
+    const json = synth(stack);
+    const [swarm] = resourcesOf(json, 'docker_service');
+    assert.deepEqual(swarm.task_spec.placement, {
+      constraints: ['node.labels.mcp == true'],
+      max_replicas: 2,
+      prefs: ['spread=node.id'],
+    });
+    assert.equal(swarm.auth.password, '${var.registry_password}');
+    assert.equal(json.variable.registry_password.sensitive, true);
+    const [pushed] = resourcesOf(json, 'docker_registry_image');
+    assert.equal(pushed.auth_config.address, 'http://registry.internal:5000');
   });
 });

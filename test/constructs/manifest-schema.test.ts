@@ -29,6 +29,8 @@ const MANIFEST_ONLY: Record<string, string> = {
   'service.endpoint.tls.ca_secret': 'twin of `endpoint.tls.ca` (a `Secret.env(NAME)` in TypeScript)',
   'gateway.session_key.variable':
     'twin of `sessionKey`: the manifest names a sensitive Terraform variable, never the key itself',
+  'gateway.registry.password.variable':
+    'twin of `registry.password`: the manifest names a sensitive Terraform variable, never the password itself',
   'gateway.store.password.variable':
     'twin of `store.password`: the manifest names a sensitive Terraform variable (a `Secret.env(NAME)` in TypeScript), never the password itself',
 };
