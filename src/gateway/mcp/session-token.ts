@@ -19,6 +19,7 @@
  * replica reach every replica's mirror (`remember`) instead (see `store/shared-revocations.ts`).
  */
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import { DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL } from '../../contract/defaults';
 import type { Principal } from '../auth';
 import { VerifiedCache, type VerifiedCacheOptions } from '../auth/verified-cache';
 import { cutClientField, type ClientInfo } from './client-info';
@@ -32,8 +33,8 @@ export const MAX_CLOCK_SKEW_MS = 60_000;
 /** Revoked ids a signer keeps at most, all principals together. @see SessionSignerOptions.maxRevoked */
 export const DEFAULT_MAX_REVOKED = 200_000;
 
-/** Revoked ids a signer keeps at most for one principal. @see SessionSignerOptions.maxRevokedPerPrincipal */
-export const DEFAULT_MAX_REVOKED_PER_PRINCIPAL = 20_000;
+/** Revoked ids a signer keeps at most for one principal (the config's default). @see SessionSignerOptions.maxRevokedPerPrincipal */
+export const DEFAULT_MAX_REVOKED_PER_PRINCIPAL = DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL;
 
 /** Ids ended through the shared store that a signer mirrors at most (all principals, until each expires). */
 export const MAX_MIRRORED_REVOCATIONS = 1_000_000;
@@ -145,7 +146,8 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
   );
   let ttlMs = options.ttlMs;
   const revoked = new RevocationList(maxRevoked, maxPerPrincipal);
-  const mirrored = new ExpiringSet(MAX_MIRRORED_REVOCATIONS);
+  // ids of every principal in one list: the store already checked who ended them
+  const mirrored = new RevocationList(MAX_MIRRORED_REVOCATIONS, MAX_MIRRORED_REVOCATIONS);
   const domain = `${MAC_DOMAIN}${JSON.stringify(options.gateway ?? '')}.`;
   // Decoded ids by their exact string, until their expiry; principal, expiry and revocation are checked per call.
   const verified = new VerifiedCache<SessionData>(options.verifiedCache);
@@ -178,7 +180,7 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
     if (data === undefined || data.principal !== principal) return undefined;
     if (t >= data.expiresAtMs || data.issuedAtMs > t + MAX_CLOCK_SKEW_MS) return undefined;
     const mac = (id as string).slice(-MAC_LENGTH);
-    if (revoked.has(principal, mac) || mirrored.has(mac)) return undefined;
+    if (revoked.has(principal, mac) || mirrored.has(ANY_PRINCIPAL, mac)) return undefined;
     return data;
   }
 
@@ -198,7 +200,11 @@ export function createSessionSigner(options: SessionSignerOptions): SessionSigne
       return data === undefined ? undefined : { mac: id.slice(-MAC_LENGTH), expiresAtMs: data.expiresAtMs };
     },
 
-    remember: (mac: string, expiresAtMs: number): boolean => mirrored.add(mac, expiresAtMs, now()),
+    remember(mac: string, expiresAtMs: number): boolean {
+      const t = now();
+      // an expired id is refused anyway
+      return expiresAtMs <= t || mirrored.add(ANY_PRINCIPAL, mac, expiresAtMs, t);
+    },
 
     setTtlMs(next: number): void {
       checkTtl(next);
@@ -238,10 +244,16 @@ class RevocationList {
     return this.byPrincipal.get(principal)?.has(mac) === true;
   }
 
-  /** Stores the mac, or returns false when the principal's share (or the whole list) holds only live entries. */
+  /**
+   * Stores the mac (a mac held already stays as it is), or returns false when the principal's share (or the whole
+   * list) holds only live entries.
+   */
   add(principal: Principal, mac: string, expiresAtMs: number, now: number): boolean {
     const own = this.byPrincipal.get(principal);
-    if (own !== undefined && own.size >= this.maxPerPrincipal) this.prune(principal, own, now);
+    if (own?.has(mac) === true) return true;
+    // a full share is scanned only once some entry may have expired
+    if (own !== undefined && own.size >= this.maxPerPrincipal && this.soonestExpiry <= now)
+      this.prune(principal, own, now);
     if (this.total >= this.max && this.soonestExpiry <= now) {
       this.soonestExpiry = Infinity;
       for (const [p, list] of [...this.byPrincipal]) this.prune(p, list, now);
@@ -272,36 +284,8 @@ class RevocationList {
   }
 }
 
-/** MACs kept until their expiry, at most `max` live ones (a full set drops expired entries to make room). */
-class ExpiringSet {
-  private readonly entries = new Map<string, number>();
-  private soonestExpiry = Infinity;
-
-  constructor(private readonly max: number) {}
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  has(mac: string): boolean {
-    return this.entries.has(mac);
-  }
-
-  add(mac: string, expiresAtMs: number, now: number): boolean {
-    if (expiresAtMs <= now) return true; // expired ids are refused anyway
-    if (this.entries.size >= this.max && this.soonestExpiry <= now) {
-      this.soonestExpiry = Infinity;
-      for (const [held, expiry] of this.entries) {
-        if (expiry <= now) this.entries.delete(held);
-        else this.soonestExpiry = Math.min(this.soonestExpiry, expiry);
-      }
-    }
-    if (this.entries.size >= this.max && !this.entries.has(mac)) return false;
-    this.entries.set(mac, expiresAtMs);
-    this.soonestExpiry = Math.min(this.soonestExpiry, expiresAtMs);
-    return true;
-  }
-}
+/** The key of the mirror's one list (`RevocationList` per principal, used here for all of them). */
+const ANY_PRINCIPAL: Principal = null;
 
 /** A new id: the claims, the issue time and a nonce, signed with `macOf`. */
 function issueToken(claims: SessionClaims, issuedAtMs: number, macOf: (payload: string) => string): string {

@@ -310,6 +310,21 @@ describe('session tokens (signed, stateless session ids)', () => {
       assert.ok(signer.verify(signer.issue(CLAIMS), 'ci-bot'), 'other ids stay valid');
     });
 
+    it('refuses an id ended on another replica (remembered from the store) for every principal, counted once', () => {
+      const { signer, clock } = signerAt();
+      const id = signer.issue(CLAIMS);
+      const other = signerAt().signer;
+      const ended = other.revocationOf(id, 'ci-bot')!;
+      assert.equal(other.revocationOf(id, 'other-bot'), undefined);
+      // the replica that ended it, the store's announcement and a resync after a reconnect all remember it
+      for (let i = 0; i < 3; i++) assert.equal(signer.remember(ended.mac, ended.expiresAtMs), true);
+      assert.equal(signer.verify(id, 'ci-bot'), undefined);
+      assert.equal(signer.revokedCount, 1);
+      assert.ok(signer.verify(signer.issue(CLAIMS), 'ci-bot'), 'other ids stay valid');
+      assert.equal(signer.remember('x'.repeat(43), clock.t), true, 'an expired id needs no entry');
+      assert.equal(signer.revokedCount, 1);
+    });
+
     it('stores nothing for ids that do not verify (garbage, other principal, expired)', () => {
       const { signer, clock } = signerAt();
       const id = signer.issue(CLAIMS);
