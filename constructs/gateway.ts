@@ -18,6 +18,7 @@ import {
   NAME_RULE,
   normalizeTokenSha256,
   PORT_RULE,
+  rateLimitClashes,
   renderGatewayConfig,
   terraformLiteral,
   TokenConfig,
@@ -525,22 +526,17 @@ export class Gateway extends Construct {
         s.rateLimits.map((l, i) => ({ limit: l, where: `service '${s.name}' rateLimits[${i}]` })),
       ),
     ];
-    const seen = new Map<string, string>();
-    for (const { limit, where } of origins) {
-      if (limit.tool !== undefined && !tools.has(limit.tool)) {
-        errors.push(
-          `Gateway '${this.name}': ${where}.tool '${limit.tool}' is not a service of this gateway (its services: ${[...tools].join(', ')}); add the service or fix the name`,
-        );
-        continue;
-      }
-      const key = `${limit.tool ?? ''} ${limit.per}`;
-      const first = seen.get(key);
-      if (first !== undefined) {
-        errors.push(
-          `Gateway '${this.name}': ${where} and ${first} both limit ${limit.tool ?? 'all tools'} per ${limit.per}; keep one, with the lower count`,
-        );
-      }
-      seen.set(key, where);
+    const clashes = rateLimitClashes(
+      origins.map((o) => o.limit),
+      tools,
+    );
+    for (const clash of clashes) {
+      const { limit, where } = origins[clash.index];
+      errors.push(
+        'unknownTool' in clash
+          ? `Gateway '${this.name}': ${where}.tool '${clash.unknownTool}' is not a service of this gateway (its services: ${[...tools].join(', ')}); add the service or fix the name`
+          : `Gateway '${this.name}': ${where} and ${origins[clash.repeats].where} both limit ${limit.tool ?? 'all tools'} per ${limit.per}; keep one, with the lower count`,
+      );
     }
     if (origins.length > 0 && this.settings.store === undefined) {
       Annotations.of(this).addWarning(

@@ -98,28 +98,43 @@ export const STORE_CONFIG_SCHEMA = {
 } as const;
 
 /**
- * The first limit that names a tool the gateway does not serve, or repeats the window of another limit for the
- * same tools (which of two "per minute" limits would apply?), relative to `path`; `undefined` when all hold.
+ * A limit that cannot stand: it names a tool the gateway does not serve (`unknownTool`), or repeats the window of
+ * the earlier limit `repeats` for the same tools (which of two "per minute" limits would apply?).
  */
+export type RateLimitClash =
+  { readonly index: number; readonly unknownTool: string } | { readonly index: number; readonly repeats: number };
+
+/** Every clash among `limits` (indexes into it), in order; the one home of the rule for config and constructs. */
+export function rateLimitClashes(limits: readonly RateLimitConfig[], tools: ReadonlySet<string>): RateLimitClash[] {
+  const clashes: RateLimitClash[] = [];
+  const seen = new Map<string, number>();
+  for (const [index, limit] of limits.entries()) {
+    if (limit.tool !== undefined && !tools.has(limit.tool)) {
+      clashes.push({ index, unknownTool: limit.tool });
+      continue;
+    }
+    const key = `${limit.tool ?? ''}\0${limit.per}`;
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, index);
+    else clashes.push({ index, repeats: first });
+  }
+  return clashes;
+}
+
+/** The first clash of `limits` as a config error relative to `path`, or `undefined` when there is none. */
 export function rateLimitsProblem(
   limits: readonly RateLimitConfig[],
   tools: ReadonlySet<string>,
   path: string,
 ): string | undefined {
-  const seen = new Map<string, number>();
-  for (const [i, limit] of limits.entries()) {
-    if (limit.tool !== undefined && !tools.has(limit.tool)) {
-      const known = [...tools].slice(0, 10).join(', ');
-      return `${path}[${i}].tool: ${JSON.stringify(limit.tool)} is not a tool of this gateway (its tools: ${known}${tools.size > 10 ? ', …' : ''})`;
-    }
-    const key = `${limit.tool ?? ''}\0${limit.per}`;
-    const first = seen.get(key);
-    if (first !== undefined) {
-      return `${path}[${i}]: a second limit per ${limit.per} for ${limit.tool === undefined ? 'all tools' : limit.tool} (also ${path}[${first}]): keep one, with the lower count`;
-    }
-    seen.set(key, i);
+  const [clash] = rateLimitClashes(limits, tools);
+  if (clash === undefined) return undefined;
+  const limit = limits[clash.index];
+  if ('unknownTool' in clash) {
+    const known = [...tools].slice(0, 10).join(', ');
+    return `${path}[${clash.index}].tool: ${JSON.stringify(clash.unknownTool)} is not a tool of this gateway (its tools: ${known}${tools.size > 10 ? ', …' : ''})`;
   }
-  return undefined;
+  return `${path}[${clash.index}]: a second limit per ${limit.per} for ${limit.tool === undefined ? 'all tools' : limit.tool} (also ${path}[${clash.repeats}]): keep one, with the lower count`;
 }
 
 /** What is wrong with a store URL, or `undefined`. */
