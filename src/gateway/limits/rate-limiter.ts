@@ -27,11 +27,6 @@ export class RateLimiter {
     this.store = store;
   }
 
-  /** Whether limits are shared across replicas (a store is configured), for `/readyz`. */
-  get shared(): boolean {
-    return this.store !== undefined;
-  }
-
   /**
    * Counts one call of `principal` against `limits` (all or none: a refused call counts nowhere).
    * Never waits on the store longer than its `timeout_ms`.
