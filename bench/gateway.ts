@@ -204,7 +204,8 @@ export function gatewayConfig(
   };
 }
 
-async function startGatewayProcess(
+/** `serve` of `config` (written to `dir/label.json`) on a free port, auditing beside it; its process and MCP URL. */
+export async function startGatewayProcess(
   dir: string,
   config: GatewayConfig,
   label: string,

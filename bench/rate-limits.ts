@@ -10,7 +10,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -30,32 +30,17 @@ import {
   pairedRatio,
   portOf,
   ROUNDS,
-  serveArgs,
   spawnAndRead,
+  startGatewayProcess,
   type Spread,
   stopChild,
   type Target,
-  urlOf,
 } from './gateway';
 
 const LIMITS: RateLimitConfig[] = [
   { calls: 1_000_000_000, per: 'minute' },
   { calls: 1_000_000_000, per: 'second', tool: 'get_customer' },
 ];
-
-async function startGateway(
-  dir: string,
-  config: GatewayConfig,
-  label: string,
-): Promise<{ child: ChildProcess; url: string }> {
-  const file = path.join(dir, `${label}.json`);
-  writeFileSync(file, JSON.stringify(config));
-  const { child, value } = await spawnAndRead(
-    serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, `${label}.audit.jsonl`)]),
-    urlOf,
-  );
-  return { child, url: value };
-}
 
 /** Debian's redis-server on a free loopback port, without persistence; `undefined` when it is not installed. */
 async function startRedis(dir: string): Promise<{ child: ChildProcess; url: string } | undefined> {
@@ -150,7 +135,7 @@ export async function runRateLimitsBench(): Promise<void> {
     const targets: Target[] = [];
     const started: ChildProcess[] = [];
     for (const [i, [name, config]] of gateways.entries()) {
-      const gw = await startGateway(dir, config, `gw${i}`);
+      const gw = await startGatewayProcess(dir, config, `gw${i}`);
       started.push(gw.child);
       const headers = await mcpHeaders(gw.url, token);
       targets.push({

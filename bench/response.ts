@@ -9,11 +9,10 @@
  * hostile responses, per MiB. Targets are reported, not asserted.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import type { GatewayConfig, ToolConfig } from '../src/contract/gateway-config';
+import type { ToolConfig } from '../src/contract/gateway-config';
 import { compileResponseControls, type ResponseControlsConfig } from '../src/response';
 import { REDACTED, redactPaths } from '../src/response/redact';
 import { compileRedactPattern } from '../src/response/redact-pattern';
@@ -40,10 +39,9 @@ import {
   spread,
   portOf,
   ROUNDS,
-  serveArgs,
   spawnAndRead,
+  startGatewayProcess,
   stopChild,
-  urlOf,
   type Target,
 } from './gateway';
 
@@ -62,20 +60,6 @@ function shapedTool(backendUrl: string): ToolConfig {
     // Matches the customer id in every echoed path, so every call redacts.
     response: { redact_patterns: { customer: 'C-[0-9]{4}' } },
   };
-}
-
-async function startGateway(
-  dir: string,
-  config: GatewayConfig,
-  label: string,
-): Promise<{ child: ChildProcess; url: string }> {
-  const file = path.join(dir, `${label}.json`);
-  writeFileSync(file, JSON.stringify(config));
-  const { child, value } = await spawnAndRead(
-    serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, `${label}.audit.jsonl`)]),
-    urlOf,
-  );
-  return { child, url: value };
 }
 
 const ORDER_OUTPUT = generateOutputSchema({
@@ -172,8 +156,8 @@ export async function runResponseBench(): Promise<void> {
   try {
     const { value: backendPort } = await spawnAndRead([path.join(__dirname, 'echo-backend.js')], portOf);
     const backendUrl = `http://127.0.0.1:${backendPort}`;
-    const plain = await startGateway(dir, gatewayConfig([getCustomerTool(backendUrl)], true, sha256), 'plain');
-    const shaped = await startGateway(dir, gatewayConfig([shapedTool(backendUrl)], true, sha256), 'shaped');
+    const plain = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], true, sha256), 'plain');
+    const shaped = await startGatewayProcess(dir, gatewayConfig([shapedTool(backendUrl)], true, sha256), 'shaped');
     const targets: Target[] = [];
     for (const [name, gw] of [
       ['gateway, response controls off', plain],
