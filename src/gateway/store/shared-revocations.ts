@@ -5,13 +5,15 @@
  */
 import type { Principal } from '../auth/bearer-tokens';
 import type { Logger } from '../logger';
-import type { RevokeResult, SessionSigner } from '../mcp/session-token';
+import { MAX_MIRRORED_REVOCATIONS, type RevokeResult, type SessionSigner } from '../mcp/session-token';
 import { StoreUnavailableError, type SharedStore } from './shared-store';
 
 export class SessionRevocations {
   /** Ended here during an outage, handed to the store when it is back (bounded by the signer's own list). */
   private readonly pending = new Map<string, number>();
   private store: SharedStore | undefined;
+  /** The mirror refused an id since it last took one (logged once, not per id: a flood must not flood the log). */
+  private mirrorFull = false;
 
   constructor(
     private readonly signer: SessionSigner,
@@ -26,9 +28,13 @@ export class SessionRevocations {
     this.store = store;
     if (store === undefined) return;
     store.onRevoked((mac, expiresAtMs) => {
-      if (!this.signer.remember(mac, expiresAtMs)) {
-        this.log('warn', 'ended session not mirrored: the mirror is full', { expires_at_ms: expiresAtMs });
+      const kept = this.signer.remember(mac, expiresAtMs);
+      if (!kept && !this.mirrorFull) {
+        this.log('warn', 'ended sessions not mirrored: the mirror is full until some expire', {
+          max: MAX_MIRRORED_REVOCATIONS,
+        });
       }
+      this.mirrorFull = !kept;
     });
     store.onRecovery(() => void this.handOver(store));
   }
