@@ -43,7 +43,10 @@ export interface AuditDashboardProps {
    * @default - the construct id
    */
   readonly name?: string;
-  /** The gateways whose audit logs it reads (their audit volumes, mounted read-only); at least one. */
+  /**
+   * The gateways whose audit logs it reads (their audit volumes, mounted read-only; or, for a gateway with
+   * `auditLog: 'store'`, its store, every replica on every node); at least one.
+   */
   readonly gateways: readonly Gateway[];
   /**
    * The host port published for the dashboard.
@@ -115,9 +118,18 @@ export class AuditDashboard extends Construct {
       fail(`port (${quote(props.port)}) must be ${PORT_RULE}`);
     }
     this.hostIp = checkHostIp(props.hostIp, fail);
-    const volumes = auditVolumesOf(this, props.gateways, fail);
+    const { volumes, stores } = auditSourcesOf(this, props.gateways, fail);
     const config = {
       audit_dirs: volumes.map((v) => v.dir),
+      ...(stores.length === 0
+        ? {}
+        : {
+            audit_stores: stores.map((st) => ({
+              gateway: st.gateway,
+              url: st.url,
+              ...(st.passwordFile === undefined ? {} : { password_file: st.passwordFile }),
+            })),
+          }),
       port: DASHBOARD_CONTAINER_PORT,
       host: '0.0.0.0',
       auth: checkAuth(props.auth, fail),
@@ -133,6 +145,7 @@ export class AuditDashboard extends Construct {
     this.container = this.createContainer(
       props.baseImage ?? DEFAULT_BASE_IMAGE,
       volumes,
+      stores,
       JSON.stringify(config, null, 2),
     );
     this.url = `http://${urlHostOf(this.hostIp)}:${this.port}/`;
@@ -142,7 +155,12 @@ export class AuditDashboard extends Construct {
     }).overrideLogicalId(`dashboard_${this.name.replace(/[^A-Za-z0-9_-]/g, '_')}_url`);
   }
 
-  private createContainer(baseImage: string, volumes: readonly AuditMount[], config: string): Container {
+  private createContainer(
+    baseImage: string,
+    volumes: readonly AuditMount[],
+    stores: readonly AuditStoreRead[],
+    config: string,
+  ): Container {
     const healthUrl = `http://127.0.0.1:${DASHBOARD_CONTAINER_PORT}/healthz`;
     const container = new Container(this, 'Resource', {
       name: dockerName(this, this.name),
@@ -151,6 +169,10 @@ export class AuditDashboard extends Construct {
       restart: 'unless-stopped',
       upload: [
         { file: DASHBOARD_CONFIG_FILE, content: Lazy.stringValue({ produce: () => terraformLiteral(`${config}\n`) }) },
+        // a store's password as a file of its own: a sensitive value keeps it out of plans
+        ...stores.flatMap((st) =>
+          st.passwordFile === undefined ? [] : [{ file: st.passwordFile, content: st.password! }],
+        ),
       ],
       ports: [
         {
@@ -173,30 +195,55 @@ export class AuditDashboard extends Construct {
   }
 }
 
+/** A gateway whose audit the dashboard reads from its store (`auditLog: 'store'`). */
+interface AuditStoreRead {
+  readonly gateway: string;
+  readonly url: string;
+  readonly password?: string;
+  readonly passwordFile?: string;
+}
+
 interface AuditMount {
   readonly volume: Volume;
   /** Where the volume is mounted in the dashboard container, one directory per gateway. */
   readonly dir: string;
 }
 
-function auditVolumesOf(scope: Construct, gateways: readonly Gateway[], fail: (m: string) => never): AuditMount[] {
+/** Each gateway's audit: its volume (a file), or its store (`auditLog: 'store'`, every replica on every node). */
+function auditSourcesOf(
+  scope: Construct,
+  gateways: readonly Gateway[],
+  fail: (m: string) => never,
+): { volumes: AuditMount[]; stores: AuditStoreRead[] } {
   if (!Array.isArray(gateways) || gateways.length === 0) {
     fail("'gateways' must name at least one Gateway whose audit log it reads");
   }
   const stack = TerraformStack.of(scope);
-  return gateways.map((gateway, i) => {
+  const volumes: AuditMount[] = [];
+  const stores: AuditStoreRead[] = [];
+  gateways.forEach((gateway, i) => {
     if (!Gateway.isGateway(gateway)) return fail(`gateways[${i}] must be a Gateway construct, got ${quote(gateway)}`);
     if (TerraformStack.of(gateway) !== stack) {
       fail(`gateway '${gateway.name}' is in another stack: a dashboard mounts only its own stack's audit volumes`);
     }
     if (gateways.indexOf(gateway) !== i) fail(`gateway '${gateway.name}' is listed twice`);
+    const store = gateway.config().gateway.audit_log === 'store' ? gateway.auditStore : undefined;
+    if (store !== undefined) {
+      const passwordFile = store.password === undefined ? undefined : `${STORE_PASSWORD_DIR}/audit-store-${i}`;
+      stores.push({ gateway: gateway.name, url: store.url, password: store.password, passwordFile });
+      return;
+    }
     const volume = gateway.auditVolume;
     if (volume === undefined) {
       fail(`gateway '${gateway.name}' has auditLog: false, so there is nothing to read; turn its audit log on`);
     }
-    return { volume: volume!, dir: `${AUDIT_LOG_DIR}/${gateway.name}` };
+    volumes.push({ volume: volume!, dir: `${AUDIT_LOG_DIR}/${gateway.name}` });
   });
+  return { volumes, stores };
 }
+
+/** Where the dashboard container finds the passwords of the stores it reads. */
+const STORE_PASSWORD_DIR = '/etc/cdktf-mcp-gateway';
 
 function checkAuth(auth: AuditDashboardProps['auth'], fail: (m: string) => never) {
   if (auth === 'none') return 'none' as const;

@@ -8,6 +8,7 @@ import { Service as DockerService, ServiceTaskSpecContainerSpecSecrets } from '@
 import { Volume } from '@cdktf/provider-docker/lib/volume';
 import {
   AUDIT_LOG_DIR,
+  AUDIT_NODE_ENV,
   DEFAULT_AUDIT_LOG_PATH,
   GATEWAY_CONFIG_FILE,
   GATEWAY_CONTAINER_PORT,
@@ -112,7 +113,7 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
     lifecycle: { createBeforeDestroy: true },
   });
   const volume =
-    options.auditLog === false
+    options.auditLog === false || options.auditLog === 'store'
       ? undefined
       : new Volume(scope, 'AuditLog', { name: dockerName(scope, options.name, 'audit') });
   const hostNetwork = options.publishMode === 'host-network';
@@ -148,7 +149,7 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
         args: hostNetwork
           ? ['serve', '--config', GATEWAY_CONFIG_FILE, '--port', String(options.port), ...hostArgs]
           : undefined,
-        env: volume === undefined ? undefined : { [AUDIT_LOG_ENV]: slotAuditPath(options.auditLog) },
+        env: auditEnv(options.auditLog, volume),
         labels: [{ label: GATEWAY_LABEL, value: options.name }],
         configs: [{ configId: config.id, configName: config.name, fileName: GATEWAY_CONFIG_FILE, fileMode: 0o444 }],
         secrets: secretMounts(scope, options),
@@ -236,6 +237,16 @@ export function checkReplicas(
 /** The first 12 hex digits of the SHA-256 of `text` (enough to tell configs of one gateway apart). */
 function contentHash(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 12);
+}
+
+/** Each replica's audit file on the volume; or, writing to the store, the node's name for its records. */
+function auditEnv(
+  auditLog: GatewaySettings['audit_log'],
+  volume: Volume | undefined,
+): Record<string, string> | undefined {
+  // Swarm fills in the node's name: the store's audit index names each replica's node with it
+  if (auditLog === 'store') return { [AUDIT_NODE_ENV]: '{{.Node.Hostname}}' };
+  return volume === undefined ? undefined : { [AUDIT_LOG_ENV]: slotAuditPath(auditLog) };
 }
 
 /**

@@ -111,10 +111,11 @@ export interface GatewayProps extends GatewayLimits {
   readonly auth: GatewayAuth;
   /**
    * One JSON line per `tools/call` in a Docker volume mounted at `/var/log/cdktf-mcp-gateway`; `{ path }` names
-   * the file, which must be in that directory.
-   * @default true (`/var/log/cdktf-mcp-gateway/audit.jsonl`)
+   * the file, which must be in that directory. `'store'` writes every replica's records to the gateway's `store`
+   * instead, where an `AuditDashboard` reads them whatever node each replica runs on (no volume).
+   * @default - `'store'` when the gateway has a `store`, else true (`/var/log/cdktf-mcp-gateway/audit.jsonl`)
    */
-  readonly auditLog?: boolean | { readonly path: string };
+  readonly auditLog?: boolean | 'store' | { readonly path: string };
   /**
    * The host port published for the gateway's container port 8080.
    * @default 8080
@@ -282,7 +283,7 @@ export class Gateway extends Construct {
     }
     const auth = checkAuth(props.auth, fail);
     if (auth === 'none') warnOpen(this, this.name, this.port);
-    const auditLog = checkAuditLog(props.auditLog ?? true, fail);
+    const auditLog = checkAuditLog(props.auditLog ?? (props.store === undefined ? true : 'store'), props, fail);
     this.hostIp = checkHostIp(props.hostIp, fail);
     this.secrets = new GatewaySecrets(this, props.secrets, fail);
     const replicas = checkReplicas(props, fail);
@@ -356,9 +357,17 @@ export class Gateway extends Construct {
     this.services.push(service);
   }
 
-  /** The Docker volume the gateway writes its audit log to (an `AuditDashboard` reads it), when the log is on. */
+  /** The Docker volume the gateway writes its audit log to (an `AuditDashboard` reads it), when the log is a file. */
   public get auditVolume(): Volume | undefined {
     return this.node.tryFindChild('AuditLog') as Volume | undefined;
+  }
+
+  /**
+   * Where an `AuditDashboard` on the stack's network reads this gateway's audit with `auditLog: 'store'`: the
+   * store's URL from there, and its password (a secret value) when it has one.
+   */
+  public get auditStore(): { readonly url: string; readonly password?: string } | undefined {
+    return this.auditStoreTarget;
   }
 
   /** The gateway config this gateway's container is given (see docs/gateway.md), with a fixed key order. */
@@ -387,6 +396,8 @@ export class Gateway extends Construct {
         fail(`store (${quote(store)}) must be a LimitStore or { url, password?, onUnavailable?, timeoutMs? }`);
       const config = storeConfig(store, fail);
       if (config.password !== undefined) this.storeSecretName = config.password.secret;
+      const password = config.password === undefined ? undefined : props.secrets?.[config.password.secret];
+      this.auditStoreTarget = { url: config.url, ...(password === undefined ? {} : { password }) };
       return { store: config };
     }
     if (TerraformStack.of(store) !== TerraformStack.of(this)) {
@@ -395,11 +406,12 @@ export class Gateway extends Construct {
       );
     }
     let url = store.networkUrl;
+    this.auditStoreTarget = { url, ...(store.password === undefined ? {} : { password: store.password }) };
     if (replicas !== undefined) {
       if ((props.publishMode ?? 'host-network') !== 'host-network' || store.hostUrl === undefined) {
         fail(
           `store: the replicas run in the host's network, where LimitStore '${store.name}' is reached only when published: ` +
-            "give the LimitStore a hostPort (it binds the host's 127.0.0.1), or pass store: { url } of a store the replicas reach",
+            'give the LimitStore a hostPort (and a hostIp the other nodes reach, with several), or pass store: { url } of a store the replicas reach',
         );
       }
       url = store.hostUrl!;
@@ -422,6 +434,7 @@ export class Gateway extends Construct {
     throw new Error('unreachable');
   };
 
+  private auditStoreTarget: { readonly url: string; readonly password?: string } | undefined;
   /** The secret name of `store.password` (given in `secrets`), to check it is given. */
   private storeSecretName: string | undefined;
   /** A `LimitStore`'s password, handed to the gateway as a secret of its own. */
@@ -465,7 +478,7 @@ export class Gateway extends Construct {
           secretFiles: serviceSecrets.map(([name, value]) => secretFile(name, value)),
           sessionKeyFile:
             props.sessionKey === undefined ? undefined : secretFile(SESSION_KEY_SECRET_FILE, props.sessionKey),
-          auditLog: this.settings.audit_log !== false,
+          auditLog: this.settings.audit_log !== false && this.settings.audit_log !== 'store',
           revision,
         }),
       };
@@ -672,10 +685,17 @@ function resourceUrlSetting(
 }
 
 function checkAuditLog(
-  auditLog: boolean | { readonly path: string },
+  auditLog: boolean | 'store' | { readonly path: string },
+  props: GatewayProps,
   fail: (m: string) => never,
 ): GatewaySettings['audit_log'] {
   if (typeof auditLog === 'boolean') return auditLog;
+  if (auditLog === 'store') {
+    if (props.store === undefined) {
+      fail("auditLog: 'store' writes the audit to the gateway's store, and it has none: set store, or auditLog: true");
+    }
+    return 'store';
+  }
   const path = typeof auditLog === 'object' && auditLog !== null ? auditLog.path : undefined;
   if (typeof path !== 'string' || !new RegExp(`^${AUDIT_LOG_DIR}/[^/]+$`).test(path)) {
     fail(

@@ -7,6 +7,7 @@ import { isPort, PORT_RULE, terraformLiteral } from '../src/contract';
 import { uploadFiles } from './container-files';
 import { dockerName, quote } from './docker-names';
 import { GatewayNetwork } from './gateway-network';
+import { checkHostIp, urlHostOf } from './host-ip';
 
 /** Props of a {@link LimitStore}. */
 export interface LimitStoreProps {
@@ -33,6 +34,12 @@ export interface LimitStoreProps {
    * @default - not published
    */
   readonly hostPort?: number;
+  /**
+   * The Docker host address `hostPort` is published on: on a Swarm of several nodes, an address of the node the
+   * store runs on that every node reaches (the replicas on other nodes connect to it there). Needs `hostPort`.
+   * @default '127.0.0.1' (this host only)
+   */
+  readonly hostIp?: string;
 }
 
 /** The store's port inside its container. */
@@ -59,7 +66,7 @@ export class LimitStore extends Construct {
   public readonly name: string;
   /** `redis://NAME:6379`: where a gateway container on the stack's network reaches the store. */
   public readonly networkUrl: string;
-  /** `redis://127.0.0.1:PORT` when `hostPort` is set: where replicas in the host's network reach it. */
+  /** `redis://HOST_IP:PORT` when `hostPort` is set: where replicas in the host's network reach it. */
   public readonly hostUrl?: string;
   /** The password, when set (a gateway using the store is given it as a secret). */
   public readonly password?: string;
@@ -93,7 +100,15 @@ export class LimitStore extends Construct {
     }
     this.password = props.password;
     this.networkUrl = `redis://${this.name}:${STORE_PORT}`;
-    this.hostUrl = props.hostPort === undefined ? undefined : `redis://127.0.0.1:${props.hostPort}`;
+    const hostIp = checkHostIp(props.hostIp, fail) ?? '127.0.0.1';
+    if (props.hostIp !== undefined && props.hostPort === undefined) fail('hostIp needs hostPort: the port to publish');
+    if (props.hostIp !== undefined && props.password === undefined && !isLoopbackAddress(hostIp)) {
+      Annotations.of(this).addWarning(
+        `hostIp ${hostIp} publishes the store beyond this host without a password: anyone who reaches it can ` +
+          'change rate-limit counts and end sessions. Set password',
+      );
+    }
+    this.hostUrl = props.hostPort === undefined ? undefined : `redis://${urlHostOf(hostIp)}:${props.hostPort}`;
 
     const data = new Volume(this, 'Data', { name: dockerName(this, this.name, 'data') });
     const pulled = new Image(this, 'Image', { name: image, keepLocally: true });
@@ -103,7 +118,7 @@ export class LimitStore extends Construct {
       restart: 'unless-stopped',
       command: ['redis-server', STORE_CONFIG_FILE],
       networksAdvanced: [{ name: GatewayNetwork.of(this).name, aliases: [this.name] }],
-      ports: props.hostPort === undefined ? [] : [{ internal: STORE_PORT, external: props.hostPort, ip: '127.0.0.1' }],
+      ports: props.hostPort === undefined ? [] : [{ internal: STORE_PORT, external: props.hostPort, ip: hostIp }],
       volumes: [{ volumeName: data.name, containerPath: '/data' }],
     });
     const settings = [
@@ -122,6 +137,10 @@ export class LimitStore extends Construct {
       { file: STORE_CONFIG_FILE, content: `${terraformLiteral(settings.join('\n'))}\n${password}` },
     ]);
   }
+}
+
+function isLoopbackAddress(ip: string): boolean {
+  return ip === '::1' || ip.startsWith('127.');
 }
 
 const LIMIT_STORE_SYMBOL = Symbol.for('cdktf-mcp-gateway.LimitStore');

@@ -139,10 +139,10 @@ export const GATEWAY_CONFIG_SCHEMA = {
             type: 'object',
             required: ['path'],
             additionalProperties: false,
-            'x-message': 'must be true, false or { path }',
+            'x-message': "must be true, false, 'store' or { path }",
             properties: { path: { type: 'string', minLength: 1, 'x-message': 'must be a non-empty string' } },
           },
-          else: { type: 'boolean', 'x-message': 'must be true, false or { path }' },
+          else: { enum: [true, false, 'store'], 'x-message': "must be true, false, 'store' or { path }" },
         },
         allowed_hosts: {
           type: 'array',

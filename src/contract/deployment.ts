@@ -39,6 +39,9 @@ export const SECRETS_DIR = '/run/secrets';
 /** Overrides {@link SECRETS_DIR} for the gateway process (tests, hosts without Docker). */
 export const SECRETS_DIR_ENV = 'CDKTF_MCP_GATEWAY_SECRETS_DIR';
 
+/** Names the node a replica runs on, for `audit_log: 'store'` (a Swarm service sets `{{.Node.Hostname}}`). */
+export const AUDIT_NODE_ENV = 'CDKTF_MCP_GATEWAY_NODE';
+
 /** Where a single-container gateway keeps what must outlive the container (a Docker volume is mounted here). */
 export const GATEWAY_STATE_DIR = '/var/lib/cdktf-mcp-gateway';
 

@@ -134,8 +134,11 @@ export interface GatewaySettings {
    * @default - none
    */
   readonly resource_url?: string;
-  /** `true` writes to the default path, `{ path }` to that file, `false` turns it off. @default true */
-  readonly audit_log?: boolean | { readonly path: string };
+  /**
+   * `true` writes to the default path, `{ path }` to that file, `'store'` to the gateway's `store` (every replica's
+   * records in one place, whatever node it runs on), `false` turns it off. @default true
+   */
+  readonly audit_log?: boolean | 'store' | { readonly path: string };
   /** Host header values accepted (DNS-rebinding protection). @default - localhost names when bound to loopback, any otherwise */
   readonly allowed_hosts?: readonly string[];
   /** Origin header values accepted. @default - none (a request with any Origin is refused) unless bound to loopback, then localhost origins */

@@ -70,13 +70,17 @@ function semanticProblem(config: GatewayConfig): string | undefined {
   return authProblem(config.gateway) ?? timeoutProblem(config.gateway) ?? limitsProblem(config, seenTools);
 }
 
-/** Each limit names a tool of the gateway and repeats no other's window; the store's URL is one we can reach. */
+/** Each limit names a tool and repeats no other's window; the store's URL is one we reach; an audit to it has one. */
 function limitsProblem(config: GatewayConfig, tools: ReadonlyMap<string, number>): string | undefined {
   const g = config.gateway;
   const limits = rateLimitsProblem(g.rate_limits ?? [], new Set(tools.keys()), 'gateway.rate_limits');
   if (limits !== undefined) return limits;
   const url = g.store === undefined ? undefined : storeUrlProblem(g.store.url);
-  return url === undefined ? undefined : `gateway.store.url: ${url}`;
+  if (url !== undefined) return `gateway.store.url: ${url}`;
+  if (g.audit_log === 'store' && g.store === undefined) {
+    return "gateway.audit_log: 'store' writes the audit to the gateway's store, and there is none: set gateway.store, or audit_log: true for a file";
+  }
+  return undefined;
 }
 
 /** The headers are part of the request: their timeout cannot be the longer one (Node refuses that too). */

@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { isObject } from '../validation/json-object';
 import { isIP } from 'node:net';
 import { isPort, LISTEN_PORT_RULE, normalizeTokenSha256 } from '../contract/rules';
+import { storeUrlProblem } from '../contract/rate-limits';
 import { ConfigError } from './gateway-shared';
 import { DEFAULT_RETENTION_MS } from './audit-store';
 import { DEFAULT_FLAG_RULE, type FlagRule } from './flag-rule';
+import type { AuditStoreSource } from './audit-stream-reader';
 
 /** A dashboard token: an id for logs and the lowercase hex SHA-256 of the secret. */
 export interface DashboardToken {
@@ -16,6 +18,8 @@ export interface DashboardToken {
 export interface DashboardSettings {
   /** Directories whose `*.jsonl` audit files are read. */
   readonly auditDirs: readonly string[];
+  /** Gateways whose audit is read from their store (`audit_log: 'store'`). @default - none */
+  readonly auditStores?: readonly AuditStoreSource[];
   /** @default 8090 */
   readonly port: number;
   /** @default '127.0.0.1' */
@@ -69,7 +73,8 @@ export function checkTokenHash(value: string, where: string): string {
 
 /**
  * Reads the config-file form of `dashboard`:
- * `{ audit_dirs: [...], port?, host?, auth?: { tokens: [{ id, sha256 }] } | 'none', retention_ms?,
+ * `{ audit_dirs?: [...], audit_stores?: [{ gateway, url, password_file? }], port?, host?,
+ *    auth?: { tokens: [{ id, sha256 }] } | 'none', retention_ms?,
  *    flag?: { min_refusals?, min_rate? } }`.
  * @throws ConfigError (one line naming the file and the field)
  */
@@ -95,12 +100,16 @@ export function parseDashboardConfig(doc: unknown, file: string): DashboardSetti
     throw new ConfigError(`${file}: ${field}: ${message}`);
   };
   if (!isObject(doc)) return fail('(root)', 'must be an object');
-  const known = new Set(['audit_dirs', 'port', 'host', 'auth', 'retention_ms', 'flag']);
+  const known = new Set(['audit_dirs', 'audit_stores', 'port', 'host', 'auth', 'retention_ms', 'flag']);
   for (const key of Object.keys(doc))
     if (!known.has(key)) fail(key, `unknown setting (expected one of ${[...known].join(', ')})`);
-  const dirs = doc.audit_dirs;
-  if (!Array.isArray(dirs) || dirs.length === 0 || !dirs.every((d) => typeof d === 'string' && d !== '')) {
-    fail('audit_dirs', 'must be a non-empty array of directory paths');
+  const dirs = doc.audit_dirs ?? [];
+  if (!Array.isArray(dirs) || !dirs.every((d) => typeof d === 'string' && d !== '')) {
+    fail('audit_dirs', 'must be an array of directory paths');
+  }
+  const stores = parseAuditStores(doc.audit_stores ?? [], fail);
+  if ((dirs as string[]).length === 0 && stores.length === 0) {
+    fail('audit_dirs', 'must name at least one directory, unless audit_stores names a store');
   }
   const port = doc.port ?? DEFAULT_DASHBOARD_PORT;
   if (!isPort(port, true)) fail('port', `must be ${LISTEN_PORT_RULE}, got ${short(port)}`);
@@ -147,12 +156,39 @@ export function parseDashboardConfig(doc: unknown, file: string): DashboardSetti
   }
   return {
     auditDirs: dirs as string[],
+    ...(stores.length > 0 ? { auditStores: stores } : {}),
     port: port as number,
     host: host as string,
     auth,
     retentionMs: retentionMs as number,
     flag,
   };
+}
+
+/** `audit_stores: [{ gateway, url, password_file? }]`: the password is read from its file now, never kept in config. */
+function parseAuditStores(value: unknown, fail: (field: string, message: string) => never): AuditStoreSource[] {
+  if (!Array.isArray(value)) return fail('audit_stores', 'must be an array of { gateway, url, password_file? }');
+  return value.map((entry: unknown, i) => {
+    const where = `audit_stores[${i}]`;
+    if (!isObject(entry) || Object.keys(entry).some((k) => !['gateway', 'url', 'password_file'].includes(k))) {
+      return fail(where, 'must be an object { gateway, url, password_file? }');
+    }
+    const { gateway, url, password_file: passwordFile } = entry;
+    if (typeof gateway !== 'string' || gateway === '') fail(`${where}.gateway`, 'must be the gateway name');
+    if (typeof url !== 'string') return fail(`${where}.url`, 'must be a redis:// or rediss:// URL');
+    const problem = storeUrlProblem(url);
+    if (problem !== undefined) fail(`${where}.url`, problem);
+    let password: string | undefined;
+    if (passwordFile !== undefined) {
+      if (typeof passwordFile !== 'string' || passwordFile === '') fail(`${where}.password_file`, 'must be a path');
+      try {
+        password = readFileSync(passwordFile as string, 'utf8').replace(/\r?\n$/, '');
+      } catch (err) {
+        fail(`${where}.password_file`, `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+      }
+    }
+    return { gateway: gateway as string, url: url as string, ...(password === undefined ? {} : { password }) };
+  });
 }
 
 /** A value for an error message: JSON, cut to 40 characters. */

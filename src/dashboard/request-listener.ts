@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger, PrincipalKind } from './gateway-shared';
 import { agentKey } from './audit-line';
 import type { AuditIngester } from './audit-ingester';
+import type { AuditStreamReader } from './audit-stream-reader';
 import type { AuditStore } from './audit-store';
 import type { DashboardAuth } from './dashboard-auth';
 import type { DashboardGuard } from './dashboard-origin-guard';
@@ -16,6 +17,7 @@ import { MINUTE_MS } from './audit-store';
 export interface DashboardContext {
   readonly store: AuditStore;
   readonly ingester: AuditIngester;
+  readonly streams: AuditStreamReader;
   readonly auth: DashboardAuth;
   /** Host/Origin check (DNS-rebinding protection), before anything else. */
   readonly guard: DashboardGuard;
@@ -118,12 +120,13 @@ function summaryBody(ctx: DashboardContext, url: URL) {
     ingest: {
       files: ctx.ingester.stats.files,
       records: stats.records,
-      malformed: ctx.ingester.stats.malformed,
+      malformed: ctx.ingester.stats.malformed + ctx.streams.malformed,
       out_of_range: stats.outOfRange,
       series_overflow: stats.seriesOverflow,
       evicted_minutes: stats.evictedMinutes,
       restarts: ctx.ingester.stats.restarts,
       unreadable_dirs: ctx.ingester.stats.unreadableDirs,
+      stores: ctx.streams.stats,
       retention_ms: ctx.store.retentionMs,
     },
   };

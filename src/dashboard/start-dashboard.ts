@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bracketHost, jsonLogger, type Logger } from './gateway-shared';
 import { AuditIngester } from './audit-ingester';
+import { AuditStreamReader } from './audit-stream-reader';
 import { AuditStore, type AuditStoreOptions } from './audit-store';
 import { DashboardAuth } from './dashboard-auth';
 import { checkExposure, isLoopbackHost, type DashboardSettings } from './dashboard-settings';
@@ -26,6 +27,7 @@ export interface RunningDashboard {
   readonly port: number;
   readonly store: AuditStore;
   readonly ingester: AuditIngester;
+  readonly streams: AuditStreamReader;
   /** Stops following files and closes the server. */
   close(): Promise<void>;
 }
@@ -62,12 +64,15 @@ export async function startDashboard(
     pollIntervalMs: options.pollIntervalMs,
   });
   await ingester.start();
+  const streams = new AuditStreamReader(settings.auditStores ?? [], store, logger, options.pollIntervalMs);
+  await streams.start();
   const pruneTimer = setInterval(() => store.prune(), 60_000);
   pruneTimer.unref();
   const server: Server = createServer(
     createRequestListener({
       store,
       ingester,
+      streams,
       auth: new DashboardAuth(settings.auth),
       guard: dashboardGuard(settings.host),
       flag: settings.flag,
@@ -87,6 +92,7 @@ export async function startDashboard(
     });
   } catch (err) {
     ingester.close();
+    streams.close();
     clearInterval(pruneTimer);
     throw err;
   }
@@ -95,6 +101,7 @@ export async function startDashboard(
   logger('info', 'dashboard listening', {
     url,
     audit_dirs: settings.auditDirs,
+    audit_stores: (settings.auditStores ?? []).map((s) => s.gateway),
     files: ingester.stats.files,
     records: store.stats.records,
     malformed: ingester.stats.malformed,
@@ -104,8 +111,10 @@ export async function startDashboard(
     port,
     store,
     ingester,
+    streams,
     close: async () => {
       ingester.close();
+      streams.close();
       clearInterval(pruneTimer);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

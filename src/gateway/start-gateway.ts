@@ -11,7 +11,7 @@ import {
   parseGatewayConfig,
   type GatewayConfig,
 } from '../contract';
-import { noAudit, openAuditLog, type AuditSink } from './audit';
+import { noAudit, openAuditLog, StoreAuditLog, type AuditSink } from './audit';
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, type GatewayState } from './gateway-state';
 import { ConnectionGuard, createRequestListener, handOverPort, urlHost, type HttpContext } from './http';
@@ -133,7 +133,7 @@ export async function startValidatedGateway(options: StartGatewayOptions): Promi
   const log = options.logger ?? jsonLogger();
   const host = options.host ?? config.gateway.host ?? DEFAULT_HOST;
   const key = sessionKey(config, options.env ?? process.env);
-  const audit = openAudit(config, options.auditLogPath);
+  const audit = openAudit(config, options.auditLogPath, log);
   let gateway: Gateway;
   try {
     gateway = new Gateway(config, host, key, audit, options, log);
@@ -206,6 +206,7 @@ class Gateway implements RunningGateway {
     this.metrics = this.createMetrics(concurrency);
     this.knowNames();
     this.store = this.storeFor(this.state);
+    audit.useStore?.(this.store);
     this.limiter = new RateLimiter(this.store);
     this.revocations = new SessionRevocations(this.sessions, this.store, log);
     this.health = new BackendHealth(() => backendOrigins(this.state.config.tools.map((t) => t.backend.url)), log);
@@ -348,6 +349,7 @@ class Gateway implements RunningGateway {
     this.store = next;
     this.limiter.useStore(next);
     this.revocations.useStore(next);
+    this.audit.useStore?.(next);
     void previous?.close();
   }
 
@@ -457,10 +459,11 @@ function sessionKey(config: GatewayConfig, env: Readonly<Record<string, string |
   }
 }
 
-function openAudit(config: GatewayConfig, override: string | undefined): AuditSink {
+function openAudit(config: GatewayConfig, override: string | undefined, log: Logger): AuditSink {
   if (override !== undefined) return openAuditLog(override);
   const setting = config.gateway.audit_log ?? true;
   if (setting === false) return noAudit;
+  if (setting === 'store') return new StoreAuditLog({ log });
   return openAuditLog(setting === true ? DEFAULT_AUDIT_LOG_PATH : setting.path);
 }
 

@@ -3,7 +3,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformVariable, Testing } from 'cdktf';
-import { Gateway, type GatewayProps, LimitStore, Manifest, Secret, Service } from '../../constructs';
+import {
+  AuditDashboard,
+  Gateway,
+  type GatewayProps,
+  LimitStore,
+  type LimitStoreProps,
+  Manifest,
+  Secret,
+  Service,
+} from '../../constructs';
 import { parseGatewayConfig } from '../../src/contract';
 import {
   configContainer,
@@ -219,5 +228,110 @@ ${gatewayExtra}`;
       err.message,
       /desk\.yaml:\d+:\d+: gateways\.support\.rate_limits\[0\]\.per: expected one of second, minute, hour, day/,
     );
+  });
+});
+
+describe('the audit in the store (auditLog: store)', () => {
+  function storeStack(gatewayProps: Partial<GatewayProps> = {}, storeProps: Partial<LimitStoreProps> = {}) {
+    const stack = newStack();
+    const password = new TerraformVariable(stack, 'store_password', { type: 'string', sensitive: true });
+    const store = new LimitStore(stack, 'Limits', { password: password.stringValue, ...storeProps });
+    const service = new Service(stack, 'lookup', {
+      endpoint: { url: 'http://desk:8080/lookup', method: 'GET' },
+      input: {},
+    });
+    const gateway = new Gateway(stack, 'support', { services: [service], auth, store, ...gatewayProps });
+    return { stack, gateway };
+  }
+
+  it('a gateway with a store writes its audit there by default: no audit volume', () => {
+    const { stack, gateway } = storeStack();
+    const json = synth(stack);
+    assert.equal(configOf(json, 'support').gateway.audit_log, 'store');
+    assert.equal(gateway.auditVolume, undefined);
+    assert.deepEqual(
+      resourcesOf(json, 'docker_volume').map((v) => v.name),
+      ['test-limit-store-data', 'test-support-state'],
+    );
+  });
+
+  it('auditLog: true keeps the file beside a store', () => {
+    const { stack } = storeStack({ auditLog: true });
+    const json = synth(stack);
+    assert.equal(configOf(json, 'support').gateway.audit_log, true);
+    assert.ok(resourcesOf(json, 'docker_volume').some((v) => v.name === 'test-support-audit'));
+  });
+
+  it("refuses auditLog: 'store' without a store, naming the fix", () => {
+    const stack = newStack();
+    const service = new Service(stack, 'lookup', {
+      endpoint: { url: 'http://desk:8080/lookup', method: 'GET' },
+      input: {},
+    });
+    assert.equal(
+      thrown(() => new Gateway(stack, 'support', { services: [service], auth, auditLog: 'store' })).message,
+      "Gateway 'support': auditLog: 'store' writes the audit to the gateway's store, and it has none: set store, or auditLog: true",
+    );
+  });
+
+  it("replicas on several nodes: the store on the node's address, each task naming its node, no volume", () => {
+    const stack = newStack();
+    const key = new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true });
+    const store = new LimitStore(stack, 'Limits', { hostPort: 16379, hostIp: '10.0.0.5' });
+    const service = new Service(stack, 'lookup', {
+      endpoint: { url: 'http://desk:8080/lookup', method: 'GET' },
+      input: {},
+    });
+    const gateway = new Gateway(stack, 'support', {
+      services: [service],
+      auth,
+      replicas: 3,
+      sessionKey: key.stringValue,
+      store,
+    });
+    const json = synth(stack);
+    assert.deepEqual(gateway.config().gateway.store, { url: 'redis://10.0.0.5:16379' });
+    const spec = resourcesOf(json, 'docker_service')[0].task_spec.container_spec;
+    assert.deepEqual(spec.env, { CDKTF_MCP_GATEWAY_NODE: '{{.Node.Hostname}}' });
+    assert.equal(spec.mounts, undefined);
+    const storeContainer = resourcesOf(json, 'docker_container').find((c) => c.name.endsWith('limit-store'));
+    assert.deepEqual(storeContainer.ports, [{ internal: 6379, external: 16379, ip: '10.0.0.5' }]);
+    assert.ok(
+      warningsOf(store).some((w) =>
+        /hostIp 10\.0\.0\.5 publishes the store beyond this host without a password/.test(w),
+      ),
+    );
+  });
+
+  it('refuses a LimitStore hostIp without hostPort, or one that is no address', () => {
+    assert.equal(
+      thrown(() => new LimitStore(newStack(), 'Limits', { hostIp: '10.0.0.5' })).message,
+      "LimitStore 'limit-store': hostIp needs hostPort: the port to publish",
+    );
+    assert.match(
+      thrown(() => new LimitStore(newStack(), 'Limits', { hostPort: 16379, hostIp: 'node-1' })).message,
+      /^LimitStore 'limit-store': hostIp 'node-1' must be an IP address of the Docker host/,
+    );
+  });
+
+  it("an AuditDashboard reads such a gateway from its store on the stack's network, the password as a file", () => {
+    const { stack, gateway } = storeStack();
+    new AuditDashboard(stack, 'audit', { gateways: [gateway], auth: 'none' });
+    const json = synth(stack);
+    const dashboard = resourcesOf(json, 'docker_container').find((c) => c.name.endsWith('audit'));
+    const config = JSON.parse(dashboard.upload[0].content);
+    assert.deepEqual(config.audit_dirs, []);
+    assert.deepEqual(config.audit_stores, [
+      {
+        gateway: 'support',
+        url: 'redis://limit-store:6379',
+        password_file: '/etc/cdktf-mcp-gateway/audit-store-0',
+      },
+    ]);
+    assert.deepEqual(dashboard.upload[1], {
+      file: '/etc/cdktf-mcp-gateway/audit-store-0',
+      content: '${var.store_password}',
+    });
+    assert.deepEqual(dashboard.volumes, []);
   });
 });

@@ -195,7 +195,10 @@ describe('parseGatewayConfig', () => {
   });
 
   it('refuses an audit_log that is neither a boolean nor { path }', () => {
-    assert.equal(refusal(doc({ gateway: { audit_log: 'yes' } })), 'gateway.audit_log: must be true, false or { path }');
+    assert.equal(
+      refusal(doc({ gateway: { audit_log: 'yes' } })),
+      "gateway.audit_log: must be true, false, 'store' or { path }",
+    );
   });
 
   it('refuses a zero timeout', () => {

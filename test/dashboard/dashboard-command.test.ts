@@ -90,7 +90,7 @@ describe('cdktf-mcp-gateway dashboard (flags and config file)', () => {
   });
 
   for (const [doc, message] of [
-    [{}, 'audit_dirs: must be a non-empty array of directory paths'],
+    [{}, 'audit_dirs: must name at least one directory, unless audit_stores names a store'],
     [
       { audit_dirs: ['a'], auth: { tokens: [] } },
       'auth: must be "none" or { tokens: [{ id, sha256 }, ...] } with at least one token',
@@ -100,9 +100,23 @@ describe('cdktf-mcp-gateway dashboard (flags and config file)', () => {
       'auth.tokens[0].sha256 must be 64 hex characters, the SHA-256 of the token (this value has 4 characters; make it with printf %s "$TOKEN" | sha256sum), never the token itself',
     ],
     [{ audit_dirs: ['a'], flag: { min_rate: 2 } }, 'flag.min_rate: must be a number from 0 to 1, got 2'],
+    [{ audit_stores: {} }, 'audit_stores: must be an array of { gateway, url, password_file? }'],
+    [{ audit_stores: [{ gateway: 'gw' }] }, 'audit_stores[0].url: must be a redis:// or rediss:// URL'],
+    [
+      { audit_stores: [{ gateway: 'gw', url: 'redis://:hunter2@store:6379' }] },
+      'audit_stores[0].url: must not carry a user or password: give the password as a secret in store.password',
+    ],
+    [
+      { audit_stores: [{ gateway: 'gw', url: 'redis://store:6379', password_file: '/nonexistent/pw' }] },
+      'audit_stores[0].password_file: cannot read: ENOENT',
+    ],
+    [
+      { audit_stores: [{ gateway: 'gw', url: 'redis://store:6379', db: 1 }] },
+      'audit_stores[0]: must be an object { gateway, url, password_file? }',
+    ],
     [
       { audit_dirs: ['a'], prot: 1 },
-      'prot: unknown setting (expected one of audit_dirs, port, host, auth, retention_ms, flag)',
+      'prot: unknown setting (expected one of audit_dirs, audit_stores, port, host, auth, retention_ms, flag)',
     ],
   ] as const) {
     it(`refuses the config ${JSON.stringify(doc)} naming the field`, () => {

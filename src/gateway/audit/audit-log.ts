@@ -10,6 +10,7 @@ import {
 import { dirname } from 'node:path';
 import { ConfigError } from '../../contract';
 import { jsonLine } from '../logger';
+import type { SharedStore } from '../store';
 
 /** How a `tools/call` ended: answered by the service, failed at the service, or refused by the gateway. */
 export type AuditOutcome = 'ok' | 'error' | 'refused';
@@ -41,6 +42,8 @@ export interface AuditSink {
   write(record: AuditRecord): void;
   /** Writes what is buffered and closes the file. */
   close(): Promise<void>;
+  /** The gateway's store, for a sink that writes there (`audit_log: 'store'`); called again when a reload swaps it. */
+  useStore?(store: SharedStore | undefined): void;
 }
 
 /** An audit sink that drops records (`audit_log: false`). */

@@ -7,6 +7,7 @@
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { DEFAULT_STORE_ON_UNAVAILABLE, DEFAULT_STORE_TIMEOUT_MS, type StoreConfig } from '../../contract';
 import type { Logger } from '../logger';
+import { AUDIT_SCRIPT } from './audit-script';
 import { LIMIT_SCRIPT } from './limit-script';
 
 /** Thrown by a store operation while the store cannot answer in time; the caller falls back as configured. */
@@ -42,7 +43,13 @@ const PROBE_INTERVAL_MS = 500;
 
 type RedisWithLimit = RedisClient & {
   limit(numKeys: number, ...args: (string | number)[]): Promise<LimitReply>;
+  audit(numKeys: number, ...args: (string | number)[]): Promise<number>;
 };
+
+/** Records kept per replica stream (approximately: the store trims whole blocks). */
+export const AUDIT_STREAM_MAX_RECORDS = 100_000;
+/** How long a replica's stream outlives its last record, in seconds: a day past the dashboard's default window. */
+export const AUDIT_STREAM_TTL_SECONDS = 8 * 86_400;
 
 export class SharedStore {
   /** Every key and channel of this gateway starts with it: gateways sharing a server stay apart. */
@@ -73,6 +80,7 @@ export class SharedStore {
     this.timeoutMs = config.timeout_ms ?? DEFAULT_STORE_TIMEOUT_MS;
     this.client = newClient(config.url, password, this.timeoutMs) as RedisWithLimit;
     this.client.defineCommand('limit', { lua: LIMIT_SCRIPT });
+    this.client.defineCommand('audit', { lua: AUDIT_SCRIPT });
     this.client.on('ready', () => this.markUp());
     this.client.on('error', (err: Error) => this.markDown(err.message));
     this.client.on('close', () => this.markDown('the connection closed'));
@@ -121,6 +129,27 @@ export class SharedStore {
         .zremrangebyscore(key, '-inf', Date.now())
         .publish(key, `${mac} ${expiresAtMs}`)
         .exec(),
+    );
+  }
+
+  /**
+   * Appends one replica's audit records (`[id, line, id, line, …]`, ids increasing) to its stream
+   * (`PREFIX:audit:REPLICA`) and names the stream and its node in the gateway's index (`PREFIX:audit`), where the
+   * dashboard finds every replica's. Records already in the stream (a batch sent again) are not added twice.
+   * @throws StoreUnavailableError as `countCall`
+   */
+  async appendAudit(replica: string, node: string, entries: readonly string[]): Promise<number> {
+    const index = `${this.prefix}audit`;
+    return this.run(() =>
+      this.client.audit(
+        2,
+        `${index}:${replica}`,
+        index,
+        node,
+        AUDIT_STREAM_MAX_RECORDS,
+        AUDIT_STREAM_TTL_SECONDS,
+        ...entries,
+      ),
     );
   }
 

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { AUDIT_NODE_ENV } from '../../contract';
+import { jsonLine, type Logger } from '../logger';
+import { StoreUnavailableError, type SharedStore } from '../store';
+import type { AuditRecord, AuditSink } from './audit-log';
+
+/** How long a record may wait in memory before it is sent, in ms (as the audit file). */
+const FLUSH_INTERVAL_MS = 20;
+/** Records per append: one script run stays well inside the store's `timeout_ms`. */
+const BATCH_RECORDS = 200;
+/** Records kept while the store is down; records past it are dropped, counted and logged. */
+const MAX_BACKLOG_RECORDS = 100_000;
+/** How often a backlog is retried while the store is down, in ms. */
+const RETRY_MS = 1_000;
+/** How long `close()` waits for the backlog to reach the store, in ms. */
+const CLOSE_WAIT_MS = 5_000;
+
+/** Where this process's records go in the store: its own stream, and the node named beside it. */
+export interface StoreAuditOptions {
+  readonly log: Logger;
+  /** @default - `CDKTF_MCP_GATEWAY_NODE`, else the host name */
+  readonly node?: string;
+  /** @default - host name, process id and random bytes: a restarted task never appends to an old stream */
+  readonly replica?: string;
+}
+
+/**
+ * The audit sink of `audit_log: 'store'`: each replica appends its records, in batches every 20 ms, to a stream of
+ * its own in the gateway's store, which the dashboard reads for every replica on every node. Each record's id is
+ * chosen here and increases, so a batch sent again after a timeout is never counted twice; while the store is down
+ * records wait in memory (bounded) and go when it is back; `close()` (a drain) sends what waits before it resolves.
+ */
+export class StoreAuditLog implements AuditSink {
+  private store: SharedStore | undefined;
+  /** `[id, line, id, line, …]` not yet acknowledged by the store, oldest first. */
+  private pending: string[] = [];
+  private sending: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private lastMs = 0;
+  private seq = 0;
+  private dropped = 0;
+  private closed = false;
+  /** The last append failed (so an error is logged once per streak). */
+  private failing = false;
+  readonly node: string;
+  readonly replica: string;
+
+  constructor(private readonly options: StoreAuditOptions) {
+    this.node = options.node ?? (process.env[AUDIT_NODE_ENV] || hostname());
+    this.replica = options.replica ?? `${hostname()}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  }
+
+  /** The store records go to from now on (a reload may replace it); what waits goes there too. */
+  useStore(store: SharedStore | undefined): void {
+    this.store = store;
+    store?.onRecovery(() => this.schedule(0));
+    if (this.pending.length > 0) this.schedule(0);
+  }
+
+  /** Records waiting for the store. */
+  get backlog(): number {
+    return this.pending.length / 2;
+  }
+
+  write(record: AuditRecord): void {
+    if (this.pending.length / 2 >= MAX_BACKLOG_RECORDS) {
+      if (this.dropped++ === 0) {
+        this.options.log('error', 'audit records dropped: the store has been unavailable too long', {
+          kept: MAX_BACKLOG_RECORDS,
+        });
+      }
+      return;
+    }
+    const line = jsonLine(record);
+    this.pending.push(this.nextId(), line.slice(0, -1));
+    this.schedule(this.closed ? 0 : FLUSH_INTERVAL_MS);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const deadline = Date.now() + CLOSE_WAIT_MS;
+    while (this.pending.length > 0 && Date.now() < deadline && this.store?.available === true) {
+      await this.flush();
+    }
+    await this.sending;
+    if (this.pending.length > 0) {
+      this.options.log('error', 'audit records not written: the store did not take them before shutdown', {
+        records: this.backlog,
+      });
+    }
+  }
+
+  /** `MS-SEQ` on this process's clock, never repeating or going back (the store orders a stream by it). */
+  private nextId(): string {
+    const now = Date.now();
+    if (now > this.lastMs) {
+      this.lastMs = now;
+      this.seq = 0;
+    } else {
+      this.seq++;
+    }
+    return `${this.lastMs}-${this.seq}`;
+  }
+
+  private schedule(ms: number): void {
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, ms);
+  }
+
+  /** Sends the oldest batch (one at a time, so ids reach the stream in order); on failure it stays for a retry. */
+  private flush(): Promise<void> {
+    if (this.sending !== undefined) return this.sending;
+    const store = this.store;
+    if (store === undefined || this.pending.length === 0) return Promise.resolve();
+    const batch = this.pending.slice(0, BATCH_RECORDS * 2);
+    let failed = false;
+    this.sending = store
+      .appendAudit(this.replica, this.node, batch)
+      .then(
+        () => {
+          this.pending.splice(0, batch.length);
+          if (this.dropped > 0) {
+            this.options.log('warn', 'audit records reach the store again', { dropped: this.dropped });
+            this.dropped = 0;
+          }
+        },
+        (err: Error) => {
+          // an outage is logged once by the store; anything else (a refused script) once per failing streak
+          if (!failed && !(err instanceof StoreUnavailableError) && !this.failing) {
+            this.options.log('error', 'audit records not taken by the store; retrying', { error: err.message });
+          }
+          failed = true;
+        },
+      )
+      .finally(() => {
+        this.sending = undefined;
+        this.failing = failed;
+        if (this.pending.length > 0 && !this.closed) this.schedule(failed ? RETRY_MS : 0);
+      });
+    return this.sending;
+  }
+}

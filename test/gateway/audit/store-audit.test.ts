@@ -1,0 +1,202 @@
+/**
+ * `audit_log: 'store'` through a real redis-server: two gateway processes (two "nodes") write their records to the
+ * store and one dashboard counts every call once, per node; a graceful stop sends what was waiting; records made
+ * while the store is down arrive when it is back; a batch sent twice is stored once; what a hostile writer puts in
+ * the store is counted as malformed, never trusted.
+ */
+import { strict as assert } from 'node:assert';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { GatewayConfig } from '../../../src/contract';
+import { startDashboard, type RunningDashboard } from '../../../src/dashboard';
+import { silentLogger } from '../../../src/gateway/logger';
+import { SharedStore } from '../../../src/gateway/store';
+import { startBackend, type TestBackend } from '../../helpers/backend';
+import { botConfig, objectSchema, tool } from '../../helpers/config';
+import { eventually } from '../../helpers/eventually';
+import { killAllGatewayProcesses, startGatewayProcess, type GatewayProcess } from '../../helpers/gateway-process';
+import { initializeRequest, postMcp, toolsCallRequest } from '../../helpers/mcp';
+import { NEEDS_REDIS, REDIS_SERVER, startRedis, type RedisServer } from '../../helpers/redis-server';
+import { BOT } from '../../helpers/tokens';
+
+interface StoreStats {
+  gateway: string;
+  streams: number;
+  records_by_node: Record<string, number>;
+  reachable: boolean;
+}
+
+if (REDIS_SERVER === undefined) {
+  describe("audit_log: 'store' (redis)", () => it.skip(`${NEEDS_REDIS}: audit records through the store`));
+} else {
+  describe("audit_log: 'store' (redis)", function () {
+    this.timeout(120_000);
+    let redis: RedisServer;
+    let backend: TestBackend;
+    const dashboards: RunningDashboard[] = [];
+
+    before(async () => {
+      redis = await startRedis();
+      backend = await startBackend();
+    });
+    after(async () => {
+      await killAllGatewayProcesses();
+      for (const d of dashboards) await d.close();
+      await redis?.stop();
+      await backend?.close();
+    });
+
+    function config(name: string): GatewayConfig {
+      return botConfig(
+        [tool('lookup', `${backend.url}/lookup`, { inputSchema: objectSchema({ q: { type: 'string' } }, ['q']) })],
+        { name, audit_log: 'store', store: { url: redis.url } },
+      );
+    }
+
+    function gateway(doc: GatewayConfig, node: string): Promise<GatewayProcess> {
+      return startGatewayProcess({ config: doc, auditLog: false, env: { CDKTF_MCP_GATEWAY_NODE: node } });
+    }
+
+    /** Makes `valid` calls that reach the service and `invalid` ones the gateway refuses, in one session. */
+    async function calls(gw: GatewayProcess, valid: number, invalid: number): Promise<void> {
+      const init = await postMcp(gw.url, initializeRequest('2025-11-25'), { token: BOT.token });
+      const sessionId = init.headers.get('mcp-session-id')!;
+      for (let i = 0; i < valid + invalid; i++) {
+        const args = i < valid ? { q: `x${i}` } : { q: i };
+        const res = await postMcp(gw.url, toolsCallRequest('lookup', args), {
+          token: BOT.token,
+          sessionId,
+          protocolVersion: '2025-11-25',
+        });
+        assert.equal(res.status, 200, res.text);
+      }
+    }
+
+    async function dashboard(gatewayName: string): Promise<RunningDashboard> {
+      const d = await startDashboard(
+        {
+          auditDirs: [],
+          auditStores: [{ gateway: gatewayName, url: redis.url }],
+          port: 0,
+          host: '127.0.0.1',
+          auth: undefined,
+          retentionMs: 86_400_000,
+          flag: { minRefusals: 10, minRate: 0.5 },
+        },
+        { logger: silentLogger, pollIntervalMs: 100 },
+      );
+      dashboards.push(d);
+      return d;
+    }
+
+    async function summary(d: RunningDashboard): Promise<{
+      agents: { principal: string; calls: number; refusals: number }[];
+      ingest: { stores: StoreStats[]; malformed: number; records: number };
+    }> {
+      const res = await fetch(`${d.url}api/summary?window=1h`);
+      assert.equal(res.status, 200);
+      return (await res.json()) as never;
+    }
+
+    it('two nodes write to the store; the dashboard counts every call once, per node, refusals included', async () => {
+      const name = `gw-${randomBytes(3).toString('hex')}`;
+      const [a, b] = await Promise.all([gateway(config(name), 'node-a'), gateway(config(name), 'node-b')]);
+      const d = await dashboard(name);
+      await Promise.all([calls(a, 7, 3), calls(b, 4, 2)]);
+      await eventually(async () => {
+        const { ingest, agents } = await summary(d);
+        assert.deepEqual({ ...ingest.stores[0].records_by_node }, { 'node-a': 10, 'node-b': 6 });
+        assert.equal(ingest.stores[0].streams, 2);
+        assert.deepEqual(
+          agents.map((x) => [x.principal, x.calls, x.refusals]),
+          [[BOT.id, 16, 5]],
+        );
+      });
+      // a second read of the same streams (a restarted dashboard) counts the same, never twice
+      const again = await dashboard(name);
+      await eventually(async () =>
+        assert.deepEqual({ ...(await summary(again)).ingest.stores[0].records_by_node }, { 'node-a': 10, 'node-b': 6 }),
+      );
+      await d.streams.read();
+      assert.deepEqual({ ...(await summary(d)).ingest.stores[0].records_by_node }, { 'node-a': 10, 'node-b': 6 });
+    });
+
+    it('a graceful stop (SIGTERM) sends every record the replica made before it exits', async () => {
+      const name = `gw-${randomBytes(3).toString('hex')}`;
+      const gw = await gateway(config(name), 'node-a');
+      await calls(gw, 25, 5);
+      const status = await gw.stop('SIGTERM');
+      assert.equal(status.code, 0, gw.stderr());
+      const d = await dashboard(name);
+      assert.deepEqual({ ...(await summary(d)).ingest.stores[0].records_by_node }, { 'node-a': 30 });
+    });
+
+    it('records made while the store is down wait in the replica and arrive once it is back', async () => {
+      const name = `gw-${randomBytes(3).toString('hex')}`;
+      const gw = await gateway(config(name), 'node-a');
+      await redis.kill();
+      await calls(gw, 6, 2);
+      await redis.restart(); // empty: nothing was persisted, so every record counted came from the backlog
+      const d = await dashboard(name);
+      await eventually(
+        async () => assert.deepEqual({ ...(await summary(d)).ingest.stores[0].records_by_node }, { 'node-a': 8 }),
+        { timeoutMs: 15_000 },
+      );
+      assert.match(gw.stdout(), /limit store available again/);
+    });
+
+    it('a batch sent again (a timeout after the store took it) is stored once', async () => {
+      const store = new SharedStore({ url: redis.url }, undefined, 'retry-gw', silentLogger);
+      try {
+        assert.ok(await store.connected(5_000));
+        const line = (i: number): string =>
+          JSON.stringify({
+            ts: new Date().toISOString(),
+            gateway: 'retry-gw',
+            session: null,
+            principal: 'bot',
+            auth: 'token',
+            client: { name: null, version: null },
+            tool: 'lookup',
+            outcome: 'ok',
+            error: null,
+            duration_ms: i,
+          });
+        const t = Date.now();
+        const batch = [`${t}-0`, line(0), `${t}-1`, line(1), `${t}-2`, line(2)];
+        assert.equal(await store.appendAudit('r1', 'node-a', batch), 3);
+        assert.equal(await store.appendAudit('r1', 'node-a', batch), 0);
+        assert.equal(await store.appendAudit('r1', 'node-a', [...batch, `${t}-3`, line(3)]), 1);
+        const d = await dashboard('retry-gw');
+        assert.deepEqual({ ...(await summary(d)).ingest.stores[0].records_by_node }, { 'node-a': 4 });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('a hostile writer: malformed entries are counted and skipped; a node named __proto__ is just a name', async () => {
+      const client = new Redis(redis.url);
+      try {
+        const index = 'cdktf-mcp-gateway:evil-gw:audit';
+        await client.hset(index, `${index}:x`, '__proto__', `${index}:y`, 'constructor');
+        await client.xadd(`${index}:x`, '*', 'r', '{"not":"a record"}');
+        await client.xadd(`${index}:x`, '*', 'other', 'field');
+        await client.xadd(`${index}:y`, '*', 'r', 'x'.repeat(100_000));
+        const d = await dashboard('evil-gw');
+        const { ingest } = await summary(d);
+        assert.equal(ingest.malformed, 3);
+        assert.deepEqual({ ...ingest.stores[0].records_by_node }, JSON.parse('{"__proto__":0,"constructor":0}'));
+      } finally {
+        client.disconnect();
+      }
+    });
+
+    it("refuses audit_log: 'store' without a store, naming the fix", async () => {
+      const doc = botConfig([tool('lookup', `${backend.url}/lookup`)], { audit_log: 'store' });
+      await assert.rejects(
+        startGatewayProcess({ config: doc, auditLog: false, startTimeoutMs: 5_000 }),
+        /gateway\.audit_log: 'store' writes the audit to the gateway's store, and there is none: set gateway\.store, or audit_log: true for a file/,
+      );
+    });
+  });
+}
