@@ -2,13 +2,15 @@
 // alternating valid and invalid calls from one 2025 session (opened first, kept throughout) and as 2026-07-28
 // requests, each on a new connection, so that every node gets some. A valid call must succeed; an invalid one must
 // be refused (-32602) with validation on, or reach the backend with it off. Prints one JSON line of counts on
-// SIGTERM and exits. Optional: PAUSE_MS between a loop's calls (default 25) and LOOPS (default 4).
+// SIGTERM and exits. Optional: PAUSE_MS between a loop's calls (default 25), LOOPS (default 4), and SESSION, a 2025
+// session to keep using (else one is opened; the first line printed names it). Calls are counted per node by the
+// x-served-by header the load balancer adds (its server name for the node that answered).
 'use strict';
 const http = require('http');
-const [url, token, pauseArg = '25', loopsArg = '4'] = process.argv.slice(2);
+const [url, token, pauseArg = '25', loopsArg = '4', sessionArg = ''] = process.argv.slice(2);
 const pauseMs = Number(pauseArg);
 const target = new URL(url);
-const counts = { calls: 0, failed: 0, session_404: 0, by_outcome: {}, failures: [] };
+const counts = { calls: 0, failed: 0, session_404: 0, by_outcome: {}, by_node: {}, failures: [] };
 let stopping = false;
 
 function post(body, headers) {
@@ -79,6 +81,8 @@ async function loop(modern, session) {
         )
       : await post(call, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
     const outcome = classify(res, valid);
+    const node = (res.headers && res.headers['x-served-by']) || 'none';
+    counts.by_node[node] = (counts.by_node[node] || 0) + 1;
     counts.calls++;
     counts.by_outcome[outcome] = (counts.by_outcome[outcome] || 0) + 1;
     if (!['ok', 'refused', 'forwarded'].includes(outcome)) {
@@ -90,7 +94,7 @@ async function loop(modern, session) {
   }
 }
 
-(async () => {
+async function openSession() {
   const init = await post(
     {
       jsonrpc: '2.0',
@@ -105,7 +109,12 @@ async function loop(modern, session) {
     console.log(JSON.stringify({ error: `initialize: HTTP ${init.status} ${init.text.slice(0, 200)}` }));
     process.exit(1);
   }
-  console.log(JSON.stringify({ started: true }));
+  return session;
+}
+
+(async () => {
+  const session = sessionArg || (await openSession());
+  console.log(JSON.stringify({ started: true, session }));
   const loops = Array.from({ length: Number(loopsArg) }, (_, k) => loop(k % 2 === 1, session));
   process.on('SIGTERM', async () => {
     stopping = true;

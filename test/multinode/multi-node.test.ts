@@ -2,8 +2,10 @@
  * A replicated gateway on a real three-node Docker Swarm (../shared/tools/swarm-cluster: three engines in network
  * namespaces of their own, a registry, a client namespace), deployed by `cdktf deploy` to the manager: the image
  * is pushed to the registry and pulled by digest on every node, the replicas spread one per node, and HAProxy
- * (ours, checking `/readyz`, retrying with redispatch) spreads a steady load of 2025 session calls and 2026-07-28
- * requests over them while validate_input is toggled, a node is drained, and a node is lost.
+ * (ours, checking `/readyz`, retrying with redispatch) spreads a steady load of 2025 session calls (one session,
+ * opened first) and 2026-07-28 requests over them while validate_input is toggled, a node is drained, and a node is
+ * lost. The replicas share sessions and write their audit through a LimitStore on the manager, and the dashboard's
+ * count per node is checked against the calls HAProxy sent each node.
  *
  * Required under CI=true when the cluster tool is beside the repository; pending otherwise, with a title naming
  * what is missing. Talks to private addresses only inside the cluster's namespaces (through nsenter).
@@ -26,7 +28,10 @@ const REPO = path.resolve(__dirname, '../..');
 const CLUSTER = path.resolve(REPO, '../shared/tools/swarm-cluster/cluster.sh');
 const MN = path.join(os.tmpdir(), 'swarm-cluster');
 const MANAGER = `unix://${MN}/node1/docker.sock`;
-const REGISTRY = '10.77.0.1:5000';
+const MANAGER_IP = '10.77.0.1';
+const REGISTRY = `${MANAGER_IP}:5000`;
+const DASHBOARD = `http://${MANAGER_IP}:8090/api/summary?window=1h`;
+const STORE_IMAGE = 'local/redis:multi-node';
 const LB = 'http://10.77.0.10:8100/mcp';
 const BASE_IMAGE = 'local/node-base:node22';
 const requirement = deployTestRequirement();
@@ -46,11 +51,19 @@ const app = new App();
 const stack = new TerraformStack(app, params.stack);
 new docker.DockerProvider(stack, 'docker', {});
 const sessionKey = new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true });
+const storePassword = new TerraformVariable(stack, 'store_password', { type: 'string', sensitive: true });
+// on the manager, published on its cluster address: every node's replicas share sessions and write their audit here
+const store = new mcp.LimitStore(stack, 'Limits', {
+  image: params.storeImage,
+  password: storePassword.stringValue,
+  hostPort: 6379,
+  hostIp: params.managerIp,
+});
 const getCustomer = new mcp.Service(stack, 'get_customer', {
   endpoint: { url: params.backendUrl + '/customers/{customer_id}', method: 'GET' },
   input: { customer_id: { type: 'string', required: true, pattern: '^C-[0-9]{4}$' } },
 });
-new mcp.Gateway(stack, 'agents', {
+const gateway = new mcp.Gateway(stack, 'agents', {
   services: [getCustomer],
   auth: { tokens: [{ id: 'mn-bot', sha256: params.tokenSha256 }] },
   replicas: 3,
@@ -59,6 +72,13 @@ new mcp.Gateway(stack, 'agents', {
   baseImage: params.baseImage,
   registry: { address: params.registry, insecure: true },
   validateInput: params.validateInput,
+  store,
+});
+new mcp.AuditDashboard(stack, 'audit', {
+  gateways: [gateway],
+  auth: { tokens: [{ id: 'ops', sha256: params.tokenSha256 }] },
+  hostIp: params.managerIp,
+  baseImage: params.baseImage,
 });
 app.synth();
 `;
@@ -93,10 +113,21 @@ backend gateways
   option redispatch 1
   retry-on conn-failure empty-response
   default-server inter 1s fall 2 rise 2
+  # which node answered, so the load counts its calls per node
+  http-response set-header x-served-by %s
   server n1 10.77.0.1:8080 check
   server n2 10.77.0.2:8080 check
   server n3 10.77.0.3:8080 check
 `;
+
+/** What mixed-load.js prints when it stops. */
+interface LoadCounts {
+  calls: number;
+  failed: number;
+  by_outcome: Record<string, number>;
+  by_node: Record<string, number>;
+  failures: string[];
+}
 
 describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluster, real deploy)', function () {
   const missing = !fs.existsSync(CLUSTER)
@@ -116,7 +147,14 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
   const bot = makeToken('mn-bot');
   const stack = `mn${randomBytes(2).toString('hex')}`;
   const service = `${stack}-agents`;
-  const vars = { TF_VAR_session_key: randomBytes(32).toString('base64') };
+  const vars = {
+    TF_VAR_session_key: randomBytes(32).toString('base64'),
+    TF_VAR_store_password: randomBytes(16).toString('hex'),
+  };
+  /** The 2025 session opened by the first load, which every later load keeps using. */
+  let firstSession = '';
+  /** Calls made through HAProxy, per HAProxy server (n1…n3), over every load. */
+  const callsByServer: Record<string, number> = {};
   const started: ChildProcess[] = [];
   let app: CdktfApp;
   let tmp = '';
@@ -186,7 +224,7 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
 
   /** Starts the load; `stop()` ends it and returns its counts. */
   function startLoad(pace: { pauseMs: number; loops: number } = { pauseMs: 25, loops: 4 }): {
-    stop: () => Promise<{ calls: number; failed: number; by_outcome: Record<string, number>; failures: string[] }>;
+    stop: () => Promise<LoadCounts>;
   } {
     const script = path.join(__dirname, 'mixed-load.js');
     const child = inNamespace('mn-lb', [
@@ -196,18 +234,58 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
       bot.token,
       String(pace.pauseMs),
       String(pace.loops),
+      firstSession,
     ]);
     started.push(child);
     let out = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const first = /^\{"started":true,"session":"([^"]+)"\}$/m.exec(out);
+      if (firstSession === '' && first !== null) firstSession = first[1];
+    });
     return {
       stop: async () => {
         child.kill('SIGTERM');
         await new Promise((resolve) => child.once('exit', resolve));
         const last = out.trim().split('\n').pop() ?? '{}';
-        return JSON.parse(last);
+        const counts = JSON.parse(last) as LoadCounts;
+        for (const [server, n] of Object.entries(counts.by_node ?? {}))
+          callsByServer[server] = (callsByServer[server] ?? 0) + n;
+        return counts;
       },
     };
+  }
+
+  /** GET from the client namespace (the cluster's addresses are reached only there), with the dashboard token. */
+  async function getJson(url: string): Promise<unknown> {
+    const child = inNamespace('mn-lb', [
+      process.execPath,
+      '-e',
+      `fetch(process.argv[1], { headers: { authorization: 'Bearer ' + process.argv[2] } })
+        .then(async (r) => { if (r.status !== 200) throw new Error('HTTP ' + r.status); console.log(await r.text()); })
+        .catch((e) => { console.error(e.message); process.exit(1); })`,
+      url,
+      bot.token,
+    ]);
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`GET ${url}: ${err.trim()}`);
+    return JSON.parse(out);
+  }
+
+  /** The dashboard's records per node (its reading of the store), by HAProxy server name. */
+  async function dashboardByServer(): Promise<Record<string, number>> {
+    const summary = (await getJson(DASHBOARD)) as {
+      ingest: { stores: { gateway: string; records_by_node: Record<string, number>; reachable: boolean }[] };
+    };
+    const [store] = summary.ingest.stores;
+    assert.ok(store?.reachable, `the dashboard does not reach the store: ${JSON.stringify(summary.ingest)}`);
+    return Object.fromEntries(
+      Object.entries(store.records_by_node).map(([nodeName, n]) => [nodeName.replace(/^mn-node/, 'n'), n]),
+    );
   }
 
   before(async function () {
@@ -220,6 +298,11 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
       env: { ...process.env, NODE_BIN: node22.path, DOCKER_HOST: MANAGER },
     });
     assert.equal(base.code, 0, base.stderr);
+    const redisImage = await command('bash', [path.join(REPO, 'scripts', 'redis-image.sh'), STORE_IMAGE], {
+      timeoutMs: 300_000,
+      env: { ...process.env, DOCKER_HOST: MANAGER },
+    });
+    assert.equal(redisImage.code, 0, redisImage.stderr);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'multi-node-'));
     haproxySocket = path.join(tmp, 'haproxy.sock');
     fs.writeFileSync(path.join(tmp, 'haproxy.cfg'), haproxyConfig(haproxySocket));
@@ -246,6 +329,8 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
       registry: REGISTRY,
       tokenSha256: bot.sha256,
       validateInput: true,
+      storeImage: STORE_IMAGE,
+      managerIp: MANAGER_IP,
     };
     app.params(params);
   });
@@ -345,16 +430,39 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
     assert.equal(counts.failed, 0, JSON.stringify(counts));
   });
 
-  it('destroys the service, its configs, secrets and containers on the nodes left', async () => {
+  it("the dashboard counts every call once, per node, from the store (the lost node's last batch aside)", async () => {
+    // calls per node as HAProxy routed them, against the records the dashboard read from each node's replicas
+    let seen: Record<string, number> = {};
+    try {
+      await eventually(
+        async () => {
+          seen = await dashboardByServer();
+          assert.equal(seen.n1, callsByServer.n1);
+          assert.equal(seen.n2, callsByServer.n2);
+        },
+        { timeoutMs: 20_000, intervalMs: 500 },
+      );
+    } finally {
+      for (const n of ['n1', 'n2', 'n3'])
+        record(`calls answered by ${n} / records on the dashboard`, `${callsByServer[n] ?? 0} / ${seen[n] ?? 0}`);
+    }
+    // a node killed outright loses the records of the calls it answered in its last 20 ms batch, and no more
+    const lost = (callsByServer.n3 ?? 0) - (seen.n3 ?? 0);
+    assert.ok(lost >= 0 && lost <= 20, `node3: ${callsByServer.n3} calls answered, ${seen.n3} records`);
+    assert.equal(Object.keys(seen).sort().join(), 'n1,n2,n3');
+  });
+
+  it('destroys everything it made: nothing of the stack is left on the nodes left', async () => {
     await cdktf('destroy');
     for (const n of [1, 2]) {
-      const left = await node(n, ['ps', '-a', '--filter', `name=${stack}`, '--format', '{{.Names}}']);
-      assert.equal(left.stdout.trim(), '', `node${n} keeps containers: ${left.stdout}`);
-      // Swarm creates a task's named volume on the node it runs on; only the manager's is the stack's resource
-      const volumes = (
-        await node(n, ['volume', 'ls', '--filter', `name=${stack}`, '--format', '{{.Name}}'])
-      ).stdout.trim();
-      if (volumes !== '') record(`volumes left on node${n} (made by Swarm for a task)`, volumes.replace(/\n/g, ', '));
+      for (const [kind, field] of [
+        ['ps -a', '{{.Names}}'],
+        ['volume ls', '{{.Name}}'],
+        ['network ls', '{{.Name}}'],
+      ]) {
+        const left = await node(n, [...kind.split(' '), '--filter', `name=${stack}`, '--format', field]);
+        assert.equal(left.stdout.trim(), '', `node${n} keeps from ${kind}: ${left.stdout}`);
+      }
     }
     const objects = await Promise.all(
       ['service', 'config', 'secret'].map(
