@@ -204,19 +204,21 @@ export function gatewayConfig(
   };
 }
 
-/** `serve` of `config` (written to `dir/label.json`) on a free port, auditing beside it; its process and MCP URL. */
+/**
+ * `serve` of `config` (written to `dir/label.json`) on a free port, auditing to a file beside it (or as the config
+ * says, with `configAudit`); its process and MCP URL.
+ */
 export async function startGatewayProcess(
   dir: string,
   config: GatewayConfig,
   label: string,
   cli = CLI,
+  configAudit = false,
 ): Promise<{ child: ChildProcess; url: string }> {
   const file = path.join(dir, `${label}.json`);
   writeFileSync(file, JSON.stringify(config));
-  const { child, value } = await spawnAndRead(
-    serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, `${label}.audit.jsonl`)], cli),
-    urlOf,
-  );
+  const audit = configAudit ? [] : ['--audit-log', path.join(dir, `${label}.audit.jsonl`)];
+  const { child, value } = await spawnAndRead(serveArgs(['--config', file, '--port', '0', ...audit], cli), urlOf);
   return { child, url: value };
 }
 

@@ -4,7 +4,8 @@
  * Rows: a `tools/call` through the gateway (the built CLI, its own process) with no limit; with two limits
  * (every tool per minute, the tool per second) counted in a redis-server on 127.0.0.1 (Debian's, started here);
  * with the same limits counted in the process (no store); and a second gateway without limits (the A/A row: how
- * far two identical gateways differ). The counts are far above the load, so every call is admitted and counted.
+ * far two identical gateways differ); and one without limits writing its audit to the store (`audit_log: 'store'`)
+ * rather than a file. The counts are far above the load, so every call is admitted and counted.
  * Then the latency of the first two at a fixed rate, and each ratio side by side (both gateways loaded at once, in
  * rounds). Targets are reported, not asserted.
  */
@@ -131,11 +132,15 @@ export async function runRateLimitsBench(): Promise<void> {
       ['gateway, 2 limits in a loopback store', withLimits(true)],
       ['gateway, 2 limits per process (no store)', withLimits(false)],
       ['gateway, no limit (A/A: a second one)', base],
+      [
+        "gateway, no limit, audit_log: 'store' (the loopback store)",
+        { ...base, gateway: { ...base.gateway, audit_log: 'store', store: { url: redis.url } } },
+      ],
     ] as const;
     const targets: Target[] = [];
     const started: ChildProcess[] = [];
     for (const [i, [name, config]] of gateways.entries()) {
-      const gw = await startGatewayProcess(dir, config, `gw${i}`);
+      const gw = await startGatewayProcess(dir, config, `gw${i}`, undefined, config.gateway.audit_log === 'store');
       started.push(gw.child);
       const headers = await mcpHeaders(gw.url, token);
       targets.push({
@@ -162,6 +167,7 @@ export async function runRateLimitsBench(): Promise<void> {
     const store = await pairedRatio(targets[0], targets[1]);
     const local = await pairedRatio(targets[0], targets[2]);
     const aa = await pairedRatio(targets[0], targets[3]);
+    const auditStore = await pairedRatio(targets[0], targets[4]);
     await Promise.all(started.map((c) => stopChild(c)));
 
     console.log(
@@ -201,6 +207,8 @@ export async function runRateLimitsBench(): Promise<void> {
     console.log(`| store limits on / off side by side, CPU per call | ${range(store.cpu)} | – |`);
     console.log(`| per-process limits on / off ${side} | ${range(local.rps)} | – |`);
     console.log(`| A/A: no limit / no limit ${side} | ${range(aa.rps)} | ~1.00 (the noise) |`);
+    console.log(`| audit to the store / to a file ${side} | ${range(auditStore.rps)} | – |`);
+    console.log(`| audit to the store / to a file side by side, CPU per call | ${range(auditStore.cpu)} | – |`);
   } finally {
     await Promise.all([...children].map((c) => stopChild(c)));
     rmSync(dir, { recursive: true, force: true });
