@@ -14,6 +14,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Redis } from 'ioredis';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { eventually } from '../helpers/eventually';
 import { connectSdkClient, initializeRequest, type SdkConnection } from '../helpers/mcp';
@@ -958,6 +959,7 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
     let app: CdktfApp;
     let backend: TestBackend;
     let port = 0;
+    let storePort = 0;
 
     /** One request on a connection of its own, so that SO_REUSEPORT spreads the requests over both replicas. */
     function fresh(
@@ -1001,13 +1003,16 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       });
     }
 
-    /** Audit records per replica (each writes a file of its own into the audit volume). */
+    /** Audit records per replica: each appends to a stream of its own in the store (a gateway with a store). */
     async function auditByReplica(): Promise<number[]> {
-      const mount = await docker(['volume', 'inspect', '--format', '{{.Mountpoint}}', `${serviceName}-audit`]);
-      return fs
-        .readdirSync(mount)
-        .filter((f) => f.endsWith('.jsonl'))
-        .map((f) => fs.readFileSync(path.join(mount, f), 'utf8').split('\n').filter(Boolean).length);
+      const client = new Redis(`redis://127.0.0.1:${storePort}`, { password: vars.TF_VAR_store_password });
+      try {
+        const index = 'cdktf-mcp-gateway:agents:audit';
+        const streams = Object.keys(await client.hgetall(index));
+        return await Promise.all(streams.map((stream) => client.xlen(stream)));
+      } finally {
+        client.disconnect();
+      }
     }
 
     before(async function () {
@@ -1017,13 +1022,14 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       assert.equal(image.code, 0, `${STORE_IMAGE_SCRIPT} failed: ${image.stderr.trim().slice(-1000)}`);
       backend = await startBackend();
       port = await freePort();
+      storePort = await freePort();
       app = new CdktfApp(path.join(tmp, 'store'), STORE_STACK, env);
       app.params({
         stack,
         backendUrl: backend.url,
         baseImage: BASE_IMAGE,
         storeImage: STORE_IMAGE,
-        storePort: await freePort(),
+        storePort,
         tokenSha256: bot.sha256,
         port,
         calls,
