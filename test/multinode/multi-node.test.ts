@@ -430,7 +430,7 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
     assert.equal(counts.failed, 0, JSON.stringify(counts));
   });
 
-  it("the dashboard counts every call once, per node, from the store (the lost node's last batch aside)", async () => {
+  it('the dashboard counts every call once, per node, from the store, the lost node included', async () => {
     // calls per node as HAProxy routed them, against the records the dashboard read from each node's replicas
     let seen: Record<string, number> = {};
     try {
@@ -446,9 +446,10 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
       for (const n of ['n1', 'n2', 'n3'])
         record(`calls answered by ${n} / records on the dashboard`, `${callsByServer[n] ?? 0} / ${seen[n] ?? 0}`);
     }
-    // a node killed outright loses the records of the calls it answered in its last 20 ms batch, and no more
+    // a node killed outright can lose at most the records of the batch it had on its way to the store: a few
     const lost = (callsByServer.n3 ?? 0) - (seen.n3 ?? 0);
-    assert.ok(lost >= 0 && lost <= 20, `node3: ${callsByServer.n3} calls answered, ${seen.n3} records`);
+    record('records the killed node lost', String(lost));
+    assert.ok(lost >= 0 && lost <= 5, `node3: ${callsByServer.n3} calls answered, ${seen.n3} records`);
     assert.equal(Object.keys(seen).sort().join(), 'n1,n2,n3');
   });
 

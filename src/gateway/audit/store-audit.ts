@@ -5,8 +5,6 @@ import { jsonLine, type Logger } from '../logger';
 import { StoreUnavailableError, type SharedStore } from '../store';
 import type { AuditRecord, AuditSink } from './audit-log';
 
-/** How long a record may wait in memory before it is sent, in ms (as the audit file). */
-const FLUSH_INTERVAL_MS = 20;
 /** Records per append: one script run stays well inside the store's `timeout_ms`. */
 const BATCH_RECORDS = 200;
 /** Records kept while the store is down; records past it are dropped, counted and logged. */
@@ -26,8 +24,8 @@ export interface StoreAuditOptions {
 }
 
 /**
- * The audit sink of `audit_log: 'store'`: each replica appends its records, in batches every 20 ms, to a stream of
- * its own in the gateway's store, which the dashboard reads for every replica on every node. Each record's id is
+ * The audit sink of `audit_log: 'store'`: each replica appends its records, in batches of what arrived while the
+ * previous batch was on its way, to a stream of its own in the gateway's store, which the dashboard reads for every replica on every node. Each record's id is
  * chosen here and increases, so a batch sent again after a timeout is never counted twice; while the store is down
  * records wait in memory (bounded) and go when it is back; `close()` (a drain) sends what waits before it resolves.
  */
@@ -36,7 +34,8 @@ export class StoreAuditLog implements AuditSink {
   /** `[id, line, id, line, …]` not yet acknowledged by the store, oldest first. */
   private pending: string[] = [];
   private sending: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** A send is scheduled (for the end of this turn, or a retry). */
+  private queued = false;
   private lastMs = 0;
   private seq = 0;
   private dropped = 0;
@@ -74,13 +73,11 @@ export class StoreAuditLog implements AuditSink {
     }
     const line = jsonLine(record);
     this.pending.push(this.nextId(), line.slice(0, -1));
-    this.schedule(this.closed ? 0 : FLUSH_INTERVAL_MS);
+    this.schedule(0);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
     const deadline = Date.now() + CLOSE_WAIT_MS;
     while (this.pending.length > 0 && Date.now() < deadline && this.store?.available === true) {
       await this.flush();
@@ -105,11 +102,20 @@ export class StoreAuditLog implements AuditSink {
     return `${this.lastMs}-${this.seq}`;
   }
 
+  /**
+   * Sends at the end of this event-loop turn (`ms` 0), or after `ms`. One batch is in flight at a time, and what
+   * arrives meanwhile goes in the next: under load the batches grow by themselves, and a record waits in memory no
+   * longer than one round trip to the store, so a node that dies loses little.
+   */
   private schedule(ms: number): void {
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
+    if (this.queued || this.sending !== undefined) return;
+    this.queued = true;
+    const run = (): void => {
+      this.queued = false;
       void this.flush();
-    }, ms);
+    };
+    if (ms === 0) setImmediate(run);
+    else setTimeout(run, ms);
   }
 
   /** Sends the oldest batch (one at a time, so ids reach the stream in order); on failure it stays for a retry. */
