@@ -188,6 +188,7 @@ function service(yaml: ManifestYaml, dir: string, name: string, s: Json): Manife
     timeoutMs: s.timeout_ms,
     container: s.container === undefined ? undefined : container(s.container, dir),
     forwardIdentity: s.forward_identity,
+    idempotent: s.idempotent,
     requiredScopes: s.required_scopes,
     rateLimits: s.rate_limits,
     at: yaml.location(at, true),

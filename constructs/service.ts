@@ -148,6 +148,13 @@ export interface ServiceProps {
    */
   readonly forwardIdentity?: boolean;
   /**
+   * Whether a call may be sent twice: a request lost with its connection before any byte of the answer (a backend
+   * replica gone with the connection the gateway reused) is sent again, once, on a new connection. Set it for a
+   * POST that is safe to repeat; set `false` for a GET that is not.
+   * @default - by method: true for GET, PUT and DELETE (HTTP's idempotent methods), false for POST and PATCH
+   */
+  readonly idempotent?: boolean;
+  /**
    * Scopes a caller needs to see and call this tool (OAuth tokens, and static tokens given `scopes`); callers
    * without scopes (a static token without `scopes`) are not restricted.
    * @default - none
@@ -221,6 +228,7 @@ export class Service extends Construct {
     headers?: Record<string, HeaderValueConfig>;
     tls?: BackendTlsConfig;
     forward_identity?: true;
+    idempotent?: boolean;
     query_params?: string[];
     body_param?: string;
   };
@@ -447,6 +455,9 @@ function checkBackendExtras(props: ServiceProps, url: string, fail: (m: string) 
   if (props.forwardIdentity !== undefined && typeof props.forwardIdentity !== 'boolean') {
     fail(`forwardIdentity (${quote(props.forwardIdentity)}) must be true or false`);
   }
+  if (props.idempotent !== undefined && typeof props.idempotent !== 'boolean') {
+    fail(`idempotent (${quote(props.idempotent)}) must be true or false`);
+  }
   const secrets = [...headers.secrets];
   if (tls.secret !== undefined && !secrets.includes(tls.secret)) secrets.push(tls.secret);
   return {
@@ -454,6 +465,7 @@ function checkBackendExtras(props: ServiceProps, url: string, fail: (m: string) 
       ...(headers.headers !== undefined ? { headers: headers.headers } : {}),
       ...(tls.tls !== undefined ? { tls: tls.tls } : {}),
       ...(props.forwardIdentity === true ? { forward_identity: true as const } : {}),
+      ...(props.idempotent !== undefined ? { idempotent: props.idempotent } : {}),
       ...(props.endpoint.queryParams !== undefined && props.endpoint.queryParams.length > 0
         ? { query_params: [...props.endpoint.queryParams] }
         : {}),

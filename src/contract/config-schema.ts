@@ -217,7 +217,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
             required: ['url', 'method'],
             additionalProperties: false,
             'x-message':
-              'must be an object { url, method, timeout_ms?, headers?, tls?, forward_identity?, query_params?, body_param? }',
+              'must be an object { url, method, timeout_ms?, headers?, tls?, forward_identity?, idempotent?, query_params?, body_param? }',
             properties: {
               url: { type: 'string', pattern: '^https?://', 'x-message': 'must be an http(s) URL' },
               method: {
@@ -257,6 +257,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
                 },
               },
               forward_identity: { type: 'boolean', 'x-message': 'must be true or false' },
+              idempotent: { type: 'boolean', 'x-message': 'must be true or false' },
               query_params: {
                 type: 'array',
                 items: { type: 'string', minLength: 1 },

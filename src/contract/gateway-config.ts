@@ -72,6 +72,11 @@ export interface ToolConfig {
     /** Adds `X-MCP-Principal` (the token id) and `X-MCP-Client` (the client's name) to every call. @default false */
     readonly forward_identity?: boolean;
     /**
+     * A call may be sent twice: a request whose connection fails before any byte of the answer is sent again, once,
+     * on a new connection. @default - by method: true for GET, PUT and DELETE (HTTP's idempotent methods)
+     */
+    readonly idempotent?: boolean;
+    /**
      * Fields sent as the query even though the method sends a body (POST, PUT, PATCH), as an OpenAPI operation's
      * query parameters are. @default - none: a body-sending method sends every field in the body
      */

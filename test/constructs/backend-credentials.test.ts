@@ -186,6 +186,51 @@ describe('backend credentials and deployment props', () => {
     });
   });
 
+  describe('idempotent', () => {
+    it('writes idempotent to the config only when set; a manifest says the same', () => {
+      const stack = newStack();
+      const post = new Service(stack, 'post', {
+        endpoint: { url: 'http://api:8080/a', method: 'POST' },
+        idempotent: true,
+      });
+      const get = new Service(stack, 'get', {
+        endpoint: { url: 'http://api:8080/b', method: 'GET' },
+        idempotent: false,
+      });
+      const plain = new Service(stack, 'plain', { endpoint: { url: 'http://api:8080/c', method: 'GET' } });
+      new Gateway(stack, 'support', { services: [post, get, plain], auth: AUTH });
+      const tools = configOf(synth(stack), 'support').tools;
+      assert.deepEqual(
+        tools.map((t) => t.backend.idempotent),
+        [true, false, undefined],
+      );
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idempotent-'));
+      const file = path.join(dir, 'm.yaml');
+      fs.writeFileSync(
+        file,
+        `services:\n  post:\n    endpoint: { url: "http://api:8080/a", method: POST }\n    idempotent: true\n` +
+          `gateways:\n  support:\n    services: [post]\n    auth: { tokens: [{ id: bot, sha256: "${'a'.repeat(64)}" }] }\n`,
+      );
+      const fromYaml = newStack();
+      new Manifest(fromYaml, 'm', { path: file });
+      assert.equal(configOf(synth(fromYaml), 'support').tools[0].backend.idempotent, true);
+    });
+
+    it('refuses a value that is not a boolean, naming the prop', () => {
+      const stack = newStack();
+      assert.equal(
+        thrown(
+          () =>
+            new Service(stack, 'post', {
+              endpoint: { url: 'http://api:8080/a', method: 'POST' },
+              idempotent: 'yes' as unknown as boolean,
+            }),
+        ).message,
+        "Service 'post': idempotent ('yes') must be true or false",
+      );
+    });
+  });
+
   describe('endpoint.tls', () => {
     it('uploads the CA file into the gateway container and points the config at it', () => {
       const stack = newStack();

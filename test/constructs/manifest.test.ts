@@ -134,7 +134,7 @@ describe('Manifest', () => {
       assert.equal(
         errorOf(text),
         'support-desk.yaml:7:5: services.get_customer.timeout: unknown key `timeout` (expected one of: description, ' +
-          'endpoint, input, input_schema, output, output_schema, response, timeout_ms, container, forward_identity, ' +
+          'endpoint, input, input_schema, output, output_schema, response, timeout_ms, container, forward_identity, idempotent, ' +
           'required_scopes, rate_limits)',
       );
     });

@@ -116,6 +116,7 @@ describe('the config type and the config schema', () => {
             headers: {},
             tls: { ca_file: 'ca.pem' },
             forward_identity: true,
+            idempotent: true,
             query_params: [],
             body_param: 'b',
           },

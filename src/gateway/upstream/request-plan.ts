@@ -46,7 +46,12 @@ export interface ServicePlan {
   readonly ca: string | undefined;
   /** Whether calls carry `X-MCP-Principal` and `X-MCP-Client`. */
   readonly forwardIdentity: boolean;
+  /** Whether a request lost with its connection, before any byte of the answer, is sent again (once). */
+  readonly idempotent: boolean;
 }
+
+/** HTTP's idempotent methods among those a backend takes (RFC 9110 §9.2.2). */
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'PUT', 'DELETE']);
 
 /** The request a plan makes for some (already normalized and validated) arguments. */
 export interface ServiceRequest {
@@ -97,6 +102,7 @@ export function planServiceCall(tool: ToolConfig, secrets: SecretValues = NO_SEC
     headers: backendHeaderList(sendsBody ? HEADERS_WITH_BODY : HEADERS_WITHOUT_BODY, tool.backend, secrets, where),
     ca: readCaBundle(tool.backend, secrets, where),
     forwardIdentity: tool.backend.forward_identity === true,
+    idempotent: tool.backend.idempotent ?? IDEMPOTENT_METHODS.has(method),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Agent as UndiciAgent, Dispatcher } from 'undici';
+import type { Agent as UndiciAgent, Client as UndiciClient, Dispatcher } from 'undici';
 import { defaultMaxHeldResponseBytes } from '../../contract/defaults';
 import { withIdentity, type CallerIdentity } from './backend-headers';
 import { CaDispatchers, tlsFailureReason } from './backend-tls';
@@ -19,6 +19,17 @@ function loadAgent(): typeof UndiciAgent {
   } catch {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return (require('undici') as typeof import('undici')).Agent;
+  }
+}
+
+/** undici's single-connection `Client` alone (see {@link loadAgent}): a call sent again gets a connection of its own. */
+function loadClient(): typeof UndiciClient {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('undici/lib/dispatcher/client') as typeof UndiciClient;
+  } catch {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('undici') as typeof import('undici')).Client;
   }
 }
 
@@ -89,22 +100,34 @@ export class ServiceClient {
       return Promise.resolve(REQUEST_FAILED);
     }
     return new Promise((resolve) => {
-      const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs, shaper, this.bodies, this.held);
       const headers = plan.forwardIdentity && caller !== undefined ? withIdentity(plan.headers, caller) : plan.headers;
+      const request: Dispatcher.DispatchOptions = {
+        origin: target.origin,
+        path: target.path,
+        method: req.method as Dispatcher.HttpMethod,
+        headers: headers as string[],
+        body: req.body,
+      };
+      const again = plan.idempotent ? (h: CallHandler) => this.sendAgain(request, plan.ca, h) : undefined;
+      const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs, shaper, this.bodies, this.held);
+      handler.again = again;
       const dispatcher = plan.ca === undefined ? this.dispatcher : this.caDispatchers.for(plan.ca);
       // The low-level dispatch API: no URL parsing, no AbortController, no response stream per call; the
       // handler below collects the body itself.
-      dispatcher.dispatch(
-        {
-          origin: target.origin,
-          path: target.path,
-          method: req.method as Dispatcher.HttpMethod,
-          headers: headers as string[],
-          body: req.body,
-        },
-        handler as Dispatcher.DispatchHandler,
-      );
+      dispatcher.dispatch(request, handler as Dispatcher.DispatchHandler);
     });
+  }
+
+  /**
+   * Sends a request again on a connection of its own, not the pool's: the pooled connections to that origin may
+   * have gone with the one that failed (a backend replica, or its node, gone), while a new one reaches a live one.
+   */
+  private sendAgain(request: Dispatcher.DispatchOptions, ca: string | undefined, handler: CallHandler): void {
+    const Client = loadClient();
+    const client = new Client(request.origin as string, ca === undefined ? {} : { connect: { ca } });
+    client.dispatch({ ...request, reset: true }, handler as Dispatcher.DispatchHandler);
+    // closes the connection once this one request is over (answered, failed or aborted)
+    void client.close().catch(() => undefined);
   }
 
   /**
@@ -140,6 +163,8 @@ class CallHandler {
   private size = 0;
   /** What this call counts in the shared {@link HeldBytes}, until it settles. */
   private holding = 0;
+  /** Sends the request again on a new connection, for an idempotent call; at most once. */
+  again: ((handler: CallHandler) => void) | undefined;
 
   constructor(
     private readonly resolve: (outcome: ServiceOutcome) => void,
@@ -242,6 +267,14 @@ class CallHandler {
   }
 
   onError(err: Error): void {
+    if (this.again !== undefined && !this.settled && this.status === 0 && this.size === 0 && connectionLost(err)) {
+      // Lost with its connection before any byte of the answer: sent once more, within the same deadline.
+      const again = this.again;
+      this.again = undefined;
+      this.abort = undefined;
+      again(this);
+      return;
+    }
     this.finish();
     this.settle(failure('SERVICE_UNAVAILABLE', `Service unavailable: ${reason(err)}`));
   }
@@ -272,6 +305,12 @@ class CallHandler {
     this.holding = 0;
     this.resolve(outcome);
   }
+}
+
+/** A connection that was up and then failed (closed or reset under the request), not one that could not open. */
+function connectionLost(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 function reason(err: unknown): string {

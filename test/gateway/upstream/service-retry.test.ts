@@ -1,0 +1,147 @@
+/**
+ * docs/gateway.md "Service call": a request lost with its connection before any byte of the answer (a backend
+ * replica gone with the keep-alive connection the gateway reused) is sent again once, on a new connection, when the
+ * call may be sent twice (GET, PUT, DELETE, or `idempotent: true`); otherwise it fails as `Service unavailable`.
+ * The backend here is real HTTP: it answers the first request of each connection and drops the connection under
+ * every later one, as a backend that went away would.
+ */
+import * as assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { ToolConfig } from '../../../src/contract';
+import { planServiceCall } from '../../../src/gateway/upstream/request-plan';
+import { ServiceClient } from '../../../src/gateway/upstream/service-client';
+
+interface DroppingBackend {
+  readonly origin: string;
+  /** Requests received, and how many of them were dropped. */
+  readonly received: { method: string; dropped: boolean }[];
+  /** Drop every later request of a connection (the default), or every request. */
+  drop: 'reused' | 'all';
+  close(): Promise<void>;
+}
+
+async function droppingBackend(): Promise<DroppingBackend> {
+  const perSocket = new WeakMap<Socket, number>();
+  const sockets = new Set<Socket>();
+  const backend = {
+    origin: '',
+    received: [] as { method: string; dropped: boolean }[],
+    drop: 'reused' as 'reused' | 'all',
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+  const server: Server = createServer({ keepAlive: true }, (req: IncomingMessage, res) => {
+    const n = (perSocket.get(req.socket) ?? 0) + 1;
+    perSocket.set(req.socket, n);
+    const dropped = backend.drop === 'all' || n > 1;
+    backend.received.push({ method: req.method ?? '', dropped });
+    req.resume();
+    req.on('end', () => {
+      if (dropped) req.socket.destroy();
+      else res.setHeader('content-type', 'application/json').end(JSON.stringify({ n }));
+    });
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  backend.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return backend;
+}
+
+function planFor(url: string, method: ToolConfig['backend']['method'], idempotent?: boolean) {
+  return planServiceCall({
+    name: 't',
+    description: 'd',
+    input_schema: { type: 'object' },
+    backend: { url, method, timeout_ms: 2_000, ...(idempotent === undefined ? {} : { idempotent }) },
+  });
+}
+
+describe('service client: a call lost with its connection', () => {
+  let backend: DroppingBackend;
+  let client: ServiceClient;
+  beforeEach(async () => {
+    backend = await droppingBackend();
+    client = new ServiceClient(1024 * 1024);
+  });
+  afterEach(async () => {
+    await client.close();
+    await backend.close();
+  });
+
+  /** A first call opens a pooled connection; the second is sent on it and dropped by the backend. */
+  async function secondCall(plan: ReturnType<typeof planFor>) {
+    const first = await client.call(plan, {});
+    assert.equal(first.ok, true, JSON.stringify(first));
+    // the pool takes the connection back once the response is over, a moment after the call has its answer
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return client.call(plan, {});
+  }
+
+  for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+    it(`sends a ${method} again, once, on a new connection, and answers with the second reply`, async () => {
+      const outcome = await secondCall(planFor(`${backend.origin}/x`, method));
+      assert.equal(outcome.ok, true, JSON.stringify(outcome));
+      assert.equal(outcome.ok && JSON.parse(outcome.resultJson).structuredContent.n, 1);
+      assert.deepEqual(
+        backend.received.map((r) => r.dropped),
+        [false, true, false],
+      );
+    });
+  }
+
+  it('does not send a POST or a PATCH again: it fails as Service unavailable, and the backend saw it once', async () => {
+    for (const method of ['POST', 'PATCH'] as const) {
+      backend.received.length = 0;
+      await client.close();
+      client = new ServiceClient(1024 * 1024);
+      const outcome = await secondCall(planFor(`${backend.origin}/x`, method));
+      assert.equal(outcome.ok, false);
+      assert.match(outcome.ok ? '' : outcome.message, /Service unavailable: connection reset/);
+      assert.deepEqual(
+        backend.received.map((r) => r.dropped),
+        [false, true],
+      );
+    }
+  });
+
+  it('sends a POST again when the tool is declared idempotent, and a GET not when declared otherwise', async () => {
+    const post = await secondCall(planFor(`${backend.origin}/x`, 'POST', true));
+    assert.equal(post.ok, true, JSON.stringify(post));
+    await client.close();
+    client = new ServiceClient(1024 * 1024);
+    backend.received.length = 0;
+    const get = await secondCall(planFor(`${backend.origin}/x`, 'GET', false));
+    assert.equal(get.ok, false);
+    assert.equal(backend.received.length, 2);
+  });
+
+  it('sends it again once only: a second loss fails the call', async () => {
+    const plan = planFor(`${backend.origin}/x`, 'GET');
+    assert.equal((await client.call(plan, {})).ok, true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    backend.drop = 'all';
+    const lost = await client.call(plan, {});
+    assert.equal(lost.ok, false);
+    assert.match(lost.ok ? '' : lost.message, /Service unavailable: connection reset/);
+    assert.deepEqual(
+      backend.received.map((r) => r.dropped),
+      [false, true, true],
+    );
+  });
+
+  it('does not send again a request whose connection could not open (refused)', async () => {
+    const origin = backend.origin;
+    await backend.close();
+    const outcome = await client.call(planFor(`${origin}/x`, 'GET'), {});
+    assert.equal(outcome.ok, false);
+    assert.match(outcome.ok ? '' : outcome.message, /Service unavailable: connection refused/);
+    backend = await droppingBackend();
+  });
+});
