@@ -158,7 +158,7 @@ export interface GatewaySettings {
   readonly max_concurrent_calls?: number;
   /**
    * The calls one principal may have waiting on services at once (its share of `max_concurrent_calls`); more are
-   * refused with -32000 naming the limit, so one token with slow calls cannot take every slot.
+   * refused with -32603 naming the limit, so one token with slow calls cannot take every slot.
    * @default - a quarter of `max_concurrent_calls`, at least 1 (64)
    */
   readonly max_concurrent_calls_per_principal?: number;

@@ -165,7 +165,7 @@ describe('attack: slow readers, connection floods, trickled headers, a principal
     assert.equal(refused.length, 4, 'two in flight, four refused');
     for (const r of refused) {
       assert.deepEqual(r.message?.error, {
-        code: -32000,
+        code: -32603,
         message:
           'Gateway busy: at most 2 concurrent calls per principal (max_concurrent_calls_per_principal); wait for one to finish',
       });
@@ -187,7 +187,7 @@ describe('attack: slow readers, connection floods, trickled headers, a principal
       const busy = answers.filter((r) => r.message?.error !== undefined);
       // four in flight (the gateway's cap), the fifth refused by that cap, none by a share
       assert.equal(busy.length, 1, JSON.stringify(answers.map((r) => r.message)));
-      assert.deepEqual(busy[0].message?.error, { code: -32000, message: 'Gateway busy: too many concurrent calls' });
+      assert.deepEqual(busy[0].message?.error, { code: -32603, message: 'Gateway busy: too many concurrent calls' });
       for (const r of answers.filter((a) => a.message?.error === undefined)) {
         assert.notEqual(r.message?.result?.isError, true, JSON.stringify(r.message));
       }

@@ -63,7 +63,7 @@ export interface AuthenticatorOptions {
   readonly verifier?: Omit<OAuthVerifierOptions, 'resourceUrl' | 'logger'>;
 }
 
-const UNAUTHORIZED = new HttpError(401, RpcCode.UNAUTHORIZED, 'Unauthorized: a valid bearer token is required', {
+const UNAUTHORIZED = new HttpError(401, RpcCode.INVALID_REQUEST, 'Unauthorized: a valid bearer token is required', {
   'WWW-Authenticate': 'Bearer',
 });
 const NO_AUTH: Identity = { principal: null, clientId: null, scopes: undefined, oauth: false };

@@ -61,7 +61,7 @@ export function unauthorizedError(resourceMetadataUrl: string, tokenError?: OAut
     tokenError === undefined
       ? wwwAuthenticate({ resourceMetadataUrl })
       : wwwAuthenticate({ resourceMetadataUrl, error: tokenError.error, description: tokenError.description });
-  return new HttpError(401, RpcCode.UNAUTHORIZED, message, { 'WWW-Authenticate': header });
+  return new HttpError(401, RpcCode.INVALID_REQUEST, message, { 'WWW-Authenticate': header });
 }
 
 /**
@@ -82,5 +82,5 @@ export function insufficientScopeError(
   const names = missing.map((s) => JSON.stringify(s)).join(', ');
   const description = `the call needs scope ${names}`;
   const header = wwwAuthenticate({ resourceMetadataUrl, error: 'insufficient_scope', description, scope: required });
-  return new HttpError(403, RpcCode.UNAUTHORIZED, `Forbidden: ${description}`, { 'WWW-Authenticate': header }, id);
+  return new HttpError(403, RpcCode.INVALID_REQUEST, `Forbidden: ${description}`, { 'WWW-Authenticate': header }, id);
 }

@@ -9,6 +9,7 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { RpcCode } from '../mcp/jsonrpc';
 
 /** The limits, re-read at each check (a reload may change them). */
 export interface ConnectionLimits {
@@ -65,7 +66,7 @@ export class ConnectionGuard {
         jsonrpc: '2.0',
         id: null,
         error: {
-          code: -32000,
+          code: RpcCode.INTERNAL_ERROR,
           message: `Service Unavailable: at most ${maxConnectionsPerAddress} open connections per client address (max_connections_per_address); close one first`,
         },
       });

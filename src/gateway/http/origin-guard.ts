@@ -16,8 +16,8 @@ export interface OriginGuardOptions {
 export type OriginGuard = (host: string | undefined, origin: string | undefined) => void;
 
 const LOCAL_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-const FORBIDDEN_HOST = new HttpError(403, RpcCode.SERVER_ERROR, 'Forbidden: Host not allowed');
-const FORBIDDEN_ORIGIN = new HttpError(403, RpcCode.SERVER_ERROR, 'Forbidden: Origin not allowed');
+const FORBIDDEN_HOST = new HttpError(403, RpcCode.INVALID_REQUEST, 'Forbidden: Host not allowed');
+const FORBIDDEN_ORIGIN = new HttpError(403, RpcCode.INVALID_REQUEST, 'Forbidden: Origin not allowed');
 
 /** Whether an address only accepts connections from this machine. */
 export function isLoopback(host: string): boolean {

@@ -9,7 +9,7 @@ import { HttpError } from './http-error';
 export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const tooLarge = (): HttpError => {
     discardRest(req);
-    return new HttpError(413, RpcCode.SERVER_ERROR, `Payload Too Large: the body exceeds ${limit} bytes`, {
+    return new HttpError(413, RpcCode.INVALID_REQUEST, `Payload Too Large: the body exceeds ${limit} bytes`, {
       connection: 'close',
     });
   };

@@ -38,16 +38,16 @@ export interface HttpContext {
 }
 
 const MCP_PATH = '/mcp';
-const SHUTTING_DOWN = new HttpError(503, RpcCode.SERVER_ERROR, 'Service Unavailable: the gateway is shutting down', {
+const SHUTTING_DOWN = new HttpError(503, RpcCode.INTERNAL_ERROR, 'Service Unavailable: the gateway is shutting down', {
   connection: 'close',
 });
 const REVOCATIONS_FULL = (sessions: SessionSigner): HttpError =>
   new HttpError(
     429,
-    RpcCode.SERVER_ERROR,
+    RpcCode.INTERNAL_ERROR,
     `Too Many Requests: at most ${sessions.maxRevokedPerPrincipal} ended sessions per principal are remembered until they expire; this session stays valid until then`,
   );
-const METHOD_NOT_ALLOWED = new HttpError(405, RpcCode.SERVER_ERROR, 'Method Not Allowed', {
+const METHOD_NOT_ALLOWED = new HttpError(405, RpcCode.INVALID_REQUEST, 'Method Not Allowed', {
   allow: 'GET, POST, DELETE',
 });
 
@@ -89,7 +89,7 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
     const resource = ctx.state().auth.resource;
     if (resource !== undefined && resource.metadataPaths.includes(path)) {
       if (req.method === 'GET' || req.method === 'HEAD') sendJson(res, 200, resource.metadataJson);
-      else sendError(res, new HttpError(405, RpcCode.SERVER_ERROR, 'Method Not Allowed', { allow: 'GET, HEAD' }));
+      else sendError(res, new HttpError(405, RpcCode.INVALID_REQUEST, 'Method Not Allowed', { allow: 'GET, HEAD' }));
       return;
     }
     sendJson(res, 404, '{"error":"Not Found"}');
@@ -171,7 +171,7 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
       if (!(req.headers.accept ?? '').includes('text/event-stream')) {
         throw new HttpError(
           406,
-          RpcCode.SERVER_ERROR,
+          RpcCode.INVALID_REQUEST,
           'Not Acceptable: the GET stream needs Accept: text/event-stream',
         );
       }

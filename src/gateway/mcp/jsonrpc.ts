@@ -3,17 +3,20 @@
  */
 import { cutName as cutMethod } from '../../validation';
 
-/** Standard and gateway-specific JSON-RPC error codes. */
+/**
+ * The JSON-RPC error codes the gateway answers with. None of its own in -32000..-32019 (MCP leaves them to each
+ * implementation, with no meaning across them; the SDKs use -32000 and -32001 for their own closed connection and
+ * timeout) or in -32020..-32099 (the specification's): a refusal at the HTTP level carries a standard code, its
+ * HTTP status and a message saying which.
+ */
 export const RpcCode = {
   PARSE_ERROR: -32700,
+  /** Also every request refused as sent: authentication, session, method, size, Host or Origin. */
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
+  /** Also every request the gateway cannot take now: busy, shutting down, too many streams or connections. */
   INTERNAL_ERROR: -32603,
-  /** Server-defined: HTTP-level refusals (bad session header, busy, …). */
-  SERVER_ERROR: -32000,
-  /** Server-defined: authentication and unknown sessions, as the MCP SDK server uses. */
-  UNAUTHORIZED: -32001,
   /** A rate limit was reached (`RateLimited`, as the draft SEP-3304 proposes; see docs/rate-limits.md). */
   RATE_LIMITED: -32023,
 } as const;

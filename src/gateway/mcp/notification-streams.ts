@@ -85,7 +85,7 @@ export class NotificationStreams {
     if ((streams?.size ?? 0) >= this.limit) {
       throw new HttpError(
         429,
-        RpcCode.SERVER_ERROR,
+        RpcCode.INTERNAL_ERROR,
         `Too Many Requests: at most ${this.limit} open notification streams per principal; close one first`,
         {},
         requestId,

@@ -14,7 +14,7 @@ export interface McpSession extends Caller {
   readonly expiresAtMs: number;
 }
 
-const SESSION_NOT_FOUND = new HttpError(404, RpcCode.UNAUTHORIZED, 'Session not found');
+const SESSION_NOT_FOUND = new HttpError(404, RpcCode.INVALID_REQUEST, 'Session not found');
 
 /**
  * The session of a request after `initialize`: a missing `Mcp-Session-Id` is HTTP 400; an id that does not verify
@@ -24,7 +24,7 @@ const SESSION_NOT_FOUND = new HttpError(404, RpcCode.UNAUTHORIZED, 'Session not 
 export function requireSession(identity: Identity, headers: IncomingHttpHeaders, sessions: SessionSigner): McpSession {
   const id = headers['mcp-session-id'];
   if (typeof id !== 'string' || id === '') {
-    throw new HttpError(400, RpcCode.SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required');
+    throw new HttpError(400, RpcCode.INVALID_REQUEST, 'Bad Request: Mcp-Session-Id header is required');
   }
   const { principal } = identity;
   const data = sessions.verify(id, principalKey(identity));
@@ -33,7 +33,7 @@ export function requireSession(identity: Identity, headers: IncomingHttpHeaders,
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) {
     throw new HttpError(
       400,
-      RpcCode.SERVER_ERROR,
+      RpcCode.INVALID_REQUEST,
       `Bad Request: unsupported MCP-Protocol-Version (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
     );
   }

@@ -204,7 +204,7 @@ function callerKey(caller: Caller): Principal {
 async function forward(call: Call, tool: Tool, args: Record<string, unknown>): Promise<CallReply> {
   const { ctx } = call;
   if (ctx.concurrency.active >= call.state.maxConcurrentCalls) {
-    return refuse(call, RpcCode.SERVER_ERROR, 'GATEWAY_BUSY', 'Gateway busy: too many concurrent calls');
+    return refuse(call, RpcCode.INTERNAL_ERROR, 'GATEWAY_BUSY', 'Gateway busy: too many concurrent calls');
   }
   // One principal's share: a token with slow calls cannot take every slot from the others. Without
   // authentication every caller is the same anonymous principal, so there are no others: only the gateway's cap.
@@ -216,7 +216,7 @@ async function forward(call: Call, tool: Tool, args: Record<string, unknown>): P
   if (shared && mine >= share) {
     return refuse(
       call,
-      RpcCode.SERVER_ERROR,
+      RpcCode.INTERNAL_ERROR,
       'PRINCIPAL_BUSY',
       `Gateway busy: at most ${share} concurrent calls per principal (max_concurrent_calls_per_principal); wait for one to finish`,
     );

@@ -60,7 +60,7 @@ describe('unauthorizedError', () => {
     const err = unauthorizedError(PRM);
     assert.ok(err instanceof HttpError);
     assert.equal(err.status, 401);
-    assert.equal(err.rpcCode, RpcCode.UNAUTHORIZED);
+    assert.equal(err.rpcCode, RpcCode.INVALID_REQUEST);
     assert.equal(err.message, 'Unauthorized: a valid bearer token is required');
     assert.deepEqual(err.headers, { 'WWW-Authenticate': `Bearer resource_metadata="${PRM}"` });
   });
@@ -79,7 +79,7 @@ describe('insufficientScopeError', () => {
   it('is a 403 naming the missing scope, with every required scope in the challenge, echoing the request id', () => {
     const err = insufficientScopeError(PRM, ['tools:write'], ['tools:read', 'tools:write'], 7);
     assert.equal(err.status, 403);
-    assert.equal(err.rpcCode, RpcCode.UNAUTHORIZED);
+    assert.equal(err.rpcCode, RpcCode.INVALID_REQUEST);
     assert.equal(err.id, 7);
     assert.equal(err.message, 'Forbidden: the call needs scope "tools:write"');
     assert.deepEqual(err.headers, {

@@ -116,7 +116,7 @@ describe('the gateway as an OAuth 2.1 resource server (real oidc-provider issuer
           challenge.startsWith(`Bearer resource_metadata="${metadataUrl}", error="invalid_token", error_description="`),
           challenge,
         );
-        assert.equal(res.message?.error?.code, -32001);
+        assert.equal(res.message?.error?.code, -32600);
         const modern = await postModern(
           gw.url,
           modernRequest('tools/call', { name: 'get_customer', arguments: { customer_id: 42 } }),

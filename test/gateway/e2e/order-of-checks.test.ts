@@ -84,21 +84,21 @@ describe('gateway e2e: order of checks', function () {
       headers: () => ({ ...json, ...host(), origin: 'https://evil.example' }),
       body: oversized,
       status: 403,
-      error: { code: -32000, message: 'Forbidden: Origin not allowed' },
+      error: { code: -32600, message: 'Forbidden: Origin not allowed' },
     },
     {
       name: 'foreign Host + wrong token + not JSON → 403 (Host first)',
       headers: () => ({ ...json, host: 'rebind.example', ...bearer('nope') }),
       body: () => '{"jsonrpc":',
       status: 403,
-      error: { code: -32000, message: 'Forbidden: Host not allowed' },
+      error: { code: -32600, message: 'Forbidden: Host not allowed' },
     },
     {
       name: 'no token + oversized body + not JSON → 401 with WWW-Authenticate',
       headers: () => ({ ...json, ...host() }),
       body: () => `{${'x'.repeat(5000)}`,
       status: 401,
-      error: { code: -32001, message: 'Unauthorized: a valid bearer token is required' },
+      error: { code: -32600, message: 'Unauthorized: a valid bearer token is required' },
       challenge: true,
     },
     {
@@ -106,7 +106,7 @@ describe('gateway e2e: order of checks', function () {
       headers: () => ({ ...json, ...host(), authorization: 'Basic dXNlcjpwYXNz', 'mcp-session-id': session.sessionId }),
       body: () => invalidCall(),
       status: 401,
-      error: { code: -32001, message: 'Unauthorized: a valid bearer token is required' },
+      error: { code: -32600, message: 'Unauthorized: a valid bearer token is required' },
       challenge: true,
     },
     {
@@ -114,7 +114,7 @@ describe('gateway e2e: order of checks', function () {
       headers: () => ({ ...json, ...host(), ...bearer(bot.token) }),
       body: () => `{${'x'.repeat(5000)}`,
       status: 413,
-      error: { code: -32000, message: `Payload Too Large: the body exceeds ${MAX_BODY_BYTES} bytes` },
+      error: { code: -32600, message: `Payload Too Large: the body exceeds ${MAX_BODY_BYTES} bytes` },
     },
     {
       name: 'valid token + not JSON + unknown session → -32700 (parse before session)',
@@ -151,14 +151,14 @@ describe('gateway e2e: order of checks', function () {
       headers: () => ({ ...json, ...host(), ...bearer(bot.token), 'mcp-session-id': otherSession.sessionId }),
       body: () => invalidCall(),
       status: 404,
-      error: { code: -32001, message: 'Session not found' },
+      error: { code: -32600, message: 'Session not found' },
     },
     {
       name: 'valid token + no session + invalid call → 400 (session before validation)',
       headers: () => ({ ...json, ...host(), ...bearer(bot.token) }),
       body: () => invalidCall(),
       status: 400,
-      error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' },
+      error: { code: -32600, message: 'Bad Request: Mcp-Session-Id header is required' },
     },
   ];
 

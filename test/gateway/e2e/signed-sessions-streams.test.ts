@@ -60,7 +60,7 @@ describe('notification streams per principal (serve)', function () {
     assert.equal(overGet.status, 429);
     await within(overGet.ended, 2_000, 'the refusal ended');
     const message = 'Too Many Requests: at most 16 open notification streams per principal; close one first';
-    assert.deepEqual(JSON.parse(overGet.text()), { jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+    assert.deepEqual(JSON.parse(overGet.text()), { jsonrpc: '2.0', id: null, error: { code: -32603, message } });
 
     const overListen = await listen(BOT, 'one-too-many');
     assert.equal(overListen.status, 429);
@@ -68,7 +68,7 @@ describe('notification streams per principal (serve)', function () {
     assert.deepEqual(JSON.parse(overListen.text()), {
       jsonrpc: '2.0',
       id: 'one-too-many',
-      error: { code: -32000, message },
+      error: { code: -32603, message },
     });
 
     // Another principal is not affected; closing one stream frees a slot.

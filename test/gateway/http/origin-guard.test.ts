@@ -86,7 +86,7 @@ describe('Origin and Host over /mcp (the first check, before the token)', () => 
     assert.deepEqual(res.json, {
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32000, message: 'Forbidden: Host not allowed' },
+      error: { code: -32600, message: 'Forbidden: Host not allowed' },
     });
   });
 

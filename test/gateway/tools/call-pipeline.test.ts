@@ -226,7 +226,7 @@ describe('the call pipeline: validate_input off and max_concurrent_calls', () =>
     }
   });
 
-  it('refuses calls over max_concurrent_calls with -32000', async () => {
+  it('refuses calls over max_concurrent_calls with -32603', async () => {
     const gateway = await startSilentGateway(
       botConfig([tool('slow', `${service.url}/slow`, { inputSchema: { type: 'object' } })], {
         max_concurrent_calls: 1,
@@ -238,7 +238,7 @@ describe('the call pipeline: validate_input off and max_concurrent_calls', () =>
       const first = rawCall(gateway.url, session, 'slow', {});
       await sleep(100);
       const second = await rawCall(gateway.url, session, 'slow', {});
-      assert.deepEqual(second.error, { code: -32000, message: 'Gateway busy: too many concurrent calls' });
+      assert.deepEqual(second.error, { code: -32603, message: 'Gateway busy: too many concurrent calls' });
       assert.equal((await first).result.isError, undefined);
     } finally {
       await gateway.close();
