@@ -21,7 +21,7 @@ Serves the audit dashboard: reads every *.jsonl audit file in each DIR (all gate
 them as they grow, and shows which agents fail systematically, on which tool, with which message.
 
 Options:
-  --audit-dir DIR       a directory of audit files (repeatable; at least one)
+  --audit-dir DIR       a directory of audit files (repeatable; at least one, unless --config names stores)
   --port N              listen on port N (0 = any free port; default ${DEFAULT_DASHBOARD_PORT})
   --host H              listen on address H (default ${DEFAULT_DASHBOARD_HOST}); any address other than loopback
                         needs a token
@@ -29,7 +29,10 @@ Options:
                         send it as Authorization: Bearer TOKEN, or open /?token=TOKEN once in a browser
   --retention-days N    keep N days of minute buckets (default 7)
   --config FILE         read all of the above from a JSON file instead:
-                        { "audit_dirs": [...], "port": 8090, "host": "0.0.0.0",
+                        { "audit_dirs": [...],
+                          "audit_stores": [{ "gateway": "support", "url": "redis://store:6379",
+                                             "password_file": "/run/secrets/store" }],
+                          "port": 8090, "host": "0.0.0.0",
                           "auth": { "tokens": [{ "id": "ops", "sha256": "<hex>" }] } | "none",
                           "retention_ms": 604800000, "flag": { "min_refusals": 10, "min_rate": 0.5 } }
   -h, --help            show this help`;
@@ -71,7 +74,11 @@ export function parseDashboardArgs(argv: readonly string[]): DashboardSettings |
     return loadDashboardConfig(values.config);
   }
   const dirs = values['audit-dir'] ?? [];
-  if (dirs.length === 0) throw new UsageError('--audit-dir DIR is required (or --config FILE)');
+  if (dirs.length === 0) {
+    throw new UsageError(
+      '--audit-dir DIR is required (or --config FILE, whose audit_stores read gateways from a store)',
+    );
+  }
   if (dirs.includes('')) throw new UsageError('--audit-dir: must not be empty');
   let port = DEFAULT_DASHBOARD_PORT;
   if (values.port !== undefined) {

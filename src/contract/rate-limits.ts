@@ -157,3 +157,16 @@ export function storeUrlProblem(url: string): string | undefined {
   if (parsed.search !== '' || parsed.hash !== '') return `${JSON.stringify(url)}: must have no query or fragment`;
   return undefined;
 }
+
+/**
+ * A store client's error in words a reader acts on (the client's own messages name its options, or the protocol's
+ * reply codes): the password missing or refused, nothing listening, the host unknown, no answer.
+ */
+export function storeErrorReason(message: string): string {
+  if (/NOAUTH/.test(message)) return 'the store needs a password';
+  if (/WRONGPASS|invalid password|invalid username-password/i.test(message)) return 'the store refused the password';
+  if (/ECONNREFUSED/.test(message)) return 'connection refused: nothing listens at that host and port';
+  if (/ENOTFOUND|EAI_AGAIN/.test(message)) return 'host not found';
+  if (/ETIMEDOUT|timed out/i.test(message)) return 'the store does not answer (timed out)';
+  return message.trim();
+}

@@ -2,6 +2,7 @@ import type { Redis as RedisClient } from 'ioredis';
 import { parseAuditLine, type DashboardRecord } from './audit-line';
 import type { AuditStore } from './audit-store';
 import type { Logger } from './gateway-shared';
+import { storeErrorReason } from '../contract/rate-limits';
 
 /** A gateway whose replicas write their audit to a store (`audit_log: 'store'`), as the dashboard reads it. */
 export interface AuditStoreSource {
@@ -22,6 +23,8 @@ export interface StoreSourceStats {
   readonly records_by_node: Record<string, number>;
   /** Whether the last read reached the store. */
   reachable: boolean;
+  /** Why the last read did not reach it, when it did not. */
+  error?: string;
 }
 
 /** Records asked for per stream and read. */
@@ -42,6 +45,10 @@ export class AuditStreamReader {
   private readonly clients: RedisClient[];
   /** Per source: stream key → the id of the last entry read. */
   private readonly cursors: Map<string, string>[];
+  /** Per source: the client's last connection error, which says more than a failed command does. */
+  private readonly lastErrors: (string | undefined)[];
+  /** Per source: whether the current outage (or an empty index) was logged already. */
+  private readonly logged: (false | 'unreachable' | 'empty')[];
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private closed = false;
@@ -60,6 +67,8 @@ export class AuditStreamReader {
       reachable: false,
     }));
     this.cursors = sources.map(() => new Map());
+    this.lastErrors = sources.map(() => undefined);
+    this.logged = sources.map(() => false);
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only by a dashboard that reads a store
     const { Redis } = sources.length === 0 ? { Redis: undefined } : (require('ioredis') as typeof import('ioredis'));
     this.clients = sources.map(
@@ -75,7 +84,8 @@ export class AuditStreamReader {
           ...(s.url.startsWith('rediss:') ? { tls: {} } : {}),
         }),
     );
-    for (const client of this.clients) client.on('error', () => undefined); // reported per read in stats and logs
+    // reported per read, in stats and once per outage in the log
+    this.clients.forEach((client, i) => client.on('error', (err: Error) => (this.lastErrors[i] = err.message)));
   }
 
   /** Reads everything the stores hold now, then follows. Resolves after the first read (reached or not). */
@@ -95,14 +105,27 @@ export class AuditStreamReader {
         await this.readSource(i);
         if (!stats.reachable) this.logger('info', 'reading audit from the store', { gateway: stats.gateway });
         stats.reachable = true;
-      } catch (err) {
-        if (stats.reachable || stats.streams === 0) {
-          this.logger('warn', 'audit store unreachable; retrying', {
+        delete stats.error;
+        if (stats.streams === 0 && this.logged[i] !== 'empty') {
+          this.logger('warn', 'no replica of this gateway has written its audit to the store (yet)', {
             gateway: stats.gateway,
-            error: (err as Error).message,
+            index: indexKey(stats.gateway),
           });
+          this.logged[i] = 'empty';
+        } else if (stats.streams > 0) {
+          this.logged[i] = false;
         }
+      } catch (err) {
         stats.reachable = false;
+        const reason = storeErrorReason(`${(err as Error).message} ${this.lastErrors[i] ?? ''}`);
+        stats.error = /password/.test(reason) ? `${reason}: check password_file` : reason;
+        if (this.logged[i] !== 'unreachable') {
+          this.logger('warn', 'audit store unreachable; retrying every second', {
+            gateway: stats.gateway,
+            error: stats.error,
+          });
+          this.logged[i] = 'unreachable';
+        }
       }
     }
     this.store.prune();
@@ -111,7 +134,7 @@ export class AuditStreamReader {
   private async readSource(i: number): Promise<void> {
     const client = this.clients[i];
     if (client.status === 'wait') await client.connect();
-    const index = `cdktf-mcp-gateway:${this.sources[i].gateway}:audit`;
+    const index = indexKey(this.sources[i].gateway);
     const nodes = await client.hgetall(index);
     const cursors = this.cursors[i];
     for (const stream of Object.keys(nodes)) if (!cursors.has(stream)) cursors.set(stream, '0-0');
@@ -151,4 +174,9 @@ export class AuditStreamReader {
     clearInterval(this.timer);
     for (const client of this.clients) client.disconnect();
   }
+}
+
+/** The gateway's index of replica streams (`src/gateway/store/shared-store.ts` writes it). */
+function indexKey(gateway: string): string {
+  return `cdktf-mcp-gateway:${gateway}:audit`;
 }

@@ -3,6 +3,7 @@ import { isObject } from '../validation/json-object';
 import { isIP } from 'node:net';
 import { isPort, LISTEN_PORT_RULE, normalizeTokenSha256 } from '../contract/rules';
 import { storeUrlProblem } from '../contract/rate-limits';
+import { hasUserInfo } from '../contract/url-template';
 import { ConfigError } from './gateway-shared';
 import { DEFAULT_RETENTION_MS } from './audit-store';
 import { DEFAULT_FLAG_RULE, type FlagRule } from './flag-rule';
@@ -170,12 +171,18 @@ function parseAuditStores(value: unknown, fail: (field: string, message: string)
   if (!Array.isArray(value)) return fail('audit_stores', 'must be an array of { gateway, url, password_file? }');
   return value.map((entry: unknown, i) => {
     const where = `audit_stores[${i}]`;
-    if (!isObject(entry) || Object.keys(entry).some((k) => !['gateway', 'url', 'password_file'].includes(k))) {
-      return fail(where, 'must be an object { gateway, url, password_file? }');
+    if (!isObject(entry)) return fail(where, 'must be an object { gateway, url, password_file? }');
+    const unknown = Object.keys(entry).find((k) => !['gateway', 'url', 'password_file'].includes(k));
+    if (unknown !== undefined) {
+      fail(`${where}.${unknown}`, 'unknown setting (expected gateway, url, password_file)');
     }
     const { gateway, url, password_file: passwordFile } = entry;
     if (typeof gateway !== 'string' || gateway === '') fail(`${where}.gateway`, 'must be the gateway name');
     if (typeof url !== 'string') return fail(`${where}.url`, 'must be a redis:// or rediss:// URL');
+    if (hasUserInfo(url)) {
+      // never quoting the URL: it holds a password
+      fail(`${where}.url`, 'must not carry a user or password: put the password in a file named by password_file');
+    }
     const problem = storeUrlProblem(url);
     if (problem !== undefined) fail(`${where}.url`, problem);
     let password: string | undefined;
@@ -184,7 +191,11 @@ function parseAuditStores(value: unknown, fail: (field: string, message: string)
       try {
         password = readFileSync(passwordFile as string, 'utf8').replace(/\r?\n$/, '');
       } catch (err) {
-        fail(`${where}.password_file`, `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+        const code = (err as NodeJS.ErrnoException).code ?? 'error';
+        fail(
+          `${where}.password_file`,
+          `cannot read ${short(passwordFile)}: ${code} (a file holding the store's password)`,
+        );
       }
     }
     return { gateway: gateway as string, url: url as string, ...(password === undefined ? {} : { password }) };

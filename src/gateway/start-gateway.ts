@@ -335,8 +335,9 @@ class Gateway implements RunningGateway {
     const store = new SharedStore(config, state.storePassword, state.name, this.log, {
       availability: (up) => (this.storeUp = up),
     });
+    const shares = ['ended sessions', ...(state.config.gateway.audit_log === 'store' ? ['the audit'] : [])];
     if (state.limits.any === false) {
-      this.log('info', 'limit store configured without rate_limits: it shares ended sessions only', {});
+      this.log('info', `limit store configured without rate_limits: it holds ${shares.join(' and ')} only`, {});
     }
     return store;
   }

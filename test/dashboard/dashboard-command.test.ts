@@ -52,7 +52,7 @@ describe('cdktf-mcp-gateway dashboard (flags and config file)', () => {
   });
 
   for (const [args, message] of [
-    [[], '--audit-dir DIR is required (or --config FILE)'],
+    [[], '--audit-dir DIR is required (or --config FILE, whose audit_stores read gateways from a store)'],
     [['--audit-dir', 'a', '--port', '70000'], '--port: must be an integer 0-65535, got "70000"'],
     [
       ['--audit-dir', 'a', '--token-sha256', 'ABC'],
@@ -104,15 +104,15 @@ describe('cdktf-mcp-gateway dashboard (flags and config file)', () => {
     [{ audit_stores: [{ gateway: 'gw' }] }, 'audit_stores[0].url: must be a redis:// or rediss:// URL'],
     [
       { audit_stores: [{ gateway: 'gw', url: 'redis://:hunter2@store:6379' }] },
-      'audit_stores[0].url: must not carry a user or password: give the password as a secret in store.password',
+      'audit_stores[0].url: must not carry a user or password: put the password in a file named by password_file',
     ],
     [
       { audit_stores: [{ gateway: 'gw', url: 'redis://store:6379', password_file: '/nonexistent/pw' }] },
-      'audit_stores[0].password_file: cannot read: ENOENT',
+      'audit_stores[0].password_file: cannot read "/nonexistent/pw": ENOENT (a file holding the store\'s password)',
     ],
     [
       { audit_stores: [{ gateway: 'gw', url: 'redis://store:6379', db: 1 }] },
-      'audit_stores[0]: must be an object { gateway, url, password_file? }',
+      'audit_stores[0].db: unknown setting (expected gateway, url, password_file)',
     ],
     [
       { audit_dirs: ['a'], prot: 1 },

@@ -15,6 +15,7 @@ const CONSTRUCTS: Readonly<Record<string, { file: string; props: string }>> = {
   Service: { file: 'constructs/service.ts', props: 'ServiceProps' },
   Gateway: { file: 'constructs/gateway.ts', props: 'GatewayProps' },
   AuditDashboard: { file: 'constructs/audit-dashboard.ts', props: 'AuditDashboardProps' },
+  LimitStore: { file: 'constructs/limit-store.ts', props: 'LimitStoreProps' },
 };
 
 interface PropsRow {

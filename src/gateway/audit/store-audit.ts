@@ -136,9 +136,15 @@ export class StoreAuditLog implements AuditSink {
           }
         },
         (err: Error) => {
-          // an outage is logged once by the store; anything else (a refused script) once per failing streak
-          if (!failed && !(err instanceof StoreUnavailableError) && !this.failing) {
-            this.options.log('error', 'audit records not taken by the store; retrying', { error: err.message });
+          // once per failing streak: the store logs its outage itself, this says what becomes of the records
+          if (!this.failing) {
+            if (err instanceof StoreUnavailableError) {
+              this.options.log('warn', 'audit records wait in memory until the store is back', {
+                kept_up_to: MAX_BACKLOG_RECORDS,
+              });
+            } else {
+              this.options.log('error', 'audit records not taken by the store; retrying', { error: err.message });
+            }
           }
           failed = true;
         },

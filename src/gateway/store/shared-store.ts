@@ -5,7 +5,12 @@
  * the background and recovers by itself.
  */
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
-import { DEFAULT_STORE_ON_UNAVAILABLE, DEFAULT_STORE_TIMEOUT_MS, type StoreConfig } from '../../contract';
+import {
+  DEFAULT_STORE_ON_UNAVAILABLE,
+  DEFAULT_STORE_TIMEOUT_MS,
+  storeErrorReason,
+  type StoreConfig,
+} from '../../contract';
 import type { Logger } from '../logger';
 import { AUDIT_SCRIPT } from './audit-script';
 import { LIMIT_SCRIPT } from './limit-script';
@@ -210,7 +215,10 @@ export class SharedStore {
   private markDown(reason: string): void {
     if (this.closed) return;
     if (this.up || this.outageReason === 'not connected yet') {
-      this.log('warn', 'limit store unavailable', { reason, on_unavailable: this.onUnavailable });
+      this.log('warn', 'limit store unavailable', {
+        reason: storeErrorReason(reason),
+        on_unavailable: this.onUnavailable,
+      });
     }
     this.up = false;
     this.outageReason = reason;

@@ -191,6 +191,48 @@ if (REDIS_SERVER === undefined) {
       }
     });
 
+    it('a dashboard says why it reads nothing: a password missing, nothing listening, a gateway never written', async () => {
+      const locked = await startRedis({ password: 'p4ss' });
+      const lines: string[] = [];
+      const logger = (level: string, msg: string, fields?: Record<string, unknown>) =>
+        lines.push(`${level} ${msg} ${JSON.stringify(fields ?? {})}`);
+      const d = await startDashboard(
+        {
+          auditDirs: [],
+          auditStores: [
+            { gateway: 'gw', url: locked.url },
+            { gateway: 'gw', url: 'redis://127.0.0.1:1' },
+            { gateway: 'never-written', url: redis.url },
+          ],
+          port: 0,
+          host: '127.0.0.1',
+          auth: undefined,
+          retentionMs: 86_400_000,
+          flag: { minRefusals: 10, minRate: 0.5 },
+        },
+        { logger, pollIntervalMs: 100 },
+      );
+      dashboards.push(d);
+      try {
+        await d.streams.read();
+        await d.streams.read();
+        const stores = (await summary(d)).ingest.stores;
+        assert.deepEqual(
+          stores.map((st) => [st.reachable, (st as { error?: string }).error, st.streams]),
+          [
+            [false, 'the store needs a password: check password_file', 0],
+            [false, 'connection refused: nothing listens at that host and port', 0],
+            [true, undefined, 0],
+          ],
+        );
+        // once per outage, not once per read
+        assert.equal(lines.filter((l) => l.includes('audit store unreachable')).length, 2, lines.join('\n'));
+        assert.equal(lines.filter((l) => l.includes('no replica of this gateway')).length, 1, lines.join('\n'));
+      } finally {
+        await locked.stop();
+      }
+    });
+
     it("refuses audit_log: 'store' without a store, naming the fix", async () => {
       const doc = botConfig([tool('lookup', `${backend.url}/lookup`)], { audit_log: 'store' });
       await assert.rejects(
