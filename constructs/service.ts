@@ -148,7 +148,7 @@ export interface ServiceProps {
    */
   readonly forwardIdentity?: boolean;
   /**
-   * Whether a call may be sent twice: a request lost with its connection before any byte of the answer (a backend
+   * Whether a call may be sent twice: a request lost with its connection before the answer's headers (a backend
    * replica gone with the connection the gateway reused) is sent again, once, on a new connection. Set it for a
    * POST that is safe to repeat; set `false` for a GET that is not.
    * @default - by method: true for GET, PUT and DELETE (HTTP's idempotent methods), false for POST and PATCH

@@ -72,7 +72,7 @@ export interface ToolConfig {
     /** Adds `X-MCP-Principal` (the token id) and `X-MCP-Client` (the client's name) to every call. @default false */
     readonly forward_identity?: boolean;
     /**
-     * A call may be sent twice: a request whose connection fails before any byte of the answer is sent again, once,
+     * A call may be sent twice: a request whose connection fails before the answer's headers is sent again, once,
      * on a new connection. @default - by method: true for GET, PUT and DELETE (HTTP's idempotent methods)
      */
     readonly idempotent?: boolean;

@@ -1,5 +1,5 @@
 import type { Redis as RedisClient } from 'ioredis';
-import { parseAuditLine, type DashboardRecord } from './audit-line';
+import { MAX_NAME_CHARS, parseAuditLine, type DashboardRecord } from './audit-line';
 import type { AuditStore } from './audit-store';
 import type { Logger } from './gateway-shared';
 import { storeErrorReason } from '../contract/rate-limits';
@@ -23,12 +23,22 @@ export interface StoreSourceStats {
   readonly records_by_node: Record<string, number>;
   /** Whether the last read reached the store. */
   reachable: boolean;
+  /** Streams the store would not read (a key of another type), skipped from then on. */
+  unreadable_streams: number;
   /** Why the last read did not reach it, when it did not. */
   error?: string;
 }
 
-/** Records asked for per stream and read. */
-const READ_COUNT = 1_000;
+/** Records asked for per stream and read (a gateway's records are under 1 KiB each). */
+const READ_COUNT = 200;
+/** A longer entry is no gateway's record: counted as malformed, not parsed. */
+const MAX_ENTRY_CHARS = 65_536;
+/** Replica streams read per gateway; an index holding more (a store written by others) is read this far. */
+const MAX_STREAMS = 10_000;
+/** The largest stream id: nothing can follow an entry with it. */
+const LAST_ID = '18446744073709551615-18446744073709551615';
+/** How long a start waits for the first read of the stores before it serves. */
+const FIRST_READ_WAIT_MS = 5_000;
 /** Distinct node names counted; records of further nodes count under `(other)` (the store is not trusted). */
 const MAX_NODES = 256;
 
@@ -45,6 +55,8 @@ export class AuditStreamReader {
   private readonly clients: RedisClient[];
   /** Per source: stream key → the id of the last entry read. */
   private readonly cursors: Map<string, string>[];
+  /** Per source: streams the store would not read, skipped while the index names them. */
+  private readonly skipped: Set<string>[];
   /** Per source: the client's last connection error, which says more than a failed command does. */
   private readonly lastErrors: (string | undefined)[];
   /** Per source: whether the current outage (or an empty index) was logged already. */
@@ -65,9 +77,11 @@ export class AuditStreamReader {
       // node names come from the store: no prototype for a `__proto__` to reach
       records_by_node: Object.create(null) as Record<string, number>,
       reachable: false,
+      unreadable_streams: 0,
     }));
     this.cursors = sources.map(() => new Map());
     this.lastErrors = sources.map(() => undefined);
+    this.skipped = sources.map(() => new Set());
     this.logged = sources.map(() => false);
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only by a dashboard that reads a store
     const { Redis } = sources.length === 0 ? { Redis: undefined } : (require('ioredis') as typeof import('ioredis'));
@@ -90,15 +104,31 @@ export class AuditStreamReader {
 
   /** Reads everything the stores hold now, then follows. Resolves after the first read (reached or not). */
   async start(): Promise<void> {
-    await this.read();
+    // a slow store delays the dashboard's start by at most this much; the read goes on in the background
+    const first = this.read();
+    await Promise.race([first, new Promise((resolve) => setTimeout(resolve, FIRST_READ_WAIT_MS).unref())]);
     this.timer = setInterval(() => {
-      this.reading ??= this.read().finally(() => (this.reading = undefined));
+      if (this.reading === undefined) void this.read();
     }, this.pollIntervalMs);
     this.timer.unref();
   }
 
-  /** One pass over every source (tests call it to read at once). */
-  async read(): Promise<void> {
+  /**
+   * One pass over every source, after the one under way if any (tests call it to read at once): passes never
+   * overlap, since two would read the same entries from the same cursors.
+   */
+  read(): Promise<void> {
+    const next = (this.reading ?? Promise.resolve()).then(() => this.pass());
+    this.reading = next;
+    next
+      .finally(() => {
+        if (this.reading === next) this.reading = undefined;
+      })
+      .catch(() => undefined); // each source's failure is caught in the pass; the caller sees this one
+    return next;
+  }
+
+  private async pass(): Promise<void> {
     for (let i = 0; i < this.sources.length && !this.closed; i++) {
       const stats = this.stats[i];
       try {
@@ -135,20 +165,37 @@ export class AuditStreamReader {
     const client = this.clients[i];
     if (client.status === 'wait') await client.connect();
     const index = indexKey(this.sources[i].gateway);
-    const nodes = await client.hgetall(index);
+    const nodes = await readIndex(client, index);
     const cursors = this.cursors[i];
-    for (const stream of Object.keys(nodes)) if (!cursors.has(stream)) cursors.set(stream, '0-0');
-    this.stats[i].streams = cursors.size;
-    for (const [stream, after] of cursors) {
-      let cursor = after;
-      for (;;) {
-        const entries = await client.xrange(stream, `(${cursor}`, '+', 'COUNT', READ_COUNT);
-        if (entries.length === 0) break;
-        this.ingest(i, nodes[stream] ?? '(unknown)', entries);
-        cursor = entries[entries.length - 1][0];
-        cursors.set(stream, cursor);
-        if (entries.length < READ_COUNT || this.closed) break;
-      }
+    // streams that left the index (expired with their replica) are read no more
+    for (const stream of cursors.keys()) if (!nodes.has(stream)) cursors.delete(stream);
+    for (const stream of nodes.keys()) if (!cursors.has(stream)) cursors.set(stream, '0-0');
+    const stats = this.stats[i];
+    stats.streams = cursors.size;
+    // every stream in one round trip, then again for those with more to read; none after the last possible id
+    const skipped = this.skipped[i];
+    for (const stream of skipped) if (!nodes.has(stream)) skipped.delete(stream);
+    let reading = [...cursors].filter(([stream, at]) => at !== LAST_ID && !skipped.has(stream)).map(([k]) => k);
+    while (reading.length > 0 && !this.closed) {
+      const pipeline = client.pipeline();
+      for (const stream of reading) pipeline.xrange(stream, `(${cursors.get(stream)}`, '+', 'COUNT', READ_COUNT);
+      const replies = (await pipeline.exec()) ?? [];
+      const more: string[] = [];
+      replies.forEach(([err, entries], k) => {
+        const stream = reading[k];
+        // one stream the store will not read (a key of another type, an id at the end of the range) stops only itself
+        if (err !== null || !Array.isArray(entries)) {
+          stats.unreadable_streams++;
+          skipped.add(stream);
+          return;
+        }
+        const page = entries as [string, string[]][];
+        if (page.length === 0) return;
+        this.ingest(i, nodes.get(stream)!, page);
+        cursors.set(stream, page[page.length - 1][0]);
+        if (page.length === READ_COUNT) more.push(stream);
+      });
+      reading = more;
     }
   }
 
@@ -157,7 +204,7 @@ export class AuditStreamReader {
     const byNode = this.stats[i].records_by_node;
     const key = node in byNode || Object.keys(byNode).length < MAX_NODES ? node : '(other)';
     for (const [, fields] of entries) {
-      const line = fields[0] === 'r' ? fields[1] : undefined;
+      const line = fields[0] === 'r' && fields[1].length <= MAX_ENTRY_CHARS ? fields[1] : undefined;
       const record = line === undefined ? undefined : parseAuditLine(line);
       if (record === undefined) {
         this.malformed++;
@@ -179,4 +226,23 @@ export class AuditStreamReader {
 /** The gateway's index of replica streams (`src/gateway/store/shared-store.ts` writes it). */
 function indexKey(gateway: string): string {
   return `cdktf-mcp-gateway:${gateway}:audit`;
+}
+
+/**
+ * The index's streams and their nodes: only fields naming a stream of this gateway (`INDEX:…`), node names cut to
+ * {@link MAX_NAME_CHARS}, at most {@link MAX_STREAMS}, read in pages (`HSCAN`) rather than in one reply.
+ */
+async function readIndex(client: RedisClient, index: string): Promise<Map<string, string>> {
+  const nodes = new Map<string, string>();
+  let cursor = '0';
+  do {
+    const [next, fields] = await client.hscan(index, cursor, 'COUNT', 1_000);
+    for (let k = 0; k + 1 < fields.length && nodes.size < MAX_STREAMS; k += 2) {
+      if (fields[k].startsWith(`${index}:`) && fields[k].length <= index.length + 1 + MAX_NAME_CHARS) {
+        nodes.set(fields[k], fields[k + 1].slice(0, MAX_NAME_CHARS));
+      }
+    }
+    cursor = next;
+  } while (cursor !== '0' && nodes.size < MAX_STREAMS);
+  return nodes;
 }

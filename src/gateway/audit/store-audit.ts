@@ -43,11 +43,12 @@ export class StoreAuditLog implements AuditSink {
   /** The last append failed (so an error is logged once per streak). */
   private failing = false;
   readonly node: string;
-  readonly replica: string;
+  /** This process's stream; a new one when the store's holds an id ahead of this process's (see `flush`). */
+  replica: string;
 
   constructor(private readonly options: StoreAuditOptions) {
     this.node = options.node ?? (process.env[AUDIT_NODE_ENV] || hostname());
-    this.replica = options.replica ?? `${hostname()}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    this.replica = options.replica ?? newReplicaName();
   }
 
   /** The store records go to from now on (a reload may replace it); what waits goes there too. */
@@ -125,10 +126,21 @@ export class StoreAuditLog implements AuditSink {
     if (store === undefined || this.pending.length === 0) return Promise.resolve();
     const batch = this.pending.slice(0, BATCH_RECORDS * 2);
     let failed = false;
+    let rotated = false;
     this.sending = store
       .appendAudit(this.replica, this.node, batch)
       .then(
-        () => {
+        ([added, lastId]) => {
+          if (added < batch.length / 2 && isAhead(lastId, this.lastMs, this.seq)) {
+            // Another writer put an id in this stream ahead of any this process made: every record of ours would
+            // be refused as old. The batch goes to a stream of its own instead.
+            this.options.log('warn', 'audit stream holds an entry this replica did not write; using a new stream', {
+              stream: this.replica,
+            });
+            this.replica = newReplicaName();
+            rotated = true;
+            return;
+          }
           this.pending.splice(0, batch.length);
           if (this.dropped > 0) {
             this.options.log('warn', 'audit records reach the store again', { dropped: this.dropped });
@@ -152,8 +164,23 @@ export class StoreAuditLog implements AuditSink {
       .finally(() => {
         this.sending = undefined;
         this.failing = failed;
-        if (this.pending.length > 0 && !this.closed) this.schedule(failed ? RETRY_MS : 0);
+        // a rotation waits too: a writer that poisons every new stream gets one a second, not one a turn
+        if (this.pending.length > 0 && !this.closed) this.schedule(failed || rotated ? RETRY_MS : 0);
       });
     return this.sending;
   }
+}
+
+/** The host, the process and random bytes: a restarted process never appends to an old stream. */
+function newReplicaName(): string {
+  return `${hostname()}.${process.pid}.${randomBytes(4).toString('hex')}`;
+}
+
+/** Whether stream id `id` (`MS-SEQ`) is past `ms-seq`, the last id this process made. */
+function isAhead(id: string, ms: number, seq: number): boolean {
+  const dash = id.indexOf('-');
+  if (dash < 0) return false;
+  const idMs = Number(id.slice(0, dash));
+  const idSeq = Number(id.slice(dash + 1));
+  return idMs > ms || (idMs === ms && idSeq > seq);
 }

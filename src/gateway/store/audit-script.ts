@@ -6,16 +6,22 @@
  *
  * KEYS: the replica's stream, the gateway's index.
  * ARGV: the node, the stream's length bound, the seconds both keys live after the last append, then id and record
- * pairs. Returns the number of records added.
+ * pairs. Returns the number of records added and the stream's last id; any other refusal (the key of another type,
+ * a store out of memory) fails the whole batch, so that it is sent again rather than lost in silence.
  */
 export const AUDIT_SCRIPT = `
 local added = 0
 for i = 4, #ARGV, 2 do
   local reply = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], ARGV[i], 'r', ARGV[i + 1])
-  if type(reply) ~= 'table' or reply.err == nil then added = added + 1 end
+  if type(reply) == 'table' and reply.err ~= nil then
+    if not string.find(reply.err, 'equal or smaller', 1, true) then return redis.error_reply(reply.err) end
+  else
+    added = added + 1
+  end
 end
 redis.call('HSET', KEYS[2], KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
-return added
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+return {added, last[1] and last[1][1] or ''}
 `;

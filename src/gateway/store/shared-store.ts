@@ -46,9 +46,12 @@ export type RevokedListener = (mac: string, expiresAtMs: number) => void;
 
 const PROBE_INTERVAL_MS = 500;
 
+/** The client's errors that mean the store did not answer (any other is an answer: a refusal, a script error). */
+const OUTAGE = /timed out|writeable|Connection is closed|max retries per request|ECONN|ETIMEDOUT|EPIPE/i;
+
 type RedisWithLimit = RedisClient & {
   limit(numKeys: number, ...args: (string | number)[]): Promise<LimitReply>;
-  audit(numKeys: number, ...args: (string | number)[]): Promise<number>;
+  audit(numKeys: number, ...args: (string | number)[]): Promise<[number, string]>;
 };
 
 /** Records kept per replica stream (approximately: the store trims whole blocks). */
@@ -141,12 +144,15 @@ export class SharedStore {
    * Appends one replica's audit records (`[id, line, id, line, …]`, ids increasing) to its stream
    * (`PREFIX:audit:REPLICA`) and names the stream and its node in the gateway's index (`PREFIX:audit`), where the
    * dashboard finds every replica's. Records already in the stream (a batch sent again) are not added twice.
-   * @throws StoreUnavailableError as `countCall`
+   * A slow append is not an outage: it fails this batch (sent again later) and leaves the limits on the store.
+   * @returns the records added, and the stream's last id after the append
+   * @throws StoreUnavailableError while the store is down or when the append does not answer within `timeout_ms`
    */
-  async appendAudit(replica: string, node: string, entries: readonly string[]): Promise<number> {
+  async appendAudit(replica: string, node: string, entries: readonly string[]): Promise<[number, string]> {
+    if (!this.up) throw new StoreUnavailableError(this.outageReason ?? 'not connected');
     const index = `${this.prefix}audit`;
-    return this.run(() =>
-      this.client.audit(
+    try {
+      return await this.client.audit(
         2,
         `${index}:${replica}`,
         index,
@@ -154,8 +160,12 @@ export class SharedStore {
         AUDIT_STREAM_MAX_RECORDS,
         AUDIT_STREAM_TTL_SECONDS,
         ...entries,
-      ),
-    );
+      );
+    } catch (err) {
+      const message = (err as Error).message;
+      if (OUTAGE.test(message)) throw new StoreUnavailableError(message);
+      throw err;
+    }
   }
 
   /**
@@ -206,7 +216,7 @@ export class SharedStore {
     } catch (err) {
       const message = (err as Error).message;
       // an error the server answered (a script bug, a wrong password) is not an outage of the connection
-      if (!/timed out|writeable|Connection is closed|ECONN|ETIMEDOUT|EPIPE/i.test(message)) throw err;
+      if (!OUTAGE.test(message)) throw err;
       this.markDown(message);
       throw new StoreUnavailableError(message);
     }

@@ -46,7 +46,7 @@ export interface ServicePlan {
   readonly ca: string | undefined;
   /** Whether calls carry `X-MCP-Principal` and `X-MCP-Client`. */
   readonly forwardIdentity: boolean;
-  /** Whether a request lost with its connection, before any byte of the answer, is sent again (once). */
+  /** Whether a request lost with its connection, before the answer's headers, is sent again (once). */
   readonly idempotent: boolean;
 }
 

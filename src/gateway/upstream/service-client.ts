@@ -45,6 +45,8 @@ export class ServiceClient {
   private pool: Dispatcher | undefined;
   /** Pools for backends with their own CA bundle (`tls`). */
   private readonly caDispatchers: CaDispatchers;
+  /** The connections of calls sent again, each its own, until their one request is over. */
+  private readonly oneOff = new Set<Dispatcher>();
 
   /** The response bytes all calls hold right now, bounded by `max_held_response_bytes`. */
   private readonly held: HeldBytes;
@@ -125,9 +127,15 @@ export class ServiceClient {
   private sendAgain(request: Dispatcher.DispatchOptions, ca: string | undefined, handler: CallHandler): void {
     const Client = loadClient();
     const client = new Client(request.origin as string, ca === undefined ? {} : { connect: { ca } });
+    this.oneOff.add(client);
+    // a call that gives up (its deadline) takes the connection down too, even one still opening
+    handler.dropConnection = () => void client.destroy().catch(() => undefined);
     client.dispatch({ ...request, reset: true }, handler as Dispatcher.DispatchHandler);
     // closes the connection once this one request is over (answered, failed or aborted)
-    void client.close().catch(() => undefined);
+    void client
+      .close()
+      .catch(() => undefined)
+      .finally(() => this.oneOff.delete(client));
   }
 
   /**
@@ -135,7 +143,12 @@ export class ServiceClient {
    * this) is cut off rather than awaited: `close()` alone would wait for a backend that never finishes.
    */
   async close(): Promise<void> {
-    await Promise.all([this.pool?.destroy().catch(() => undefined), this.caDispatchers.close(), this.bodies.close()]);
+    await Promise.all([
+      this.pool?.destroy().catch(() => undefined),
+      ...[...this.oneOff].map((c) => c.destroy().catch(() => undefined)),
+      this.caDispatchers.close(),
+      this.bodies.close(),
+    ]);
   }
 }
 
@@ -165,6 +178,8 @@ class CallHandler {
   private holding = 0;
   /** Sends the request again on a new connection, for an idempotent call; at most once. */
   again: ((handler: CallHandler) => void) | undefined;
+  /** Closes the connection the request was sent again on, when the call gives up. */
+  dropConnection: (() => void) | undefined;
 
   constructor(
     private readonly resolve: (outcome: ServiceOutcome) => void,
@@ -268,7 +283,7 @@ class CallHandler {
 
   onError(err: Error): void {
     if (this.again !== undefined && !this.settled && this.status === 0 && this.size === 0 && connectionLost(err)) {
-      // Lost with its connection before any byte of the answer: sent once more, within the same deadline.
+      // Lost with its connection before the answer's headers: sent once more, within the same deadline.
       const again = this.again;
       this.again = undefined;
       this.abort = undefined;
@@ -282,6 +297,7 @@ class CallHandler {
   private timedOut(): void {
     this.settle(failure('SERVICE_TIMEOUT', `Service timed out after ${this.timeoutMs} ms`));
     this.giveUp();
+    this.dropConnection?.();
     this.bodies.drop(); // this call's body, if it waits for the body thread, is no longer wanted
   }
 

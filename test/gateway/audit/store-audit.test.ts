@@ -22,6 +22,7 @@ import { BOT } from '../../helpers/tokens';
 interface StoreStats {
   gateway: string;
   streams: number;
+  unreadable_streams: number;
   records_by_node: Record<string, number>;
   reachable: boolean;
 }
@@ -164,13 +165,43 @@ if (REDIS_SERVER === undefined) {
           });
         const t = Date.now();
         const batch = [`${t}-0`, line(0), `${t}-1`, line(1), `${t}-2`, line(2)];
-        assert.equal(await store.appendAudit('r1', 'node-a', batch), 3);
-        assert.equal(await store.appendAudit('r1', 'node-a', batch), 0);
-        assert.equal(await store.appendAudit('r1', 'node-a', [...batch, `${t}-3`, line(3)]), 1);
+        assert.deepEqual(await store.appendAudit('r1', 'node-a', batch), [3, `${t}-2`]);
+        assert.deepEqual(await store.appendAudit('r1', 'node-a', batch), [0, `${t}-2`]);
+        assert.deepEqual(await store.appendAudit('r1', 'node-a', [...batch, `${t}-3`, line(3)]), [1, `${t}-3`]);
+        // a key of another type under the stream's name is a refusal, not records silently dropped
+        const client = new Redis(redis.url);
+        await client.set('cdktf-mcp-gateway:retry-gw:audit:r2', 'x');
+        client.disconnect();
+        await assert.rejects(store.appendAudit('r2', 'node-a', batch), /WRONGTYPE/);
         const d = await dashboard('retry-gw');
         assert.deepEqual({ ...(await summary(d)).ingest.stores[0].records_by_node }, { 'node-a': 4 });
       } finally {
         await store.close();
+      }
+    });
+
+    it('an entry ahead of the replica in its stream (another writer): the replica moves to a new stream, loses nothing', async () => {
+      const name = `gw-${randomBytes(3).toString('hex')}`;
+      const gw = await gateway(config(name), 'node-a');
+      await calls(gw, 5, 0);
+      const client = new Redis(redis.url);
+      try {
+        const index = `cdktf-mcp-gateway:${name}:audit`;
+        await eventually(async () => assert.equal(Object.keys(await client.hgetall(index)).length, 1));
+        const [stream] = Object.keys(await client.hgetall(index));
+        await eventually(async () => assert.equal(await client.xlen(stream), 5));
+        await client.xadd(stream, `${Date.now() + 365 * 86_400_000}-0`, 'r', '{}');
+        await calls(gw, 7, 0);
+        const d = await dashboard(name);
+        await eventually(async () => {
+          const { ingest } = await summary(d);
+          assert.deepEqual({ ...ingest.stores[0].records_by_node }, { 'node-a': 12 });
+          assert.equal(ingest.stores[0].streams, 2);
+          assert.equal(ingest.malformed, 1);
+        });
+        assert.match(gw.stdout(), /audit stream holds an entry this replica did not write; using a new stream/);
+      } finally {
+        client.disconnect();
       }
     });
 
@@ -182,10 +213,50 @@ if (REDIS_SERVER === undefined) {
         await client.xadd(`${index}:x`, '*', 'r', '{"not":"a record"}');
         await client.xadd(`${index}:x`, '*', 'other', 'field');
         await client.xadd(`${index}:y`, '*', 'r', 'x'.repeat(100_000));
+        // a good record beside keys the store will not read as streams, an id at the end of the range, an index
+        // field outside the gateway, and a node name of a megabyte: each stops only itself
+        const good = JSON.stringify({
+          ts: new Date().toISOString(),
+          gateway: 'evil-gw',
+          session: null,
+          principal: 'bot',
+          auth: 'token',
+          client: { name: null, version: null },
+          tool: 'lookup',
+          outcome: 'ok',
+          error: null,
+          duration_ms: 1,
+        });
+        await client.hset(
+          index,
+          `${index}:good`,
+          'n'.repeat(1_000_000),
+          `${index}:string`,
+          'node-s',
+          `${index}:end`,
+          'node-e',
+          'some:other:key',
+          'node-o',
+        );
+        await client.xadd(`${index}:good`, '*', 'r', good);
+        await client.set(`${index}:string`, 'not a stream');
+        await client.xadd(`${index}:end`, '18446744073709551615-18446744073709551615', 'r', good);
         const d = await dashboard('evil-gw');
         const { ingest } = await summary(d);
         assert.equal(ingest.malformed, 3);
-        assert.deepEqual({ ...ingest.stores[0].records_by_node }, JSON.parse('{"__proto__":0,"constructor":0}'));
+        assert.deepEqual(
+          { ...ingest.stores[0].records_by_node },
+          JSON.parse(`{"__proto__":0,"constructor":0,"${'n'.repeat(128)}":1,"node-e":1}`),
+        );
+        assert.equal(ingest.stores[0].streams, 5);
+        assert.equal(ingest.stores[0].unreadable_streams, 1);
+        // read again: the stream at the end of the range and the others are not read twice, nor do they fail
+        await d.streams.read();
+        await d.streams.read();
+        const again = (await summary(d)).ingest;
+        assert.equal(again.stores[0].unreadable_streams, 1);
+        assert.deepEqual(again.stores[0].records_by_node, ingest.stores[0].records_by_node);
+        assert.equal(again.stores[0].reachable, true);
       } finally {
         client.disconnect();
       }

@@ -1,5 +1,5 @@
 /**
- * docs/gateway.md "Service call": a request lost with its connection before any byte of the answer (a backend
+ * docs/gateway.md "Service call": a request lost with its connection before the answer's headers (a backend
  * replica gone with the keep-alive connection the gateway reused) is sent again once, on a new connection, when the
  * call may be sent twice (GET, PUT, DELETE, or `idempotent: true`); otherwise it fails as `Service unavailable`.
  * The backend here is real HTTP: it answers the first request of each connection and drops the connection under
@@ -18,6 +18,10 @@ interface DroppingBackend {
   readonly received: { method: string; dropped: boolean }[];
   /** Drop every later request of a connection (the default), or every request. */
   drop: 'reused' | 'all';
+  /** Never answer the first request of a connection (a retry that hangs). */
+  hang: boolean;
+  /** Connections open now. */
+  readonly open: () => number;
   close(): Promise<void>;
 }
 
@@ -28,6 +32,8 @@ async function droppingBackend(): Promise<DroppingBackend> {
     origin: '',
     received: [] as { method: string; dropped: boolean }[],
     drop: 'reused' as 'reused' | 'all',
+    hang: false,
+    open: () => sockets.size,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => server.close(resolve));
@@ -41,6 +47,7 @@ async function droppingBackend(): Promise<DroppingBackend> {
     req.resume();
     req.on('end', () => {
       if (dropped) req.socket.destroy();
+      else if (backend.hang) return;
       else res.setHeader('content-type', 'application/json').end(JSON.stringify({ n }));
     });
   });
@@ -134,6 +141,45 @@ describe('service client: a call lost with its connection', () => {
       backend.received.map((r) => r.dropped),
       [false, true, true],
     );
+  });
+
+  it('a call sent again that hangs: it times out, and its connection goes with it', async () => {
+    const plan = planServiceCall({
+      name: 't',
+      description: 'd',
+      input_schema: { type: 'object' },
+      backend: { url: `${backend.origin}/x`, method: 'GET', timeout_ms: 300 },
+    });
+    assert.equal((await client.call(plan, {})).ok, true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    backend.hang = true;
+    const started = Date.now();
+    const outcome = await client.call(plan, {});
+    assert.equal(outcome.ok ? '' : outcome.message, 'Service timed out after 300 ms');
+    assert.ok(Date.now() - started < 1_000);
+    // the pooled connection was dropped by the backend; the one-off connection is closed with the call
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(backend.open(), 0);
+  });
+
+  it('close() ends a call sent again that is still waiting, at once', async () => {
+    const plan = planServiceCall({
+      name: 't',
+      description: 'd',
+      input_schema: { type: 'object' },
+      backend: { url: `${backend.origin}/x`, method: 'GET', timeout_ms: 60_000 },
+    });
+    assert.equal((await client.call(plan, {})).ok, true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    backend.hang = true;
+    const pending = client.call(plan, {});
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    await client.close();
+    const outcome = await pending;
+    assert.equal(outcome.ok, false);
+    assert.ok(Date.now() - started < 1_000, `close() took ${Date.now() - started} ms`);
+    client = new ServiceClient(1024 * 1024);
   });
 
   it('does not send again a request whose connection could not open (refused)', async () => {
