@@ -27,6 +27,22 @@ interface StoreStats {
   reachable: boolean;
 }
 
+/** A record as the gateway writes it: one `ok` call of `lookup` by `bot`. */
+function auditLine(gateway: string, durationMs: number): string {
+  return JSON.stringify({
+    ts: new Date().toISOString(),
+    gateway,
+    session: null,
+    principal: 'bot',
+    auth: 'token',
+    client: { name: null, version: null },
+    tool: 'lookup',
+    outcome: 'ok',
+    error: null,
+    duration_ms: durationMs,
+  });
+}
+
 if (REDIS_SERVER === undefined) {
   describe("audit_log: 'store' (redis)", () => it.skip(`${NEEDS_REDIS}: audit records through the store`));
 } else {
@@ -150,19 +166,7 @@ if (REDIS_SERVER === undefined) {
       const store = new SharedStore({ url: redis.url }, undefined, 'retry-gw', silentLogger);
       try {
         assert.ok(await store.connected(5_000));
-        const line = (i: number): string =>
-          JSON.stringify({
-            ts: new Date().toISOString(),
-            gateway: 'retry-gw',
-            session: null,
-            principal: 'bot',
-            auth: 'token',
-            client: { name: null, version: null },
-            tool: 'lookup',
-            outcome: 'ok',
-            error: null,
-            duration_ms: i,
-          });
+        const line = (i: number): string => auditLine('retry-gw', i);
         const t = Date.now();
         const batch = [`${t}-0`, line(0), `${t}-1`, line(1), `${t}-2`, line(2)];
         assert.deepEqual(await store.appendAudit('r1', 'node-a', batch), [3, `${t}-2`]);
@@ -215,18 +219,7 @@ if (REDIS_SERVER === undefined) {
         await client.xadd(`${index}:y`, '*', 'r', 'x'.repeat(100_000));
         // a good record beside keys the store will not read as streams, an id at the end of the range, an index
         // field outside the gateway, and a node name of a megabyte: each stops only itself
-        const good = JSON.stringify({
-          ts: new Date().toISOString(),
-          gateway: 'evil-gw',
-          session: null,
-          principal: 'bot',
-          auth: 'token',
-          client: { name: null, version: null },
-          tool: 'lookup',
-          outcome: 'ok',
-          error: null,
-          duration_ms: 1,
-        });
+        const good = auditLine('evil-gw', 1);
         await client.hset(
           index,
           `${index}:good`,

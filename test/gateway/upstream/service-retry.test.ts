@@ -61,12 +61,12 @@ async function droppingBackend(): Promise<DroppingBackend> {
   return backend;
 }
 
-function planFor(url: string, method: ToolConfig['backend']['method'], idempotent?: boolean) {
+function planFor(url: string, method: ToolConfig['backend']['method'], idempotent?: boolean, timeoutMs = 2_000) {
   return planServiceCall({
     name: 't',
     description: 'd',
     input_schema: { type: 'object' },
-    backend: { url, method, timeout_ms: 2_000, ...(idempotent === undefined ? {} : { idempotent }) },
+    backend: { url, method, timeout_ms: timeoutMs, ...(idempotent === undefined ? {} : { idempotent }) },
   });
 }
 
@@ -144,12 +144,7 @@ describe('service client: a call lost with its connection', () => {
   });
 
   it('a call sent again that hangs: it times out, and its connection goes with it', async () => {
-    const plan = planServiceCall({
-      name: 't',
-      description: 'd',
-      input_schema: { type: 'object' },
-      backend: { url: `${backend.origin}/x`, method: 'GET', timeout_ms: 300 },
-    });
+    const plan = planFor(`${backend.origin}/x`, 'GET', undefined, 300);
     assert.equal((await client.call(plan, {})).ok, true);
     await new Promise((resolve) => setTimeout(resolve, 20));
     backend.hang = true;
@@ -163,12 +158,7 @@ describe('service client: a call lost with its connection', () => {
   });
 
   it('close() ends a call sent again that is still waiting, at once', async () => {
-    const plan = planServiceCall({
-      name: 't',
-      description: 'd',
-      input_schema: { type: 'object' },
-      backend: { url: `${backend.origin}/x`, method: 'GET', timeout_ms: 60_000 },
-    });
+    const plan = planFor(`${backend.origin}/x`, 'GET', undefined, 60_000);
     assert.equal((await client.call(plan, {})).ok, true);
     await new Promise((resolve) => setTimeout(resolve, 20));
     backend.hang = true;
