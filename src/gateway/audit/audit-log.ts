@@ -10,7 +10,7 @@ import {
 import { dirname } from 'node:path';
 import { ConfigError } from '../../contract';
 import { jsonLine } from '../logger';
-import type { SharedStore } from '../store';
+import type { SharedStore } from '../store/shared-store';
 
 /** How a `tools/call` ended: answered by the service, failed at the service, or refused by the gateway. */
 export type AuditOutcome = 'ok' | 'error' | 'refused';

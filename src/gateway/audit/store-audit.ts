@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AUDIT_NODE_ENV } from '../../contract';
 import { jsonLine, type Logger } from '../logger';
-import { StoreUnavailableError, type SharedStore } from '../store';
+import { StoreUnavailableError, type SharedStore } from '../store/shared-store';
 import type { AuditRecord, AuditSink } from './audit-log';
 
 /** Records per append: one script run stays well inside the store's `timeout_ms`. */
