@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { killGroup, spawnGroup, Spawned } from './process-helpers';
+import { spawnGroup, Spawned, stopGroup } from './process-helpers';
 
 const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'dist/src/cli/main.js');
@@ -24,8 +24,8 @@ describe('cdktf-mcp-gateway dev: an edited app reloads in place', function () {
     for (const f of ['app.js', 'backend.js', 'cdktf.json', 'dev.json'])
       fs.copyFileSync(path.join(fixture, f), path.join(app, f));
   });
-  afterEach(() => {
-    killGroup(dev?.child.pid);
+  afterEach(async () => {
+    await stopGroup(dev);
     dev = undefined;
     fs.rmSync(app, { recursive: true, force: true });
   });

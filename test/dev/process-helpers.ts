@@ -137,3 +137,28 @@ export function killGroup(pid: number | undefined): void {
     /* gone */
   }
 }
+
+/**
+ * Stops a `dev` run as a user does (Ctrl-C: SIGINT to its group), waits for it, then kills whatever of its
+ * process tree is left. `dev` runs each backend in a process group of its own, which a SIGKILL of the dev's group
+ * alone would leave running (test cleanup).
+ */
+export async function stopGroup(spawned: Spawned | undefined, timeoutMs = 10_000): Promise<void> {
+  const pid = spawned?.child.pid;
+  if (spawned === undefined || pid === undefined) return;
+  const tree = processTree(pid);
+  try {
+    process.kill(-pid, 'SIGINT');
+  } catch {
+    /* gone */
+  }
+  await Promise.race([spawned.exited, new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+  killGroup(pid);
+  for (const p of tree) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+}
