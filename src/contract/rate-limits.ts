@@ -170,3 +170,13 @@ export function storeErrorReason(message: string): string {
   if (/ETIMEDOUT|timed out/i.test(message)) return 'the store does not answer (timed out)';
   return message.trim();
 }
+
+/** Every key and channel of a gateway in its store starts with this: gateways sharing a server stay apart. */
+export function storeKeyPrefix(gateway: string): string {
+  return `cdktf-mcp-gateway:${gateway}:`;
+}
+
+/** The hash naming each replica's audit stream (`INDEX:REPLICA`) and its node (`audit_log: 'store'`). */
+export function auditIndexKey(gateway: string): string {
+  return `${storeKeyPrefix(gateway)}audit`;
+}

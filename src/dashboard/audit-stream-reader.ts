@@ -2,7 +2,7 @@ import type { Redis as RedisClient } from 'ioredis';
 import { MAX_NAME_CHARS, parseAuditLine, type DashboardRecord } from './audit-line';
 import type { AuditStore } from './audit-store';
 import type { Logger } from './gateway-shared';
-import { storeErrorReason } from '../contract/rate-limits';
+import { auditIndexKey, storeErrorReason } from '../contract/rate-limits';
 
 /** A gateway whose replicas write their audit to a store (`audit_log: 'store'`), as the dashboard reads it. */
 export interface AuditStoreSource {
@@ -139,7 +139,7 @@ export class AuditStreamReader {
         if (stats.streams === 0 && this.logged[i] !== 'empty') {
           this.logger('warn', 'no replica of this gateway has written its audit to the store (yet)', {
             gateway: stats.gateway,
-            index: indexKey(stats.gateway),
+            index: auditIndexKey(stats.gateway),
           });
           this.logged[i] = 'empty';
         } else if (stats.streams > 0) {
@@ -164,7 +164,7 @@ export class AuditStreamReader {
   private async readSource(i: number): Promise<void> {
     const client = this.clients[i];
     if (client.status === 'wait') await client.connect();
-    const index = indexKey(this.sources[i].gateway);
+    const index = auditIndexKey(this.sources[i].gateway);
     const nodes = await readIndex(client, index);
     const cursors = this.cursors[i];
     // streams that left the index (expired with their replica) are read no more
@@ -221,11 +221,6 @@ export class AuditStreamReader {
     clearInterval(this.timer);
     for (const client of this.clients) client.disconnect();
   }
-}
-
-/** The gateway's index of replica streams (`src/gateway/store/shared-store.ts` writes it). */
-function indexKey(gateway: string): string {
-  return `cdktf-mcp-gateway:${gateway}:audit`;
 }
 
 /**

@@ -335,9 +335,9 @@ class Gateway implements RunningGateway {
     const store = new SharedStore(config, state.storePassword, state.name, this.log, {
       availability: (up) => (this.storeUp = up),
     });
-    const shares = ['ended sessions', ...(state.config.gateway.audit_log === 'store' ? ['the audit'] : [])];
     if (state.limits.any === false) {
-      this.log('info', `limit store configured without rate_limits: it holds ${shares.join(' and ')} only`, {});
+      const holds = state.config.gateway.audit_log === 'store' ? 'ended sessions and the audit' : 'ended sessions';
+      this.log('info', `limit store configured without rate_limits: it holds ${holds} only`, {});
     }
     return store;
   }
@@ -464,7 +464,7 @@ function openAudit(config: GatewayConfig, override: string | undefined, log: Log
   if (override !== undefined) return openAuditLog(override);
   const setting = config.gateway.audit_log ?? true;
   if (setting === false) return noAudit;
-  if (setting === 'store') return new StoreAuditLog({ log });
+  if (setting === 'store') return new StoreAuditLog(log);
   return openAuditLog(setting === true ? DEFAULT_AUDIT_LOG_PATH : setting.path);
 }
 

@@ -14,19 +14,10 @@ const RETRY_MS = 1_000;
 /** How long `close()` waits for the backlog to reach the store, in ms. */
 const CLOSE_WAIT_MS = 5_000;
 
-/** Where this process's records go in the store: its own stream, and the node named beside it. */
-export interface StoreAuditOptions {
-  readonly log: Logger;
-  /** @default - `CDKTF_MCP_GATEWAY_NODE`, else the host name */
-  readonly node?: string;
-  /** @default - host name, process id and random bytes: a restarted task never appends to an old stream */
-  readonly replica?: string;
-}
-
 /**
  * The audit sink of `audit_log: 'store'`: each replica appends its records, in batches of what arrived while the
- * previous batch was on its way, to a stream of its own in the gateway's store, which the dashboard reads for every replica on every node. Each record's id is
- * chosen here and increases, so a batch sent again after a timeout is never counted twice; while the store is down
+ * previous batch was on its way, to a stream of its own in the gateway's store, which the dashboard reads for every
+ * replica on every node. Each record's id is chosen here and increases, so a batch sent again after a timeout is never counted twice; while the store is down
  * records wait in memory (bounded) and go when it is back; `close()` (a drain) sends what waits before it resolves.
  */
 export class StoreAuditLog implements AuditSink {
@@ -42,14 +33,12 @@ export class StoreAuditLog implements AuditSink {
   private closed = false;
   /** The last append failed (so an error is logged once per streak). */
   private failing = false;
-  readonly node: string;
+  /** The node named beside this process's stream: `CDKTF_MCP_GATEWAY_NODE`, else the host name. */
+  readonly node = process.env[AUDIT_NODE_ENV] || hostname();
   /** This process's stream; a new one when the store's holds an id ahead of this process's (see `flush`). */
-  replica: string;
+  replica = newReplicaName();
 
-  constructor(private readonly options: StoreAuditOptions) {
-    this.node = options.node ?? (process.env[AUDIT_NODE_ENV] || hostname());
-    this.replica = options.replica ?? newReplicaName();
-  }
+  constructor(private readonly log: Logger) {}
 
   /** The store records go to from now on (a reload may replace it); what waits goes there too. */
   useStore(store: SharedStore | undefined): void {
@@ -66,7 +55,7 @@ export class StoreAuditLog implements AuditSink {
   write(record: AuditRecord): void {
     if (this.pending.length / 2 >= MAX_BACKLOG_RECORDS) {
       if (this.dropped++ === 0) {
-        this.options.log('error', 'audit records dropped: the store has been unavailable too long', {
+        this.log('error', 'audit records dropped: the store has been unavailable too long', {
           kept: MAX_BACKLOG_RECORDS,
         });
       }
@@ -85,7 +74,7 @@ export class StoreAuditLog implements AuditSink {
     }
     await this.sending;
     if (this.pending.length > 0) {
-      this.options.log('error', 'audit records not written: the store did not take them before shutdown', {
+      this.log('error', 'audit records not written: the store did not take them before shutdown', {
         records: this.backlog,
       });
     }
@@ -134,7 +123,7 @@ export class StoreAuditLog implements AuditSink {
           if (added < batch.length / 2 && isAhead(lastId, this.lastMs, this.seq)) {
             // Another writer put an id in this stream ahead of any this process made: every record of ours would
             // be refused as old. The batch goes to a stream of its own instead.
-            this.options.log('warn', 'audit stream holds an entry this replica did not write; using a new stream', {
+            this.log('warn', 'audit stream holds an entry this replica did not write; using a new stream', {
               stream: this.replica,
             });
             this.replica = newReplicaName();
@@ -143,7 +132,7 @@ export class StoreAuditLog implements AuditSink {
           }
           this.pending.splice(0, batch.length);
           if (this.dropped > 0) {
-            this.options.log('warn', 'audit records reach the store again', { dropped: this.dropped });
+            this.log('warn', 'audit records reach the store again', { dropped: this.dropped });
             this.dropped = 0;
           }
         },
@@ -151,11 +140,11 @@ export class StoreAuditLog implements AuditSink {
           // once per failing streak: the store logs its outage itself, this says what becomes of the records
           if (!this.failing) {
             if (err instanceof StoreUnavailableError) {
-              this.options.log('warn', 'audit records wait in memory until the store is back', {
+              this.log('warn', 'audit records wait in memory until the store is back', {
                 kept_up_to: MAX_BACKLOG_RECORDS,
               });
             } else {
-              this.options.log('error', 'audit records not taken by the store; retrying', { error: err.message });
+              this.log('error', 'audit records not taken by the store; retrying', { error: err.message });
             }
           }
           failed = true;

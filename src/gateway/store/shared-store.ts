@@ -8,7 +8,9 @@ import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import {
   DEFAULT_STORE_ON_UNAVAILABLE,
   DEFAULT_STORE_TIMEOUT_MS,
+  auditIndexKey,
   storeErrorReason,
+  storeKeyPrefix,
   type StoreConfig,
 } from '../../contract';
 import type { Logger } from '../logger';
@@ -62,6 +64,8 @@ export const AUDIT_STREAM_TTL_SECONDS = 8 * 86_400;
 export class SharedStore {
   /** Every key and channel of this gateway starts with it: gateways sharing a server stay apart. */
   readonly prefix: string;
+  /** Where the dashboard finds every replica's audit stream. */
+  private readonly auditIndex: string;
   readonly onUnavailable: 'allow' | 'refuse';
   readonly timeoutMs: number;
   private readonly client: RedisWithLimit;
@@ -83,7 +87,8 @@ export class SharedStore {
     private readonly log: Logger,
     private readonly observer?: StoreObserver,
   ) {
-    this.prefix = `cdktf-mcp-gateway:${gateway}:`;
+    this.prefix = storeKeyPrefix(gateway);
+    this.auditIndex = auditIndexKey(gateway);
     this.onUnavailable = config.on_unavailable ?? DEFAULT_STORE_ON_UNAVAILABLE;
     this.timeoutMs = config.timeout_ms ?? DEFAULT_STORE_TIMEOUT_MS;
     this.client = newClient(config.url, password, this.timeoutMs) as RedisWithLimit;
@@ -150,12 +155,11 @@ export class SharedStore {
    */
   async appendAudit(replica: string, node: string, entries: readonly string[]): Promise<[number, string]> {
     if (!this.up) throw new StoreUnavailableError(this.outageReason ?? 'not connected');
-    const index = `${this.prefix}audit`;
     try {
       return await this.client.audit(
         2,
-        `${index}:${replica}`,
-        index,
+        `${this.auditIndex}:${replica}`,
+        this.auditIndex,
         node,
         AUDIT_STREAM_MAX_RECORDS,
         AUDIT_STREAM_TTL_SECONDS,

@@ -8,30 +8,24 @@ import { BodyThread, OFFLOAD_BYTES, OFFLOAD_SEARCHED_BYTES } from './body-thread
 import { bodyResult, failure, REQUEST_FAILED, type ServiceOutcome } from '../../response';
 
 /**
- * undici's connection-pooling `Agent` alone. The package's entry point also loads `fetch`, WebSocket, the cache
- * stores and the mock agent (~110 modules, ~20 MB of a gateway's resident memory) that the gateway never uses;
- * the agent alone is ~25 modules. Should a later undici move the file, the entry point still works.
+ * One of undici's dispatchers alone (`Agent`, the connection pool; `Client`, one connection). The package's entry
+ * point also loads `fetch`, WebSocket, the cache stores and the mock agent (~110 modules, ~20 MB of a gateway's
+ * resident memory) that the gateway never uses; a dispatcher alone is ~25 modules. Should a later undici move the
+ * file, the entry point still works.
  */
-function loadAgent(): typeof UndiciAgent {
+function loadDispatcher<K extends 'Agent' | 'Client'>(file: string, name: K): (typeof import('undici'))[K] {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('undici/lib/dispatcher/agent') as typeof UndiciAgent;
+    return require(`undici/lib/dispatcher/${file}`) as (typeof import('undici'))[K];
   } catch {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return (require('undici') as typeof import('undici')).Agent;
+    return (require('undici') as typeof import('undici'))[name];
   }
 }
 
-/** undici's single-connection `Client` alone (see {@link loadAgent}): a call sent again gets a connection of its own. */
-function loadClient(): typeof UndiciClient {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('undici/lib/dispatcher/client') as typeof UndiciClient;
-  } catch {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return (require('undici') as typeof import('undici')).Client;
-  }
-}
+const loadAgent = (): typeof UndiciAgent => loadDispatcher('agent', 'Agent');
+/** A call sent again gets a connection of its own. */
+const loadClient = (): typeof UndiciClient => loadDispatcher('client', 'Client');
 
 /** The most of a non-2xx body read (and dropped) to keep its connection; past this the connection is closed. */
 const DISCARD_LIMIT_BYTES = 131_072;
@@ -325,12 +319,17 @@ class CallHandler {
 
 /** A connection that was up and then failed (closed or reset under the request), not one that could not open. */
 function connectionLost(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+  const code = errorCode(err);
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
+/** The error's code, or its cause's (undici wraps the socket's). */
+function errorCode(err: unknown): string | undefined {
+  return (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+}
+
 function reason(err: unknown): string {
-  const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+  const code = errorCode(err);
   switch (code) {
     case 'ECONNREFUSED':
       return 'connection refused';
