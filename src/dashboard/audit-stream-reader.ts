@@ -29,6 +29,21 @@ export interface StoreSourceStats {
   error?: string;
 }
 
+/** One store read for one gateway: its connection, what was read and what the log said. */
+interface SourceState {
+  readonly gateway: string;
+  readonly client: RedisClient;
+  readonly stats: StoreSourceStats;
+  /** Stream key → the id of the last entry read. */
+  readonly cursors: Map<string, string>;
+  /** Streams the store would not read, skipped while the index names them. */
+  readonly skipped: Set<string>;
+  /** The client's last connection error, which says more than a failed command does. */
+  lastError: string | undefined;
+  /** Whether the current outage (or an empty index) was logged already. */
+  logged: false | 'unreachable' | 'empty';
+}
+
 /** Records asked for per stream and read (a gateway's records are under 1 KiB each). */
 const READ_COUNT = 200;
 /** A longer entry is no gateway's record: counted as malformed, not parsed. */
@@ -52,42 +67,23 @@ export class AuditStreamReader {
   readonly stats: StoreSourceStats[];
   /** Lines that were not a well-typed audit record. */
   malformed = 0;
-  private readonly clients: RedisClient[];
-  /** Per source: stream key → the id of the last entry read. */
-  private readonly cursors: Map<string, string>[];
-  /** Per source: streams the store would not read, skipped while the index names them. */
-  private readonly skipped: Set<string>[];
-  /** Per source: the client's last connection error, which says more than a failed command does. */
-  private readonly lastErrors: (string | undefined)[];
-  /** Per source: whether the current outage (or an empty index) was logged already. */
-  private readonly logged: (false | 'unreachable' | 'empty')[];
+  private readonly sources: SourceState[];
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   private closed = false;
 
   constructor(
-    private readonly sources: readonly AuditStoreSource[],
+    sources: readonly AuditStoreSource[],
     private readonly store: AuditStore,
     private readonly logger: Logger,
     private readonly pollIntervalMs = 1_000,
   ) {
-    this.stats = sources.map((s) => ({
-      gateway: s.gateway,
-      streams: 0,
-      // node names come from the store: no prototype for a `__proto__` to reach
-      records_by_node: Object.create(null) as Record<string, number>,
-      reachable: false,
-      unreadable_streams: 0,
-    }));
-    this.cursors = sources.map(() => new Map());
-    this.lastErrors = sources.map(() => undefined);
-    this.skipped = sources.map(() => new Set());
-    this.logged = sources.map(() => false);
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only by a dashboard that reads a store
     const { Redis } = sources.length === 0 ? { Redis: undefined } : (require('ioredis') as typeof import('ioredis'));
-    this.clients = sources.map(
-      (s) =>
-        new Redis!(s.url, {
+    this.sources = sources.map((s) => {
+      const source: SourceState = {
+        gateway: s.gateway,
+        client: new Redis!(s.url, {
           password: s.password,
           lazyConnect: true,
           enableOfflineQueue: true,
@@ -97,9 +93,24 @@ export class AuditStreamReader {
           retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
           ...(s.url.startsWith('rediss:') ? { tls: {} } : {}),
         }),
-    );
-    // reported per read, in stats and once per outage in the log
-    this.clients.forEach((client, i) => client.on('error', (err: Error) => (this.lastErrors[i] = err.message)));
+        stats: {
+          gateway: s.gateway,
+          streams: 0,
+          // node names come from the store: no prototype for a `__proto__` to reach
+          records_by_node: Object.create(null) as Record<string, number>,
+          reachable: false,
+          unreadable_streams: 0,
+        },
+        cursors: new Map(),
+        skipped: new Set(),
+        lastError: undefined,
+        logged: false,
+      };
+      // reported per read, in stats and once per outage in the log
+      source.client.on('error', (err: Error) => (source.lastError = err.message));
+      return source;
+    });
+    this.stats = this.sources.map((s) => s.stats);
   }
 
   /** Reads everything the stores hold now, then follows. Resolves after the first read (reached or not). */
@@ -129,52 +140,49 @@ export class AuditStreamReader {
   }
 
   private async pass(): Promise<void> {
-    for (let i = 0; i < this.sources.length && !this.closed; i++) {
-      const stats = this.stats[i];
+    for (const source of this.sources) {
+      if (this.closed) break;
+      const { stats } = source;
       try {
-        await this.readSource(i);
+        await this.readSource(source);
         if (!stats.reachable) this.logger('info', 'reading audit from the store', { gateway: stats.gateway });
         stats.reachable = true;
         delete stats.error;
-        if (stats.streams === 0 && this.logged[i] !== 'empty') {
+        if (stats.streams === 0 && source.logged !== 'empty') {
           this.logger('warn', 'no replica of this gateway has written its audit to the store (yet)', {
             gateway: stats.gateway,
             index: auditIndexKey(stats.gateway),
           });
-          this.logged[i] = 'empty';
+          source.logged = 'empty';
         } else if (stats.streams > 0) {
-          this.logged[i] = false;
+          source.logged = false;
         }
       } catch (err) {
         stats.reachable = false;
-        const reason = storeErrorReason(`${(err as Error).message} ${this.lastErrors[i] ?? ''}`);
+        const reason = storeErrorReason(`${(err as Error).message} ${source.lastError ?? ''}`);
         stats.error = /password/.test(reason) ? `${reason}: check password_file` : reason;
-        if (this.logged[i] !== 'unreachable') {
+        if (source.logged !== 'unreachable') {
           this.logger('warn', 'audit store unreachable; retrying every second', {
             gateway: stats.gateway,
             error: stats.error,
           });
-          this.logged[i] = 'unreachable';
+          source.logged = 'unreachable';
         }
       }
     }
     this.store.prune();
   }
 
-  private async readSource(i: number): Promise<void> {
-    const client = this.clients[i];
+  private async readSource(source: SourceState): Promise<void> {
+    const { client, cursors, skipped, stats } = source;
     if (client.status === 'wait') await client.connect();
-    const index = auditIndexKey(this.sources[i].gateway);
-    const nodes = await readIndex(client, index);
-    const cursors = this.cursors[i];
+    const nodes = await readIndex(client, auditIndexKey(source.gateway));
     // streams that left the index (expired with their replica) are read no more
     for (const stream of cursors.keys()) if (!nodes.has(stream)) cursors.delete(stream);
     for (const stream of nodes.keys()) if (!cursors.has(stream)) cursors.set(stream, '0-0');
-    const stats = this.stats[i];
+    for (const stream of skipped) if (!nodes.has(stream)) skipped.delete(stream);
     stats.streams = cursors.size;
     // every stream in one round trip, then again for those with more to read; none after the last possible id
-    const skipped = this.skipped[i];
-    for (const stream of skipped) if (!nodes.has(stream)) skipped.delete(stream);
     let reading = [...cursors].filter(([stream, at]) => at !== LAST_ID && !skipped.has(stream)).map(([k]) => k);
     while (reading.length > 0 && !this.closed) {
       const pipeline = client.pipeline();
@@ -191,7 +199,7 @@ export class AuditStreamReader {
         }
         const page = entries as [string, string[]][];
         if (page.length === 0) return;
-        this.ingest(i, nodes.get(stream)!, page);
+        this.ingest(stats, nodes.get(stream)!, page);
         cursors.set(stream, page[page.length - 1][0]);
         if (page.length === READ_COUNT) more.push(stream);
       });
@@ -199,9 +207,9 @@ export class AuditStreamReader {
     }
   }
 
-  private ingest(i: number, node: string, entries: [id: string, fields: string[]][]): void {
+  private ingest(stats: StoreSourceStats, node: string, entries: [id: string, fields: string[]][]): void {
     const records: DashboardRecord[] = [];
-    const byNode = this.stats[i].records_by_node;
+    const byNode = stats.records_by_node;
     const key = node in byNode || Object.keys(byNode).length < MAX_NODES ? node : '(other)';
     for (const [, fields] of entries) {
       const line = fields[0] === 'r' && fields[1].length <= MAX_ENTRY_CHARS ? fields[1] : undefined;
@@ -219,7 +227,7 @@ export class AuditStreamReader {
   close(): void {
     this.closed = true;
     clearInterval(this.timer);
-    for (const client of this.clients) client.disconnect();
+    for (const source of this.sources) source.client.disconnect();
   }
 }
 
