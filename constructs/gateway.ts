@@ -103,10 +103,16 @@ export interface GatewayProps extends GatewayLimits {
   readonly toolsListPageSize?: number;
   /**
    * How refusals reach the agent: a JSON-RPC error (`protocol`), an `isError` tool result (`tool_result`), or
-   * `tool_result` for sessions on MCP 2025-11-25 or later and `protocol` otherwise (`auto`).
-   * @default 'protocol'
+   * `tool_result` for clients of MCP 2025-11-25 or later and `protocol` for 2025-03-26 and 2025-06-18 (`auto`).
+   * @default 'auto'
    */
   readonly validationErrors?: ValidationErrorsChannel;
+  /**
+   * Whether a refusal sent as a tool result carries `structuredContent: {violations}` beside its one-line text.
+   * Turn it off for clients that show the model the structured content instead of the text (pydantic-ai does).
+   * @default true
+   */
+  readonly refusalStructuredContent?: boolean;
   /** Bearer tokens (by hash) allowed to call the gateway, or `'none'` to turn authentication off. */
   readonly auth: GatewayAuth;
   /**
@@ -281,6 +287,10 @@ export class Gateway extends Construct {
     if (!(VALIDATION_CHANNELS as readonly string[]).includes(channel)) {
       fail(`validationErrors ${quote(channel)} is not supported: expected one of ${VALIDATION_CHANNELS.join(', ')}`);
     }
+    const refusalStructured = props.refusalStructuredContent;
+    if (refusalStructured !== undefined && typeof refusalStructured !== 'boolean') {
+      fail(`refusalStructuredContent (${quote(refusalStructured)}) must be true or false`);
+    }
     const auth = checkAuth(props.auth, fail);
     if (auth === 'none') warnOpen(this, this.name, this.port);
     const auditLog = checkAuditLog(props.auditLog ?? (props.store === undefined ? true : 'store'), props, fail);
@@ -300,6 +310,7 @@ export class Gateway extends Construct {
       ...(props.validateOutput !== undefined ? { validate_output: props.validateOutput } : {}),
       ...(pageSize !== undefined ? { tools_list_page_size: pageSize } : {}),
       validation_errors: channel,
+      ...(refusalStructured !== undefined ? { refusal_structured_content: refusalStructured } : {}),
       auth,
       ...resourceUrlSetting(auth, props.resourceUrl ?? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`, fail),
       audit_log: auditLog,

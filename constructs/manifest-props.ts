@@ -217,6 +217,7 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
     validateOutput: g.validate_output,
     toolsListPageSize: g.tools_list_page_size,
     validationErrors: g.validation_errors,
+    refusalStructuredContent: g.refusal_structured_content,
     auth: auth(g.auth),
     auditLog: g.audit_log,
     port: g.port,

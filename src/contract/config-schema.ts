@@ -89,6 +89,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
           enum: [...VALIDATION_CHANNELS],
           'x-message': `must be one of ${VALIDATION_CHANNELS.map((c) => JSON.stringify(c)).join(', ')}`,
         },
+        refusal_structured_content: { type: 'boolean', 'x-message': 'must be true or false' },
         auth: {
           if: { type: 'string' },
           then: { const: 'none', 'x-message': 'must be "none" or { tokens?, oauth? }' },

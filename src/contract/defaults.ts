@@ -12,8 +12,10 @@ export const DEFAULT_PORT = 8080;
 export const DEFAULT_VALIDATE_INPUT = true;
 /** `gateway.validate_output`. */
 export const DEFAULT_VALIDATE_OUTPUT = true;
-/** `gateway.validation_errors`. */
-export const DEFAULT_VALIDATION_ERRORS = 'protocol';
+/** `gateway.validation_errors`: tool results for clients of MCP 2025-11-25 and later, JSON-RPC errors before. */
+export const DEFAULT_VALIDATION_ERRORS = 'auto';
+/** `gateway.refusal_structured_content`. */
+export const DEFAULT_REFUSAL_STRUCTURED_CONTENT = true;
 /** `gateway.audit_log: true` writes here. */
 export const DEFAULT_AUDIT_LOG_PATH = `${AUDIT_LOG_DIR}/audit.jsonl`;
 /** `gateway.max_body_bytes`: the largest request body accepted (1 MiB). */

@@ -129,8 +129,18 @@ export interface GatewaySettings {
   readonly validate_input?: boolean;
   /** Checks 2xx responses against the tools' `output_schema` and advertises it. @default true */
   readonly validate_output?: boolean;
-  /** @default 'protocol' */
+  /**
+   * `auto` sends refusals as `isError` tool results to clients of MCP 2025-11-25 and later (the revision that made
+   * input validation errors tool execution errors) and as JSON-RPC -32602 to 2025-03-26 and 2025-06-18 clients.
+   * @default 'auto'
+   */
   readonly validation_errors?: ValidationErrorsChannel;
+  /**
+   * Whether a refusal sent as a tool result carries `structuredContent: {violations}` beside its text. Off for
+   * clients that show a model the structured content in place of the one-line message.
+   * @default true
+   */
+  readonly refusal_structured_content?: boolean;
   /** `'none'` turns authentication off. */
   readonly auth: AuthConfig | 'none';
   /**

@@ -16,6 +16,7 @@ import {
   DEFAULT_VALIDATE_INPUT,
   DEFAULT_VALIDATE_OUTPUT,
   DEFAULT_VALIDATION_ERRORS,
+  DEFAULT_REFUSAL_STRUCTURED_CONTENT,
   type GatewayConfig,
   type ValidationErrorsChannel,
 } from '../contract';
@@ -44,6 +45,8 @@ export interface GatewayState {
   readonly guard: OriginGuard;
   readonly validateInput: boolean;
   readonly channel: ValidationErrorsChannel;
+  /** Whether a tool-result refusal carries `structuredContent: {violations}`. */
+  readonly refusalStructuredContent: boolean;
   readonly maxBodyBytes: number;
   readonly maxResponseBytes: number;
   /** The most response bytes held at once, over every call. */
@@ -126,6 +129,7 @@ export function buildGatewayState(
     guard: createOriginGuard({ listenHost, allowedHosts: g.allowed_hosts, allowedOrigins: g.allowed_origins }),
     validateInput: g.validate_input ?? DEFAULT_VALIDATE_INPUT,
     channel: g.validation_errors ?? DEFAULT_VALIDATION_ERRORS,
+    refusalStructuredContent: g.refusal_structured_content ?? DEFAULT_REFUSAL_STRUCTURED_CONTENT,
     maxBodyBytes: g.max_body_bytes ?? DEFAULT_MAX_BODY_BYTES,
     maxResponseBytes: g.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     maxHeldResponseBytes:

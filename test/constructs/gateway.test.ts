@@ -116,7 +116,7 @@ describe('Gateway', () => {
           host: '0.0.0.0',
           port: 8080,
           validate_input: true,
-          validation_errors: 'protocol',
+          validation_errors: 'auto',
           auth: { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] },
           audit_log: true,
           // no sessionKey: the gateway generates one once and keeps it in its state volume
@@ -205,7 +205,7 @@ describe('Gateway', () => {
       assert.deepEqual(json.output.gateway_support_config.value, {
         validate_input: true,
         validate_output: true,
-        validation_errors: 'protocol',
+        validation_errors: 'auto',
         tools: ['get_customer'],
         tokens: ['support-bot'],
         oauth_issuer: '',
@@ -661,5 +661,15 @@ describe('Gateway', () => {
     assert.equal(gateway.config().gateway.validate_input, false);
     assert.equal(gateway.config().gateway.validation_errors, 'tool_result');
     assert.ok(configText(synth(TerraformStack.of(gateway)), 'support').endsWith('}\n'));
+  });
+
+  it('writes refusalStructuredContent only when set, and refuses a value that is not a boolean', () => {
+    assert.equal(supportStack().gateway.config().gateway.refusal_structured_content, undefined);
+    const { gateway } = supportStack({ refusalStructuredContent: false });
+    assert.equal(gateway.config().gateway.refusal_structured_content, false);
+    assert.throws(
+      () => supportStack({ refusalStructuredContent: 'no' as unknown as boolean }),
+      /Gateway 'support': refusalStructuredContent \('no'\) must be true or false/,
+    );
   });
 });

@@ -74,6 +74,7 @@ describe('the config type and the config schema', () => {
         validate_input: true,
         validate_output: true,
         validation_errors: 'auto',
+        refusal_structured_content: false,
         auth: 'none',
         audit_log: true,
         allowed_hosts: [],

@@ -248,6 +248,15 @@ interface CallRecord {
 
 const REFUSAL = 'Invalid value for `customer_id`: expected to match pattern ^C-[0-9]{4}$';
 
+/**
+ * Whether a tool result is the refusal: the default channel (`auto`) answers clients of 2025-11-25 and later, as
+ * these are, with an `isError` result carrying the message.
+ */
+function isRefusalResult(result: Record<string, unknown>): boolean {
+  const content = result.content as { type?: string; text?: string }[] | undefined;
+  return result.isError === true && content?.length === 1 && content[0].text === REFUSAL;
+}
+
 /** One call: a valid id, or an invalid one (refused with validation on, forwarded with it off). */
 async function oneCall(sdk: SdkConnection, valid: boolean, i: number): Promise<CallRecord> {
   const at = Date.now();
@@ -256,6 +265,7 @@ async function oneCall(sdk: SdkConnection, valid: boolean, i: number): Promise<C
     const result = await sdk.client.callTool({ name: 'get_customer', arguments: { customer_id: id } }, undefined, {
       timeout: 20_000,
     });
+    if (!valid && isRefusalResult(result)) return { at, valid, outcome: 'refused' };
     if (result.isError === true)
       return { at, valid, outcome: 'failure', detail: JSON.stringify(result.content).slice(0, 300) };
     return { at, valid, outcome: valid ? 'ok' : 'forwarded' };
@@ -275,6 +285,8 @@ async function oneModernCall(url: string, token: string, valid: boolean, i: numb
     const res = await postModern(url, body, token);
     const message = res.message as
       { result?: { isError?: boolean }; error?: { code: number; message: string } } | undefined;
+    if (!valid && res.status === 200 && message?.result !== undefined && isRefusalResult(message.result))
+      return { at, valid, outcome: 'refused' };
     if (res.status === 200 && message?.result !== undefined && message.result.isError !== true)
       return { at, valid, outcome: valid ? 'ok' : 'forwarded' };
     if (!valid && message?.error?.code === -32602 && message.error.message.includes(REFUSAL))

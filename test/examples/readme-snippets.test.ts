@@ -2,7 +2,7 @@
  * Every client snippet of the README, run as written (saved as an ES module, run with `node`, only the gateway URL
  * replaced by the served one) against the example's `agents` gateway as `npm start` serves it: each must exit on
  * its own and print exactly what its comments show. The `'protocol'` snippet runs against the same gateway with
- * the default `validationErrors`.
+ * `validationErrors: 'protocol'`.
  */
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';

@@ -18,7 +18,9 @@ export interface GatewayConfigOptions {
 }
 
 /**
- * A gateway config document bound to 127.0.0.1 (port 8080 in the document; tests override it with port 0).
+ * A gateway config document bound to 127.0.0.1 (port 8080 in the document; tests override it with port 0). Its
+ * refusals are JSON-RPC errors (`validation_errors: protocol`) whatever the client's revision, so a test asserts one
+ * shape; the default channel, `auto`, has tests of its own (test/gateway/tools/call-pipeline.test.ts).
  * @example
  * const config = gatewayConfig({ tokens: [bot], tools: [echoTool('get_customer', backend.url)] });
  */
@@ -31,6 +33,7 @@ export function gatewayConfig(options: GatewayConfigOptions): GatewayConfig {
       // The document's port must be a real one; tests pass --port 0 (or `port: 0` to startGateway) to override it.
       port: 8080,
       auth: options.tokens === 'none' ? 'none' : { tokens: options.tokens.map(tokenEntry) },
+      validation_errors: 'protocol',
       ...options.settings,
     },
     tools: options.tools,

@@ -46,6 +46,10 @@ function post(body, headers) {
   });
 }
 
+function textOf(result) {
+  return Array.isArray(result.content) && result.content.length === 1 ? String(result.content[0].text) : '';
+}
+
 function classify(res, valid) {
   let message;
   try {
@@ -54,6 +58,10 @@ function classify(res, valid) {
     return `HTTP ${res.status} ${res.text.slice(0, 120)}`;
   }
   if (res.status === 200 && message.result && message.result.isError !== true) return valid ? 'ok' : 'forwarded';
+  // the default channel (auto): clients of 2025-11-25 and later get the refusal as an isError result
+  if (!valid && message.result && message.result.isError === true && /^Invalid value/.test(textOf(message.result))) {
+    return 'refused';
+  }
   if (!valid && message.error && message.error.code === -32602) return 'refused';
   return `HTTP ${res.status} ${res.text.slice(0, 160)}`;
 }

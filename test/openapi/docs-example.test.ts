@@ -78,12 +78,18 @@ describe('docs/openapi.md worked example', () => {
     const ok = await session.callTool('getTicket', { id: 'T-1001' });
     assert.equal(ok.message?.result?.structuredContent?.id, 'T-1001', ok.text);
     const bad = await session.callTool('getTicket', { id: '1001' });
-    assert.equal(bad.message?.error?.message, 'Invalid value for `id`: expected to match pattern ^T-[0-9]{4}$');
+    assert.equal(bad.message?.result?.isError, true, bad.text);
+    assert.deepEqual(bad.message?.result?.content, [
+      { type: 'text', text: 'Invalid value for `id`: expected to match pattern ^T-[0-9]{4}$' },
+    ]);
   });
 
   it('creates a task with a JSON body, and refuses one without its required description', async () => {
     const refused = await session.callTool('create_task', { title: 'Call back' });
-    assert.equal(refused.message?.error?.message, 'Missing required parameter: `description`');
+    assert.equal(refused.message?.result?.isError, true, refused.text);
+    assert.deepEqual(refused.message?.result?.content, [
+      { type: 'text', text: 'Missing required parameter: `description`' },
+    ]);
     const created = await session.callTool('create_task', { title: 'Call back', description: 'About T-1001' });
     assert.equal(created.message?.result?.structuredContent?.title, 'Call back', created.text);
   });

@@ -46,11 +46,19 @@ describe('OpenApiServices over the wire', () => {
 
   it('refuses a bad call with the exact message and path; the backend never sees it', async () => {
     const before = backend.requests;
-    const res = await session.callTool('createTicket', {
-      ...good,
-      contact: { phone: '123' },
-      lines: [{ sku: 'P-1', qty: 0 }],
-    });
+    const bad = { ...good, contact: { phone: '123' }, lines: [{ sku: 'P-1', qty: 0 }] };
+    // a client of 2025-11-25 (the default channel, auto): an isError result with the message
+    const latest = await session.callTool('createTicket', bad);
+    assert.equal(latest.message?.result?.isError, true, latest.text);
+    assert.deepEqual(latest.message?.result?.content, [
+      {
+        type: 'text',
+        text: 'Missing required parameter: `contact.email`; Invalid value for `lines[0].qty`: expected >= 1',
+      },
+    ]);
+    // a client of 2025-06-18: the JSON-RPC error, with each violation's path
+    const older = await openSession(gateway.url, { protocolVersion: '2025-06-18' });
+    const res = await older.callTool('createTicket', bad);
     assert.equal(res.message?.error?.code, -32602, res.text);
     assert.equal(
       res.message?.error?.message,
@@ -66,7 +74,7 @@ describe('OpenApiServices over the wire', () => {
         ['lines[0].qty', 'minimum'],
       ],
     );
-    const unknown = await session.callTool('createTicket', { ...good, contact: { email: 'a@b.c', fax: '1' } });
+    const unknown = await older.callTool('createTicket', { ...good, contact: { email: 'a@b.c', fax: '1' } });
     assert.equal(unknown.message?.error?.message, 'Unknown parameter: `contact.fax`');
     assert.equal(backend.requests, before);
   });

@@ -303,7 +303,8 @@ function invalid(call: Call, message: string, violations: readonly Violation[], 
   if (usesToolResult(call)) {
     // A tool with a declared output: `{violations}` is not its output, and clients (the official SDK) check an
     // error result's structuredContent against the outputSchema too, throwing instead of showing the refusal.
-    const structured = tool.advertisesOutput ? {} : { structuredContent: { violations } };
+    const structured =
+      tool.advertisesOutput || !call.state.refusalStructuredContent ? {} : { structuredContent: { violations } };
     const result = { isError: true, content: [{ type: 'text', text: message }], ...structured };
     return { result: JSON.stringify(result) };
   }

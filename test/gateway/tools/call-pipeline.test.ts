@@ -9,6 +9,7 @@ import { readAuditText, waitForAuditRecords } from '../../helpers/audit-log';
 import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
 import {
   botConfig,
+  type BotSettings,
   gatewayConfig,
   objectSchema,
   type SettingsOverrides,
@@ -18,7 +19,8 @@ import {
 import { sleep } from '../../helpers/eventually';
 import { type InProcessGateway, startInProcessGateway, startSilentGateway } from '../../helpers/in-process-gateway';
 import { connectClient, initializeSession, type McpSession, openSession, rawCall } from '../../helpers/mcp';
-import { makeToken } from '../../helpers/tokens';
+import { modernRequest, postModern } from '../../helpers/modern';
+import { BOT, makeToken } from '../../helpers/tokens';
 import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
 
 describe('callTool on an unexpected fault', () => {
@@ -111,12 +113,17 @@ const TOOL_RESULT = {
 describe('the refusal channel of validation errors (validation_errors)', () => {
   let service: FakeService;
   const gateways: RunningGateway[] = [];
-  const open = async (channel: ValidationErrorsChannel): Promise<RunningGateway> => {
-    const gateway = await startSilentGateway(
-      botConfig([tool('search_tickets', `${service.url}/tickets`, { inputSchema: SCHEMA })], {
-        validation_errors: channel,
-      }),
-    );
+  /** `channel` undefined: the config leaves `validation_errors` out (the default). */
+  const open = async (
+    channel: ValidationErrorsChannel | undefined,
+    settings: BotSettings = {},
+  ): Promise<RunningGateway> => {
+    const config = botConfig([tool('search_tickets', `${service.url}/tickets`, { inputSchema: SCHEMA })], {
+      validation_errors: channel,
+      ...settings,
+    });
+    if (channel === undefined) delete (config.gateway as { validation_errors?: unknown }).validation_errors;
+    const gateway = await startSilentGateway(config);
     gateways.push(gateway);
     return gateway;
   };
@@ -163,6 +170,37 @@ describe('the refusal channel of validation errors (validation_errors)', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('the default (auto): tool results for 2025-11-25 and 2026-07-28, -32602 byte for byte for 2025-06-18 and 2025-03-26', async () => {
+    const gateway = await open(undefined);
+    for (const version of ['2025-03-26', '2025-06-18']) {
+      const session = await initializeSession(gateway.url, version);
+      const res = await rawCall(gateway.url, session, 'search_tickets', { limit: 'ten' });
+      assert.deepEqual(res, { jsonrpc: '2.0', id: 1, error: PROTOCOL_ERROR }, version);
+    }
+    const session = await initializeSession(gateway.url, '2025-11-25');
+    assert.deepEqual(await rawCall(gateway.url, session, 'search_tickets', { limit: 'ten' }), {
+      jsonrpc: '2.0',
+      id: 1,
+      result: TOOL_RESULT,
+    });
+    const call = modernRequest('tools/call', { name: 'search_tickets', arguments: { limit: 'ten' } }, 7);
+    const modern = await postModern(gateway.url, call, BOT.token);
+    const { _meta, ...result } = (modern.message as { result: Record<string, unknown> }).result;
+    assert.ok(_meta !== undefined, 'a 2026-07-28 result carries _meta');
+    assert.deepEqual(result, { ...TOOL_RESULT, resultType: 'complete' });
+  });
+
+  it('refusal_structured_content: false sends the refusal as text alone, on tool results only', async () => {
+    const gateway = await open('auto', { refusal_structured_content: false });
+    const session = await initializeSession(gateway.url, '2025-11-25');
+    assert.deepEqual((await rawCall(gateway.url, session, 'search_tickets', { limit: 'ten' })).result, {
+      isError: true,
+      content: [{ type: 'text', text: MESSAGE }],
+    });
+    const old = await initializeSession(gateway.url, '2025-06-18');
+    assert.deepEqual((await rawCall(gateway.url, old, 'search_tickets', { limit: 'ten' })).error, PROTOCOL_ERROR);
   });
 
   it('an unknown tool is a JSON-RPC -32602 error whatever the channel', async () => {
