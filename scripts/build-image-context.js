@@ -33,6 +33,12 @@ const compiled = path.join(root, 'dist', 'src');
  */
 const SYNTHESIS_ONLY = new Set(['openapi']);
 
+/**
+ * Requires that run only when the runtime runs from its TypeScript source (the tests, under ts-node), never from
+ * dist/ as the image does: not runtime dependencies, and no warning.
+ */
+const SOURCE_ONLY_REQUIRES = new Set(['ts-node/register/transpile-only']);
+
 class BuildError extends Error {}
 
 function main() {
@@ -162,7 +168,7 @@ function checkRequires(files, deps) {
         continue;
       }
       const name = spec.startsWith('node:') ? spec.slice(5) : spec;
-      if (builtins.has(name) || builtins.has(name.split('/')[0])) continue;
+      if (builtins.has(name) || builtins.has(name.split('/')[0]) || SOURCE_ONLY_REQUIRES.has(spec)) continue;
       const pkgName = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
       if (!deps.includes(pkgName)) {
         warnings.push(`${where} requires '${spec}', not a runtime dependency (absent from the image)`);

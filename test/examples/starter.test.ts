@@ -50,6 +50,12 @@ describe('examples/starter, installed from the packed package', function () {
     }
   });
 
+  it('has the cdktf command once installed (cdktf-cli is a dev dependency)', async () => {
+    const { stdout } = await exec('npx', ['--no-install', 'cdktf', '--version'], project, { CHECKPOINT_DISABLE: '1' });
+    // the first line is the version; cdktf may log its Terraform CLI configuration's problems after it
+    assert.match(stdout.split('\n')[0], /^0\.21\.\d+$/);
+  });
+
   it('synthesizes with npm run synth: the gateway, its config and the backend build', async () => {
     try {
       await exec('npm', ['run', 'synth'], project, { CHECKPOINT_DISABLE: '1' });

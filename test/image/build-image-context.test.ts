@@ -291,6 +291,15 @@ describe('image build context (scripts/build-image-context.js)', () => {
     );
   });
 
+  it('does not warn about ts-node, which only runtime code run from its TypeScript source requires', () => {
+    const { root, script } = make({
+      'dist/src/gateway/body-thread.js': "if (file.endsWith('.ts')) require('ts-node/register/transpile-only');\n",
+    });
+    const run = runScript(script, path.join(root, 'ctx'));
+    assert.equal(run.code, 0);
+    assert.equal(run.stderr, '');
+  });
+
   it('locks every runtime dependency of this package at the version the root lockfile pins', function () {
     const built = path.join(REPO, 'dist', 'src', 'cli', 'main.js');
     assert.ok(fs.existsSync(built), `${built} is missing: run npm run build first`);
