@@ -1,6 +1,6 @@
 /**
  * The compiled check of the gateway config document against {@link GATEWAY_CONFIG_SCHEMA}. Compiling that schema
- * with ajv costs about 100 ms of start-up (loading ajv's compiler, then generating the code), the same on every
+ * with ajv is a large share of start-up (loading ajv's compiler, then generating the code), the same on every
  * start: so the build writes ajv's standalone code for it next to this module (`config-validator.generated.js`,
  * by scripts/build-config-validator.js) and a start-up only loads that file, whose code needs only two small
  * modules of ajv's runtime. The schema stays in `config-schema.ts`; a test holds the generated code equal to what

@@ -125,7 +125,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
 /**
  * {@link startGateway} for `options.config` that `loadGatewayConfig` or `parseGatewayConfig` returned just before,
  * unchanged since (the `serve` command's start): the same start without validating the same document a second
- * time, which is about 20 ms of a 1,000-tool start. Not part of the package's API: a caller holding a config
+ * time, a cost that grows with the number of tools. Not part of the package's API: a caller holding a config
  * object of unknown origin uses {@link startGateway}.
  */
 export async function startValidatedGateway(options: StartGatewayOptions): Promise<RunningGateway> {
@@ -515,7 +515,7 @@ function warnUnchangeable(current: GatewayConfig, next: GatewayConfig, log: Logg
   }
 }
 
-/** The metrics module, loaded only by a gateway that serves metrics: prom-client costs ~12 MB and ~50 ms at start. */
+/** The metrics module, loaded only by a gateway that serves metrics: prom-client costs memory and start-up time. */
 function loadMetrics(): typeof import('./metrics') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
   return require('./metrics') as typeof import('./metrics');

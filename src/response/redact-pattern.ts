@@ -13,7 +13,7 @@
  * A string short enough for V8 itself to answer (a short pattern of bounded backtracking, see
  * validation/bounded-pattern.ts) is handed to the pattern at once: narrowing one native search only adds work.
  * The result is the same text RE2 makes over the whole input. A pattern whose program the analysis does not know
- * (or one that can match the empty string) runs on the whole text, as before.
+ * (or one that can match the empty string) runs on the whole text.
  */
 import { RE2JS } from 're2js';
 import { compileLinearPattern, translate, type LinearRegExp } from '../validation/linear-regexp';
@@ -29,10 +29,9 @@ const MERGE_GAP = 64;
 const SPAN_CHARS = 4096;
 /**
  * A test stops looking for runs once it has found this many, closer than {@link DENSE_SPACING} characters apart
- * on average, and hands the rest of the text to the engine whole. Finding a run costs V8 about 50 ns, and in a
- * text of runs a few characters apart (a response of 150,000 strings such as `"1丁"` under `[0-9]{0,4}[0-9]{0,3}x`)
- * the engine would read most of the text anyway: the whole-text test took 2 to 13 ms per MiB there, the windowed
- * one 7 to 14.
+ * on average, and hands the rest of the text to the engine whole: in a text of runs a few characters apart (a
+ * response of short strings such as `"1丁"` under `[0-9]{0,4}[0-9]{0,3}x`) the engine would read most of the text
+ * anyway, and finding each run first only adds its cost.
  */
 const DENSE_RUNS = 256;
 const DENSE_SPACING = 32;
@@ -186,8 +185,7 @@ class WindowedPattern implements RedactPattern {
 /**
  * The expression that finds the maximal runs of alphabet characters at least the shortest match long. Tried only
  * where a run starts (the lookbehind), it reads each run once: `[A]{m,}` alone is tried again at every character
- * of a shorter run, m steps each, so a text of runs one short of m cost m²/2 steps per run (a 1 MiB response of
- * 31-digit strings took about 50 ms per search for m = 32; this takes about 8).
+ * of a shorter run, m steps each, so a text of runs one short of m costs m²/2 steps per run.
  */
 export function runFinder(alphabet: PatternAlphabet): RegExp {
   const atLeast = Math.min(alphabet.minLength, MAX_RUN_LENGTH);

@@ -35,15 +35,15 @@ export interface AjvRole {
   readonly validateSchema: boolean;
   /**
    * Run ajv's optimizer over the generated code. Off for tool schemas: the passes cost more than they save (without
-   * them compiling is about 3x faster and allocates far less, and the hot path measures the same). On for the
+   * them compiling is several times faster and allocates far less, and the hot path measures the same). On for the
    * meta-schema, compiled once and run on every tool schema.
    */
   readonly optimize: boolean;
 }
 
 function createAjv(role: AjvRole): Ajv2020 {
-  // Loaded on the first instance, not with this module: ajv's compiler is about 60 ms of module loading, and a
-  // config whose schemas the subset compiler takes never creates an instance.
+  // Loaded on the first instance, not with this module: ajv's compiler is costly to load, and a config whose
+  // schemas the subset compiler takes never creates an instance.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { default: Ajv } = require('ajv/dist/2020') as { default: typeof Ajv2020 };
   const addFormats = require('ajv-formats') as typeof AddFormats;
@@ -114,7 +114,7 @@ export class SchemaCompiler {
 
   /**
    * @param role how the instances are set up
-   * @param compilesPerInstance compiles before moving to a fresh instance (about 0.5 ms to create one)
+   * @param compilesPerInstance compiles before moving to a fresh instance (creating one is not free)
    */
   constructor(
     private readonly role: AjvRole,

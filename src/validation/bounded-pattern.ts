@@ -1,10 +1,10 @@
 /**
- * V8 answers for short patterns on short strings, where RE2 (the `re2js` port) pays a fixed cost per call that
- * dwarfs the string: about 0.4 µs to test a string of twenty characters, and a few microseconds more to build its
- * matcher and replace in it. Only patterns whose every match is short and found with a small, fixed amount of
- * backtracking qualify: a sequence of single-character atoms, each repeated a bounded number of times, and the
- * assertions `^`, `$`, `\b` and `\B`. `C-[0-9]{4}`, `\b[0-9]{13,16}\b`, `\b\d{3}-\d{2}-\d{4}\b` and
- * `AKIA[0-9A-Z]{16}` have that shape, as do most redact patterns.
+ * V8 answers for short patterns on short strings, where RE2 (the `re2js` port) pays a fixed cost per call (and more
+ * to build its matcher and replace) that dwarfs the string (bench/worst-case.ts has the figures). Only patterns
+ * whose every match is short and found with a small, fixed amount of backtracking qualify: a sequence of
+ * single-character atoms, each repeated a bounded number of times, and the assertions `^`, `$`, `\b` and `\B`.
+ * `C-[0-9]{4}`, `\b[0-9]{13,16}\b`, `\b\d{3}-\d{2}-\d{4}\b` and `AKIA[0-9A-Z]{16}` have that shape, as do most
+ * redact patterns.
  *
  * - A backtracking engine tries the pattern at each start position. With no group, no alternation and no unbounded
  *   repetition, what it does at one position is a walk of a tree fixed by the pattern: an atom repeated `{min,max}`
@@ -15,17 +15,16 @@
  *   most `n * cost` steps. Patterns of cost above {@link MAX_STEPS_PER_POSITION} do not qualify.
  * - The atoms match one BMP code point each, never half of a surrogate pair: literal characters, `\d`, `\w`, `\s`,
  *   hexadecimal escapes and bracket classes of at most 16 of those. `.`, negated classes, `\D`, `\W`, `\S`, astral
- *   characters and property escapes do not qualify: a step over a surrogate pair cost V8 about 15 ns here, and a
- *   class of thousands of members about 10. A step of a qualifying pattern cost 0.7 to 2.5 ns.
- * - Linear is not cheap: a pattern of cost 24 can take V8 60 ms over a hostile megabyte, where RE2's test takes 15.
- *   So V8 tests a string only while `n * cost` stays within {@link NATIVE_TEST_STEPS}, about RE2's fixed cost of a
+ *   characters and property escapes do not qualify: a step over a surrogate pair, or through a class of thousands
+ *   of members, costs V8 several times a step of a qualifying pattern.
+ * - Linear is not cheap: over a hostile megabyte a pattern of moderate cost takes V8 several times RE2's test. So
+ *   V8 tests a string only while `n * cost` stays within {@link NATIVE_TEST_STEPS}, about RE2's fixed cost of a
  *   test; RE2 tests longer ones.
  * - A replacement, in a string a test found to match, is V8's at any length. RE2 must then find where each match
  *   lies, and its matcher carries every thread of the pattern along each character: over a megabyte holding a match,
- *   patterns of cost 63 (`\d{1,21}x`, `\w{1,21}@`, `[ab]{1,21}c`) took RE2 1.1 to 1.3 s and V8 at most 131 ms, their
- *   worst case; a megabyte of card numbers took RE2 134 ms and V8 3.4.
- *   Whatever a response or an argument holds, no call's worst case is above what RE2 spends on that call anyway, and a
- *   short string costs a fraction of it.
+ *   the costliest qualifying patterns (`\d{1,21}x`, `\w{1,21}@`, `[ab]{1,21}c`) take RE2 about ten times V8's worst
+ *   case, and ordinary ones (card numbers) far more than that ratio. Whatever a response or an argument holds, no
+ *   call's worst case is above what RE2 spends on that call anyway, and a short string costs a fraction of it.
  * - A pattern that can match the empty string does not qualify (V8 tries empty matches inside surrogate pairs,
  *   where ECMAScript does not).
  *
@@ -40,9 +39,9 @@ export const MAX_STEPS_PER_POSITION = 64;
 export const NATIVE_TEST_STEPS = 128;
 
 /**
- * A long text is replaced in chunk by chunk: V8 runs only on the chunks where RE2's test (about 10 ns a character)
- * finds that a match may start, so a megabyte of near misses before one match costs a test, not V8's worst case
- * over the whole megabyte (`\d{1,20}x` over a megabyte of digits: 95 ms on V8 alone).
+ * A long text is replaced in chunk by chunk: V8 runs only on the chunks where RE2's (linear, cheap per character)
+ * test finds that a match may start, so a megabyte of near misses before one match costs a test, not V8's worst
+ * case over the whole megabyte (`\d{1,20}x` over a megabyte of digits).
  */
 const CHUNK_CHARS = 4096;
 /** After this many chunks in a row holding a match, the rest of the text is replaced on V8 in one go: dense. */

@@ -248,7 +248,7 @@ function compileUncached(schema: AnySchemaObject, text: string): CompiledSchema 
     return `input schema: $schema ${JSON.stringify(dialect)} is not supported; use "https://json-schema.org/draft/2020-12/schema" or leave it out`;
   }
   try {
-    // ajv's code generation costs about 1 ms per schema; the subset compiler covers generated schemas far cheaper.
+    // ajv's code generation is costly per schema; the subset compiler covers generated schemas far cheaper.
     // It decides now, on the caller's schema (so a schema outside the subset goes to ajv now, and every pattern and
     // format is resolved at load); the private copy is parsed, and the function's code written and compiled by V8,
     // on the tool's first call. If the subset compiler ever refused that copy (it is equal to what was decided on),

@@ -3,9 +3,9 @@
  * `^[A-Za-z0-9_]+$`, `^\d{4,8}$`, `^(\p{L}|\d)*$`, and the same under a repeated group (`^(a+)+$` is `^a+$`). Such a pattern means "every code point is in SET and there
  * are between min and max of them", so it is run as one loop over the input's code points against a table of
  * SET's members, learnt from V8 one code point at a time and remembered (2 bits per BMP code unit, shared by every
- * pattern with the same set). Linear, and far cheaper than a regular expression engine on large Unicode classes:
- * a 1 MiB near-miss of `^(\p{L}|\d)*$` took 131 ms on RE2 and about 100 ms on V8 itself (a two-byte string pays
- * V8's slow path for `\p{…}` classes), a few milliseconds here. An alternation of single-character atoms is the
+ * pattern with the same set). Linear, and far cheaper than a regular expression engine on large Unicode classes: on
+ * a megabyte near-miss of `^(\p{L}|\d)*$` both RE2 and V8 itself (a two-byte string pays V8's slow path for `\p{…}`
+ * classes) take tens of times longer (bench/worst-case.ts). An alternation of single-character atoms is the
  * class of their union, so `(\p{L}|\d)*` becomes `[\p{L}\d]*` with the same meaning. Anything else goes to RE2
  * (`linear-regexp.ts`).
  */

@@ -1,20 +1,19 @@
 /**
  * Large 2xx bodies become tool results on a worker thread, so the gateway's own thread keeps serving other calls
  * meanwhile. `JSON.parse` and `JSON.stringify` cost V8 per value, not per byte: a body of empty objects or nested
- * empty arrays (up to 350,000 values in a MiB) held the gateway's thread for 95–186 ms per MiB, more than half a
- * second at the default 4 MiB response limit, and every other call waited that long. A body under
- * {@link OFFLOAD_BYTES} is worked out in place: a hostile one of that size holds the thread for under 50 ms, and
- * copying it to a thread and back would cost an ordinary one more than it saves.
+ * empty arrays packs hundreds of thousands of values into a MiB, and every other call would wait while the thread
+ * worked through it. A body under {@link OFFLOAD_BYTES} is worked out in place: a hostile one of that size holds
+ * the thread briefly, and copying it to a thread and back would cost an ordinary one more than it saves
+ * (bench/response-attacks.ts measures both sides).
  *
  * One thread per gateway (per `ServiceClient`), started at the first large body (it loads the validation and
- * shaping modules: about 27 MB), unreferenced (it never keeps the process alive). Bodies wait here, oldest first,
- * and go to the thread one at a time: a body whose call is no longer waiting for it (timed out) is dropped
- * without being worked out, so the bodies held are those of calls still in flight. For an ordinary 1 MiB body the
- * gateway's thread spends about 2 ms copying the body there and the result back, and the call is answered about
- * 3 ms later.
+ * shaping modules, so a gateway that never sees one never pays for it), unreferenced (it never keeps the process
+ * alive). Bodies wait here, oldest first, and go to the thread one at a time: a body whose call is no longer
+ * waiting for it (timed out) is dropped without being worked out, so the bodies held are those of calls still in
+ * flight. The gateway's thread only copies the body there and the result back.
  *
  * Failures (each logged): a thread that cannot start (worker threads not permitted) or never loads its module
- * leaves every body to be worked out in place, as before threads existed. A thread that dies on a body (out of
+ * leaves every body to be worked out in place, on the gateway's thread. A thread that dies on a body (out of
  * memory) answers that body {@link BODY_FAILED}: working it out in place could stall or kill the gateway's thread
  * the same way. Once closed, bodies still held are answered as failed requests, not worked out.
  */
@@ -28,8 +27,8 @@ import { BODY_FAILED, bodyResult, REQUEST_FAILED, type ServiceOutcome } from '..
 export const OFFLOAD_BYTES = 256 * 1024;
 
 /**
- * The same for a tool with `redactPatterns`: a costly pattern (`[A-Za-z0-9._%+-]{1,64}@…`) searches at up to about
- * 3 ms per KiB on RE2's slower matcher, so from 4 KiB up such a body leaves the gateway's thread.
+ * The same for a tool with `redactPatterns`: a costly pattern (`[A-Za-z0-9._%+-]{1,64}@…`) on RE2's slower matcher
+ * costs far more per byte than parsing, so from 4 KiB up such a body leaves the gateway's thread.
  */
 export const OFFLOAD_SEARCHED_BYTES = 4 * 1024;
 

@@ -9,8 +9,8 @@ import { bodyResult, failure, REQUEST_FAILED, type ServiceOutcome } from '../../
 
 /**
  * undici's connection-pooling `Agent` alone. The package's entry point also loads `fetch`, WebSocket, the cache
- * stores and the mock agent (~110 modules, ~20 MB of a gateway's resident memory) that the gateway never uses;
- * the agent alone is ~25 modules. Should a later undici move the file, the entry point still works. Each path is
+ * stores and the mock agent, several times the agent's modules and a large share of a gateway's resident memory,
+ * that the gateway never uses. Should a later undici move the file, the entry point still works. Each path is
  * a literal, so the image's dependency trace finds the file (a computed path would leave it out).
  */
 function loadAgent(): typeof UndiciAgent {
@@ -40,8 +40,8 @@ const DISCARD_LIMIT_BYTES = 131_072;
 /** Calls services over keep-alive connection pools (one pool per origin, shared by all calls). */
 export class ServiceClient {
   /**
-   * The shared pool, made on the first service call: loading undici's agent is about 20 ms of CPU, which a start
-   * to `/readyz` need not wait for (the first call pays it once).
+   * The shared pool, made on the first service call: loading undici's agent is CPU a start to `/readyz` need not
+   * wait for (the first call pays it once).
    */
   private pool: Dispatcher | undefined;
   /** Pools for backends with their own CA bundle (`tls`). */
