@@ -98,6 +98,8 @@ export class SupportDesk extends Construct {
         limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size', default: 20 },
         created_after: { type: 'string', format: 'date-time', description: 'RFC 3339 timestamp' },
       },
+      // each ticket names its customer: agents see the name, never the email address
+      response: { redact: ['tickets[].customer.email'] },
     });
 
     const createTicket = new Service(this, 'create_ticket', {
@@ -129,6 +131,8 @@ export class SupportDesk extends Construct {
         },
         tags: { type: 'array', items: { type: 'string', maxLength: 32 }, uniqueItems: true, maxItems: 10 },
       },
+      // the created ticket comes back with its customer: the email address stays out of the agent's context
+      response: { redact: ['customer.email'] },
     });
 
     const health = new Service(this, 'health', {
@@ -168,7 +172,7 @@ export class SupportDesk extends Construct {
     const api = new OpenApiServices(this, 'support-desk-api', {
       document: path.join(__dirname, 'openapi', 'support-desk-api.yaml'),
       operations: ['getTicket'],
-      overrides: { getTicket: { name: 'get_ticket' } },
+      overrides: { getTicket: { name: 'get_ticket', response: { redact: ['customer.email'] } } },
     });
 
     this.agents = new Gateway(this, 'agents', {

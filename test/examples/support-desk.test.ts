@@ -6,8 +6,13 @@ import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 import { Manifest } from '../../constructs';
 import { SupportDeskStack } from '../../examples/support-desk/main';
 import { configOf, gatewayContainer, hashOf, Json, resourcesOf } from '../constructs/synth';
+import { startSupportDeskBackend, type RunningSupportDeskBackend } from '../../examples/support-desk/backend';
+import { startInProcessGateway, type InProcessGateway } from '../helpers/in-process-gateway';
+import { openSession, type McpSession } from '../helpers/mcp';
 
 const EXAMPLE_DIR = path.join(__dirname, '..', '..', 'examples', 'support-desk');
+/** The backend's origin in the example's tool URLs (its Docker network alias). */
+const API = 'http://support-desk-api:8080';
 
 /** Run `fn` with the example's environment variables unset (their fallbacks apply). */
 function withoutEnv<T>(fn: () => T): T {
@@ -249,6 +254,55 @@ describe('the support-desk example', () => {
       assert.equal(entries.includes('test'), false);
     } finally {
       fs.rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the support-desk example over the wire: no tool hands an agent a customer email', () => {
+  let backend: RunningSupportDeskBackend;
+  let gateway: InProcessGateway;
+  let session: McpSession;
+
+  before(async () => {
+    backend = await startSupportDeskBackend({ port: 0 });
+    const config = configOf(synthExample(), 'agents');
+    gateway = await startInProcessGateway({
+      ...config,
+      gateway: { ...config.gateway, auth: 'none' },
+      tools: config.tools.map((t) => ({
+        ...t,
+        backend: { ...t.backend, url: t.backend.url.replace(API, backend.url) },
+      })),
+    });
+    session = await openSession(gateway.url);
+  });
+
+  after(async () => {
+    await gateway?.close();
+    await backend?.close();
+  });
+
+  /** The result of a call that must succeed, as the agent gets it (text and structured content). */
+  async function call(name: string, args: Record<string, unknown>): Promise<string> {
+    const res = await session.callTool(name, args);
+    assert.equal(res.message?.result?.isError, undefined, `${name}: ${res.text}`);
+    return JSON.stringify(res.message?.result);
+  }
+
+  it('get_customer, search_tickets, get_ticket and create_ticket answer with "[redacted]" in place of each email', async () => {
+    const results = {
+      get_customer: await call('get_customer', { customer_id: 'C-0001' }),
+      search_tickets: await call('search_tickets', {}),
+      get_ticket: await call('get_ticket', { id: 'T-1001' }),
+      create_ticket: await call('create_ticket', {
+        subject: 'Printer on fire',
+        body: 'Again',
+        customer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      }),
+    };
+    for (const [tool, text] of Object.entries(results)) {
+      assert.doesNotMatch(text, /@example\.com/, `${tool} hands the agent an email address: ${text.slice(0, 500)}`);
+      assert.match(text, /\[redacted\]/, `${tool}: ${text.slice(0, 500)}`);
     }
   });
 });
