@@ -90,6 +90,15 @@ describe('gateway image (Docker)', function () {
   const backendTag = `cdktf-mcp-gateway-image-test-backend:${unique}`;
   let backendBuilt = false;
   let backendContainer = '';
+  /** The host's volumes and untagged images before the test: the test must leave no other behind. */
+  let hostBefore: { volumes: Set<string>; untagged: Set<string> } | undefined;
+
+  async function hostLeftovers(): Promise<{ volumes: Set<string>; untagged: Set<string> }> {
+    const volumes = await docker(['volume', 'ls', '-q']);
+    const untagged = await docker(['images', '-q', '--filter', 'dangling=true']);
+    const set = (text: string) => new Set(text.split('\n').filter((l) => l.trim() !== ''));
+    return { volumes: set(volumes), untagged: set(untagged) };
+  }
 
   async function containerLogs(): Promise<string> {
     const result = await command('docker', ['logs', '--tail', '40', containerName], { timeoutMs: 10_000 });
@@ -116,6 +125,7 @@ describe('gateway image (Docker)', function () {
         `the gateway image test needs Docker (${requirement ?? 'daemon vanished'}): ${(err as Error).message}`,
       );
     }
+    hostBefore = await hostLeftovers();
     const base = await command('bash', [BASE_IMAGE_SCRIPT], { timeoutMs: 300_000 });
     assert.equal(base.code, 0, `${BASE_IMAGE_SCRIPT} failed: ${base.stderr.trim().slice(-1000)}`);
 
@@ -232,17 +242,29 @@ describe('gateway image (Docker)', function () {
         problems.push(`${what}: ${(err as Error).message}`);
       }
     };
-    if (containerStarted) await attempt('remove container', () => docker(['rm', '-f', containerName]));
+    // -v: the image declares its state directory a volume, and the container's anonymous one goes with it
+    if (containerStarted) await attempt('remove container', () => docker(['rm', '-f', '-v', containerName]));
     if (volumeCreated) await attempt('remove volume', () => docker(['volume', 'rm', '-f', volume]));
     if (imageBuilt) await attempt('remove image', () => docker(['rmi', '-f', tag], 120_000));
-    if (backendContainer) await attempt('remove backend container', () => docker(['rm', '-f', backendContainer]));
+    if (backendContainer) {
+      await attempt('remove backend container', () => docker(['rm', '-f', '-v', backendContainer]));
+    }
     if (backendBuilt) await attempt('remove backend image', () => docker(['rmi', '-f', backendTag], 120_000));
-    // what is left of the build (the dependency stage); most ids are gone with the image, so failures are expected
+    // what is left of the builds (their dependency stages); most ids are gone with the images, so failures are expected
     for (const id of builtIds.reverse()) await command('docker', ['rmi', id], { timeoutMs: 60_000 });
+    let left: string[] = [];
+    if (hostBefore !== undefined) {
+      const after = await hostLeftovers();
+      left = [
+        ...[...after.volumes].filter((v) => !hostBefore!.volumes.has(v)).map((v) => `volume ${v}`),
+        ...[...after.untagged].filter((i) => !hostBefore!.untagged.has(i)).map((i) => `untagged image ${i}`),
+      ];
+    }
     if (backend) await attempt('close backend', () => backend.close());
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
     if (daemon) await attempt('stop dockerd', () => daemon!.stop());
     if (problems.length > 0) log(`cleanup problems: ${problems.join('; ')}`);
+    assert.deepEqual(left, [], 'the test left these on the Docker host');
   });
 
   it('builds from a context holding only the Dockerfile, the compiled runtime, production manifests and the production dependencies', () => {
@@ -399,6 +421,7 @@ describe('gateway image (Docker)', function () {
       { timeoutMs: 600_000 },
     );
     backendBuilt = build.code === 0;
+    builtIds.push(...createdImageIds(build.stdout));
     assert.equal(
       build.code,
       0,
