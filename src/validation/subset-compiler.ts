@@ -14,7 +14,6 @@
  * Nothing from a schema is spliced into the code raw: property names and enum strings are JSON string literals,
  * numbers are checked finite numbers, and patterns, formats and sets are constants passed in.
  */
-import ucs2length from 'ajv/dist/runtime/ucs2length';
 import { type ParamTypeName, TYPE_CONSTRAINTS } from './type-constraints';
 import { ajvFormatsDefinition, strictFormats } from './formats';
 import { isJsonObject } from './json-object';
@@ -367,4 +366,17 @@ export function buildSubset(schema: unknown): SubsetValidator {
  */
 export function planSubset(schema: unknown): (() => SubsetValidator) | undefined {
   return inSubset(schema) ? () => buildSubset(schema) : undefined;
+}
+
+/**
+ * A string's length in code points, as ajv counts it for `minLength`/`maxLength`: a high surrogate followed by a
+ * low one counts once, a lone surrogate once.
+ */
+export function ucs2length(text: string): number {
+  let length = 0;
+  for (let pos = 0; pos < text.length; length++) {
+    const unit = text.charCodeAt(pos++);
+    if (unit >= 0xd800 && unit <= 0xdbff && pos < text.length && (text.charCodeAt(pos) & 0xfc00) === 0xdc00) pos++;
+  }
+  return length;
 }
