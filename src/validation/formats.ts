@@ -11,6 +11,8 @@
  */
 // The format table alone: ajv-formats' plugin entry point loads ajv's code generator (tens of ms at start-up).
 import { type DefinedFormats, fullFormats } from 'ajv-formats/dist/formats';
+// the npm package (the trailing slash), not Node's deprecated built-in of the same name
+import * as punycode from 'punycode/';
 
 /**
  * ajv-formats' definition of format `name` (its default "full" mode, as ajv-instances.ts registers them);
@@ -70,50 +72,14 @@ export function isUuid(s: string): boolean {
   return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(s);
 }
 
-// RFC 3492 Punycode decoding, enough to check A-labels.
+/** RFC 3492 Punycode decoding of an A-label's tail; `undefined` when it is not valid Punycode. */
 function decodePunycode(input: string): string | undefined {
-  const base = 36;
-  const tMin = 1;
-  const tMax = 26;
-  const adapt = (delta: number, points: number, first: boolean): number => {
-    let d = first ? Math.floor(delta / 700) : delta >> 1;
-    d += Math.floor(d / points);
-    let k = 0;
-    while (d > ((base - tMin) * tMax) >> 1) {
-      d = Math.floor(d / (base - tMin));
-      k += base;
-    }
-    return k + Math.floor(((base - tMin + 1) * d) / (d + 38));
-  };
-  const digit = (c: number): number =>
-    c >= 48 && c <= 57 ? c - 22 : c >= 65 && c <= 90 ? c - 65 : c >= 97 && c <= 122 ? c - 97 : base;
-  const output: number[] = [];
-  const delimiter = input.lastIndexOf('-');
-  for (let j = 0; j < Math.max(delimiter, 0); j++) output.push(input.charCodeAt(j));
-  let n = 128;
-  let bias = 72;
-  let i = 0;
-  for (let index = delimiter > 0 ? delimiter + 1 : 0; index < input.length;) {
-    const oldI = i;
-    let w = 1;
-    for (let k = base; ; k += base) {
-      if (index >= input.length) return undefined;
-      const d = digit(input.charCodeAt(index++));
-      if (d >= base) return undefined;
-      i += d * w;
-      if (i > 0x10ffff * 64) return undefined;
-      const t = k <= bias ? tMin : k >= bias + tMax ? tMax : k - bias;
-      if (d < t) break;
-      w *= base - t;
-    }
-    bias = adapt(i - oldI, output.length + 1, oldI === 0);
-    n += Math.floor(i / (output.length + 1));
-    i %= output.length + 1;
-    if (n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) return undefined;
-    output.splice(i, 0, n);
-    i++;
+  try {
+    return punycode.decode(input);
+  } catch {
+    // RangeError: invalid input, overflow, or a code point past U+10FFFF
+    return undefined;
   }
-  return String.fromCodePoint(...output);
 }
 
 // Code points with canonical combining class 9 (virama), which a ZERO WIDTH JOINER must follow (RFC 5892 A.2).

@@ -6,10 +6,12 @@
  * What it remembers is only ever the outcome of a successful verification: a string that failed is never stored,
  * so garbage costs what it cost before and takes no room. Each entry carries the time it stops being valid and is
  * never returned at or after it. Memory is bounded whatever clients send: at most `maxEntries` entries and
- * `maxKeyChars` characters of keys together; when either is reached the oldest entry makes room (an evicted
- * credential is simply verified again on its next use). Checks that can change while a credential is remembered
+ * `maxKeyChars` characters of keys together; when either is reached the least recently used entry makes room (an
+ * evicted credential is simply verified again on its next use). Checks that can change while a credential is remembered
  * (revocation lists, the principal presenting it) stay with the caller, who runs them on every request.
  */
+
+import { LRUCache } from 'lru-cache';
 
 /** Entries a cache keeps at most. @see VerifiedCacheOptions.maxEntries */
 export const DEFAULT_VERIFIED_CACHE_ENTRIES = 10_000;
@@ -18,7 +20,7 @@ export const DEFAULT_VERIFIED_CACHE_ENTRIES = 10_000;
 export const DEFAULT_VERIFIED_CACHE_KEY_CHARS = 4_000_000;
 
 export interface VerifiedCacheOptions {
-  /** Entries kept at most; the oldest is dropped to make room. @default 10000 */
+  /** Entries kept at most; the least recently used is dropped to make room. @default 10000 */
   readonly maxEntries?: number;
   /**
    * Characters of keys kept at most, all entries together (a key longer than this is never stored).
@@ -34,6 +36,8 @@ interface Entry<V> {
 
 /**
  * Verified values by the exact credential string, bounded in entries and key characters, each until its expiry.
+ * `lru-cache` keeps the bounds (the least recently used entry makes room); the expiry is checked here, against the
+ * caller's clock, so that a lookup at `nowMs` never returns a value past its time.
  * @example
  * const cache = new VerifiedCache<SessionData>();
  * let data = cache.get(id, Date.now());
@@ -43,14 +47,15 @@ interface Entry<V> {
  * }
  */
 export class VerifiedCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
-  private keyChars = 0;
-  private readonly maxEntries: number;
-  private readonly maxKeyChars: number;
+  private readonly entries: LRUCache<string, Entry<V>>;
 
   constructor(options: VerifiedCacheOptions = {}) {
-    this.maxEntries = positiveInteger('maxEntries', options.maxEntries ?? DEFAULT_VERIFIED_CACHE_ENTRIES);
-    this.maxKeyChars = positiveInteger('maxKeyChars', options.maxKeyChars ?? DEFAULT_VERIFIED_CACHE_KEY_CHARS);
+    const maxKeyChars = positiveInteger('maxKeyChars', options.maxKeyChars ?? DEFAULT_VERIFIED_CACHE_KEY_CHARS);
+    this.entries = new LRUCache<string, Entry<V>>({
+      max: positiveInteger('maxEntries', options.maxEntries ?? DEFAULT_VERIFIED_CACHE_ENTRIES),
+      maxSize: maxKeyChars,
+      sizeCalculation: (_entry, key) => Math.max(1, key.length),
+    });
   }
 
   /** How many entries are kept right now (expired ones included until they are looked up or evicted). */
@@ -60,7 +65,7 @@ export class VerifiedCache<V> {
 
   /** Characters of all keys kept right now. */
   get keyCharCount(): number {
-    return this.keyChars;
+    return this.entries.calculatedSize;
   }
 
   /** The value remembered for exactly `key`, or `undefined` when there is none or it has expired at `nowMs`. */
@@ -68,7 +73,7 @@ export class VerifiedCache<V> {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     if (nowMs >= entry.expiresAtMs) {
-      this.delete(key);
+      this.entries.delete(key);
       return undefined;
     }
     return entry.value;
@@ -79,25 +84,12 @@ export class VerifiedCache<V> {
    * expire by itself). Call it only after `key` verified. A key longer than `maxKeyChars` is not stored.
    */
   set(key: string, value: V, expiresAtMs: number): void {
-    if (key.length > this.maxKeyChars) return;
-    if (this.entries.has(key)) this.delete(key);
-    // Map iteration order is insertion order: the first key is the oldest entry.
-    while (this.entries.size >= this.maxEntries || this.keyChars + key.length > this.maxKeyChars) {
-      this.delete(this.entries.keys().next().value as string);
-    }
     this.entries.set(key, { value, expiresAtMs });
-    this.keyChars += key.length;
   }
 
   /** Forgets everything (a changed key, token list or lifetime makes every remembered outcome stale). */
   clear(): void {
     this.entries.clear();
-    this.keyChars = 0;
-  }
-
-  private delete(key: string): void {
-    this.entries.delete(key);
-    this.keyChars -= key.length;
   }
 }
 

@@ -31,7 +31,7 @@ describe('VerifiedCache', () => {
     assert.equal(cache.get('ab', 0), undefined);
   });
 
-  it('stays within maxEntries under a flood of distinct keys, dropping the oldest first', () => {
+  it('stays within maxEntries under a flood of distinct keys, dropping the least recently used first', () => {
     const cache = new VerifiedCache<number>({ maxEntries: 100 });
     for (let i = 0; i < 100_000; i++) cache.set(`key-${i}`, i, Infinity);
     assert.equal(cache.size, 100);
