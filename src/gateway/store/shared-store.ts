@@ -52,9 +52,18 @@ const PROBE_INTERVAL_MS = 500;
 const OUTAGE = /timed out|writeable|Connection is closed|max retries per request|ECONN|ETIMEDOUT|EPIPE/i;
 
 type RedisWithLimit = RedisClient & {
-  limit(numKeys: number, ...args: (string | number)[]): Promise<LimitReply>;
+  limit(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
   audit(numKeys: number, ...args: (string | number)[]): Promise<[number, string]>;
 };
+
+/** The most calls counted by one script invocation (more in one event-loop turn start another batch). */
+const MAX_CALLS_PER_BATCH = 256;
+
+interface PendingCall {
+  readonly limits: readonly StoreLimit[];
+  readonly resolve: (reply: LimitReply) => void;
+  readonly reject: (err: unknown) => void;
+}
 
 /** Records kept per replica stream (approximately: the store trims whole blocks). */
 export const AUDIT_STREAM_MAX_RECORDS = 100_000;
@@ -74,6 +83,8 @@ export class SharedStore {
   private outageReason: string | undefined = 'not connected yet';
   private probe: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Calls waiting for the end of this event-loop turn, to be counted by one script invocation. */
+  private pending: PendingCall[] | undefined;
   /** Waiting for the first connection (`connected`): called once. */
   private readonly waiters: (() => void)[] = [];
   /** Called at every recovery (`onRecovery`). */
@@ -120,13 +131,40 @@ export class SharedStore {
   }
 
   /**
-   * Counts a call against `limits` in one atomic script on the store's clock, or refuses it.
+   * Counts a call against `limits` atomically on the store's clock, or refuses it. The calls of one event-loop turn
+   * share one script invocation (one round trip), counted in the order they came.
    * @throws StoreUnavailableError when the store is down or does not answer within `timeout_ms`
    */
-  async countCall(limits: readonly StoreLimit[]): Promise<LimitReply> {
-    const args: (string | number)[] = limits.map((l) => l.key);
-    for (const l of limits) args.push(l.windowMs, l.calls);
-    return this.run(() => this.client.limit(limits.length, ...args));
+  countCall(limits: readonly StoreLimit[]): Promise<LimitReply> {
+    if (!this.up) return Promise.reject(new StoreUnavailableError(this.outageReason ?? 'not connected'));
+    return new Promise<LimitReply>((resolve, reject) => {
+      if (this.pending === undefined) {
+        this.pending = [];
+        setImmediate(() => this.countPending());
+      }
+      this.pending.push({ limits, resolve, reject });
+      if (this.pending.length >= MAX_CALLS_PER_BATCH) this.countPending();
+    });
+  }
+
+  /** Sends the waiting calls in one script invocation and answers each from its three numbers. */
+  private countPending(): void {
+    const calls = this.pending;
+    this.pending = undefined;
+    if (calls === undefined) return;
+    const keys: string[] = [];
+    const args: number[] = [];
+    for (const call of calls) {
+      args.push(call.limits.length);
+      for (const l of call.limits) {
+        keys.push(l.key);
+        args.push(l.windowMs, l.calls);
+      }
+    }
+    this.run(() => this.client.limit(keys.length, ...keys, ...args)).then(
+      (reply) => calls.forEach((c, i) => c.resolve([reply[3 * i], reply[3 * i + 1], reply[3 * i + 2]])),
+      (err: unknown) => calls.forEach((c) => c.reject(err)),
+    );
   }
 
   /**

@@ -15,6 +15,7 @@ import { initializeRequest, postMcp, toolsCallRequest, type McpHttpResponse } fr
 import { modernRequest, postModern } from '../../helpers/modern';
 import { NEEDS_REDIS, REDIS_SERVER, startRedis, type RedisServer } from '../../helpers/redis-server';
 import { BOT, OTHER } from '../../helpers/tokens';
+import { SharedStore } from '../../../src/gateway/store';
 
 const SESSION_KEY = randomBytes(32).toString('hex');
 
@@ -134,6 +135,53 @@ if (REDIS_SERVER === undefined) {
         return refused;
       });
       assert.deepEqual(audit.error, { code: 'RATE_LIMITED', message: 'Rate limit reached: 6 calls per minute' });
+    });
+
+    it('counts the calls of one event-loop turn in one script run, in order and exactly: 600 at once against 500', async () => {
+      const store = new SharedStore(
+        { url: redis.url, password: { secret: 'STORE_PASSWORD' } },
+        'store-secret',
+        `batch-${randomBytes(4).toString('hex')}`,
+        () => undefined,
+      );
+      try {
+        assert.ok(await store.connected(5_000), 'the store connected');
+        await roomInWindow(60_000, 15_000);
+        const limits = [
+          { key: `${store.prefix}limit:a:bot`, windowMs: 60_000, calls: 500 },
+          { key: `${store.prefix}limit:b:bot`, windowMs: 3_600_000, calls: 10_000 },
+        ];
+        const replies = await Promise.all(Array.from({ length: 600 }, () => store.countCall(limits)));
+        assert.deepEqual(
+          replies.map((r) => r[0]),
+          [...Array<number>(500).fill(1), ...Array<number>(100).fill(0)],
+        );
+        for (const [, index, retryAfterMs] of replies.slice(500)) {
+          assert.equal(index, 1);
+          assert.ok(retryAfterMs > 0 && retryAfterMs <= 60_000, String(retryAfterMs));
+        }
+        // a refused call counted nowhere: the hour's limit holds 500, so 9,500 more pass it
+        const hour = await store.countCall([limits[1]].map((l) => ({ ...l, calls: 500 })));
+        assert.deepEqual(hour.slice(0, 2), [0, 1]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('two processes under 120 concurrent calls admit exactly the limit of 50 together', async () => {
+      const doc = config([{ calls: 50, per: 'minute' }]);
+      const [a, b] = await Promise.all([gateway(doc), gateway(doc)]);
+      const [sa, sb] = await Promise.all([session(a), session(b)]);
+      await roomInWindow(60_000, 20_000);
+      const results = await Promise.all(
+        Array.from({ length: 120 }, (_, i) => (i % 2 === 0 ? call(a, sa) : call(b, sb))),
+      );
+      const outcomes = results.map((r) =>
+        r.status === 200 && r.message?.result !== undefined ? 'ok' : `${r.status} ${r.message?.error?.message}`,
+      );
+      const refusal = '429 Rate limit reached: 50 calls per minute';
+      assert.equal(outcomes.filter((o) => o === 'ok').length, 50, outcomes.join('\n'));
+      assert.equal(outcomes.filter((o) => o === refusal).length, 70, outcomes.join('\n'));
     });
 
     it('a per-tool limit refuses that tool only, naming it and no other limit', async () => {
