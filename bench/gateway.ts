@@ -21,6 +21,7 @@ import * as path from 'node:path';
 import type { GatewayConfig, ToolConfig } from '../src/contract/gateway-config';
 import { generateInputSchema, generateOutputSchema, type InputSpec, toolDescription } from '../src/schema';
 import { nginxBinary, startNginx } from './nginx';
+import { children, stopChild, track } from './children';
 
 /** Seconds of load per row and round. */
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
@@ -73,8 +74,6 @@ export function serveArgs(args: string[], cli = CLI): string[] {
   return [cli, 'serve', ...args];
 }
 
-export const children = new Set<ChildProcess>();
-
 /** Spawns `node args…` and resolves with the child and the first stdout line that parses as JSON matching `pick`. */
 export function spawnAndRead<T>(
   args: string[],
@@ -84,8 +83,7 @@ export function spawnAndRead<T>(
 ): Promise<{ child: ChildProcess; value: T }> {
   return new Promise((resolve, reject) => {
     const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    child.on('close', () => children.delete(child));
+    track(child);
     let out = '';
     let err = '';
     const timer = setTimeout(() => {
@@ -115,15 +113,6 @@ export function spawnAndRead<T>(
       reject(new Error(`${args.join(' ')} exited ${code}: ${err}`));
     });
   });
-}
-
-export async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await closed;
-  clearTimeout(timer);
 }
 
 export const portOf = (line: Record<string, unknown>) => (typeof line.port === 'number' ? line.port : undefined);

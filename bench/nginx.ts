@@ -8,7 +8,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
-import { children } from './gateway';
+import { track } from './children';
 
 /** The nginx binary on PATH (or `/usr/sbin/nginx`), or `undefined` when it is not installed. */
 export function nginxBinary(): string | undefined {
@@ -76,8 +76,7 @@ http {
   const child = spawn(binary, ['-p', root, '-c', file, '-e', path.join(root, 'logs', 'error.log')], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  children.add(child);
-  child.on('close', () => children.delete(child));
+  track(child);
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   for (let i = 0; i < 200; i++) {

@@ -18,7 +18,6 @@ import * as path from 'node:path';
 import type { GatewayConfig, RateLimitConfig } from '../src/contract';
 import {
   callBody,
-  children,
   CONNECTIONS,
   DURATION_S,
   fmt,
@@ -34,9 +33,9 @@ import {
   spawnAndRead,
   startGatewayProcess,
   type Spread,
-  stopChild,
   type Target,
 } from './gateway';
+import { children, stopChild } from './children';
 
 const LIMITS: RateLimitConfig[] = [
   { calls: 1_000_000_000, per: 'minute' },

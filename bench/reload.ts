@@ -13,16 +13,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { applyConfig } from '../src/cli/apply-config';
 import type { ToolConfig } from '../src/contract/gateway-config';
-import {
-  gatewayConfig,
-  generatedTool,
-  getCustomerTool,
-  serveArgs,
-  spawnAndRead,
-  spread,
-  stopChild,
-  urlOf,
-} from './gateway';
+import { gatewayConfig, generatedTool, getCustomerTool, serveArgs, spawnAndRead, spread, urlOf } from './gateway';
+import { stopChild } from './children';
 
 const PHASE_MS = 4_000;
 const CONCURRENCY = 8;

@@ -24,7 +24,6 @@ import { generateOutputSchema } from '../src/schema';
 import { compileToolSchema } from '../src/validation';
 import {
   callBody,
-  children,
   CONNECTIONS,
   DURATION_S,
   fmt,
@@ -41,9 +40,9 @@ import {
   ROUNDS,
   spawnAndRead,
   startGatewayProcess,
-  stopChild,
   type Target,
 } from './gateway';
+import { children, stopChild } from './children';
 
 /** What the bench echo backend answers, declared. */
 const ECHO_OUTPUT = generateOutputSchema({

@@ -13,7 +13,6 @@ import * as path from 'node:path';
 import { reusePortSupport } from '../src/gateway/reuse-port';
 import {
   callBody,
-  children,
   CONNECTIONS,
   DURATION_S,
   fmt,
@@ -26,10 +25,10 @@ import {
   ROUNDS,
   serveArgs,
   spawnAndRead,
-  stopChild,
   urlOf,
   type Target,
 } from './gateway';
+import { children, stopChild } from './children';
 
 /** A Node that binds with `reusePort`: this one, or the Node 22 of `scripts/install-conformance-node.js`. */
 function reusePortNode(): string | undefined {

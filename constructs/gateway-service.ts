@@ -19,7 +19,6 @@ import {
 } from '../src/contract';
 import { type ContainerFile } from './container-files';
 import { dockerName, quote } from './docker-names';
-import type { GatewayProps } from './gateway';
 import { createPreflight } from './gateway-container';
 import type { SecretsRevision } from './secrets-revision';
 import {
@@ -193,9 +192,35 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
   return service;
 }
 
+/** The props of a `Gateway` that make it a Swarm service of replicas (`GatewayProps` extends them). */
+export interface GatewayReplicaOptions {
+  /**
+   * Run the gateway as a Docker Swarm service with this many replicas (a `docker_service`; the config a
+   * `docker_config`, the session key a `docker_secret`) instead of one `docker_container`. A config change is
+   * then a rolling update with no failed call (docs/replicas.md). The Docker host must be a Swarm manager.
+   * @default - one docker_container
+   */
+  readonly replicas?: number;
+  /**
+   * The key that signs session ids, shared by the replicas (the file `/run/secrets/cdktf-mcp-gateway-session-key`,
+   * the config's `session_key_file`): a sensitive value such as a `TerraformVariable` with `sensitive: true`,
+   * holding hex or base64 text of at least 32 bytes (`openssl rand -base64 32`). Required when `replicas` > 1.
+   * Changing it ends every session (docs/deploy.md: rotating the key).
+   * @default - a single container generates a key once and keeps it in its state volume (sessions survive
+   *   redeploys); one replica makes a random key at each start
+   */
+  readonly sessionKey?: string;
+  /**
+   * How replicas are reached: `host-network` (each binds `port` on its node, sharing it through SO_REUSEPORT;
+   * one node) or `ingress` (Swarm's routing mesh on every node; the multi-node choice). Only with `replicas`.
+   * @default 'host-network'
+   */
+  readonly publishMode?: PublishMode;
+}
+
 /** `replicas` (undefined: a container) after the checks that tie `sessionKey` and `publishMode` to it. */
 export function checkReplicas(
-  props: Pick<GatewayProps, 'replicas' | 'sessionKey' | 'publishMode' | 'hostIp'>,
+  props: GatewayReplicaOptions & { readonly hostIp?: string },
   fail: (m: string) => never,
 ): number | undefined {
   const { replicas, sessionKey, publishMode } = props;

@@ -40,7 +40,7 @@ import { checkOAuth, checkResourceUrl, checkScopes, type GatewayOAuth } from './
 import {
   checkReplicas,
   createGatewayService,
-  PublishMode,
+  type GatewayReplicaOptions,
   SESSION_KEY_PATH,
   SESSION_KEY_SECRET_FILE,
 } from './gateway-service';
@@ -72,7 +72,7 @@ export interface GatewayToken {
 export type GatewayAuth = { readonly tokens?: readonly GatewayToken[]; readonly oauth?: GatewayOAuth } | 'none';
 
 /** Props of a `Gateway`. */
-export interface GatewayProps extends GatewayLimits {
+export interface GatewayProps extends GatewayLimits, GatewayReplicaOptions {
   /**
    * The gateway's name (audit log, container label and name), `^[A-Za-z0-9_.-]{1,64}$`.
    * @default - the construct id
@@ -168,28 +168,6 @@ export interface GatewayProps extends GatewayLimits {
    * @default - none: a request carrying any `Origin` is refused
    */
   readonly allowedOrigins?: readonly string[];
-  /**
-   * Run the gateway as a Docker Swarm service with this many replicas (a `docker_service`; the config a
-   * `docker_config`, the session key a `docker_secret`) instead of one `docker_container`. A config change is
-   * then a rolling update with no failed call (docs/replicas.md). The Docker host must be a Swarm manager.
-   * @default - one docker_container
-   */
-  readonly replicas?: number;
-  /**
-   * The key that signs session ids, shared by the replicas (the file `/run/secrets/cdktf-mcp-gateway-session-key`,
-   * the config's `session_key_file`): a sensitive value such as a `TerraformVariable` with `sensitive: true`,
-   * holding hex or base64 text of at least 32 bytes (`openssl rand -base64 32`). Required when `replicas` > 1.
-   * Changing it ends every session (docs/deploy.md: rotating the key).
-   * @default - a single container generates a key once and keeps it in its state volume (sessions survive
-   *   redeploys); one replica makes a random key at each start
-   */
-  readonly sessionKey?: string;
-  /**
-   * How replicas are reached: `host-network` (each binds `port` on its node, sharing it through SO_REUSEPORT;
-   * one node) or `ingress` (Swarm's routing mesh on every node; the multi-node choice). Only with `replicas`.
-   * @default 'host-network'
-   */
-  readonly publishMode?: PublishMode;
   /**
    * Limits on the calls of each agent (each token, each OAuth subject), of all tools together or of one `tool`,
    * e.g. `[{ calls: 60, per: 'minute' }, { tool: 'create_ticket', calls: 10, per: 'minute' }, { calls: 10000,

@@ -10,6 +10,7 @@ export type { ServiceContainerBuild } from './service-image';
 export type { ServiceResponse } from './service-response';
 export * from './openapi-services';
 export type { GatewayLimits } from './gateway-limits';
+export type { GatewayReplicaOptions, PublishMode } from './gateway-service';
 export * from './limit-store';
 export type { GatewayStoreOptions, RateLimit, ServiceRateLimit } from './rate-limits';
 export type { GatewayPlacement, GatewayRegistry } from './gateway-registry';
