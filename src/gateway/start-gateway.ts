@@ -14,7 +14,15 @@ import {
 import { noAudit, openAuditLog, StoreAuditLog, type AuditSink } from './audit';
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, type GatewayState } from './gateway-state';
-import { ConnectionGuard, createRequestListener, handOverPort, urlHost, type HttpContext } from './http';
+import {
+  ConnectionGuard,
+  createRequestListener,
+  handOverPort,
+  startMetricsServer,
+  urlHost,
+  type HttpContext,
+  type MetricsServer,
+} from './http';
 import type { Principal } from './auth/bearer-tokens';
 import type { OriginGuard } from './http/origin-guard';
 import { jsonLogger, type Logger } from './logger';
@@ -24,13 +32,14 @@ import {
   NotificationStreams,
   SESSION_KEY_ENV,
   type SessionKey,
+  SessionRevocations,
   type SessionSigner,
 } from './mcp';
-import type { GatewayMetrics, MetricsServer } from './metrics';
+import type { GatewayMetrics } from './metrics';
 import { reusePortSupport } from './reuse-port';
 import { StatusFile } from './status-file';
 import { RateLimiter } from './limits';
-import { SessionRevocations, SharedStore } from './store';
+import { SharedStore } from './store';
 import { BodyThread, ServiceClient } from './upstream';
 import { BackendHealth, backendOrigins } from './upstream/backend-health';
 import type { SecretSource } from './upstream/secrets';
@@ -259,7 +268,7 @@ class Gateway implements RunningGateway {
     if (this.metrics !== undefined && typeof setting === 'object') {
       // The gateway's current Host/Origin allowlists (DNS-rebinding protection), read per request.
       const guard: OriginGuard = (host, origin) => this.state.guard(host, origin);
-      this.metricsServer = await loadMetrics().startMetricsServer(this.metrics, this.host, setting.port, {
+      this.metricsServer = await startMetricsServer(this.metrics, this.host, setting.port, {
         reusePort,
         guard,
       });

@@ -1,2 +1,3 @@
 export * from './audit-log';
 export * from './store-audit';
+export { sessionDigest } from './session-digest';

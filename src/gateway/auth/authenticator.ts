@@ -3,9 +3,9 @@
  * time), then, when `auth.oauth` is set, as an OAuth 2.1 access token (see docs/auth.md).
  */
 import type { AuthConfig, TokenConfig } from '../../contract/gateway-config';
-import { HttpError } from '../http/http-error';
+import { HttpError } from '../errors/http-error';
 import type { Logger } from '../logger';
-import { RpcCode } from '../mcp/jsonrpc';
+import { RpcCode } from '../errors/jsonrpc';
 import { bearerToken, createTokenMatcher, tokenHashes, type Principal } from './bearer-tokens';
 import { unauthorizedError } from './oauth-challenge';
 import {
@@ -64,7 +64,7 @@ export interface AuthenticatorOptions {
 }
 
 const UNAUTHORIZED = new HttpError(401, RpcCode.INVALID_REQUEST, 'Unauthorized: a valid bearer token is required', {
-  'WWW-Authenticate': 'Bearer',
+  headers: { 'WWW-Authenticate': 'Bearer' },
 });
 const NO_AUTH: Identity = { principal: null, clientId: null, scopes: undefined, oauth: false };
 

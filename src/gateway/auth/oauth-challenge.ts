@@ -3,8 +3,8 @@
  * `WWW-Authenticate: Bearer resource_metadata="…"` (plus `error` and `error_description` when a token was sent),
  * 403 `insufficient_scope` naming the scope a call needs.
  */
-import { HttpError } from '../http/http-error';
-import { RpcCode } from '../mcp/jsonrpc';
+import { HttpError } from '../errors/http-error';
+import { RpcCode } from '../errors/jsonrpc';
 import type { OAuthTokenError } from './oauth-verifier';
 
 /** The `error` codes of RFC 6750 §3.1. */
@@ -61,7 +61,7 @@ export function unauthorizedError(resourceMetadataUrl: string, tokenError?: OAut
     tokenError === undefined
       ? wwwAuthenticate({ resourceMetadataUrl })
       : wwwAuthenticate({ resourceMetadataUrl, error: tokenError.error, description: tokenError.description });
-  return new HttpError(401, RpcCode.INVALID_REQUEST, message, { 'WWW-Authenticate': header });
+  return new HttpError(401, RpcCode.INVALID_REQUEST, message, { headers: { 'WWW-Authenticate': header } });
 }
 
 /**
@@ -82,5 +82,8 @@ export function insufficientScopeError(
   const names = missing.map((s) => JSON.stringify(s)).join(', ');
   const description = `the call needs scope ${names}`;
   const header = wwwAuthenticate({ resourceMetadataUrl, error: 'insufficient_scope', description, scope: required });
-  return new HttpError(403, RpcCode.INVALID_REQUEST, `Forbidden: ${description}`, { 'WWW-Authenticate': header }, id);
+  return new HttpError(403, RpcCode.INVALID_REQUEST, `Forbidden: ${description}`, {
+    headers: { 'WWW-Authenticate': header },
+    id,
+  });
 }

@@ -9,7 +9,7 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { RpcCode } from '../mcp/jsonrpc';
+import { RpcCode } from '../errors/jsonrpc';
 
 /** The limits, re-read at each check (a reload may change them). */
 export interface ConnectionLimits {

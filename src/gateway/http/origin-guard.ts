@@ -1,6 +1,6 @@
-import { HttpError } from './http-error';
+import { HttpError } from '../errors/http-error';
 import { bracketHost } from './url-host';
-import { RpcCode } from '../mcp/jsonrpc';
+import { RpcCode } from '../errors/jsonrpc';
 
 /** The allowlists of a gateway (DNS-rebinding protection; see docs/security.md). */
 export interface OriginGuardOptions {

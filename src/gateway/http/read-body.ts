@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { RpcCode } from '../mcp/jsonrpc';
-import { HttpError } from './http-error';
+import { RpcCode } from '../errors/jsonrpc';
+import { HttpError } from '../errors/http-error';
 
 /**
  * Reads a request body up to `limit` bytes. Over the limit (declared or actual) it stops keeping what arrives and
@@ -10,7 +10,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const tooLarge = (): HttpError => {
     discardRest(req);
     return new HttpError(413, RpcCode.INVALID_REQUEST, `Payload Too Large: the body exceeds ${limit} bytes`, {
-      connection: 'close',
+      headers: { connection: 'close' },
     });
   };
   if (Number(req.headers['content-length']) > limit) return Promise.reject(tooLarge());

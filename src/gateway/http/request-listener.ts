@@ -1,18 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpError } from './http-error';
+import { HttpError } from '../errors/http-error';
 import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
 import { readBody } from './read-body';
-import {
-  errorResponseJson,
-  handleMcpPost,
-  requireSession,
-  RpcCode,
-  sessionDigest,
-  type McpContext,
-  type SessionSigner,
-} from '../mcp';
+import { handleMcpPost, requireSession, type McpContext, type SessionSigner } from '../mcp';
+import { sessionDigest } from '../audit/session-digest';
+import { errorResponseJson, RpcCode } from '../errors/jsonrpc';
 import { principalKey, principalKind } from '../auth/bearer-tokens';
 import { insufficientScopeError } from '../auth/oauth-challenge';
 import { METRICS_SCOPE } from '../auth/oauth-scopes';
@@ -39,7 +33,7 @@ export interface HttpContext {
 
 const MCP_PATH = '/mcp';
 const SHUTTING_DOWN = new HttpError(503, RpcCode.INTERNAL_ERROR, 'Service Unavailable: the gateway is shutting down', {
-  connection: 'close',
+  headers: { connection: 'close' },
 });
 const REVOCATIONS_FULL = (sessions: SessionSigner): HttpError =>
   new HttpError(
@@ -48,7 +42,7 @@ const REVOCATIONS_FULL = (sessions: SessionSigner): HttpError =>
     `Too Many Requests: at most ${sessions.maxRevokedPerPrincipal} ended sessions per principal are remembered until they expire; this session stays valid until then`,
   );
 const METHOD_NOT_ALLOWED = new HttpError(405, RpcCode.INVALID_REQUEST, 'Method Not Allowed', {
-  allow: 'GET, POST, DELETE',
+  headers: { allow: 'GET, POST, DELETE' },
 });
 
 /**
@@ -89,7 +83,11 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
     const resource = ctx.state().auth.resource;
     if (resource !== undefined && resource.metadataPaths.includes(path)) {
       if (req.method === 'GET' || req.method === 'HEAD') sendJson(res, 200, resource.metadataJson);
-      else sendError(res, new HttpError(405, RpcCode.INVALID_REQUEST, 'Method Not Allowed', { allow: 'GET, HEAD' }));
+      else
+        sendError(
+          res,
+          new HttpError(405, RpcCode.INVALID_REQUEST, 'Method Not Allowed', { headers: { allow: 'GET, HEAD' } }),
+        );
       return;
     }
     sendJson(res, 404, '{"error":"Not Found"}');

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Identity } from '../auth/authenticator';
-import { HttpError } from '../http/http-error';
+import { HttpError } from '../errors/http-error';
 import type { GatewayState } from '../gateway-state';
-import { errorResponseJson, RpcCode, type RequestId } from './jsonrpc';
+import { errorResponseJson, RpcCode, type RequestId } from '../errors/jsonrpc';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';
 import { answerRequest, checkShape, invalidRequest, methodNotFoundJson, REQUEST_METHODS } from './message';
 import { scopeRefusal } from '../tools/call-pipeline';

@@ -3,9 +3,8 @@ export { NotificationStreams, type ListenStreamSpec, type SessionStreamSpec } fr
 export { requireSession, type McpSession } from './require-session';
 export { type ClientInfo } from './client-info';
 export { createSessionSigner, type RevokeResult, type SessionSigner } from './session-token';
-export { sessionDigest } from './session-digest';
 export { loadSessionKey, SESSION_KEY_ENV, type SessionKey } from './session-key';
 export type { McpContext, McpReply } from './reply';
-export { errorResponseJson, RpcCode, type RequestId } from './jsonrpc';
+export { SessionRevocations } from './session-revocations';
 export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version';
 export { ALL_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from './modern-protocol';

@@ -1,6 +1,12 @@
-import { HttpError } from '../http/http-error';
+import { HttpError } from '../errors/http-error';
 import type { GatewayState } from '../gateway-state';
-import { errorResponseJson, methodNotFoundMessage, resultResponseJson, RpcCode, type RequestId } from './jsonrpc';
+import {
+  errorResponseJson,
+  methodNotFoundMessage,
+  resultResponseJson,
+  RpcCode,
+  type RequestId,
+} from '../errors/jsonrpc';
 import type { McpSession } from './require-session';
 import { callTool, type CallReply, type CallServices } from '../tools/call-pipeline';
 import { CURSOR_NOT_STRING, CURSOR_UNKNOWN, cursorParam } from '../tools/tool-pages';
@@ -80,7 +86,7 @@ export function checkShape(message: unknown): MessageShape {
 
 /** A -32600 refusal (HTTP 400), with the request's id when it is readable. */
 export function invalidRequest(why: string, id?: RequestId): HttpError {
-  return new HttpError(400, RpcCode.INVALID_REQUEST, `Invalid Request: ${why}`, {}, id ?? null);
+  return new HttpError(400, RpcCode.INVALID_REQUEST, `Invalid Request: ${why}`, { id: id ?? null });
 }
 
 /** The -32601 answer to a request for a method this server does not have. */

@@ -7,9 +7,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Identity } from '../auth/authenticator';
 import { principalKey } from '../auth/bearer-tokens';
 import type { GatewayState } from '../gateway-state';
-import { HttpError } from '../http/http-error';
+import { HttpError } from '../errors/http-error';
 import { callTool, type CallReply } from '../tools/call-pipeline';
-import { errorResponseJson, resultResponseJson, RpcCode, type RequestId } from './jsonrpc';
+import { errorResponseJson, resultResponseJson, RpcCode, type RequestId } from '../errors/jsonrpc';
 import type { MessageShape } from './message';
 import { methodNotFound, MODERN_PROTOCOL_VERSIONS, type ModernMethod, type ModernRefusal } from './modern-protocol';
 import { checkModernRequest, type ModernRequestMeta } from './modern-request';
@@ -128,5 +128,5 @@ function ok(id: RequestId, resultJson: string): McpReply {
 
 /** A refusal of the revision, thrown as the one HTTP refusal type the listener answers (echoing the id). */
 function refusal(id: RequestId, r: ModernRefusal): never {
-  throw new HttpError(r.status, r.code, r.message, {}, id, r.data);
+  throw new HttpError(r.status, r.code, r.message, { id, data: r.data });
 }

@@ -2,7 +2,7 @@
  * The stateless MCP revision 2026-07-28 (see docs/gateway.md): its names, codes and versions, how a request is told apart
  * from a 2025 one, and the typed refusals of the modern era. Pure: no I/O, nothing from the endpoint.
  */
-import { methodNotFoundMessage, RpcCode } from './jsonrpc';
+import { methodNotFoundMessage, RpcCode } from '../errors/jsonrpc';
 import { isObject } from '../../validation/json-object';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version';
 

@@ -7,8 +7,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Principal } from '../auth';
-import { HttpError } from '../http/http-error';
-import { notificationJson, RpcCode, type RequestId } from './jsonrpc';
+import { HttpError } from '../errors/http-error';
+import { notificationJson, RpcCode, type RequestId } from '../errors/jsonrpc';
 import {
   acknowledgedNotification,
   type AcknowledgedFilter,
@@ -87,8 +87,7 @@ export class NotificationStreams {
         429,
         RpcCode.INTERNAL_ERROR,
         `Too Many Requests: at most ${this.limit} open notification streams per principal; close one first`,
-        {},
-        requestId,
+        { id: requestId },
       );
     }
     if (streams === undefined) {

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Identity } from '../auth/authenticator';
 import { principalKey, principalKind } from '../auth/bearer-tokens';
 import type { GatewayState } from '../gateway-state';
-import { resultResponseJson, type RequestId } from './jsonrpc';
+import { resultResponseJson, type RequestId } from '../errors/jsonrpc';
 import { handleBatch } from './batch';
 import { clientInfoOf } from './client-info';
 import { answerRequest, checkShape, methodNotFoundJson, REQUEST_METHODS } from './message';
@@ -10,7 +10,7 @@ import { handleModernMessage } from './modern-endpoint';
 import { isModernRequest } from './modern-protocol';
 import { negotiateProtocolVersion } from './protocol-version';
 import { requireSession } from './require-session';
-import { sessionDigest } from './session-digest';
+import { sessionDigest } from '../audit/session-digest';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';
 
 /**

@@ -1,4 +1,4 @@
-import type { SessionRevocations } from '../store/shared-revocations';
+import type { SessionRevocations } from './session-revocations';
 import type { CallServices } from '../tools/call-pipeline';
 import type { ListenStreamSpec, NotificationStreams } from './notification-streams';
 import type { SessionSigner } from './session-token';

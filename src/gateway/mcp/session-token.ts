@@ -16,7 +16,7 @@
  * `DELETE` revokes an id in the receiving process, in a list bounded per principal and in total, kept until the id
  * would expire anyway. A principal over its share is refused (HTTP 429): no entry that has not expired is ever
  * evicted, so one principal cannot make another's revoked id valid again. With a shared store, ids ended on any
- * replica reach every replica's mirror (`remember`) instead (see `store/shared-revocations.ts`).
+ * replica reach every replica's mirror (`remember`) instead (see `session-revocations.ts`).
  */
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL } from '../../contract/defaults';

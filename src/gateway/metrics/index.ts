@@ -1,2 +1,1 @@
 export { GatewayMetrics, OTHER_PRINCIPAL_LABEL, UNKNOWN_TOOL_LABEL } from './gateway-metrics';
-export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from './metrics-server';

@@ -1,2 +1,1 @@
 export * from './shared-store';
-export * from './shared-revocations';

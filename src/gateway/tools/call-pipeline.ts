@@ -3,14 +3,14 @@ import { cutName, isJsonObject, messages, normalizeAliases, type Violation } fro
 import type { AuditOutcome, AuditSink } from '../audit';
 import { principalKey, type Principal } from '../auth/bearer-tokens';
 import { insufficientScopeError } from '../auth/oauth-challenge';
-import type { HttpError } from '../http/http-error';
+import type { HttpError } from '../errors/http-error';
 import { rateLimited, storeUnavailable, type LimitDecision, type RateLimiter } from '../limits';
 import { missingScopes } from '../auth/oauth-scopes';
 import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
-import { RpcCode, type RequestId } from '../mcp/jsonrpc';
-import { sessionDigest } from '../mcp/session-digest';
+import { RpcCode, type RequestId } from '../errors/jsonrpc';
+import { sessionDigest } from '../audit/session-digest';
 import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
 import type { BackendHealth } from '../upstream/backend-health';
 import type { ShapeCounts } from '../../response';

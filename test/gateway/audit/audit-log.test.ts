@@ -19,7 +19,7 @@ import { makeToken } from '../../helpers/tokens';
 import { PassThrough } from 'node:stream';
 import { openAuditLog, type AuditRecord as GatewayAuditRecord } from '../../../src/gateway/audit';
 import { jsonLogger } from '../../../src/gateway/logger';
-import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
+import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 
 const SCHEMA = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false };
 

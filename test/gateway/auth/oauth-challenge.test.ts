@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { insufficientScopeError, unauthorizedError, wwwAuthenticate } from '../../../src/gateway/auth/oauth-challenge';
 import { OAuthTokenError } from '../../../src/gateway/auth/oauth-verifier';
-import { HttpError } from '../../../src/gateway/http/http-error';
-import { RpcCode } from '../../../src/gateway/mcp/jsonrpc';
+import { HttpError } from '../../../src/gateway/errors/http-error';
+import { RpcCode } from '../../../src/gateway/errors/jsonrpc';
 
 const PRM = 'https://gw.example.com/.well-known/oauth-protected-resource/mcp';
 

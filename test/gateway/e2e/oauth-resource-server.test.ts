@@ -19,7 +19,7 @@ import { initializeSession, postMcp, toolsCallRequest } from '../../helpers/mcp'
 import { modernRequest, postModern } from '../../helpers/modern';
 import { startOidcIssuer, type OidcIssuer } from '../../helpers/oidc-issuer';
 import { BOT, makeToken, tokenEntry } from '../../helpers/tokens';
-import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
+import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 
 /** A static token limited to `tools:read`. */
 const READER = makeToken('reader');

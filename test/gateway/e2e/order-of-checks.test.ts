@@ -15,7 +15,7 @@ import { type GatewayProcess, killAllGatewayProcesses, startGatewayProcess } fro
 import { rawRequest } from '../../helpers/http';
 import { initializeRequest, type McpSession, openSession, postMcp, toolsCallRequest } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
-import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
+import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 
 const MAX_BODY_BYTES = 2048;
 

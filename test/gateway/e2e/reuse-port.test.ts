@@ -17,7 +17,7 @@ import { killAllGatewayProcesses, startGatewayProcess, type GatewayProcess } fro
 import { ciRequired, reusePortNode } from '../../helpers/reuse-port-node';
 import { makeToken } from '../../helpers/tokens';
 import type { GatewayConfig } from '../../../src/contract';
-import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
+import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 
 const node = reusePortNode();
 const bot = makeToken('reuse-port-bot');

@@ -26,7 +26,7 @@ import { startInProcessGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, postMcp, toolsCallRequest } from '../../helpers/mcp';
 import { runPool } from '../../helpers/pool';
 import { BOT, OTHER } from '../../helpers/tokens';
-import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
+import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 
 /** A tools/list in `session` as `token` against `url`: the HTTP status and the error message if any. */
 async function list(url: string, session: string, token = BOT.token): Promise<{ status: number; message?: string }> {

@@ -9,7 +9,7 @@ import { eventually } from '../../helpers/eventually';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, postJson, postMcp } from '../../helpers/mcp';
 import { makeToken, tokenEntry } from '../../helpers/tokens';
-import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
+import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 
 const SCHEMA = {
   type: 'object',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import type { HttpError } from '../../../src/gateway/http/http-error';
+import type { HttpError } from '../../../src/gateway/errors/http-error';
 import { NotificationStreams } from '../../../src/gateway/mcp/notification-streams';
 import { eventually } from '../../helpers/eventually';
 import { startFakeService, type FakeService } from '../../helpers/backend';

@@ -21,7 +21,7 @@ import { type InProcessGateway, startInProcessGateway, startSilentGateway } from
 import { connectClient, initializeSession, type McpSession, openSession, rawCall } from '../../helpers/mcp';
 import { modernRequest, postModern } from '../../helpers/modern';
 import { BOT, makeToken } from '../../helpers/tokens';
-import { sessionDigest } from '../../../src/gateway/mcp/session-digest';
+import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 
 describe('callTool on an unexpected fault', () => {
   const state = buildGatewayState(

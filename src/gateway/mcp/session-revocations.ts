@@ -5,8 +5,8 @@
  */
 import type { Principal } from '../auth/bearer-tokens';
 import type { Logger } from '../logger';
-import { MAX_MIRRORED_REVOCATIONS, type RevokeResult, type SessionSigner } from '../mcp/session-token';
-import { StoreUnavailableError, type SharedStore } from './shared-store';
+import { MAX_MIRRORED_REVOCATIONS, type RevokeResult, type SessionSigner } from './session-token';
+import { StoreUnavailableError, type SharedStore } from '../store/shared-store';
 
 export class SessionRevocations {
   /** Ended here during an outage, handed to the store when it is back (bounded by the signer's own list). */

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpError } from '../http/http-error';
-import type { OriginGuard } from '../http/origin-guard';
-import { urlHost } from '../http/url-host';
-import type { GatewayMetrics } from './gateway-metrics';
+import { HttpError } from '../errors/http-error';
+import type { OriginGuard } from './origin-guard';
+import { urlHost } from './url-host';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
 
 /** A listening `/metrics` endpoint of its own (config `metrics: { port }`), outside the gateway's authentication. */
 export interface MetricsServer {

@@ -1,0 +1,2 @@
+export { HttpError } from './http-error';
+export { errorResponseJson, RpcCode, type RequestId } from './jsonrpc';
