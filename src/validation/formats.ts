@@ -72,10 +72,16 @@ export function isUuid(s: string): boolean {
   return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(s);
 }
 
-/** RFC 3492 Punycode decoding of an A-label's tail; `undefined` when it is not valid Punycode. */
+/**
+ * RFC 3492 Punycode decoding of an A-label's tail; `undefined` when it is not valid Punycode or encodes a surrogate
+ * code point. U+D800–U+DFFF are not characters, and two of them decoded side by side would read as one astral
+ * letter: such a label does not encode back to itself (the encoder reads the pair as that letter), so a decoding
+ * is kept only if it does. Punycode's digits are case-insensitive, hence the comparison.
+ */
 function decodePunycode(input: string): string | undefined {
   try {
-    return punycode.decode(input);
+    const decoded = punycode.decode(input);
+    return punycode.encode(decoded).toLowerCase() === input.toLowerCase() ? decoded : undefined;
   } catch {
     // RangeError: invalid input, overflow, or a code point past U+10FFFF
     return undefined;

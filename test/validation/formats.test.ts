@@ -1,3 +1,4 @@
+import { encode as punycodeEncode } from 'punycode/';
 import * as assert from 'node:assert/strict';
 import addFormats from 'ajv-formats';
 import {
@@ -49,6 +50,10 @@ describe('formats', () => {
     assert.equal(isHostname('example.'), false);
     assert.equal(isHostname('xn--ihqwcrb4cv8a8dqg056pqjye'), true);
     assert.equal(isHostname('xn--X'), false);
+    // A-labels that encode surrogate code points (U+D840 U+DC00 is not U+20000), and genuine astral ones
+    for (const label of ['xn--cd9bq2e', 'xn--a-sf4g70h', 'xn--bf9b93j']) assert.equal(isHostname(label), false, label);
+    assert.equal(isHostname(`xn--${punycodeEncode('\u{20000}\u{20001}')}`), true);
+    assert.equal(isHostname('xn--Bcher-KVA.example'), true);
     assert.equal(isHostname('XN--aa---o47jg78q'), false);
   });
   it('uri: RFC 3986', () => {

@@ -10,7 +10,8 @@
  * Redis Cluster).
  * ARGV: for each call, its number of limits, then the window length (ms) and count of each, in KEYS' order.
  * Returns three numbers per call: `1, 0, 0` when the call is counted, else `0, i, retryAfterMs` for its limit i
- * (1-based) whose window ends last among those reached.
+ * (1-based) whose window ends last among those reached, or `-1, i, 0` when limit i's counter holds something else
+ * than a count (written by another program): that call counts nowhere and fails alone, the others are counted.
  */
 export const LIMIT_SCRIPT = `
 local t = redis.call('TIME')
@@ -21,19 +22,28 @@ while a <= #ARGV do
   local n = tonumber(ARGV[a])
   a = a + 1
   local keys = {}
-  local refused, wait = 0, -1
+  local refused, wait, broken = 0, -1, 0
   for i = 1, n do
     local window, calls = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
     a = a + 2
     local start = now - now % window
     local key = KEYS[k] .. ':' .. start
     k = k + 1
-    local count = redis.call('INCR', key)
-    if count == 1 then redis.call('PEXPIRE', key, start + window - now + 1000) end
-    keys[i] = key
-    if count > calls and start + window - now > wait then refused, wait = i, start + window - now end
+    if broken == 0 then
+      local count = redis.pcall('INCR', key)
+      if type(count) ~= 'number' then
+        broken = i
+      else
+        if count == 1 then redis.call('PEXPIRE', key, start + window - now + 1000) end
+        keys[#keys + 1] = key
+        if count > calls and start + window - now > wait then refused, wait = i, start + window - now end
+      end
+    end
   end
-  if refused == 0 then
+  if broken > 0 then
+    for i = 1, #keys do redis.call('DECR', keys[i]) end
+    out[#out + 1], out[#out + 2], out[#out + 3] = -1, broken, 0
+  elseif refused == 0 then
     out[#out + 1], out[#out + 2], out[#out + 3] = 1, 0, 0
   else
     for i = 1, #keys do redis.call('DECR', keys[i]) end

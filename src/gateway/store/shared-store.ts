@@ -162,7 +162,12 @@ export class SharedStore {
       }
     }
     this.run(() => this.client.limit(keys.length, ...keys, ...args)).then(
-      (reply) => calls.forEach((c, i) => c.resolve([reply[3 * i], reply[3 * i + 1], reply[3 * i + 2]])),
+      (reply) =>
+        calls.forEach((c, i) => {
+          const [counted, index, value] = [reply[3 * i], reply[3 * i + 1], reply[3 * i + 2]];
+          if (counted === -1) c.reject(new Error(`the limit store holds no count for limit ${index} of this call`));
+          else c.resolve([counted, index, value]);
+        }),
       (err: unknown) => calls.forEach((c) => c.reject(err)),
     );
   }
@@ -194,14 +199,17 @@ export class SharedStore {
   async appendAudit(replica: string, node: string, entries: readonly string[]): Promise<[number, string]> {
     if (!this.up) throw new StoreUnavailableError(this.outageReason ?? 'not connected');
     try {
-      return await this.client.audit(
-        2,
-        `${this.auditIndex}:${replica}`,
-        this.auditIndex,
-        node,
-        AUDIT_STREAM_MAX_RECORDS,
-        AUDIT_STREAM_TTL_SECONDS,
-        ...entries,
+      return await withDeadline(
+        this.client.audit(
+          2,
+          `${this.auditIndex}:${replica}`,
+          this.auditIndex,
+          node,
+          AUDIT_STREAM_MAX_RECORDS,
+          AUDIT_STREAM_TTL_SECONDS,
+          ...entries,
+        ),
+        this.timeoutMs,
       );
     } catch (err) {
       const message = (err as Error).message;
@@ -254,7 +262,7 @@ export class SharedStore {
   private async run<T>(fn: () => Promise<T>): Promise<T> {
     if (!this.up) throw new StoreUnavailableError(this.outageReason ?? 'not connected');
     try {
-      return await fn();
+      return await withDeadline(fn(), this.timeoutMs);
     } catch (err) {
       const message = (err as Error).message;
       // an error the server answered (a script bug, a wrong password) is not an outage of the connection
@@ -298,10 +306,55 @@ export class SharedStore {
   }
 }
 
+/**
+ * `promise`, or a timeout once `ms` have passed without its answer, counting only time this process could read
+ * the answer: a gateway whose own event loop was busy past the deadline must not take a store that answered in
+ * time for an outage. A deadline timer that fires late (the loop was busy, the answer may wait unread, or not even
+ * be sent) gives the store one more period; the final check runs after the loop's next poll phase, which reads
+ * what the store sent meanwhile. So a call waits at most about twice `ms` plus what the loop was blocked.
+ */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    let timer: NodeJS.Timeout;
+    const arm = (late: boolean): void => {
+      const due = Date.now() + ms;
+      timer = setTimeout(() => {
+        if (!late && Date.now() - due > ms / 2) return arm(true);
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          reject(new Error('Command timed out'));
+        });
+      }, ms);
+    };
+    arm(false);
+    promise.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** The client's own bound on a command: far past `timeout_ms`, which {@link withDeadline} enforces on calls. */
+function clientTimeoutMs(timeoutMs: number): number {
+  return Math.max(10 * timeoutMs, 1_000);
+}
+
 function newClient(url: string, password: string | undefined, timeoutMs: number): RedisClient {
   const options: RedisOptions = {
     password,
-    commandTimeout: timeoutMs,
+    commandTimeout: clientTimeoutMs(timeoutMs),
     connectTimeout: Math.max(1_000, timeoutMs),
     // fail at once while disconnected rather than queue calls behind a reconnect
     enableOfflineQueue: false,

@@ -168,6 +168,69 @@ if (REDIS_SERVER === undefined) {
       }
     });
 
+    /** A store of its own (a fresh gateway name), connected, with `timeout_ms` as given. */
+    async function directStore(timeoutMs = 50): Promise<SharedStore> {
+      const store = new SharedStore(
+        { url: redis.url, password: { secret: 'STORE_PASSWORD' }, timeout_ms: timeoutMs },
+        'store-secret',
+        `direct-${randomBytes(4).toString('hex')}`,
+        () => undefined,
+      );
+      assert.ok(await store.connected(5_000), 'the store connected');
+      return store;
+    }
+
+    it('takes an answer that arrived while its own event loop was busy past timeout_ms: no outage', async () => {
+      const store = await directStore(50);
+      try {
+        const limits = [{ key: `${store.prefix}limit:busy:bot`, windowMs: 3_600_000, calls: 100 }];
+        const answer = store.countCall(limits);
+        // once the call is on its way (batched at the end of this turn, written to the socket at the end of the
+        // next), the store answers within microseconds, but this process reads the answer only after 200 ms of work
+        for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+        const until = Date.now() + 200;
+        while (Date.now() < until);
+        assert.deepEqual(await answer, [1, 0, 0]);
+        assert.equal(store.available, true);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('fails only the call whose counter holds something else than a count, and counts it nowhere', async () => {
+      const store = await directStore(2_000);
+      const admin = new SharedStore(
+        { url: redis.url, password: { secret: 'STORE_PASSWORD' } },
+        'store-secret',
+        'admin',
+        () => undefined,
+      );
+      try {
+        assert.ok(await admin.connected(5_000), 'the admin store connected');
+        await roomInWindow(60_000, 15_000);
+        const start = Date.now() - (Date.now() % 60_000);
+        const hour = { key: `${store.prefix}limit:hour:bot`, windowMs: 3_600_000, calls: 100 };
+        const broken = { key: `${store.prefix}limit:minute:bot`, windowMs: 60_000, calls: 100 };
+        // another program wrote text where this window's count belongs
+        await (admin as unknown as { client: { set(k: string, v: string): Promise<unknown> } }).client.set(
+          `${broken.key}:${start}`,
+          'not a count',
+        );
+        const [bad, good] = await Promise.allSettled([store.countCall([hour, broken]), store.countCall([hour])]);
+        assert.equal(bad.status, 'rejected');
+        assert.match(String((bad as PromiseRejectedResult).reason), /holds no count for limit 2/);
+        assert.deepEqual((good as PromiseFulfilledResult<unknown>).value, [1, 0, 0]);
+        // the failed call's first limit was given back: only the good call counts in the hour
+        const again = await store.countCall([{ ...hour, calls: 2 }]);
+        assert.deepEqual(again, [1, 0, 0]);
+        assert.deepEqual((await store.countCall([{ ...hour, calls: 2 }])).slice(0, 2), [0, 1]);
+        assert.equal(store.available, true);
+      } finally {
+        await store.close();
+        await admin.close();
+      }
+    });
+
     it('two processes under 120 concurrent calls admit exactly the limit of 50 together', async () => {
       const doc = config([{ calls: 50, per: 'minute' }]);
       const [a, b] = await Promise.all([gateway(doc), gateway(doc)]);
