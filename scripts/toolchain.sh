@@ -86,3 +86,6 @@ log "ready: OpenTofu $tofu_version, kreuzwerker/docker $provider_version (mirror
 echo "export PATH=\"$bin:\$PATH\""
 echo "export TERRAFORM_BINARY_NAME=tofu"
 echo "export TF_CLI_CONFIG_FILE=\"$cache/tofurc\""
+# after init, cdktf runs `providers lock`, which asks the registry whatever the CLI config says: point it at the
+# mirror, so that plain `cdktf deploy`, `diff` and `destroy` work offline
+echo "export TF_CLI_ARGS_providers_lock=\"-fs-mirror=$mirror\""

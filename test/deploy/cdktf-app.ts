@@ -57,21 +57,21 @@ export class CdktfApp {
   }
 
   /**
-   * `cdktf deploy --auto-approve --skip-provider-lock` (the user's command, offline: `providers lock`, which cdktf
-   * otherwise runs, asks the registry and ignores the mirror; `init` writes the lock file from the mirror).
+   * `cdktf deploy --auto-approve`, as docs/deploy.md prints it: offline too, since the toolchain's environment
+   * points the `providers lock` cdktf runs first at the mirror (`TF_CLI_ARGS_providers_lock`).
    */
   public deploy(extraEnv: Record<string, string> = {}): Promise<CdktfRun> {
-    return this.run(['deploy', '--auto-approve', '--skip-provider-lock'], extraEnv);
+    return this.run(['deploy', '--auto-approve'], extraEnv);
   }
 
-  /** `cdktf diff --skip-provider-lock`. */
+  /** `cdktf diff`. */
   public diff(extraEnv: Record<string, string> = {}): Promise<CdktfRun> {
-    return this.run(['diff', '--skip-provider-lock'], extraEnv);
+    return this.run(['diff'], extraEnv);
   }
 
-  /** `cdktf destroy --auto-approve --skip-provider-lock`. */
+  /** `cdktf destroy --auto-approve`. */
   public destroy(extraEnv: Record<string, string> = {}): Promise<CdktfRun> {
-    return this.run(['destroy', '--auto-approve', '--skip-provider-lock'], extraEnv);
+    return this.run(['destroy', '--auto-approve'], extraEnv);
   }
 
   /**

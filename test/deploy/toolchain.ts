@@ -36,7 +36,8 @@ export function toolchainBuilt(env: NodeJS.ProcessEnv = process.env): boolean {
 
 /**
  * Runs `scripts/toolchain.sh` (a no-op past a check when everything is built; a build of several minutes
- * otherwise) and returns the environment it prints: PATH, TERRAFORM_BINARY_NAME, TF_CLI_CONFIG_FILE.
+ * otherwise) and returns the environment it prints: PATH, TERRAFORM_BINARY_NAME, TF_CLI_CONFIG_FILE and
+ * TF_CLI_ARGS_providers_lock.
  */
 export function toolchainEnv(log: (line: string) => void): Record<string, string> {
   const result = spawnSync('bash', [SCRIPT], { encoding: 'utf8', timeout: 60 * 60_000, maxBuffer: 16 << 20 });
@@ -46,11 +47,11 @@ export function toolchainEnv(log: (line: string) => void): Record<string, string
   }
   const env: Record<string, string> = {};
   for (const line of result.stdout.split('\n')) {
-    const match = /^export ([A-Z_]+)="?(.*?)"?$/.exec(line.trim());
+    const match = /^export ([A-Za-z_]+)="?(.*?)"?$/.exec(line.trim());
     if (match === null) continue;
     env[match[1]] = match[2].replace('$PATH', process.env.PATH ?? '');
   }
-  for (const key of ['PATH', 'TERRAFORM_BINARY_NAME', 'TF_CLI_CONFIG_FILE']) {
+  for (const key of ['PATH', 'TERRAFORM_BINARY_NAME', 'TF_CLI_CONFIG_FILE', 'TF_CLI_ARGS_providers_lock']) {
     if (env[key] === undefined) throw new Error(`npm run toolchain printed no ${key}: ${result.stdout.trim()}`);
   }
   return env;
