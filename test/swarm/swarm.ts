@@ -59,6 +59,36 @@ export async function runningTasks(service: string): Promise<{ container: string
     });
 }
 
+/**
+ * The running containers of `service`, split by what Swarm wants of their task: `serving` (desired state running,
+ * the replicas the service has) and `draining` (desired state shutdown: a task a rolling update replaced, still
+ * finishing its calls after SIGTERM).
+ */
+export async function tasksByDesiredState(
+  service: string,
+): Promise<{ serving: { container: string; slot: string }[]; draining: string[] }> {
+  const desired = new Set(
+    (await docker(['service', 'ps', service, '--filter', 'desired-state=running', '--no-trunc', '--format', '{{.ID}}']))
+      .split('\n')
+      .filter((l) => l.trim() !== ''),
+  );
+  const out = await docker([
+    'ps',
+    '--filter',
+    `label=com.docker.swarm.service.name=${service}`,
+    '--format',
+    '{{.ID}} {{.Label "com.docker.swarm.task.name"}} {{.Label "com.docker.swarm.task.id"}}',
+  ]);
+  const serving: { container: string; slot: string }[] = [];
+  const draining: string[] = [];
+  for (const line of out.split('\n').filter((l) => l.trim() !== '')) {
+    const [container, task, taskId] = line.split(' ');
+    if (desired.has(taskId)) serving.push({ container, slot: task.split('.')[1] });
+    else draining.push(container);
+  }
+  return { serving, draining };
+}
+
 /** How many of the service's tasks are running and healthy. */
 export async function healthyTasks(service: string): Promise<number> {
   const out = await docker([
