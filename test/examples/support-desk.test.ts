@@ -9,6 +9,7 @@ import { configOf, gatewayContainer, hashOf, Json, resourcesOf } from '../constr
 import { startSupportDeskBackend, type RunningSupportDeskBackend } from '../../examples/support-desk/backend';
 import { startInProcessGateway, type InProcessGateway } from '../helpers/in-process-gateway';
 import { openSession, type McpSession } from '../helpers/mcp';
+import { withBackendOrigin } from '../helpers/config';
 
 const EXAMPLE_DIR = path.join(__dirname, '..', '..', 'examples', 'support-desk');
 /** The backend's origin in the example's tool URLs (its Docker network alias). */
@@ -265,15 +266,8 @@ describe('the support-desk example over the wire: no tool hands an agent a custo
 
   before(async () => {
     backend = await startSupportDeskBackend({ port: 0 });
-    const config = configOf(synthExample(), 'agents');
-    gateway = await startInProcessGateway({
-      ...config,
-      gateway: { ...config.gateway, auth: 'none' },
-      tools: config.tools.map((t) => ({
-        ...t,
-        backend: { ...t.backend, url: t.backend.url.replace(API, backend.url) },
-      })),
-    });
+    const config = withBackendOrigin(configOf(synthExample(), 'agents'), API, backend.url);
+    gateway = await startInProcessGateway({ ...config, gateway: { ...config.gateway, auth: 'none' } });
     session = await openSession(gateway.url);
   });
 

@@ -144,3 +144,14 @@ export function supportDeskTools(backendUrl: string): ToolConfig[] {
     tool('health', `${backendUrl}/health`),
   ];
 }
+
+/**
+ * `config` with every tool's backend URL moved from origin `from` (a synthesized config's Docker network name, an
+ * OpenAPI server) to `to` (a test backend's URL), and nothing else changed.
+ */
+export function withBackendOrigin(config: GatewayConfig, from: string, to: string): GatewayConfig {
+  return {
+    ...config,
+    tools: config.tools.map((t) => ({ ...t, backend: { ...t.backend, url: t.backend.url.replace(from, to) } })),
+  };
+}

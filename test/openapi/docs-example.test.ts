@@ -6,6 +6,7 @@ import { Gateway, OpenApiServices } from '../../constructs';
 import { startSupportDeskBackend, type RunningSupportDeskBackend } from '../../examples/support-desk/backend';
 import { startInProcessGateway, type InProcessGateway } from '../helpers/in-process-gateway';
 import { openSession, type McpSession } from '../helpers/mcp';
+import { withBackendOrigin } from '../helpers/config';
 import { configOf, newStack, synth } from '../constructs/synth';
 import { compileResponseControls } from '../../src/response';
 import type { GatewayConfig } from '../../src/contract';
@@ -32,13 +33,7 @@ describe('docs/openapi.md worked example', () => {
     new Gateway(stack, 'agents', { services: [...desk.services], auth: 'none' });
     config = configOf(synth(stack), 'agents');
     // the page's entry names the document's server: the only difference from the served config
-    gateway = await startInProcessGateway({
-      ...config,
-      tools: config.tools.map((t) => ({
-        ...t,
-        backend: { ...t.backend, url: t.backend.url.replace(SERVER, backend.url) },
-      })),
-    });
+    gateway = await startInProcessGateway(withBackendOrigin(config, SERVER, backend.url));
     session = await openSession(gateway.url);
   });
 

@@ -41,21 +41,29 @@ export async function ensureSwarm(log: (line: string) => void): Promise<SwarmHan
   };
 }
 
-/** Ids of the service's containers running on this node, with their task slot. */
-export async function runningTasks(service: string): Promise<{ container: string; slot: string }[]> {
+/** A running container of a service's task. */
+export interface RunningTask {
+  readonly container: string;
+  /** The task's slot (`1`, `2`, …). */
+  readonly slot: string;
+  readonly taskId: string;
+}
+
+/** Ids of the service's containers running on this node, with their task slot and task id. */
+export async function runningTasks(service: string): Promise<RunningTask[]> {
   const out = await docker([
     'ps',
     '--filter',
     `label=com.docker.swarm.service.name=${service}`,
     '--format',
-    '{{.ID}} {{.Label "com.docker.swarm.task.name"}}',
+    '{{.ID}} {{.Label "com.docker.swarm.task.name"}} {{.Label "com.docker.swarm.task.id"}}',
   ]);
   return out
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((line) => {
-      const [container, task] = line.split(' ');
-      return { container, slot: task.split('.')[1] };
+      const [container, task, taskId] = line.split(' ');
+      return { container, slot: task.split('.')[1], taskId };
     });
 }
 
@@ -66,27 +74,14 @@ export async function runningTasks(service: string): Promise<{ container: string
  */
 export async function tasksByDesiredState(
   service: string,
-): Promise<{ serving: { container: string; slot: string }[]; draining: string[] }> {
+): Promise<{ serving: RunningTask[]; draining: RunningTask[] }> {
   const desired = new Set(
     (await docker(['service', 'ps', service, '--filter', 'desired-state=running', '--no-trunc', '--format', '{{.ID}}']))
       .split('\n')
       .filter((l) => l.trim() !== ''),
   );
-  const out = await docker([
-    'ps',
-    '--filter',
-    `label=com.docker.swarm.service.name=${service}`,
-    '--format',
-    '{{.ID}} {{.Label "com.docker.swarm.task.name"}} {{.Label "com.docker.swarm.task.id"}}',
-  ]);
-  const serving: { container: string; slot: string }[] = [];
-  const draining: string[] = [];
-  for (const line of out.split('\n').filter((l) => l.trim() !== '')) {
-    const [container, task, taskId] = line.split(' ');
-    if (desired.has(taskId)) serving.push({ container, slot: task.split('.')[1] });
-    else draining.push(container);
-  }
-  return { serving, draining };
+  const tasks = await runningTasks(service);
+  return { serving: tasks.filter((t) => desired.has(t.taskId)), draining: tasks.filter((t) => !desired.has(t.taskId)) };
 }
 
 /** How many of the service's tasks are running and healthy. */

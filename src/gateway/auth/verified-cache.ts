@@ -7,8 +7,8 @@
  * so garbage costs what it cost before and takes no room. Each entry carries the time it stops being valid and is
  * never returned at or after it. Memory is bounded whatever clients send: at most `maxEntries` entries and
  * `maxKeyChars` characters of keys together; when either is reached the least recently used entry makes room (an
- * evicted credential is simply verified again on its next use). Checks that can change while a credential is remembered
- * (revocation lists, the principal presenting it) stay with the caller, who runs them on every request.
+ * evicted credential is simply verified again on its next use). Checks that can change while a credential is
+ * remembered (revocation lists, the principal presenting it) stay with the caller, who runs them on every request.
  */
 
 import { LRUCache } from 'lru-cache';

@@ -40,14 +40,15 @@ while a <= #ARGV do
       end
     end
   end
+  if broken > 0 or refused > 0 then
+    for i = 1, #keys do redis.call('DECR', keys[i]) end
+  end
   if broken > 0 then
-    for i = 1, #keys do redis.call('DECR', keys[i]) end
     out[#out + 1], out[#out + 2], out[#out + 3] = -1, broken, 0
-  elseif refused == 0 then
-    out[#out + 1], out[#out + 2], out[#out + 3] = 1, 0, 0
-  else
-    for i = 1, #keys do redis.call('DECR', keys[i]) end
+  elseif refused > 0 then
     out[#out + 1], out[#out + 2], out[#out + 3] = 0, refused, wait
+  else
+    out[#out + 1], out[#out + 2], out[#out + 3] = 1, 0, 0
   end
 end
 return out

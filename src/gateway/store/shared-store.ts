@@ -136,7 +136,7 @@ export class SharedStore {
    * @throws StoreUnavailableError when the store is down or does not answer within `timeout_ms`
    */
   countCall(limits: readonly StoreLimit[]): Promise<LimitReply> {
-    if (!this.up) return Promise.reject(new StoreUnavailableError(this.outageReason ?? 'not connected'));
+    if (!this.up) return Promise.reject(this.outage());
     return new Promise<LimitReply>((resolve, reject) => {
       if (this.pending === undefined) {
         this.pending = [];
@@ -197,7 +197,7 @@ export class SharedStore {
    * @throws StoreUnavailableError while the store is down or when the append does not answer within `timeout_ms`
    */
   async appendAudit(replica: string, node: string, entries: readonly string[]): Promise<[number, string]> {
-    if (!this.up) throw new StoreUnavailableError(this.outageReason ?? 'not connected');
+    if (!this.up) throw this.outage();
     try {
       return await withDeadline(
         this.client.audit(
@@ -260,7 +260,7 @@ export class SharedStore {
 
   /** `fn`'s answer, or StoreUnavailableError at once while the store is down (a probe watches for its return). */
   private async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (!this.up) throw new StoreUnavailableError(this.outageReason ?? 'not connected');
+    if (!this.up) throw this.outage();
     try {
       return await withDeadline(fn(), this.timeoutMs);
     } catch (err) {
@@ -270,6 +270,11 @@ export class SharedStore {
       this.markDown(message);
       throw new StoreUnavailableError(message);
     }
+  }
+
+  /** The error a command gets at once while the store is down. */
+  private outage(): StoreUnavailableError {
+    return new StoreUnavailableError(this.outageReason ?? 'not connected');
   }
 
   private markDown(reason: string): void {
@@ -317,31 +322,24 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     let timer: NodeJS.Timeout;
+    /** Runs `end` with the first outcome only (the answer, its error or the timeout). */
+    const settle = (end: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      end();
+    };
     const arm = (late: boolean): void => {
       const due = Date.now() + ms;
       timer = setTimeout(() => {
         if (!late && Date.now() - due > ms / 2) return arm(true);
-        setImmediate(() => {
-          if (settled) return;
-          settled = true;
-          reject(new Error('Command timed out'));
-        });
+        setImmediate(() => settle(() => reject(new Error('Command timed out'))));
       }, ms);
     };
     arm(false);
     promise.then(
-      (value) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        reject(err);
-      },
+      (value) => settle(() => resolve(value)),
+      (err: unknown) => settle(() => reject(err)),
     );
   });
 }
