@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# `npm run toolchain`: builds OpenTofu and the kreuzwerker/docker Terraform provider from Go modules into a
-# per-user cache, lays the provider out as a filesystem mirror, writes a CLI config that installs providers from
-# that mirror only, and prints the environment that makes `cdktf deploy` use them offline:
+# `npm run toolchain`: builds OpenTofu and the kreuzwerker/docker and hashicorp/kubernetes Terraform providers from
+# Go modules into a per-user cache, lays the providers out as a filesystem mirror, writes a CLI config that installs
+# providers from that mirror only, and prints the environment that makes `cdktf deploy` use them offline:
 #
 #   eval "$(npm run --silent toolchain)"
 #
 # Idempotent: a build whose binary is already there at the right version is skipped. Progress goes to stderr,
-# the `export` lines to stdout. Needs Go >= 1.25 and the Go module proxy; nothing else is downloaded.
+# the `export` lines to stdout. Needs Go >= 1.26.3 (the kubernetes provider's go.mod asks for it) and the Go module
+# proxy; nothing else is downloaded.
 # Where: $CDKTF_MCP_GATEWAY_TOOLCHAIN, else ${XDG_CACHE_HOME:-~/.cache}/cdktf-mcp-gateway/toolchain (outside the
 # clone, so every clone of this user shares it; Go's own module and build caches are per user already).
 # The wrapper modules that pin the versions are tools/terraform/*/go.mod (docs/deploy.md explains them).
@@ -19,14 +20,15 @@ cache="${CDKTF_MCP_GATEWAY_TOOLCHAIN:-${XDG_CACHE_HOME:-$HOME/.cache}/cdktf-mcp-
 # under in the mirror (and that the constructs require) is the release that commit carries.
 tofu_version="$(sed -n 's/^require github.com\/opentofu\/opentofu v\(.*\)$/\1/p' "$root/tools/terraform/tofu/go.mod")"
 provider_version="$(sed -n 's/^\/\/ mirror-version: \(.*\)$/\1/p' "$root/tools/terraform/provider-docker/go.mod")"
-[[ -n $tofu_version && -n $provider_version ]] || {
+kubernetes_version="$(sed -n 's/^\/\/ mirror-version: \(.*\)$/\1/p' "$root/tools/terraform/provider-kubernetes/go.mod")"
+[[ -n $tofu_version && -n $provider_version && -n $kubernetes_version ]] || {
   echo "toolchain: cannot read the versions from tools/terraform/*/go.mod" >&2
   exit 1
 }
 
 log() { echo "toolchain: $*" >&2; }
 command -v go >/dev/null 2>&1 || {
-  log "go is not installed (Go >= 1.25 builds OpenTofu and the provider from Go modules)"
+  log "go is not installed (Go >= 1.26.3 builds OpenTofu and the providers from Go modules)"
   exit 1
 }
 
@@ -64,12 +66,30 @@ else
   build "kreuzwerker/docker $provider_version" "$root/tools/terraform/provider-docker" \
     github.com/terraform-providers/terraform-provider-docker "$provider" "-X main.version=$provider_version"
 fi
+
+# hashicorp/kubernetes for the Kubernetes deploy tests (scripts/k8s-cluster.sh): same flags, its own wrapper module.
+kubernetes_name="terraform-provider-kubernetes_v$kubernetes_version"
+kubernetes="$cache/build/$kubernetes_name"
+if [[ -x $kubernetes ]]; then
+  log "hashicorp/kubernetes $kubernetes_version: already built ($kubernetes)"
+else
+  mkdir -p "$cache/build"
+  build "hashicorp/kubernetes $kubernetes_version" "$root/tools/terraform/provider-kubernetes" \
+    github.com/hashicorp/terraform-provider-kubernetes "$kubernetes" "-X main.version=$kubernetes_version"
+fi
+
 # The mirror layout OpenTofu and Terraform read: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION.
-for host in registry.opentofu.org registry.terraform.io; do
-  dir="$mirror/$host/kreuzwerker/docker/$provider_version/$os_arch"
-  mkdir -p "$dir"
-  cmp -s "$provider" "$dir/$provider_name" 2>/dev/null || cp -f "$provider" "$dir/$provider_name"
-done
+# mirror_put FILE NAMESPACE/TYPE VERSION
+mirror_put() {
+  local file=$1 type=$2 version=$3 host dir
+  for host in registry.opentofu.org registry.terraform.io; do
+    dir="$mirror/$host/$type/$version/$os_arch"
+    mkdir -p "$dir"
+    cmp -s "$file" "$dir/${file##*/}" 2>/dev/null || cp -f "$file" "$dir/${file##*/}"
+  done
+}
+mirror_put "$provider" kreuzwerker/docker "$provider_version"
+mirror_put "$kubernetes" hashicorp/kubernetes "$kubernetes_version"
 
 # Providers come from the mirror only: no `direct` block, so nothing is looked up on a registry.
 cat >"$cache/tofurc" <<EOF
@@ -77,12 +97,13 @@ cat >"$cache/tofurc" <<EOF
 provider_installation {
   filesystem_mirror {
     path    = "$mirror"
-    include = ["registry.opentofu.org/kreuzwerker/docker", "registry.terraform.io/kreuzwerker/docker"]
+    include = ["registry.opentofu.org/kreuzwerker/docker", "registry.terraform.io/kreuzwerker/docker",
+               "registry.opentofu.org/hashicorp/kubernetes", "registry.terraform.io/hashicorp/kubernetes"]
   }
 }
 EOF
 
-log "ready: OpenTofu $tofu_version, kreuzwerker/docker $provider_version (mirror $mirror)"
+log "ready: OpenTofu $tofu_version, kreuzwerker/docker $provider_version, hashicorp/kubernetes $kubernetes_version (mirror $mirror)"
 echo "export PATH=\"$bin:\$PATH\""
 echo "export TERRAFORM_BINARY_NAME=tofu"
 echo "export TF_CLI_CONFIG_FILE=\"$cache/tofurc\""
