@@ -14,3 +14,4 @@ export * from './yaml-errors';
 export * from './oauth-config';
 export * from './config-handoff';
 export * from './rate-limits';
+export * from './kubernetes';

@@ -6,6 +6,9 @@ export interface ReloadTrigger {
   close(): void;
 }
 
+/** The link a Kubernetes ConfigMap or Secret volume replaces to update all its files at once. */
+const KUBELET_DATA_LINK = '..data';
+
 /** Quiet time after the last change event before the file is looked at. */
 const DEBOUNCE_MS = 200;
 /** The pause between two looks at the file; it reloads once two looks in a row see the same file. */
@@ -52,7 +55,8 @@ function watchConfig(path: string, onChange: () => void): { close(): void } {
     if (now !== undefined) schedule(STABLE_CHECK_MS, check);
   };
   const watcher = watchFile(dirname(path), (_event, filename) => {
-    if (filename !== null && filename.toString() !== name) return;
+    // a Kubernetes volume swaps its `..data` link: every file in it changes at once
+    if (filename !== null && filename.toString() !== name && filename.toString() !== KUBELET_DATA_LINK) return;
     seen = undefined;
     schedule(DEBOUNCE_MS, check);
   });

@@ -178,6 +178,7 @@ class Gateway implements RunningGateway {
   private metricsServer: MetricsServer | undefined;
   private readonly connections: ConnectionGuard;
   private configDigest: string;
+  private configLoadedAt = Date.now();
   private readonly status: StatusFile | undefined;
   private store: SharedStore | undefined;
   /** The store config (with its password) the current `store` was made from, to tell a reload that changes it. */
@@ -235,6 +236,7 @@ class Gateway implements RunningGateway {
       log,
       state: () => this.state,
       configDigest: () => this.configDigest,
+      configLoadedAt: () => this.configLoadedAt,
       shuttingDown: () => this.shuttingDown,
       inFlight: { count: 0 },
     };
@@ -316,6 +318,7 @@ class Gateway implements RunningGateway {
       this.swapStore(replacement);
       this.knowNames();
       this.configDigest = digest;
+      this.configLoadedAt = Date.now();
       this.metrics?.recordReload('applied');
     } catch (err) {
       this.metrics?.recordReload('refused');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../src/contract';
@@ -59,6 +59,31 @@ describe('config reload triggers: SIGHUP and --watch', () => {
     try {
       writeFileSync(file, JSON.stringify(v2));
       const session = await initializeSession(gateway.url);
+      await eventually(async () => assert.deepEqual(await listedTools(gateway.url, session), ['lookup', 'health']), {
+        timeoutMs: 3000,
+      });
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('reloads when a Kubernetes volume swaps its ..data link (the file itself is a link that never changes)', async () => {
+    // the layout the kubelet keeps: gateway.json -> ..data/gateway.json, ..data -> ..<timestamp>/, swapped by rename
+    const dir = mkdtempSync(join(tmpdir(), 'gw-kubelet-'));
+    const version = (name: string, config: GatewayConfig): void => {
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, 'gateway.json'), JSON.stringify(config));
+    };
+    version('..v1', v1);
+    symlinkSync('..v1', join(dir, '..data'));
+    symlinkSync('..data/gateway.json', join(dir, 'gateway.json'));
+    const file = join(dir, 'gateway.json');
+    const gateway = await startSilentGateway(v1, { configPath: file, watch: true });
+    try {
+      const session = await initializeSession(gateway.url);
+      version('..v2', v2);
+      symlinkSync('..v2', join(dir, '..data_tmp'));
+      renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
       await eventually(async () => assert.deepEqual(await listedTools(gateway.url, session), ['lookup', 'health']), {
         timeoutMs: 3000,
       });

@@ -21,6 +21,8 @@ export interface HttpContext {
   state(): GatewayState;
   /** The digest of the config served now (`/readyz` reports it, so a deploy can tell when its config serves). */
   configDigest(): string;
+  /** When that config was loaded (ms since the epoch): a reload of the same bytes with new secrets moves it. */
+  configLoadedAt(): number;
   shuttingDown(): boolean;
   /** Requests being answered on `/mcp` (graceful shutdown waits for them). */
   readonly inFlight: { count: number; onIdle?: () => void };
@@ -75,7 +77,12 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
         sendJson(
           res,
           status === 'ok' ? 200 : 503,
-          JSON.stringify({ status, config_digest: ctx.configDigest(), ...fields }),
+          JSON.stringify({
+            status,
+            config_digest: ctx.configDigest(),
+            config_loaded_at: ctx.configLoadedAt(),
+            ...fields,
+          }),
         );
       }
       return;

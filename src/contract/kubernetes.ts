@@ -1,0 +1,58 @@
+/**
+ * Where a gateway deployed to Kubernetes meets its objects: shared by the constructs that synthesize them and by
+ * `apply-config --kubernetes`, the in-cluster job that hands each new config to the running pods.
+ *
+ * Two copies of the config: the one Terraform writes (the ConfigMap `NAME-config` and the Secret `NAME-secrets`,
+ * what the plan shows) and the one the pods mount (`NAME-live`, a ConfigMap and a Secret of that name), which only
+ * the job writes, after the gateway's own check passed. So a config the gateway refuses never reaches a pod, not
+ * even one that starts later.
+ */
+
+/** Where a pod mounts the live config (a projected volume of the live ConfigMap and Secret). */
+export const K8S_CONFIG_DIR = '/etc/cdktf-mcp-gateway';
+
+/** Where the apply job mounts the config Terraform wrote (the ConfigMap and Secret it checks). */
+export const K8S_NEXT_DIR = '/etc/cdktf-mcp-gateway-next';
+
+/** The config file's name in both directories, and its key in both ConfigMaps. */
+export const K8S_CONFIG_KEY = 'gateway.json';
+
+/** The folder of secret files under either directory (one file per secret, named as the config names it). */
+export const K8S_SECRETS_SUBDIR = 'secrets';
+
+/** The session key's name among the secrets: the user's `sessionKey`, else one the job generates once and keeps. */
+export const K8S_SESSION_KEY = 'cdktf-mcp-gateway-session-key';
+
+/** The annotation the apply job records its outcome in: `serving DIGEST`, `stored DIGEST` or `refused: REASON`. */
+export const K8S_OUTCOME_ANNOTATION = 'mcp-gateway.cdktf.io/outcome';
+
+/**
+ * The annotation the apply job sets on each gateway pod to the digest it hands over. The pod's template does not
+ * change (no restart); the update prompts the kubelet to refresh the pod's mounted config now rather than at its
+ * next periodic sync.
+ */
+export const K8S_DIGEST_ANNOTATION = 'mcp-gateway.cdktf.io/config-digest';
+
+/** The labels every object of a gateway carries; `component` tells the pods that serve from the job. */
+export function k8sLabels(gateway: string, component: 'gateway' | 'apply-config'): Record<string, string> {
+  return {
+    'app.kubernetes.io/name': 'cdktf-mcp-gateway',
+    'app.kubernetes.io/instance': gateway,
+    'app.kubernetes.io/component': component,
+  };
+}
+
+/** The names of a gateway's objects in its namespace. */
+export function k8sNames(gateway: string): {
+  readonly config: string;
+  readonly secrets: string;
+  readonly live: string;
+  readonly applier: string;
+} {
+  return {
+    config: `${gateway}-config`,
+    secrets: `${gateway}-secrets`,
+    live: `${gateway}-live`,
+    applier: `${gateway}-apply-config`,
+  };
+}
