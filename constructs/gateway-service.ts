@@ -218,6 +218,17 @@ export interface GatewayReplicaOptions {
   readonly publishMode?: PublishMode;
 }
 
+/** Fails unless `sessionKey` is absent or a reference to a sensitive value (never echoing it). */
+export function checkSessionKey(sessionKey: unknown, fail: (m: string) => never): void {
+  if (sessionKey !== undefined && (typeof sessionKey !== 'string' || !Token.isUnresolved(sessionKey))) {
+    // never echo the value: it may be the key itself
+    fail(
+      'sessionKey must be a reference to a sensitive value, not a literal (a literal would be written into ' +
+        "cdk.tf.json): e.g. new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue",
+    );
+  }
+}
+
 /** `replicas` (undefined: a container) after the checks that tie `sessionKey` and `publishMode` to it. */
 export function checkReplicas(
   props: GatewayReplicaOptions & { readonly hostIp?: string },
@@ -232,13 +243,7 @@ export function checkReplicas(
   if (publishMode !== undefined && !(PUBLISH_MODES as readonly string[]).includes(publishMode)) {
     fail(`publishMode ${quote(publishMode)} is not supported: expected one of ${PUBLISH_MODES.join(', ')}`);
   }
-  if (sessionKey !== undefined && (typeof sessionKey !== 'string' || !Token.isUnresolved(sessionKey))) {
-    // never echo the value: it may be the key itself
-    fail(
-      'sessionKey must be a reference to a sensitive value, not a literal (a literal would be written into ' +
-        "cdk.tf.json): e.g. new TerraformVariable(this, 'session_key', { type: 'string', sensitive: true }).stringValue",
-    );
-  }
+  checkSessionKey(sessionKey, fail);
   if (replicas === undefined) {
     if (publishMode !== undefined) fail(`publishMode applies to replicas only: set 'replicas', or drop 'publishMode'`);
     return undefined;

@@ -1,4 +1,4 @@
-import { Annotations, TerraformOutput, TerraformStack } from 'cdktf';
+import { Annotations, TerraformOutput, type TerraformResource, TerraformStack } from 'cdktf';
 import { Construct, IConstruct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
 import { Service as DockerService } from '@cdktf/provider-docker/lib/service';
@@ -15,6 +15,9 @@ import {
   GatewayConfig,
   GatewaySettings,
   isPort,
+  K8S_CONFIG_DIR,
+  K8S_SECRETS_SUBDIR,
+  K8S_SESSION_KEY,
   NAME_RULE,
   normalizeTokenSha256,
   PORT_RULE,
@@ -39,6 +42,7 @@ import { checkHostIp, urlHostOf } from './host-ip';
 import { checkOAuth, checkResourceUrl, checkScopes, type GatewayOAuth } from './oauth-props';
 import {
   checkReplicas,
+  checkSessionKey,
   createGatewayService,
   type GatewayReplicaOptions,
   SESSION_KEY_PATH,
@@ -47,8 +51,16 @@ import {
 import { SecretsRevision } from './secrets-revision';
 import { Service } from './service';
 import { LimitStore } from './limit-store';
-import { checkPlacement, checkRegistry, type GatewayPlacement, type GatewayRegistry } from './gateway-registry';
+import {
+  checkPlacement,
+  checkRegistry,
+  pushImage,
+  type GatewayPlacement,
+  type GatewayRegistry,
+} from './gateway-registry';
 import { checkRateLimits, storeConfig, type GatewayStoreOptions, type RateLimit } from './rate-limits';
+import { createGatewayKubernetes } from './kubernetes/gateway-kubernetes';
+import { checkKubernetes, type GatewayKubernetes, type KubernetesTarget } from './kubernetes/kubernetes-props';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
 export interface GatewayToken {
@@ -195,6 +207,14 @@ export interface GatewayProps extends GatewayLimits, GatewayReplicaOptions {
    * @default - any node, spread
    */
   readonly placement?: GatewayPlacement;
+  /**
+   * Deploy to Kubernetes instead of Docker: a namespace of the gateway's own with a Deployment of `replicas` pods
+   * (2 unless set), a Service, a PodDisruptionBudget, the config and its secrets. The pods run the image the stack
+   * builds and pushes to `registry`, or `kubernetes.image`. The stack needs the hashicorp/kubernetes provider
+   * (`KubernetesCluster`). See docs/kubernetes.md.
+   * @default - Docker: one container, or a Swarm service with `replicas`
+   */
+  readonly kubernetes?: GatewayKubernetes;
 }
 
 /** The secret a `LimitStore`'s password reaches the gateway as (`/run/secrets/NAME`). */
@@ -229,6 +249,13 @@ export class Gateway extends Construct {
   public readonly container?: Container;
   /** The gateway's Swarm `docker_service` (with `replicas`). */
   public readonly service?: DockerService;
+  /** The Kubernetes Deployment, when the gateway sets `kubernetes`. */
+  public readonly deployment?: TerraformResource;
+  /**
+   * The image reference the gateway's pods run, when it sets `kubernetes` (`name@sha256:…` when the stack pushed
+   * it): a backend in the cluster may run on it too (it has Node).
+   */
+  public readonly image?: string;
 
   private readonly services: Service[] = [];
   private readonly settings: GatewaySettings;
@@ -252,29 +279,20 @@ export class Gateway extends Construct {
     if (!isPort(this.port)) {
       fail(`port (${quote(props.port)}) must be ${PORT_RULE}`);
     }
-    const validateInput = props.validateInput ?? DEFAULT_VALIDATE_INPUT;
-    if (typeof validateInput !== 'boolean') fail(`validateInput (${quote(validateInput)}) must be true or false`);
-    if (props.validateOutput !== undefined && typeof props.validateOutput !== 'boolean') {
-      fail(`validateOutput (${quote(props.validateOutput)}) must be true or false`);
-    }
-    const pageSize = props.toolsListPageSize;
-    if (pageSize !== undefined && (!Number.isSafeInteger(pageSize) || pageSize < 1)) {
-      fail(`toolsListPageSize (${quote(pageSize)}) must be a positive integer (tools per tools/list page)`);
-    }
-    const channel = props.validationErrors ?? DEFAULT_VALIDATION_ERRORS;
-    if (!(VALIDATION_CHANNELS as readonly string[]).includes(channel)) {
-      fail(`validationErrors ${quote(channel)} is not supported: expected one of ${VALIDATION_CHANNELS.join(', ')}`);
-    }
-    const refusalStructured = props.refusalStructuredContent;
-    if (refusalStructured !== undefined && typeof refusalStructured !== 'boolean') {
-      fail(`refusalStructuredContent (${quote(refusalStructured)}) must be true or false`);
-    }
+    const validation = validationSettings(props, fail);
     const auth = checkAuth(props.auth, fail);
     if (auth === 'none') warnOpen(this, this.name, this.port);
     const auditLog = checkAuditLog(props.auditLog ?? (props.store === undefined ? true : 'store'), props, fail);
     this.hostIp = checkHostIp(props.hostIp, fail);
     this.secrets = new GatewaySecrets(this, props.secrets, fail);
-    const replicas = checkReplicas(props, fail);
+    const k8s = props.kubernetes === undefined ? undefined : checkKubernetes(this.name, props.kubernetes, fail);
+    const replicas = k8s === undefined ? checkReplicas(props, fail) : kubernetesReplicas(props, fail);
+    if (k8s !== undefined && LimitStore.isLimitStore(props.store)) {
+      fail(
+        `store: LimitStore '${props.store.name}' runs as a Docker container, which pods cannot reach: ` +
+          'pass store: { url } of a Redis or Valkey the pods reach (e.g. a Service in the cluster)',
+      );
+    }
     const baseImage = props.baseImage ?? DEFAULT_BASE_IMAGE;
     if (typeof baseImage !== 'string' || !/^[^\s]+$/.test(baseImage)) {
       fail(`baseImage ${quote(baseImage)} must be an image reference such as '${DEFAULT_BASE_IMAGE}'`);
@@ -284,11 +302,7 @@ export class Gateway extends Construct {
       name: this.name,
       host: '0.0.0.0',
       port: GATEWAY_CONTAINER_PORT,
-      validate_input: validateInput,
-      ...(props.validateOutput !== undefined ? { validate_output: props.validateOutput } : {}),
-      ...(pageSize !== undefined ? { tools_list_page_size: pageSize } : {}),
-      validation_errors: channel,
-      ...(refusalStructured !== undefined ? { refusal_structured_content: refusalStructured } : {}),
+      ...validation,
       auth,
       ...resourceUrlSetting(auth, props.resourceUrl ?? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`, fail),
       audit_log: auditLog,
@@ -302,16 +316,25 @@ export class Gateway extends Construct {
       ...limitSettings(props, fail),
       ...rateLimitSettings(props.rateLimits, fail),
       ...this.storeSetting(props, replicas, fail),
-      ...(props.sessionKey !== undefined
-        ? { session_key_file: SESSION_KEY_PATH }
-        : replicas === undefined
-          ? { session_key_store: GATEWAY_SESSION_KEY_STORE }
-          : {}),
+      ...(k8s !== undefined
+        ? { session_key_file: `${K8S_CONFIG_DIR}/${K8S_SECRETS_SUBDIR}/${K8S_SESSION_KEY}` }
+        : props.sessionKey !== undefined
+          ? { session_key_file: SESSION_KEY_PATH }
+          : replicas === undefined
+            ? { session_key_store: GATEWAY_SESSION_KEY_STORE }
+            : {}),
     };
     for (const service of props.services ?? []) this.addService(service);
 
     this.url = `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`;
-    ({ container: this.container, service: this.service } = this.createResources(props, replicas, baseImage));
+    if (k8s !== undefined)
+      ({ deployment: this.deployment, image: this.image } = this.createKubernetes(
+        props,
+        k8s,
+        replicas ?? 2,
+        baseImage,
+      ));
+    else ({ container: this.container, service: this.service } = this.createResources(props, replicas, baseImage));
     new TerraformOutput(this, 'Url', {
       value: this.url,
       description: `MCP endpoint of gateway ${this.name}`,
@@ -494,6 +517,65 @@ export class Gateway extends Construct {
     };
   }
 
+  /**
+   * The gateway's Kubernetes objects (see `createGatewayKubernetes`). The image is the one the stack builds and
+   * pushes to `registry`, pulled by digest, or `kubernetes.image` as it is.
+   */
+  private createKubernetes(
+    props: GatewayProps,
+    target: KubernetesTarget,
+    replicas: number,
+    baseImage: string,
+  ): { deployment: TerraformResource; image: string } {
+    for (const prop of ['placement', 'publishMode', 'hostIp'] as const) {
+      if (props[prop] !== undefined) {
+        this.fail(`${prop} applies to Docker only; on Kubernetes, leave it out (see docs/kubernetes.md)`);
+      }
+    }
+    const secretValues = [
+      ...this.secrets.entries(),
+      ...(props.sessionKey !== undefined ? [[K8S_SESSION_KEY, props.sessionKey] as const] : []),
+    ];
+    const revision = secretValues.length > 0 ? new SecretsRevision(this, 'SecretsRevision', secretValues) : undefined;
+    new ConfigSummary(this, 'ConfigSummary', outputIdOf(this.name).replace(/_url$/, '_config'), () => this.config());
+    let image: { reference: string; pull: boolean; name: string };
+    const dependsOn: TerraformResource[] = [];
+    if (target.image !== undefined) {
+      if (props.registry !== undefined) {
+        this.fail("kubernetes.image names an image already on the nodes; drop 'registry' (or drop kubernetes.image)");
+      }
+      image = { reference: target.image, pull: false, name: target.image };
+    } else {
+      if (props.registry === undefined) {
+        this.fail(
+          "a Kubernetes gateway's image reaches the nodes through a registry: set registry: { address: 'host:port' } " +
+            '(the stack builds and pushes the image), or name an image already on every node in kubernetes.image',
+        );
+      }
+      const registry = checkRegistry(props.registry, this.fail);
+      const built = GatewayImage.of(this).imageFor(baseImage, registry.address);
+      const name = GatewayImage.of(this).nameFor(baseImage, registry.address);
+      const pushed = pushImage(this, built, name, registry);
+      dependsOn.push(pushed.pushed);
+      image = { reference: pushed.reference, pull: true, name };
+    }
+    const metrics = this.settings.metrics;
+    const deployment = createGatewayKubernetes(this, {
+      name: this.name,
+      target,
+      replicas,
+      port: this.port,
+      ...(typeof metrics === 'object' ? { metricsPort: metrics.port } : {}),
+      image,
+      configText: () => renderGatewayConfig(this.config()),
+      secrets: secretValues,
+      revision,
+      auditFile: this.settings.audit_log !== false && this.settings.audit_log !== 'store',
+      dependsOn,
+    });
+    return { deployment, image: image.reference };
+  }
+
   /** The files a gateway's containers get: the config (kept out of plans), then each distinct CA bundle. */
   private files(): ContainerFile[] {
     const files: ContainerFile[] = [
@@ -562,6 +644,21 @@ export class Gateway extends Construct {
           "its 'container' (point endpoint.url at it), or drop 'replicas'",
       );
     }
+    for (const s of this.deployment === undefined ? [] : this.services) {
+      if (s.container !== undefined) {
+        errors.push(
+          `Gateway '${this.name}' deploys to Kubernetes, but service '${s.name}' deploys its backend as a ` +
+            'docker_container, which pods cannot reach: run the backend in the cluster and point endpoint.url at it ' +
+            "(e.g. http://backend.NAMESPACE.svc:8080/path), and drop its 'container'",
+        );
+      }
+      if (s.gatewayUploads.length > 0) {
+        errors.push(
+          `Gateway '${this.name}' deploys to Kubernetes, but service '${s.name}' names a CA file (endpoint.tls.caFile), ` +
+            'which the Kubernetes route does not carry yet: give the backend a certificate the image trusts, or deploy with Docker',
+        );
+      }
+    }
     if (this.services.length === 0) {
       errors.push(
         `Gateway '${this.name}' has no services: pass 'services' or call addService() with at least one Service`,
@@ -594,7 +691,8 @@ export class Gateway extends Construct {
             "give one of them a 'name' that differs in more than '.' and '_'",
         );
       }
-      if (other.port === this.port) {
+      // Kubernetes gateways publish in namespaces of their own, not on the Docker host's ports
+      if (other.port === this.port && other.deployment === undefined && this.deployment === undefined) {
         errors.push(
           `Gateways '${other.name}' and '${this.name}' both publish host port ${this.port}: give each gateway its own 'port'`,
         );
@@ -605,6 +703,50 @@ export class Gateway extends Construct {
 }
 
 const GATEWAY_SYMBOL = Symbol.for('cdktf-mcp-gateway.Gateway');
+
+/** The settings of what the gateway validates and how it refuses, each checked (one message per bad value). */
+function validationSettings(
+  props: GatewayProps,
+  fail: (m: string) => never,
+): Pick<
+  GatewaySettings,
+  'validate_input' | 'validate_output' | 'tools_list_page_size' | 'validation_errors' | 'refusal_structured_content'
+> {
+  const validateInput = props.validateInput ?? DEFAULT_VALIDATE_INPUT;
+  if (typeof validateInput !== 'boolean') fail(`validateInput (${quote(validateInput)}) must be true or false`);
+  if (props.validateOutput !== undefined && typeof props.validateOutput !== 'boolean') {
+    fail(`validateOutput (${quote(props.validateOutput)}) must be true or false`);
+  }
+  const pageSize = props.toolsListPageSize;
+  if (pageSize !== undefined && (!Number.isSafeInteger(pageSize) || pageSize < 1)) {
+    fail(`toolsListPageSize (${quote(pageSize)}) must be a positive integer (tools per tools/list page)`);
+  }
+  const channel = props.validationErrors ?? DEFAULT_VALIDATION_ERRORS;
+  if (!(VALIDATION_CHANNELS as readonly string[]).includes(channel)) {
+    fail(`validationErrors ${quote(channel)} is not supported: expected one of ${VALIDATION_CHANNELS.join(', ')}`);
+  }
+  const refusalStructured = props.refusalStructuredContent;
+  if (refusalStructured !== undefined && typeof refusalStructured !== 'boolean') {
+    fail(`refusalStructuredContent (${quote(refusalStructured)}) must be true or false`);
+  }
+  return {
+    validate_input: validateInput,
+    ...(props.validateOutput !== undefined ? { validate_output: props.validateOutput } : {}),
+    ...(pageSize !== undefined ? { tools_list_page_size: pageSize } : {}),
+    validation_errors: channel,
+    ...(refusalStructured !== undefined ? { refusal_structured_content: refusalStructured } : {}),
+  };
+}
+
+/** A Kubernetes gateway's `replicas` (2 unless set); its pods share a session key the cluster keeps. */
+function kubernetesReplicas(props: GatewayProps, fail: (m: string) => never): number {
+  checkSessionKey(props.sessionKey, fail);
+  const replicas = props.replicas ?? 2;
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 1000) {
+    fail(`replicas (${quote(replicas)}) must be an integer 1-1000 (the Deployment's pods)`);
+  }
+  return replicas;
+}
 
 /** The `rate_limits` setting of the gateway's own `rateLimits` (its services' are added by `config()`). */
 function rateLimitSettings(

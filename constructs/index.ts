@@ -14,3 +14,5 @@ export type { GatewayReplicaOptions, PublishMode } from './gateway-service';
 export * from './limit-store';
 export type { GatewayStoreOptions, RateLimit, ServiceRateLimit } from './rate-limits';
 export type { GatewayPlacement, GatewayRegistry } from './gateway-registry';
+export { KubernetesCluster, type KubernetesClusterProps } from './kubernetes/kubernetes-cluster';
+export type { GatewayKubernetes, GatewayKubernetesService, KubernetesResources } from './kubernetes/kubernetes-props';

@@ -3,6 +3,7 @@ import { normalizeTokenSha256, secretNameProblem } from '../src/contract';
 import { isJsonObject } from '../src/validation';
 import { generateInputSchema, InputSpec, InputSpecError, ParamSpec } from '../src/schema';
 import type { GatewayAuth } from './gateway';
+import type { GatewayKubernetes } from './kubernetes/kubernetes-props';
 import {
   ManifestDashboard,
   ManifestDocument,
@@ -253,7 +254,21 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
       g.placement === undefined
         ? undefined
         : defined({ constraints: g.placement.constraints, maxReplicasPerNode: g.placement.max_replicas_per_node }),
+    kubernetes: g.kubernetes === undefined ? undefined : kubernetes(g.kubernetes),
     at: yaml.location(['gateways', name], true),
+  });
+}
+
+/** `kubernetes: { namespace, service: { type, node_port }, image, requests, limits, … }` → `GatewayKubernetes`. */
+function kubernetes(k: Json): GatewayKubernetes {
+  return defined({
+    namespace: k.namespace,
+    service: k.service === undefined ? undefined : defined({ type: k.service.type, nodePort: k.service.node_port }),
+    image: k.image,
+    requests: k.requests,
+    limits: k.limits,
+    drainSeconds: k.drain_seconds,
+    applyTimeoutSeconds: k.apply_timeout_seconds,
   });
 }
 

@@ -1,0 +1,158 @@
+import { type ITerraformDependable, Lazy } from 'cdktf';
+import { Construct } from 'constructs';
+import { K8S_CONFIG_KEY, k8sLabels, k8sNames, terraformLiteral } from '../../src/contract';
+import type { SecretsRevision } from '../secrets-revision';
+import { createApplyConfig } from './apply-job';
+import { podSpec } from './gateway-pods';
+import { KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
+import type { KubernetesTarget } from './kubernetes-props';
+
+/** What `createGatewayKubernetes` needs from the `Gateway`. */
+export interface GatewayKubernetesOptions {
+  readonly name: string;
+  readonly target: KubernetesTarget;
+  readonly replicas: number;
+  /** The port agents use (the Service's). */
+  readonly port: number;
+  /** A metrics port of its own, when metrics have one. */
+  readonly metricsPort?: number;
+  /**
+   * The image reference pods run, whether nodes may pull it, and a name that changes with it (known at synthesis:
+   * a pushed image's digest is not).
+   */
+  readonly image: { readonly reference: string; readonly pull: boolean; readonly name: string };
+  /** The config as synthesized (JSON). */
+  readonly configText: () => string;
+  /** The secrets the config names (name, sensitive value), the user's session key among them when given. */
+  readonly secrets: readonly (readonly [string, string])[];
+  readonly revision?: SecretsRevision;
+  /** Whether the audit log is a file (an `emptyDir` per pod). */
+  readonly auditFile: boolean;
+  /** Resources to create first (the image's push). */
+  readonly dependsOn?: readonly ITerraformDependable[];
+}
+
+/**
+ * A gateway's objects on Kubernetes. A config change is applied by a Job (replaced whenever the config, a secret
+ * or the image changes) that runs `apply-config --kubernetes`: it checks the config as the gateway would, copies it
+ * into the live ConfigMap and Secret the pods mount, and waits until every ready pod serves it; a data source reads
+ * the outcome it records, so a refused config fails the deploy with the gateway's reason while the pods keep the
+ * config they had. The Deployment itself changes only with the image or a setting of its own.
+ */
+export function createGatewayKubernetes(scope: Construct, options: GatewayKubernetesOptions): KubernetesResource {
+  requireKubernetesProvider(scope);
+  const { name, target } = options;
+  const ns = target.namespace;
+  const names = k8sNames(name);
+  const labels = k8sLabels(name, 'gateway');
+  const meta = (objectName: string, extra: Record<string, unknown> = {}) => ({
+    name: objectName,
+    namespace: ns,
+    labels: { ...labels, ...extra },
+  });
+
+  const namespace = new KubernetesResource(scope, 'Namespace', 'kubernetes_namespace_v1', {
+    metadata: { name: ns, labels: { 'app.kubernetes.io/managed-by': 'cdktf-mcp-gateway' } },
+  });
+  const inNs = { dependsOn: [namespace] };
+  const secretNames = [...options.secrets.map(([n]) => n)];
+  const config = new KubernetesResource(
+    scope,
+    'Config',
+    'kubernetes_config_map_v1',
+    {
+      metadata: meta(names.config),
+      data: { [K8S_CONFIG_KEY]: Lazy.stringValue({ produce: () => terraformLiteral(options.configText()) }) },
+    },
+    inNs,
+  );
+  const secrets = new KubernetesResource(
+    scope,
+    'Secrets',
+    'kubernetes_secret_v1',
+    {
+      metadata: meta(names.secrets),
+      // each value with a line break (which the gateway drops): the provider leaves an empty value out, and an
+      // empty secret must reach the gateway's check, which refuses it by name
+      data: Object.fromEntries(options.secrets.map(([n, v]) => [n, `${v}\n`])),
+    },
+    inNs,
+  );
+  // the live copy the pods mount: created empty here, written only by the apply job
+  const live = (id: string, type: string) =>
+    new KubernetesResource(
+      scope,
+      id,
+      type,
+      { metadata: meta(names.live) },
+      { ...inNs, lifecycle: { ignoreChanges: ['data'] } },
+    );
+  const liveConfig = live('LiveConfig', 'kubernetes_config_map_v1');
+  const liveSecret = live('LiveSecret', 'kubernetes_secret_v1');
+
+  const outcome = createApplyConfig(scope, options, namespace, [config, secrets, liveConfig, liveSecret]);
+
+  const deployment = new KubernetesResource(
+    scope,
+    'Deployment',
+    'kubernetes_deployment_v1',
+    {
+      metadata: meta(name),
+      spec: {
+        replicas: String(options.replicas),
+        selector: { match_labels: labels },
+        strategy: { type: 'RollingUpdate', rolling_update: { max_surge: '1', max_unavailable: '0' } },
+        template: { metadata: { labels }, spec: podSpec(options, secretNames) },
+      },
+      wait_for_rollout: true,
+      timeouts: { create: '5m', update: '5m' },
+    },
+    { dependsOn: [outcome] },
+  );
+  new KubernetesResource(
+    scope,
+    'DisruptionBudget',
+    'kubernetes_pod_disruption_budget_v1',
+    { metadata: meta(name), spec: { max_unavailable: '1', selector: { match_labels: labels } } },
+    inNs,
+  );
+  createService(scope, options, meta(name), labels, inNs);
+  return deployment;
+}
+
+/** The Service agents call: every node forwards only to its own pods, so a load balancer's check sees a lost node. */
+function createService(
+  scope: Construct,
+  options: GatewayKubernetesOptions,
+  metadata: Record<string, unknown>,
+  labels: Record<string, string>,
+  inNs: { dependsOn: KubernetesResource[] },
+): KubernetesResource {
+  const svc = options.target.service;
+  const ports = [
+    {
+      name: 'mcp',
+      port: options.port,
+      target_port: 'mcp',
+      ...(svc.type === 'NodePort' && svc.nodePort !== undefined ? { node_port: svc.nodePort } : {}),
+    },
+    ...(options.metricsPort === undefined
+      ? []
+      : [{ name: 'metrics', port: options.metricsPort, target_port: 'metrics' }]),
+  ];
+  return new KubernetesResource(
+    scope,
+    'Service',
+    'kubernetes_service_v1',
+    {
+      metadata,
+      spec: {
+        type: svc.type,
+        selector: labels,
+        port: ports,
+        ...(svc.type === 'ClusterIP' ? {} : { external_traffic_policy: 'Local' }),
+      },
+    },
+    inNs,
+  );
+}

@@ -1,0 +1,115 @@
+import {
+  AUDIT_LOG_DIR,
+  AUDIT_NODE_ENV,
+  GATEWAY_CONTAINER_PORT,
+  K8S_CONFIG_DIR,
+  K8S_CONFIG_KEY,
+  K8S_SECRETS_SUBDIR,
+  K8S_SESSION_KEY,
+  k8sLabels,
+  k8sNames,
+  SECRETS_DIR_ENV,
+} from '../../src/contract';
+import { GATEWAY_UID } from '../container-files';
+import type { GatewayKubernetesOptions } from './gateway-kubernetes';
+
+/** The pod: non-root, read-only root, no capabilities, spread over nodes, drained before it stops. */
+export function podSpec(options: GatewayKubernetesOptions, secretNames: readonly string[]): Record<string, unknown> {
+  const { target } = options;
+  const names = k8sNames(options.name);
+  const ports = [
+    { name: 'mcp', container_port: GATEWAY_CONTAINER_PORT },
+    ...(options.metricsPort === undefined ? [] : [{ name: 'metrics', container_port: options.metricsPort }]),
+  ];
+  const probe = (path: string, period: number, failures: number) => ({
+    http_get: { path, port: 'mcp' },
+    period_seconds: period,
+    timeout_seconds: 2,
+    failure_threshold: failures,
+  });
+  return {
+    automount_service_account_token: false,
+    enable_service_links: false,
+    security_context: podSecurity(),
+    termination_grace_period_seconds: target.drainSeconds + 30,
+    topology_spread_constraint: [
+      {
+        max_skew: 1,
+        topology_key: 'kubernetes.io/hostname',
+        when_unsatisfiable: 'DoNotSchedule',
+        // only this version's pods count (a rolling update starts them beside the old), and a lost node's taint
+        // takes it out of the count so its pods can move
+        match_label_keys: ['pod-template-hash'],
+        node_taints_policy: 'Honor',
+        label_selector: { match_labels: k8sLabels(options.name, 'gateway') },
+      },
+    ],
+    container: [
+      {
+        name: 'gateway',
+        image: options.image.reference,
+        image_pull_policy: options.image.pull ? 'IfNotPresent' : 'Never',
+        args: ['serve', '--config', `${K8S_CONFIG_DIR}/${K8S_CONFIG_KEY}`, '--watch'],
+        env: [
+          { name: SECRETS_DIR_ENV, value: `${K8S_CONFIG_DIR}/${K8S_SECRETS_SUBDIR}` },
+          { name: AUDIT_NODE_ENV, value_from: { field_ref: { field_path: 'spec.nodeName' } } },
+        ],
+        port: ports,
+        readiness_probe: probe('/readyz', 1, 2),
+        liveness_probe: probe('/healthz', 10, 3),
+        lifecycle: {
+          // the pod is out of the Service's endpoints while this waits; SIGTERM then lets calls in flight finish
+          pre_stop: { exec: { command: ['node', '-e', `setTimeout(() => {}, ${target.drainSeconds * 1000})`] } },
+        },
+        resources: { requests: { ...target.requests }, limits: { ...target.limits } },
+        security_context: containerSecurity(),
+        volume_mount: [
+          { name: 'config', mount_path: K8S_CONFIG_DIR, read_only: true },
+          { name: 'tmp', mount_path: '/tmp' },
+          ...(options.auditFile ? [{ name: 'audit', mount_path: AUDIT_LOG_DIR }] : []),
+        ],
+      },
+    ],
+    volume: [
+      {
+        name: 'config',
+        // one volume for the config and its secrets: the kubelet swaps both in one step
+        projected: {
+          default_mode: '0440',
+          sources: [
+            { config_map: { name: names.live, items: [{ key: K8S_CONFIG_KEY, path: K8S_CONFIG_KEY }] } },
+            {
+              secret: {
+                name: names.live,
+                items: [...secretNames, K8S_SESSION_KEY]
+                  .filter((n, i, all) => all.indexOf(n) === i)
+                  .map((n) => ({ key: n, path: `${K8S_SECRETS_SUBDIR}/${n}` })),
+              },
+            },
+          ],
+        },
+      },
+      { name: 'tmp', empty_dir: { size_limit: '64Mi' } },
+      ...(options.auditFile ? [{ name: 'audit', empty_dir: { size_limit: '1Gi' } }] : []),
+    ],
+  };
+}
+
+export function podSecurity(): Record<string, unknown> {
+  return {
+    run_as_non_root: true,
+    run_as_user: String(GATEWAY_UID),
+    run_as_group: String(GATEWAY_UID),
+    fs_group: String(GATEWAY_UID),
+    seccomp_profile: { type: 'RuntimeDefault' },
+  };
+}
+
+export function containerSecurity(): Record<string, unknown> {
+  return {
+    allow_privilege_escalation: false,
+    read_only_root_filesystem: true,
+    run_as_non_root: true,
+    capabilities: { drop: ['ALL'] },
+  };
+}

@@ -1,0 +1,70 @@
+import {
+  TerraformDataSource,
+  TerraformResource,
+  TerraformStack,
+  type TerraformMetaArguments,
+  type TerraformResourceLifecycle,
+} from 'cdktf';
+import { Construct } from 'constructs';
+
+/**
+ * The hashicorp/kubernetes releases the synthesized objects need: `match_label_keys` and `node_taints_policy` in a
+ * topology spread constraint. `npm run toolchain` builds 3.2.1 into its provider mirror.
+ */
+export const KUBERNETES_PROVIDER_CONSTRAINT = '~> 3.2';
+
+/** Sets the stack's `required_providers.kubernetes` to hashicorp/kubernetes {@link KUBERNETES_PROVIDER_CONSTRAINT}. */
+export function requireKubernetesProvider(scope: Construct): void {
+  const stack = TerraformStack.of(scope);
+  stack.addOverride('terraform.required_providers.kubernetes.source', 'hashicorp/kubernetes');
+  stack.addOverride('terraform.required_providers.kubernetes.version', KUBERNETES_PROVIDER_CONSTRAINT);
+}
+
+/** A Terraform body in the provider's own (snake_case) names; nested blocks are objects or lists of objects. */
+export type KubernetesBody = Record<string, unknown>;
+
+/**
+ * One hashicorp/kubernetes resource written as the provider's schema names it. The package synthesizes the few
+ * Kubernetes resources a gateway needs directly rather than through generated bindings: those pin a provider
+ * release older than the one the objects need and weigh more than the rest of the package.
+ */
+export class KubernetesResource extends TerraformResource {
+  public constructor(
+    scope: Construct,
+    id: string,
+    type: string,
+    private readonly body: KubernetesBody,
+    meta: TerraformMetaArguments = {},
+  ) {
+    super(scope, id, {
+      terraformResourceType: type,
+      terraformGeneratorMetadata: { providerName: 'kubernetes' },
+      ...meta,
+    });
+  }
+
+  protected synthesizeAttributes(): Record<string, unknown> {
+    return this.body;
+  }
+}
+
+/** One hashicorp/kubernetes data source, as {@link KubernetesResource}. */
+export class KubernetesDataSource extends TerraformDataSource {
+  public constructor(
+    scope: Construct,
+    id: string,
+    type: string,
+    private readonly body: KubernetesBody,
+    meta: { dependsOn?: TerraformMetaArguments['dependsOn']; lifecycle?: TerraformResourceLifecycle } = {},
+  ) {
+    super(scope, id, {
+      terraformResourceType: type,
+      terraformGeneratorMetadata: { providerName: 'kubernetes' },
+      ...meta,
+    });
+  }
+
+  protected synthesizeAttributes(): Record<string, unknown> {
+    return this.body;
+  }
+}

@@ -1,0 +1,111 @@
+import { quote } from '../docker-names';
+
+/** How agents reach a gateway on Kubernetes. */
+export type GatewayKubernetesService =
+  /** A port on every node, for the team's load balancer in front; each node serves only its own pods. */
+  | { readonly type: 'NodePort'; /** @default - one Kubernetes picks */ readonly nodePort?: number }
+  /** The cluster's load balancer, as the cloud provides it; each node serves only its own pods. */
+  | { readonly type: 'LoadBalancer' }
+  /** Inside the cluster only, for agents that run there. */
+  | { readonly type: 'ClusterIP' };
+
+/** CPU and memory, as Kubernetes quantities (`'250m'`, `'256Mi'`). */
+export interface KubernetesResources {
+  readonly cpu?: string;
+  readonly memory?: string;
+}
+
+/**
+ * A gateway deployed to Kubernetes instead of Docker: a namespace of its own holding a Deployment, a Service, a
+ * PodDisruptionBudget, the config (a ConfigMap) and its secrets (a Secret). A config change reaches every pod in
+ * place, after the gateway's own check, with no restart.
+ */
+export interface GatewayKubernetes {
+  /** The namespace the stack creates for the gateway's objects. @default `mcp-gateway-NAME` (NAME lowercased) */
+  readonly namespace?: string;
+  /** @default { type: 'NodePort' } */
+  readonly service?: GatewayKubernetesService;
+  /**
+   * An image already present on every node (a team's pipeline built and pushed it), used as is and never pulled.
+   * @default - the stack builds the gateway image with Docker and pushes it to the gateway's `registry`; pods pull
+   * it by digest
+   */
+  readonly image?: string;
+  /** @default { cpu: '100m', memory: '128Mi' } */
+  readonly requests?: KubernetesResources;
+  /** @default { memory: '512Mi' } (no CPU limit: a throttled gateway answers late, not less) */
+  readonly limits?: KubernetesResources;
+  /**
+   * Seconds a pod keeps serving after it is taken out of the Service, before it is asked to stop: the time load
+   * balancers and kube-proxy need to stop sending it new calls. Its calls in flight then finish.
+   * @default 5
+   */
+  readonly drainSeconds?: number;
+  /** How long a deploy waits for the pods to serve a new config. @default 90 */
+  readonly applyTimeoutSeconds?: number;
+}
+
+/** The `kubernetes` prop as checked, with its defaults. */
+export interface KubernetesTarget {
+  readonly namespace: string;
+  readonly service: GatewayKubernetesService;
+  readonly image?: string;
+  readonly requests: KubernetesResources;
+  readonly limits: KubernetesResources;
+  readonly drainSeconds: number;
+  readonly applyTimeoutSeconds: number;
+}
+
+const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const QUANTITY_RE = /^[0-9]+(\.[0-9]+)?(m|k|Ki|Mi|Gi|Ti|M|G|T)?$/;
+
+/** The `kubernetes` prop checked: each bad value fails naming the field, the value and what is allowed. */
+export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m: string) => never): KubernetesTarget {
+  if (typeof k !== 'object' || k === null)
+    fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp' }`);
+  const namespace = k.namespace ?? `mcp-gateway-${gateway.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 63);
+  if (typeof namespace !== 'string' || !NAMESPACE_RE.test(namespace)) {
+    fail(
+      `kubernetes.namespace (${quote(namespace)}) must be a DNS label: lowercase letters, digits and '-', at most 63`,
+    );
+  }
+  const service = k.service ?? { type: 'NodePort' };
+  if (typeof service !== 'object' || !['NodePort', 'LoadBalancer', 'ClusterIP'].includes(service.type)) {
+    fail(`kubernetes.service (${quote(service)}) must be { type: 'NodePort' | 'LoadBalancer' | 'ClusterIP' }`);
+  }
+  if (service.type === 'NodePort' && service.nodePort !== undefined) {
+    const p = service.nodePort;
+    if (!Number.isInteger(p) || p < 30000 || p > 32767) {
+      fail(
+        `kubernetes.service.nodePort (${quote(p)}) must be in the cluster's node port range, 30000-32767 by default`,
+      );
+    }
+  }
+  if (k.image !== undefined && (typeof k.image !== 'string' || !/^\S+$/.test(k.image))) {
+    fail(`kubernetes.image (${quote(k.image)}) must be an image reference such as 'registry.internal/mcp-gateway:1'`);
+  }
+  for (const [prop, value] of [
+    ['requests', k.requests],
+    ['limits', k.limits],
+  ] as const) {
+    for (const [name, q] of Object.entries(value ?? {})) {
+      if (!['cpu', 'memory'].includes(name) || typeof q !== 'string' || !QUANTITY_RE.test(q)) {
+        fail(`kubernetes.${prop}.${name} (${quote(q)}) must be a quantity of cpu or memory, e.g. '250m' or '256Mi'`);
+      }
+    }
+  }
+  const seconds = (prop: 'drainSeconds' | 'applyTimeoutSeconds', dflt: number, max: number): number => {
+    const v = k[prop] ?? dflt;
+    if (!Number.isInteger(v) || v < 0 || v > max) fail(`kubernetes.${prop} (${quote(v)}) must be an integer 0-${max}`);
+    return v;
+  };
+  return {
+    namespace,
+    service,
+    ...(k.image === undefined ? {} : { image: k.image }),
+    requests: k.requests ?? { cpu: '100m', memory: '128Mi' },
+    limits: k.limits ?? { memory: '512Mi' },
+    drainSeconds: seconds('drainSeconds', 5, 300),
+    applyTimeoutSeconds: seconds('applyTimeoutSeconds', 90, 3600),
+  };
+}

@@ -1,0 +1,329 @@
+import * as assert from 'node:assert/strict';
+import { TerraformStack, Testing, TerraformVariable, Token } from 'cdktf';
+import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  Gateway,
+  type GatewayProps,
+  KubernetesCluster,
+  LimitStore,
+  Manifest,
+  ManifestError,
+  Secret,
+  Service,
+} from '../../../constructs';
+import { configDigest } from '../../../src/contract';
+import { hashOf, type Json, resourcesOf, synth, thrown } from '../synth';
+
+const auth = { tokens: [{ id: 'agent', sha256: hashOf('test-token-1') }] };
+
+/** A stack with the cluster and one gateway `orders` on Kubernetes (props override the defaults). */
+function k8sStack(props: Partial<GatewayProps> = {}): { stack: TerraformStack; gateway: Gateway } {
+  const stack = new TerraformStack(Testing.app(), 'k8s');
+  new KubernetesCluster(stack, 'cluster', { configPath: '/home/me/.kube/config' });
+  const key = new TerraformVariable(stack, 'backend_key', { type: 'string', sensitive: true });
+  const service = new Service(stack, 'get_order', {
+    description: 'Look up an order',
+    endpoint: {
+      url: 'http://orders.backend.svc:8080/orders/{order_id}',
+      method: 'GET',
+      headers: { 'X-Backend-Key': Secret.env('BACKEND_KEY') },
+    },
+    input: { order_id: { type: 'string', required: true } },
+  });
+  const gateway = new Gateway(stack, 'orders', {
+    services: [service],
+    auth,
+    secrets: { BACKEND_KEY: key.stringValue },
+    kubernetes: { image: 'registry.internal/mcp-gateway:1' },
+    ...props,
+  });
+  return { stack, gateway };
+}
+
+function only(json: Json, type: string): Json {
+  const all = resourcesOf(json, type);
+  assert.equal(all.length, 1, `one ${type}`);
+  return all[0];
+}
+
+function configMap(json: Json, name: string): Json {
+  const found = resourcesOf(json, 'kubernetes_config_map_v1').find((c: Json) => c.metadata.name === name);
+  assert.ok(found, `a ConfigMap ${name}`);
+  return found;
+}
+
+describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
+  it('synthesizes a namespace of its own with a Deployment, a Service, a PDB, the config and its secrets', () => {
+    const json = synth(k8sStack().stack);
+    assert.deepEqual(json.terraform.required_providers.kubernetes, {
+      source: 'hashicorp/kubernetes',
+      version: '~> 3.2',
+    });
+    assert.equal(json.provider.kubernetes[0].config_path, '/home/me/.kube/config');
+    assert.equal(only(json, 'kubernetes_namespace_v1').metadata.name, 'mcp-gateway-orders');
+    const deployment = only(json, 'kubernetes_deployment_v1');
+    assert.equal(deployment.metadata.namespace, 'mcp-gateway-orders');
+    assert.equal(deployment.spec.replicas, '2', 'two pods unless replicas says otherwise');
+    assert.deepEqual(deployment.spec.strategy.rolling_update, { max_surge: '1', max_unavailable: '0' });
+    assert.equal(only(json, 'kubernetes_pod_disruption_budget_v1').spec.max_unavailable, '1');
+    // nothing Docker: no provider, no container
+    assert.equal(json.provider.docker, undefined);
+    assert.equal(json.resource.docker_container, undefined);
+  });
+
+  it('runs the pods non-root on a read-only root with no capabilities, probed, drained and spread over nodes', () => {
+    const pod = only(synth(k8sStack().stack), 'kubernetes_deployment_v1').spec.template.spec;
+    assert.deepEqual(pod.security_context, {
+      run_as_non_root: true,
+      run_as_user: '1000',
+      run_as_group: '1000',
+      fs_group: '1000',
+      seccomp_profile: { type: 'RuntimeDefault' },
+    });
+    assert.equal(pod.automount_service_account_token, false);
+    const [c] = pod.container;
+    assert.deepEqual(c.security_context, {
+      allow_privilege_escalation: false,
+      read_only_root_filesystem: true,
+      run_as_non_root: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    assert.equal(c.readiness_probe.http_get.path, '/readyz');
+    assert.equal(c.liveness_probe.http_get.path, '/healthz');
+    assert.match(c.lifecycle.pre_stop.exec.command.join(' '), /setTimeout\(\(\) => \{\}, 5000\)/);
+    assert.equal(pod.termination_grace_period_seconds, 35);
+    assert.deepEqual(c.resources, { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } });
+    assert.equal(c.image, 'registry.internal/mcp-gateway:1');
+    assert.equal(c.image_pull_policy, 'Never', 'an image named as present is never pulled');
+    assert.deepEqual(c.args, ['serve', '--config', '/etc/cdktf-mcp-gateway/gateway.json', '--watch']);
+    const [spread] = pod.topology_spread_constraint;
+    assert.equal(spread.topology_key, 'kubernetes.io/hostname');
+    assert.deepEqual(spread.match_label_keys, ['pod-template-hash']);
+    assert.equal(spread.node_taints_policy, 'Honor');
+  });
+
+  it('mounts the live copy as one projected volume: the config and the secrets the config names, and the session key', () => {
+    const pod = only(synth(k8sStack().stack), 'kubernetes_deployment_v1').spec.template.spec;
+    const volume = pod.volume.find((v: Json) => v.name === 'config');
+    const [cm, secret] = volume.projected.sources;
+    assert.equal(cm.config_map.name, 'orders-live');
+    assert.equal(secret.secret.name, 'orders-live');
+    assert.deepEqual(
+      secret.secret.items.map((i: Json) => i.path),
+      ['secrets/BACKEND_KEY', 'secrets/cdktf-mcp-gateway-session-key'],
+    );
+  });
+
+  it('writes the config into a ConfigMap the plan diffs field by field, and no secret value into it', () => {
+    const json = synth(k8sStack({ validateInput: false }).stack);
+    const text = configMap(json, 'orders-config').data['gateway.json'];
+    const config = JSON.parse(text);
+    assert.equal(config.gateway.validate_input, false);
+    assert.equal(config.gateway.session_key_file, '/etc/cdktf-mcp-gateway/secrets/cdktf-mcp-gateway-session-key');
+    assert.deepEqual(config.tools[0].backend.headers, { 'X-Backend-Key': { secret: 'BACKEND_KEY' } });
+    const secrets = resourcesOf(json, 'kubernetes_secret_v1').find((s: Json) => s.metadata.name === 'orders-secrets');
+    assert.equal(secrets.data.BACKEND_KEY, '${var.backend_key}\n', 'with a line break: an empty value stays in');
+    // the live copy is the job's to write: Terraform creates it empty and leaves its data alone
+    const live = configMap(json, 'orders-live');
+    assert.equal(live.data, undefined);
+    assert.deepEqual(live.lifecycle.ignore_changes, ['data']);
+  });
+
+  it('hands a config over with a job named after it, whose recorded outcome a data source checks', () => {
+    const json = synth(k8sStack().stack);
+    const job = only(json, 'kubernetes_job_v1');
+    const text = configMap(json, 'orders-config').data['gateway.json'];
+    assert.match(job.metadata.name, /^orders-apply-[0-9a-f]{10}-\$\{substr\(replace\(terraform_data\./);
+    const args: string[] = job.spec.template.spec.container[0].args;
+    assert.deepEqual(args.slice(0, 3), ['apply-config', '--kubernetes', 'mcp-gateway-orders/orders']);
+    assert.equal(args[args.indexOf('--expect-digest') + 1], configDigest(text));
+    assert.equal(job.wait_for_completion, true);
+    assert.equal(job.spec.backoff_limit, 0);
+    const outcome = json.data.kubernetes_resource[Object.keys(json.data.kubernetes_resource)[0]];
+    assert.equal(outcome.kind, 'Job');
+    assert.match(outcome.lifecycle.postcondition[0].condition, /mcp-gateway\.cdktf\.io\/outcome/);
+    assert.match(outcome.lifecycle.postcondition[0].error_message, /^Gateway 'orders' did not take the new config: /);
+    // the Deployment waits for the first config to be in place
+    assert.ok(
+      only(json, 'kubernetes_deployment_v1').depends_on.some((d: string) => d.startsWith('data.kubernetes_resource.')),
+    );
+    // the job may touch only its gateway's live copy by name
+    const role = only(json, 'kubernetes_role_v1');
+    assert.deepEqual(role.rule[0].resource_names, ['orders-live']);
+  });
+
+  it('renames the job when the config changes, and keeps the name when it does not', () => {
+    const name = (props: Partial<GatewayProps>) =>
+      only(synth(k8sStack(props).stack), 'kubernetes_job_v1').metadata.name;
+    assert.equal(name({}), name({}));
+    assert.notEqual(name({ validateInput: false }), name({ validateInput: true }));
+  });
+
+  it('serves agents through a NodePort with externalTrafficPolicy Local by default, or ClusterIP', () => {
+    const svc = only(
+      synth(k8sStack({ kubernetes: { image: 'gw:1', service: { type: 'NodePort', nodePort: 30080 } } }).stack),
+      'kubernetes_service_v1',
+    );
+    assert.equal(svc.spec.type, 'NodePort');
+    assert.equal(svc.spec.external_traffic_policy, 'Local');
+    assert.deepEqual(svc.spec.port[0], { name: 'mcp', port: 8080, target_port: 'mcp', node_port: 30080 });
+    const internal = only(
+      synth(k8sStack({ kubernetes: { image: 'gw:1', service: { type: 'ClusterIP' } } }).stack),
+      'kubernetes_service_v1',
+    );
+    assert.equal(internal.spec.type, 'ClusterIP');
+    assert.equal(internal.spec.external_traffic_policy, undefined);
+  });
+
+  it('builds the image and pushes it to the registry, and the pods pull it by digest', () => {
+    const stack = new TerraformStack(Testing.app(), 'k8s');
+    new KubernetesCluster(stack, 'cluster');
+    new DockerProvider(stack, 'docker', {});
+    const service = new Service(stack, 'ping', {
+      description: 'Ping',
+      endpoint: { url: 'http://ping.backend.svc:8080/ping', method: 'GET' },
+      input: {},
+    });
+    const gateway = new Gateway(stack, 'orders', {
+      services: [service],
+      auth,
+      registry: { address: '127.0.0.1:15000', insecure: true },
+      kubernetes: {},
+    });
+    const json = synth(stack);
+    const pushed = only(json, 'docker_registry_image');
+    assert.match(pushed.name, /^127\.0\.0\.1:15000\/cdktf-mcp-gateway-k8s:/);
+    const c = only(json, 'kubernetes_deployment_v1').spec.template.spec.container[0];
+    assert.match(
+      c.image,
+      /^127\.0\.0\.1:15000\/cdktf-mcp-gateway-k8s@\$\{docker_registry_image\.\w+\.sha256_digest\}$/,
+    );
+    assert.equal(c.image_pull_policy, 'IfNotPresent');
+    // the pushed digest is known at deploy only
+    assert.ok(gateway.image !== undefined && Token.isUnresolved(gateway.image));
+  });
+
+  describe('refuses what cannot work, naming the prop and the fix', () => {
+    const cases: [string, Partial<GatewayProps>, RegExp][] = [
+      [
+        'no image',
+        { kubernetes: {} },
+        /reaches the nodes through a registry: set registry: \{ address: 'host:port' \}/,
+      ],
+      [
+        'a bad namespace',
+        { kubernetes: { image: 'gw:1', namespace: 'Orders_NS' } },
+        /kubernetes\.namespace \('Orders_NS'\) must be a DNS label/,
+      ],
+      [
+        'a node port out of range',
+        { kubernetes: { image: 'gw:1', service: { type: 'NodePort', nodePort: 8080 } } },
+        /nodePort \(8080\) must be in the cluster's node port range/,
+      ],
+      [
+        'a bad quantity',
+        { kubernetes: { image: 'gw:1', limits: { memory: 'lots' } } },
+        /kubernetes\.limits\.memory \('lots'\) must be a quantity/,
+      ],
+      ['placement', { placement: { constraints: ['node.role == manager'] } }, /placement applies to Docker only/],
+      ['zero replicas', { replicas: 0 }, /replicas \(0\) must be an integer 1-1000/],
+      ['a literal session key', { sessionKey: 'hunter2' }, /sessionKey must be a reference to a sensitive value/],
+    ];
+    for (const [what, props, message] of cases) {
+      it(what, () => {
+        const err = thrown(() => synth(k8sStack(props).stack));
+        assert.match(err.message, /^Gateway 'orders': /);
+        assert.match(err.message, message);
+        assert.doesNotMatch(err.message, /hunter2/);
+      });
+    }
+
+    it('a LimitStore (a Docker container the pods cannot reach)', () => {
+      const stack = new TerraformStack(Testing.app(), 'k8s');
+      const store = new LimitStore(stack, 'store', {});
+      const err = thrown(() => k8sStackWith(stack, { store }));
+      assert.match(
+        err.message,
+        /LimitStore 'limit-store' runs as a Docker container, which pods cannot reach: pass store: \{ url \}/,
+      );
+    });
+
+    it('a service whose backend is a Docker container', () => {
+      const stack = new TerraformStack(Testing.app(), 'k8s');
+      new KubernetesCluster(stack, 'cluster');
+      const service = new Service(stack, 'greet', {
+        description: 'Greet',
+        endpoint: { url: 'http://greeter:8080/greet', method: 'GET' },
+        input: {},
+        container: { image: 'greeter:1', port: 8080 },
+      });
+      new Gateway(stack, 'orders', { services: [service], auth, kubernetes: { image: 'gw:1' } });
+      const err = thrown(() => synth(stack));
+      assert.match(err.message, /service 'greet' deploys its backend as a docker_container, which pods cannot reach/);
+    });
+  });
+});
+
+function k8sStackWith(stack: TerraformStack, props: Partial<GatewayProps>): Gateway {
+  const service = new Service(stack, 'ping', {
+    description: 'Ping',
+    endpoint: { url: 'http://ping.backend.svc:8080/ping', method: 'GET' },
+    input: {},
+  });
+  return new Gateway(stack, 'orders', { services: [service], auth, kubernetes: { image: 'gw:1' }, ...props });
+}
+
+describe('a manifest gateway on Kubernetes', () => {
+  const manifest = (kubernetes: string): string => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-manifest-'));
+    const file = path.join(dir, 'gateways.yaml');
+    fs.writeFileSync(
+      file,
+      `services:
+  get_order:
+    description: Look up an order
+    endpoint: { url: 'http://orders.backend.svc:8080/orders/{order_id}', method: GET }
+    input:
+      order_id: { type: string, required: true }
+gateways:
+  orders:
+    services: [get_order]
+    auth: { tokens: [{ id: agent, sha256: ${hashOf('test-token-1')} }] }
+    replicas: 3
+    kubernetes:
+${kubernetes}
+`,
+    );
+    return file;
+  };
+
+  it('targets Kubernetes with the kubernetes block (snake_case, as the rest of the manifest)', () => {
+    const stack = new TerraformStack(Testing.app(), 'k8s');
+    new KubernetesCluster(stack, 'cluster');
+    new Manifest(stack, 'm', {
+      path: manifest(`      namespace: agents
+      image: registry.internal/gw:1
+      service: { type: NodePort, node_port: 30080 }
+      limits: { memory: 1Gi }
+      drain_seconds: 10`),
+    });
+    const json = synth(stack);
+    const deployment = only(json, 'kubernetes_deployment_v1');
+    assert.equal(deployment.metadata.namespace, 'agents');
+    assert.equal(deployment.spec.replicas, '3');
+    const pod = deployment.spec.template.spec;
+    assert.deepEqual(pod.container[0].resources.limits, { memory: '1Gi' });
+    assert.equal(pod.termination_grace_period_seconds, 40);
+    assert.equal(only(json, 'kubernetes_service_v1').spec.port[0].node_port, 30080);
+  });
+
+  it('refuses a bad kubernetes block with its line and what is expected', () => {
+    const stack = new TerraformStack(Testing.app(), 'k8s');
+    const err = thrown(() => new Manifest(stack, 'm', { path: manifest('      service: { type: Ingress }') }));
+    assert.ok(err instanceof ManifestError, err.message);
+    assert.match(err.message, /gateways\.orders\.kubernetes\.service\.type/);
+  });
+});
