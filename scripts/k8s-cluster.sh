@@ -553,8 +553,9 @@ global
 defaults
   mode http
   timeout connect 1s
-  timeout client 5s
-  timeout server 2s
+  timeout client 30s
+  timeout server 30s
+  timeout tunnel 1h
   timeout check 1s
 frontend gw
   bind 10.88.0.10:8000
@@ -564,8 +565,11 @@ backend nodes
   option httpchk GET $LB_CHECK
   retries 3
   option redispatch 1
-  retry-on conn-failure empty-response response-timeout
+  # no retry after a response timeout: a tools/call may have reached the backend by then
+  retry-on conn-failure empty-response
   default-server inter 1s fall 2 rise 2
+  # which node answered, so that a load can count its calls per node
+  http-response set-header x-served-by %s
 EOF
     for n in $NODES; do echo "  server n$n 10.88.0.1$n:30080 check"; done; } >$K/lb/haproxy.cfg
   start_in haproxy mcpk8s-lb mcpk8s/lb haproxy -db -f $K/lb/haproxy.cfg

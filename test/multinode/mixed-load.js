@@ -2,7 +2,7 @@
 // alternating valid and invalid calls from one 2025 session (opened first, kept throughout) and as 2026-07-28
 // requests, each on a new connection, so that every node gets some. A valid call must succeed; an invalid one must
 // be refused (-32602) with validation on, or reach the backend with it off. Prints one JSON line of counts on
-// SIGTERM and exits. Optional: PAUSE_MS between a loop's calls (default 25), LOOPS (default 4), and SESSION, a 2025
+// SIGTERM and exits. MIXED_TOOL=get_order calls the Kubernetes example's tool instead. Optional: PAUSE_MS between a loop's calls (default 25), LOOPS (default 4), and SESSION, a 2025
 // session to keep using (else one is opened; the first line printed names it). Calls are counted per node by the
 // x-served-by header the load balancer adds (its server name for the node that answered).
 'use strict';
@@ -12,6 +12,14 @@ const pauseMs = Number(pauseArg);
 const target = new URL(url);
 const counts = { calls: 0, failed: 0, session_404: 0, by_outcome: {}, by_node: {}, failures: [] };
 let stopping = false;
+// the tool called: MIXED_TOOL=get_order calls the Kubernetes example's tool, else the multi-node test's
+const tool =
+  process.env.MIXED_TOOL === 'get_order'
+    ? { name: 'get_order', args: (valid, i) => ({ order_id: valid ? 'ORD-1001' : `bad-${i}`, region: 'eu' }) }
+    : {
+        name: 'get_customer',
+        args: (valid, i) => ({ customer_id: valid ? `C-${String(i % 10000).padStart(4, '0')}` : `bad-${i}` }),
+      };
 
 function post(body, headers) {
   return new Promise((resolve) => {
@@ -70,8 +78,8 @@ async function loop(modern, session) {
   let i = 0;
   while (!stopping) {
     const valid = i++ % 2 === 0;
-    const args = { customer_id: valid ? `C-${String(i % 10000).padStart(4, '0')}` : `bad-${i}` };
-    const call = { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'get_customer', arguments: args } };
+    const args = tool.args(valid, i);
+    const call = { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: tool.name, arguments: args } };
     const res = modern
       ? await post(
           {
@@ -85,7 +93,7 @@ async function loop(modern, session) {
               },
             },
           },
-          { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_customer' },
+          { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': tool.name },
         )
       : await post(call, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
     const outcome = classify(res, valid);
