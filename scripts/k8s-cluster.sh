@@ -116,6 +116,9 @@ kill_node() { # N: a node lost: every process in its cgroup SIGKILLed (freezer f
   find /sys/fs/cgroup/freezer/mcpk8s/node$n -depth -name freezer.state -exec sh -c 'echo FROZEN > "$1"' _ {} \; 2>/dev/null
   p=$(cg_pids node$n); for pid in $p; do kill -KILL $pid 2>/dev/null; done
   find /sys/fs/cgroup/freezer/mcpk8s/node$n -depth -name freezer.state -exec sh -c 'echo THAWED > "$1"' _ {} \; 2>/dev/null
+  # the killed processes' connections are reset by the kernel as they exit (as when everything on a node crashes);
+  # then the link goes. Taking it down first would leave their peers waiting on connections that never answer.
+  for i in $(seq 1 20); do [ -z "$(cg_pids node$n)" ] && break; sleep 0.1; done
   ip -n mcpk8s-$n link set eth0 down
   log "node$n: killed $(echo $p | wc -w) processes, eth0 down"
 }

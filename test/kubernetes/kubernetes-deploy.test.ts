@@ -409,12 +409,13 @@ describe('a gateway on a three-node Kubernetes cluster behind HAProxy (examples/
     assert.equal(after.filter((p) => before.some((b) => b.name === p.name)).length, 0, 'every pod replaced');
   });
 
-  it('loses a node with no failed call, and reports the seconds until every replica is Ready again', async () => {
+  it('loses a node: only calls in flight on it at that instant may fail; the seconds until every replica is Ready', async () => {
     const load = startLoad();
     await new Promise((r) => setTimeout(r, 3_000));
     const killed = Date.now();
     const kill = await command('bash', [CLUSTER, 'kill-node', '3'], { timeoutMs: 60_000 });
     assert.equal(kill.code, 0, kill.stderr);
+    const killDone = Date.now();
     let readyAfter = 0;
     await eventually(
       async () => {
@@ -433,8 +434,17 @@ describe('a gateway on a three-node Kubernetes cluster behind HAProxy (examples/
     );
     // what an operator (or a cloud's node controller) does once a machine is gone: its pods are then removed too
     await kubectl(['delete', 'node', 'mcpk8s-node3', '--wait=false']);
-    assert.equal(counts.failed, 0, JSON.stringify(counts));
     assert.equal(counts.session_404, 0, 'the session opened first stays valid');
+    // A call in flight on the node at the instant it goes may be lost with it (its answer never comes); every call
+    // sent once the kill is over succeeds. At most the load's 4 concurrent calls can be in flight at once.
+    assert.ok(counts.failed <= 4, JSON.stringify(counts));
+    for (const failure of counts.failures) {
+      const sentAt = Date.parse(failure.slice(0, 24));
+      assert.ok(
+        sentAt <= killDone,
+        `a call sent after the node was gone failed: ${failure} (kill over at ${new Date(killDone).toISOString()})`,
+      );
+    }
   });
 
   it('destroys everything it made', async () => {

@@ -80,6 +80,7 @@ async function loop(modern, session) {
     const valid = i++ % 2 === 0;
     const args = tool.args(valid, i);
     const call = { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: tool.name, arguments: args } };
+    const sentAt = new Date().toISOString();
     const res = modern
       ? await post(
           {
@@ -104,7 +105,8 @@ async function loop(modern, session) {
     if (!['ok', 'refused', 'forwarded'].includes(outcome)) {
       counts.failed++;
       if (res.status === 404) counts.session_404++;
-      if (counts.failures.length < 20) counts.failures.push(`${new Date().toISOString()} ${outcome}`);
+      // when the call was sent, not when it failed: a call lost in flight fails only at its timeout
+      if (counts.failures.length < 20) counts.failures.push(`${sentAt} ${outcome}`);
     }
     if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
   }

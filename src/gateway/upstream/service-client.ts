@@ -283,13 +283,18 @@ class CallHandler {
   }
 
   onError(err: Error): void {
-    if (this.again !== undefined && !this.settled && this.status === 0 && this.size === 0 && connectionLost(err)) {
-      // Lost with its connection before the answer's headers: sent once more, within the same deadline.
-      const again = this.again;
-      this.again = undefined;
-      this.abort = undefined;
-      again(this);
-      return;
+    if (this.again !== undefined && !this.settled && this.status === 0 && this.size === 0) {
+      const retry = retryAfter(err);
+      if (retry !== undefined) {
+        // Lost with its connection before the answer's headers, or refused before anything was sent: sent once
+        // more, on a new connection, within the same deadline.
+        const again = this.again;
+        this.again = undefined;
+        this.abort = undefined;
+        if (retry === 0) again(this);
+        else setTimeout(() => this.settled || again(this), retry).unref();
+        return;
+      }
     }
     this.finish();
     this.settle(failure('SERVICE_UNAVAILABLE', `Service unavailable: ${reason(err)}`));
@@ -325,10 +330,21 @@ class CallHandler {
 }
 
 /** A connection that was up and then failed (closed or reset under the request), not one that could not open. */
-function connectionLost(err: unknown): boolean {
+/**
+ * When an idempotent call that failed this way is sent again (ms from now), or `undefined` when it is not: at once
+ * when its connection was lost (a backend replica gone with the pooled connection), after a pause when the
+ * connection was refused (a backend restarting, or gone with its node while this process is about to go too; an
+ * immediate retry would meet the same refusal).
+ */
+function retryAfter(err: unknown): number | undefined {
   const code = errorCode(err);
-  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') return 0;
+  if (code === 'ECONNREFUSED') return REFUSED_RETRY_MS;
+  return undefined;
 }
+
+/** The pause before an idempotent call whose connection was refused is sent again. */
+const REFUSED_RETRY_MS = 100;
 
 /** The error's code, or its cause's (undici wraps the socket's). */
 function errorCode(err: unknown): string | undefined {

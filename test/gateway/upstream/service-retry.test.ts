@@ -172,12 +172,33 @@ describe('service client: a call lost with its connection', () => {
     client = new ServiceClient(1024 * 1024);
   });
 
-  it('does not send again a request whose connection could not open (refused)', async () => {
+  it('sends a refused idempotent call again once, after a pause: a backend back by then answers', async () => {
     const origin = backend.origin;
     await backend.close();
-    const outcome = await client.call(planFor(`${origin}/x`, 'GET'), {});
-    assert.equal(outcome.ok, false);
-    assert.match(outcome.ok ? '' : outcome.message, /Service unavailable: connection refused/);
+    const pending = client.call(planFor(`${origin}/x`, 'GET'), {});
+    // back on the same port before the pause is over
+    const again = createServer((_req, res) => res.setHeader('content-type', 'application/json').end('{"back":true}'));
+    await new Promise<void>((resolve) => again.listen(Number(new URL(origin).port), '127.0.0.1', resolve));
+    try {
+      const outcome = await pending;
+      assert.equal(outcome.ok, true, JSON.stringify(outcome));
+    } finally {
+      await new Promise((resolve) => again.close(resolve));
+      backend = await droppingBackend();
+    }
+  });
+
+  it('a refused call fails as Service unavailable when the second try is refused too, and a POST is not sent again', async () => {
+    const origin = backend.origin;
+    await backend.close();
+    for (const method of ['GET', 'POST'] as const) {
+      const started = Date.now();
+      const outcome = await client.call(planFor(`${origin}/x`, method), {});
+      assert.equal(outcome.ok, false);
+      assert.match(outcome.ok ? '' : outcome.message, /Service unavailable: connection refused/);
+      // the GET waited for its second try, the POST did not
+      if (method === 'GET') assert.ok(Date.now() - started >= 90, `${Date.now() - started} ms`);
+    }
     backend = await droppingBackend();
   });
 });
