@@ -10,7 +10,7 @@ import {
   k8sLabels,
   k8sNames,
 } from '../../src/contract';
-import type { GatewayKubernetesOptions } from './gateway-kubernetes';
+import type { GatewayKubernetesOptions } from './kubernetes-props';
 import { containerSecurity, podSecurity } from './gateway-pods';
 import { KubernetesDataSource, KubernetesResource } from './kubernetes-object';
 

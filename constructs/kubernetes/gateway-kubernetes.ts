@@ -1,36 +1,10 @@
-import { type ITerraformDependable, Lazy } from 'cdktf';
+import { Lazy } from 'cdktf';
 import { Construct } from 'constructs';
 import { K8S_CONFIG_KEY, k8sLabels, k8sNames, terraformLiteral } from '../../src/contract';
-import type { SecretsRevision } from '../secrets-revision';
 import { createApplyConfig } from './apply-job';
 import { podSpec } from './gateway-pods';
 import { KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
-import type { KubernetesTarget } from './kubernetes-props';
-
-/** What `createGatewayKubernetes` needs from the `Gateway`. */
-export interface GatewayKubernetesOptions {
-  readonly name: string;
-  readonly target: KubernetesTarget;
-  readonly replicas: number;
-  /** The port agents use (the Service's). */
-  readonly port: number;
-  /** A metrics port of its own, when metrics have one. */
-  readonly metricsPort?: number;
-  /**
-   * The image reference pods run, whether nodes may pull it, and a name that changes with it (known at synthesis:
-   * a pushed image's digest is not).
-   */
-  readonly image: { readonly reference: string; readonly pull: boolean; readonly name: string };
-  /** The config as synthesized (JSON). */
-  readonly configText: () => string;
-  /** The secrets the config names (name, sensitive value), the user's session key among them when given. */
-  readonly secrets: readonly (readonly [string, string])[];
-  readonly revision?: SecretsRevision;
-  /** Whether the audit log is a file (an `emptyDir` per pod). */
-  readonly auditFile: boolean;
-  /** Resources to create first (the image's push). */
-  readonly dependsOn?: readonly ITerraformDependable[];
-}
+import type { GatewayKubernetesOptions } from './kubernetes-props';
 
 /**
  * A gateway's objects on Kubernetes. A config change is applied by a Job (replaced whenever the config, a secret

@@ -11,7 +11,7 @@ import {
   SECRETS_DIR_ENV,
 } from '../../src/contract';
 import { GATEWAY_UID } from '../container-files';
-import type { GatewayKubernetesOptions } from './gateway-kubernetes';
+import type { GatewayKubernetesOptions } from './kubernetes-props';
 
 /** The pod: non-root, read-only root, no capabilities, spread over nodes, drained before it stops. */
 export function podSpec(options: GatewayKubernetesOptions, secretNames: readonly string[]): Record<string, unknown> {

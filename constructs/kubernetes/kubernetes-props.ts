@@ -1,4 +1,6 @@
+import type { ITerraformDependable } from 'cdktf';
 import { quote } from '../docker-names';
+import type { SecretsRevision } from '../secrets-revision';
 
 /** How agents reach a gateway on Kubernetes. */
 export type GatewayKubernetesService =
@@ -108,4 +110,29 @@ export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m:
     drainSeconds: seconds('drainSeconds', 5, 300),
     applyTimeoutSeconds: seconds('applyTimeoutSeconds', 90, 3600),
   };
+}
+
+/** What `createGatewayKubernetes` needs from the `Gateway`. */
+export interface GatewayKubernetesOptions {
+  readonly name: string;
+  readonly target: KubernetesTarget;
+  readonly replicas: number;
+  /** The port agents use (the Service's). */
+  readonly port: number;
+  /** A metrics port of its own, when metrics have one. */
+  readonly metricsPort?: number;
+  /**
+   * The image reference pods run, whether nodes may pull it, and a name that changes with it (known at synthesis:
+   * a pushed image's digest is not).
+   */
+  readonly image: { readonly reference: string; readonly pull: boolean; readonly name: string };
+  /** The config as synthesized (JSON). */
+  readonly configText: () => string;
+  /** The secrets the config names (name, sensitive value), the user's session key among them when given. */
+  readonly secrets: readonly (readonly [string, string])[];
+  readonly revision?: SecretsRevision;
+  /** Whether the audit log is a file (an `emptyDir` per pod). */
+  readonly auditFile: boolean;
+  /** Resources to create first (the image's push). */
+  readonly dependsOn?: readonly ITerraformDependable[];
 }
