@@ -18,6 +18,7 @@ import {
   K8S_CONFIG_DIR,
   K8S_SECRETS_SUBDIR,
   K8S_SESSION_KEY,
+  k8sName,
   NAME_RULE,
   normalizeTokenSha256,
   PORT_RULE,
@@ -241,7 +242,10 @@ export class Gateway extends Construct {
   public readonly name: string;
   /** The published host port. */
   public readonly port: number;
-  /** The MCP endpoint on the Docker host, `http://localhost:PORT/mcp` (or `http://HOST_IP:PORT/mcp`). */
+  /**
+   * The MCP endpoint on the Docker host, `http://localhost:PORT/mcp` (or `http://HOST_IP:PORT/mcp`); on Kubernetes
+   * its Service inside the cluster, `http://NAME.NAMESPACE.svc.cluster.local:PORT/mcp`.
+   */
   public readonly url: string;
   /** The address the port is published on, when `hostIp` was given. */
   public readonly hostIp?: string;
@@ -286,6 +290,12 @@ export class Gateway extends Construct {
     this.hostIp = checkHostIp(props.hostIp, fail);
     this.secrets = new GatewaySecrets(this, props.secrets, fail);
     const k8s = props.kubernetes === undefined ? undefined : checkKubernetes(this.name, props.kubernetes, fail);
+    if (k8s !== undefined) this.kubernetesAt = `${k8s.namespace}/${k8sName(this.name)}`;
+    // where agents reach it: the published port, or on Kubernetes its Service's name inside the cluster
+    const endpoint =
+      k8s === undefined
+        ? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`
+        : `http://${k8sName(this.name)}.${k8s.namespace}.svc.cluster.local:${this.port}/mcp`;
     const replicas = k8s === undefined ? checkReplicas(props, fail) : kubernetesReplicas(props, fail);
     if (k8s !== undefined && LimitStore.isLimitStore(props.store)) {
       fail(
@@ -304,7 +314,7 @@ export class Gateway extends Construct {
       port: GATEWAY_CONTAINER_PORT,
       ...validation,
       auth,
-      ...resourceUrlSetting(auth, props.resourceUrl ?? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`, fail),
+      ...resourceUrlSetting(auth, props.resourceUrl ?? endpoint, fail),
       audit_log: auditLog,
       ...metricsSetting(props.metrics, this.port, fail),
       ...(props.allowedHosts !== undefined
@@ -326,7 +336,7 @@ export class Gateway extends Construct {
     };
     for (const service of props.services ?? []) this.addService(service);
 
-    this.url = `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`;
+    this.url = endpoint;
     if (k8s !== undefined)
       ({ deployment: this.deployment, image: this.image } = this.createKubernetes(
         props,
@@ -440,6 +450,9 @@ export class Gateway extends Construct {
       store: { url, ...(store.password === undefined ? {} : { password: { secret: LIMIT_STORE_PASSWORD_SECRET } }) },
     };
   }
+
+  /** `NAMESPACE/NAME` of a Kubernetes gateway's objects, which no other gateway of the stack may share. */
+  private kubernetesAt: string | undefined;
 
   /** Fails naming the gateway. */
   private fail: (message: string) => never = () => {
@@ -689,6 +702,12 @@ export class Gateway extends Construct {
         errors.push(
           `Gateways '${other.name}' and '${this.name}' would both write the output '${outputIdOf(this.name)}': ` +
             "give one of them a 'name' that differs in more than '.' and '_'",
+        );
+      }
+      if (this.kubernetesAt !== undefined && other.kubernetesAt === this.kubernetesAt) {
+        errors.push(
+          `Gateways '${other.name}' and '${this.name}' would both be the Kubernetes objects ${this.kubernetesAt}: ` +
+            'give one of them another name or kubernetes.namespace',
         );
       }
       // Kubernetes gateways publish in namespaces of their own, not on the Docker host's ports

@@ -8,6 +8,7 @@ import {
   K8S_OUTCOME_ANNOTATION as OUTCOME,
   K8S_SECRETS_SUBDIR,
   k8sLabels,
+  k8sName,
   k8sNames,
 } from '../../src/contract';
 import type { GatewayKubernetesOptions } from './kubernetes-props';
@@ -118,10 +119,7 @@ function createApplyJob(
         .digest('hex')
         .slice(0, 10),
   });
-  const prefix = `${name
-    .toLowerCase()
-    .replace(/[^a-z0-9-]/g, '-')
-    .slice(0, 30)}-apply`;
+  const prefix = `${k8sName(name).slice(0, 30)}-apply`;
   const jobName = options.revision === undefined ? `${prefix}-${hash}` : `${prefix}-${hash}-${options.revision.tag}`;
   const labels = k8sLabels(name, 'apply-config');
   const resource = new KubernetesResource(

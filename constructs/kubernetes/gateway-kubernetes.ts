@@ -71,7 +71,7 @@ export function createGatewayKubernetes(scope: Construct, options: GatewayKubern
     'Deployment',
     'kubernetes_deployment_v1',
     {
-      metadata: meta(name),
+      metadata: meta(names.gateway),
       spec: {
         replicas: String(options.replicas),
         selector: { match_labels: labels },
@@ -87,10 +87,10 @@ export function createGatewayKubernetes(scope: Construct, options: GatewayKubern
     scope,
     'DisruptionBudget',
     'kubernetes_pod_disruption_budget_v1',
-    { metadata: meta(name), spec: { max_unavailable: '1', selector: { match_labels: labels } } },
+    { metadata: meta(names.gateway), spec: { max_unavailable: '1', selector: { match_labels: labels } } },
     inNs,
   );
-  createService(scope, options, meta(name), labels, inNs);
+  createService(scope, options, meta(names.gateway), labels, inNs);
   return deployment;
 }
 

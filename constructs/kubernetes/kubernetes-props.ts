@@ -1,4 +1,5 @@
 import type { ITerraformDependable } from 'cdktf';
+import { k8sName } from '../../src/contract';
 import { quote } from '../docker-names';
 import type { SecretsRevision } from '../secrets-revision';
 
@@ -65,7 +66,7 @@ const QUANTITY_RE = /^[0-9]+(\.[0-9]+)?(m|k|Ki|Mi|Gi|Ti|M|G|T)?$/;
 export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m: string) => never): KubernetesTarget {
   if (typeof k !== 'object' || k === null)
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp' }`);
-  const namespace = k.namespace ?? `mcp-gateway-${gateway.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 63);
+  const namespace = k.namespace ?? `mcp-gateway-${k8sName(gateway)}`;
   if (typeof namespace !== 'string' || !NAMESPACE_RE.test(namespace)) {
     fail(
       `kubernetes.namespace (${quote(namespace)}) must be a DNS label: lowercase letters, digits and '-', at most 63`,

@@ -57,7 +57,7 @@ export async function runKubernetes(argv: string[], api?: ClusterApi): Promise<n
       process.stdout.write(`${KUBERNETES_USAGE}\n`);
       return 0;
     }
-    const match = /^([a-z0-9-]{1,63})\/([A-Za-z0-9_-]{1,64})$/.exec(values.kubernetes ?? '');
+    const match = /^([a-z0-9-]{1,63})\/([A-Za-z0-9_.-]{1,64})$/.exec(values.kubernetes ?? '');
     if (match === null) throw new UsageError('--kubernetes NAMESPACE/GATEWAY is required');
     target = { namespace: match[1], gateway: match[2] };
     if ((values.job ?? '') === '') throw new UsageError('--job NAME is required');

@@ -33,26 +33,43 @@ export const K8S_OUTCOME_ANNOTATION = 'mcp-gateway.cdktf.io/outcome';
  */
 export const K8S_DIGEST_ANNOTATION = 'mcp-gateway.cdktf.io/config-digest';
 
+/**
+ * A gateway's name as Kubernetes object names and label values take it (a DNS label: lowercase letters, digits and
+ * '-', starting with a letter), short enough for the suffixes below: `Support_Desk` → `support-desk`.
+ */
+export function k8sName(gateway: string): string {
+  const name = gateway
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/^[^a-z]+/, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return name === '' ? 'gateway' : name;
+}
+
 /** The labels every object of a gateway carries; `component` tells the pods that serve from the job. */
 export function k8sLabels(gateway: string, component: 'gateway' | 'apply-config'): Record<string, string> {
   return {
     'app.kubernetes.io/name': 'cdktf-mcp-gateway',
-    'app.kubernetes.io/instance': gateway,
+    'app.kubernetes.io/instance': k8sName(gateway),
     'app.kubernetes.io/component': component,
   };
 }
 
-/** The names of a gateway's objects in its namespace. */
+/** The names of a gateway's objects in its namespace: the Deployment, Service and PDB take `gateway`. */
 export function k8sNames(gateway: string): {
+  readonly gateway: string;
   readonly config: string;
   readonly secrets: string;
   readonly live: string;
   readonly applier: string;
 } {
+  const name = k8sName(gateway);
   return {
-    config: `${gateway}-config`,
-    secrets: `${gateway}-secrets`,
-    live: `${gateway}-live`,
-    applier: `${gateway}-apply-config`,
+    gateway: name,
+    config: `${name}-config`,
+    secrets: `${name}-secrets`,
+    live: `${name}-live`,
+    applier: `${name}-apply-config`,
   };
 }

@@ -162,6 +162,38 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
     assert.notEqual(name({ validateInput: false }), name({ validateInput: true }));
   });
 
+  it('names its objects after the gateway as Kubernetes takes names, and refuses two gateways on one name', () => {
+    const { stack } = k8sStack({ name: 'Orders_Desk.v2' });
+    const json = synth(stack);
+    assert.equal(only(json, 'kubernetes_namespace_v1').metadata.name, 'mcp-gateway-orders-desk-v2');
+    const deployment = only(json, 'kubernetes_deployment_v1');
+    assert.equal(deployment.metadata.name, 'orders-desk-v2');
+    assert.equal(deployment.spec.selector.match_labels['app.kubernetes.io/instance'], 'orders-desk-v2');
+    assert.match(only(json, 'kubernetes_job_v1').metadata.name, /^orders-desk-v2-apply-/);
+    assert.equal(
+      json.output.gateway_Orders_Desk_v2_url.value,
+      'http://orders-desk-v2.mcp-gateway-orders-desk-v2.svc.cluster.local:8080/mcp',
+    );
+    assert.deepEqual(only(json, 'kubernetes_role_v1').rule[0].resource_names, ['orders-desk-v2-live']);
+
+    const clash = k8sStack({ name: 'a_b', kubernetes: { image: 'gw:1', namespace: 'agents' } }).stack;
+    const other = new Service(clash, 'ping', {
+      description: 'Ping',
+      endpoint: { url: 'http://ping.backend.svc:8080/ping', method: 'GET' },
+      input: {},
+    });
+    new Gateway(clash, 'second', {
+      name: 'a-b',
+      services: [other],
+      auth,
+      kubernetes: { image: 'gw:1', namespace: 'agents' },
+    });
+    assert.match(
+      thrown(() => synth(clash)).message,
+      /Gateways 'a_b' and 'a-b' would both be the Kubernetes objects agents\/a-b: give one of them another name/,
+    );
+  });
+
   it('serves agents through a NodePort with externalTrafficPolicy Local by default, or ClusterIP', () => {
     const svc = only(
       synth(k8sStack({ kubernetes: { image: 'gw:1', service: { type: 'NodePort', nodePort: 30080 } } }).stack),
