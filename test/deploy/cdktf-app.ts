@@ -79,32 +79,44 @@ export class CdktfApp {
    * from inside a network namespace).
    */
   public run(args: string[], extraEnv: Record<string, string>, wrapper: readonly string[] = []): Promise<CdktfRun> {
-    const started = Date.now();
-    const [file, ...prefix] = wrapper.length === 0 ? [CDKTF] : [...wrapper, CDKTF];
-    return new Promise((resolve, reject) => {
-      const child = spawn(file, [...prefix, ...args], {
-        cwd: this.dir,
-        env: {
-          ...process.env,
-          ...this.env,
-          ...extraEnv,
-          CHECKPOINT_DISABLE: '1',
-          CI: 'true',
-          FORCE_COLOR: '0',
-          NO_COLOR: '1',
-          TF_IN_AUTOMATION: '1',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-      const timer = setTimeout(() => child.kill('SIGTERM'), 20 * 60_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, output, seconds: (Date.now() - started) / 1000 });
-      });
-    });
+    return runCdktf(this.dir, args, { ...this.env, ...extraEnv }, wrapper);
   }
+}
+
+/**
+ * `cdktf ARGS` in `dir` (an app folder with its cdktf.json), with `env` over this process's environment and the
+ * settings every test run needs (no color, no checkpoint, CI), prefixed by `wrapper` when given.
+ */
+export function runCdktf(
+  dir: string,
+  args: string[],
+  env: Record<string, string>,
+  wrapper: readonly string[] = [],
+): Promise<CdktfRun> {
+  const started = Date.now();
+  const [file, ...prefix] = wrapper.length === 0 ? [CDKTF] : [...wrapper, CDKTF];
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, [...prefix, ...args], {
+      cwd: dir,
+      env: {
+        ...process.env,
+        ...env,
+        CHECKPOINT_DISABLE: '1',
+        CI: 'true',
+        FORCE_COLOR: '0',
+        NO_COLOR: '1',
+        TF_IN_AUTOMATION: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+    const timer = setTimeout(() => child.kill('SIGTERM'), 20 * 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, seconds: (Date.now() - started) / 1000 });
+    });
+  });
 }

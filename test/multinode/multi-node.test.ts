@@ -23,6 +23,7 @@ import { command } from '../image/docker';
 import { reusePortNode } from '../helpers/reuse-port-node';
 import { makeToken } from '../helpers/tokens';
 import { eventually } from '../helpers/eventually';
+import { type LoadCounts, startMixedLoad } from '../helpers/mixed-load';
 
 const REPO = path.resolve(__dirname, '../..');
 const CLUSTER = path.resolve(REPO, '../shared/tools/swarm-cluster/cluster.sh');
@@ -119,15 +120,6 @@ backend gateways
   server n2 10.77.0.2:8080 check
   server n3 10.77.0.3:8080 check
 `;
-
-/** What mixed-load.js prints when it stops. */
-interface LoadCounts {
-  calls: number;
-  failed: number;
-  by_outcome: Record<string, number>;
-  by_node: Record<string, number>;
-  failures: string[];
-}
 
 describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluster, real deploy)', function () {
   const missing = !fs.existsSync(CLUSTER)
@@ -226,29 +218,12 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
   function startLoad(pace: { pauseMs: number; loops: number } = { pauseMs: 25, loops: 4 }): {
     stop: () => Promise<LoadCounts>;
   } {
-    const script = path.join(__dirname, 'mixed-load.js');
-    const child = inNamespace('mn-lb', [
-      process.execPath,
-      script,
-      LB,
-      bot.token,
-      String(pace.pauseMs),
-      String(pace.loops),
-      firstSession,
-    ]);
-    started.push(child);
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const first = /^\{"started":true,"session":"([^"]+)"\}$/m.exec(out);
-      if (firstSession === '' && first !== null) firstSession = first[1];
-    });
+    const load = startMixedLoad('mn-lb', { url: LB, token: bot.token, ...pace, session: firstSession });
+    started.push(load.child);
+    void load.session.then((session) => (firstSession ||= session));
     return {
       stop: async () => {
-        child.kill('SIGTERM');
-        await new Promise((resolve) => child.once('exit', resolve));
-        const last = out.trim().split('\n').pop() ?? '{}';
-        const counts = JSON.parse(last) as LoadCounts;
+        const counts = await load.stop();
         for (const [server, n] of Object.entries(counts.by_node ?? {}))
           callsByServer[server] = (callsByServer[server] ?? 0) + n;
         return counts;

@@ -367,6 +367,10 @@ function reason(err: unknown): string {
     case 'UND_ERR_CONNECT_TIMEOUT':
       return 'connection timed out';
     default:
-      return tlsFailureReason(code) ?? 'request failed';
+      // the code (e.g. EHOSTUNREACH) tells an operator where to look; it carries nothing of the call
+      return (
+        tlsFailureReason(code) ??
+        (code !== undefined && /^[A-Z][A-Z0-9_]{1,40}$/.test(code) ? `request failed (${code})` : 'request failed')
+      );
   }
 }
