@@ -291,11 +291,7 @@ export class Gateway extends Construct {
     this.secrets = new GatewaySecrets(this, props.secrets, fail);
     const k8s = props.kubernetes === undefined ? undefined : checkKubernetes(this.name, props.kubernetes, fail);
     if (k8s !== undefined) this.kubernetesAt = `${k8s.namespace}/${k8sName(this.name)}`;
-    // where agents reach it: the published port, or on Kubernetes its Service's name inside the cluster
-    const endpoint =
-      k8s === undefined
-        ? `http://${urlHostOf(this.hostIp)}:${this.port}/mcp`
-        : `http://${k8sName(this.name)}.${k8s.namespace}.svc.cluster.local:${this.port}/mcp`;
+    const endpoint = endpointOf(this.name, this.hostIp, this.port, k8s);
     const replicas = k8s === undefined ? checkReplicas(props, fail) : kubernetesReplicas(props, fail);
     if (k8s !== undefined && LimitStore.isLimitStore(props.store)) {
       fail(
@@ -755,6 +751,13 @@ function validationSettings(
     validation_errors: channel,
     ...(refusalStructured !== undefined ? { refusal_structured_content: refusalStructured } : {}),
   };
+}
+
+/** Where agents reach a gateway: its published port, or on Kubernetes its Service's name inside the cluster. */
+function endpointOf(name: string, hostIp: string | undefined, port: number, k8s: KubernetesTarget | undefined): string {
+  return k8s === undefined
+    ? `http://${urlHostOf(hostIp)}:${port}/mcp`
+    : `http://${k8sName(name)}.${k8s.namespace}.svc.cluster.local:${port}/mcp`;
 }
 
 /** A Kubernetes gateway's `replicas` (2 unless set); its pods share a session key the cluster keeps. */
