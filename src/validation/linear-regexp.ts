@@ -341,14 +341,24 @@ class Re2Pattern implements LinearRegExp {
   private lastResult = false;
   private lastReplacement: string | undefined;
   private quotedReplacement = '';
-  /** V8's answers on short strings, for a pattern of bounded backtracking (see bounded-pattern.ts). */
-  private readonly native: NativeShortcut | undefined;
+  private program: RE2JS | undefined;
 
+  /**
+   * @param translated the pattern in RE2's syntax
+   * @param native V8's answers on short strings, for a pattern of bounded backtracking (see bounded-pattern.ts)
+   * @param program RE2's compiled program, or `undefined` to compile it on the first input V8 does not answer
+   */
   constructor(
     public readonly source: string,
-    private readonly re: RE2JS,
+    private readonly translated: string,
+    private readonly native: NativeShortcut | undefined,
+    program: RE2JS | undefined,
   ) {
-    this.native = NativeShortcut.of(source);
+    this.program = program;
+  }
+
+  private get re(): RE2JS {
+    return (this.program ??= RE2JS.compile(this.translated));
   }
 
   get nativeLength(): number {
@@ -401,8 +411,12 @@ export function compileLinearPattern(source: string): LinearRegExp {
   const single = SingleClassMatcher.of(source);
   if (single !== undefined) return new CachedPattern(source, single);
   const translated = translate(source);
+  const native = NativeShortcut.of(source);
+  // A bounded pattern repeats single characters a few times, without groups: within every limit RE2's parser
+  // enforces, so its program can wait for an input long enough to need it (most never get one).
+  if (native !== undefined) return new Re2Pattern(source, translated, native, undefined);
   try {
-    return new Re2Pattern(source, RE2JS.compile(translated));
+    return new Re2Pattern(source, translated, undefined, RE2JS.compile(translated));
   } catch (err) {
     // E.g. nested repetitions whose product passes RE2's limit.
     const reason = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : String(err);

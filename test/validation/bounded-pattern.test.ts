@@ -12,7 +12,8 @@ import {
   NATIVE_TEST_STEPS,
   NativeShortcut,
 } from '../../src/validation/bounded-pattern';
-import { compileLinearPattern } from '../../src/validation/linear-regexp';
+import { RE2JS } from 're2js';
+import { compileLinearPattern, translate } from '../../src/validation/linear-regexp';
 import { ecmaTest } from './ecma-test';
 
 const ATOMS = [
@@ -118,6 +119,34 @@ describe('bounded patterns', () => {
     ];
     for (const source of others) assert.equal(boundedPattern(source), undefined, source);
     assert.ok(MAX_STEPS_PER_POSITION < NATIVE_TEST_STEPS);
+  });
+
+  it('accepts only patterns whose RE2 program compiles, so compiling it on first need cannot fail', () => {
+    // The highest repetitions a bounded pattern may have, beside the usual ones.
+    const wide = fc
+      .array(
+        fc.oneof(
+          fc.tuple(fc.constantFrom(...ATOMS), fc.constantFrom(...QUANTIFIERS, '{64}', '{0,64}', '{1,63}', '{32,33}')),
+          fc.tuple(fc.constantFrom(...ASSERTIONS), fc.constant('')),
+        ),
+        { minLength: 1, maxLength: 6 },
+      )
+      .map((items) => items.map(([a, q]) => a + q).join(''));
+    let qualified = 0;
+    fc.assert(
+      fc.property(wide, (source) => {
+        try {
+          new RegExp(source, 'u');
+        } catch {
+          return;
+        }
+        if (NativeShortcut.of(source) === undefined) return;
+        qualified++;
+        assert.doesNotThrow(() => RE2JS.compile(translate(source)), source);
+      }),
+      { numRuns: 3000 },
+    );
+    assert.ok(qualified > 500, `${qualified} bounded patterns`);
   });
 
   it('tests and replaces as ECMAScript does in short strings (V8) and long ones (RE2 tests, V8 replaces)', () => {
