@@ -10,12 +10,11 @@
  * optionally the same 2025 call on a baseline build (`BENCH_BASELINE_CLI=/path/to/dist/src/cli/main.js`), the
  * minimal Node proxy (the practical limit), nginx (one worker, when installed), the official SDK's `McpServer`
  * (1.x and 2.x) tuned for speed and FastMCP (for the record), and a direct call to the backend; every request carries its own
- * JSON-RPC id. Then start-up time to `/readyz`, resident memory and the first `tools/list` page with 1,000 and
- * 10,000 generated tools. Targets are reported, not asserted.
+ * JSON-RPC id. Targets are reported, not asserted; start-up has its own suite (`startup.ts`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { GatewayConfig, ToolConfig } from '../src/contract/gateway-config';
@@ -138,17 +137,17 @@ export function getCustomerTool(backendUrl: string, name = 'get_customer'): Tool
 }
 
 /**
- * Tool `i` of the 1,000-tool config: a distinct generated schema per tool (names and limits vary, so the
- * validation module's cache of compiled schemas cannot share work between tools), shaped like a real tool
+ * Tool `i` of a many-tool config: a distinct generated schema per tool (its own pattern, range, enum and bounds,
+ * so the validation module's cache of compiled schemas cannot share work between tools), shaped like a real tool
  * with a nested array of objects.
  */
 export function generatedTool(backendUrl: string, i: number): ToolConfig {
   const input: InputSpec = {
-    [`account_${i}`]: { type: 'string', required: true, pattern: '^A-[0-9]{4}$' },
+    [`account_${i}`]: { type: 'string', required: true, pattern: `^A${i}-[0-9]{4}$` },
     limit: { type: 'integer', minimum: 1, maximum: 100 + i },
     status: { type: 'string', enum: ['open', 'pending', 'closed', `state_${i}`] },
     created_after: { type: 'string', format: 'date-time' },
-    tags: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 32 } },
+    tags: { type: 'array', maxItems: 10 + (i % 7), items: { type: 'string', maxLength: 16 + (i % 64) } },
     customer: {
       type: 'object',
       required: true,
@@ -250,8 +249,8 @@ export async function mcpHeaders(url: string, token: string): Promise<Record<str
   return headers;
 }
 
-const MODERN_VERSION = '2026-07-28';
-const MODERN_META = {
+export const MODERN_VERSION = '2026-07-28';
+export const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
   'io.modelcontextprotocol/clientCapabilities': {},
   'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
@@ -424,111 +423,6 @@ export async function measure(targets: readonly Target[]): Promise<Row[]> {
     p99: mean(rs.map((r) => r.p99)),
     failures: rs.reduce((n, r) => n + r.failures, 0),
   }));
-}
-
-/** Start-up figures of a gateway with `count` generated tools. */
-interface StartupRow {
-  readonly readyMs: number;
-  /** CPU time of the gateway process (every thread) from spawn to that `/readyz`, ms: steadier than wall time. */
-  readonly cpuMs: number;
-  readonly rssMb: number;
-  /** Mean time of a 2026-07-28 `tools/list` without a cursor (the first page), ms. */
-  readonly firstPageMs: number;
-  /** Tools in that first page. */
-  readonly firstPageTools: number;
-}
-
-const modernListBody = (id: number) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: MODERN_META } });
-
-/** Starts per start-up row (`BENCH_STARTUP_RUNS`): one start is at the mercy of whatever else the machine does. */
-export const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 5);
-
-/**
- * {@link STARTUP_RUNS} starts of a gateway with `count` generated tools, one after the other: the median time to
- * `/readyz` and CPU time (with the fastest start), the median VmRSS, and the first `tools/list` page of the last.
- */
-async function startupRow(
-  dir: string,
-  backendUrl: string,
-  token: string,
-  sha256: string,
-  count: number,
-): Promise<StartupRow & { readonly fastestReadyMs: number }> {
-  const tools = Array.from({ length: count }, (_, i) => generatedTool(backendUrl, i));
-  const file = path.join(dir, `many-${count}.json`);
-  writeFileSync(file, JSON.stringify(gatewayConfig(tools, true, sha256)));
-  const runs: StartupRow[] = [];
-  for (let i = 0; i < STARTUP_RUNS; i++) runs.push(await startOnce(dir, file, token, count));
-  const median = (pick: (r: StartupRow) => number) => {
-    const xs = runs.map(pick).sort((a, b) => a - b);
-    return xs[Math.floor(xs.length / 2)];
-  };
-  const last = runs[runs.length - 1];
-  return {
-    readyMs: median((r) => r.readyMs),
-    fastestReadyMs: Math.min(...runs.map((r) => r.readyMs)),
-    cpuMs: median((r) => r.cpuMs),
-    rssMb: median((r) => r.rssMb),
-    firstPageMs: last.firstPageMs,
-    firstPageTools: last.firstPageTools,
-  };
-}
-
-/** Time from spawn to the first `/readyz` 200, VmRSS right after, then the first `tools/list` page. */
-async function startOnce(dir: string, file: string, token: string, count: number): Promise<StartupRow> {
-  const started = process.hrtime.bigint();
-  const { child, value: url } = await spawnAndRead(
-    serveArgs(['--config', file, '--port', '0', '--audit-log', path.join(dir, `many-${count}.audit.jsonl`)]),
-    urlOf,
-    120_000,
-  );
-  const readyz = new URL('/readyz', url).toString();
-  let readyMs = Number.NaN;
-  for (let i = 0; i < 20_000; i++) {
-    const res = await fetch(readyz).catch(() => undefined);
-    await res?.arrayBuffer();
-    if (res?.status === 200) {
-      readyMs = Number(process.hrtime.bigint() - started) / 1e6;
-      break;
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  const cpuMs = processCpuMs(child.pid);
-  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-  const rssKb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
-  const headers = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    authorization: `Bearer ${token}`,
-    'mcp-protocol-version': MODERN_VERSION,
-    'mcp-method': 'tools/list',
-  };
-  let firstPageTools = Number.NaN;
-  const times: number[] = [];
-  for (let i = 0; i < 21; i++) {
-    const t0 = process.hrtime.bigint();
-    const res = await fetch(url, { method: 'POST', headers, body: modernListBody(i + 1) });
-    const body = (await res.json()) as { result?: { tools?: unknown[] } };
-    if (i > 0) times.push(Number(process.hrtime.bigint() - t0) / 1e6); // the first one warms the JIT
-    firstPageTools = body.result?.tools?.length ?? Number.NaN;
-  }
-  await stopChild(child);
-  const firstPageMs = times.reduce((a, b) => a + b, 0) / times.length;
-  return { readyMs, cpuMs, rssMb: rssKb / 1024, firstPageMs, firstPageTools };
-}
-
-/** CPU time a process has run so far, all its threads (GC, compiler), in ms, from Linux's schedstat; NaN elsewhere. */
-function processCpuMs(pid: number | undefined): number {
-  try {
-    let ns = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    }
-    return ns / 1e6;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 export const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
@@ -778,46 +672,6 @@ export async function runGatewayBench(): Promise<void> {
     console.log('| ratio, side by side | median | range | target |');
     console.log('|---|---:|---:|---|');
     for (const line of pairedRows) console.log(line);
-
-    await printStartupRows(dir, backendUrl, token, sha256);
-  } finally {
-    await Promise.all([...children].map((c) => stopChild(c)));
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** The start-up rows: 1, 1,000 and 10,000 generated tools. */
-async function printStartupRows(dir: string, backendUrl: string, token: string, sha256: string): Promise<void> {
-  for (const [count, readyTarget, rssTarget, pageTarget] of [
-    [1, undefined, undefined, undefined],
-    [1_000, 500, 90, undefined],
-    [10_000, 3_000, 300, 20],
-  ] as const) {
-    const startup = await startupRow(dir, backendUrl, token, sha256, count);
-    const target = (limit: number | undefined, unit: string) => (limit === undefined ? '-' : `< ${limit} ${unit}`);
-    console.log(
-      `\n| ${count.toLocaleString('en-US')} tool${count === 1 ? '' : 's'} (distinct schemas) | value | target |`,
-    );
-    console.log('|---|---:|---|');
-    console.log(
-      `| start to /readyz 200, median of ${STARTUP_RUNS} (fastest) | ${fmt(startup.readyMs)} ms (${fmt(startup.fastestReadyMs)}) | ${target(readyTarget, 'ms')} |`,
-    );
-    console.log(`| CPU time of the gateway process to /readyz, median | ${fmt(startup.cpuMs)} ms | - |`);
-    console.log(`| resident memory (VmRSS) at /readyz | ${fmt(startup.rssMb, 1)} MB | ${target(rssTarget, 'MB')} |`);
-    console.log(
-      `| first tools/list page (2026-07-28, ${fmt(startup.firstPageTools)} tools), mean of 20 | ${fmt(startup.firstPageMs, 1)} ms | ${pageTarget === undefined ? '-' : `< ${pageTarget} ms`} |`,
-    );
-  }
-}
-
-/** The start-up rows alone (`node dist/bench/run.js startup`), with their own backend. */
-export async function runStartupBench(): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'mcp-gw-bench-startup-'));
-  const token = `bench_${randomBytes(16).toString('hex')}`;
-  const sha256 = createHash('sha256').update(token).digest('hex');
-  try {
-    const { value: backendPort } = await spawnAndRead([path.join(__dirname, 'echo-backend.js')], portOf);
-    await printStartupRows(dir, `http://127.0.0.1:${backendPort}`, token, sha256);
   } finally {
     await Promise.all([...children].map((c) => stopChild(c)));
     rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,8 @@
  * Each suite prints its own table; run one with `node dist/bench/run.js validation|worst-case|gateway|startup|dashboard|session-token|workers|response|reload|response-attacks|rate-limits`.
  */
 import { runValidationBench } from './validation';
-import { runGatewayBench, runStartupBench } from './gateway';
+import { runGatewayBench } from './gateway';
+import { runStartupBench } from './startup';
 import { runDashboardBench } from './dashboard';
 import { runSessionTokenBench } from './session-token';
 import { runWorstCaseBench } from './worst-case';

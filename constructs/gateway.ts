@@ -109,8 +109,8 @@ export interface GatewayProps extends GatewayLimits, GatewayReplicaOptions {
    */
   readonly validateOutput?: boolean;
   /**
-   * Tools per `tools/list` page: a 2026-07-28 client gets the list in pages (with `nextCursor`); a 2025 client
-   * gets the whole list unless it sends a cursor.
+   * Tools per `tools/list` page, in every protocol revision: the list comes in pages with `nextCursor` while
+   * more follow. Raise it for a client that reads only the first page.
    * @default 100
    */
   readonly toolsListPageSize?: number;

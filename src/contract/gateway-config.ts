@@ -220,8 +220,7 @@ export interface GatewaySettings {
   /** `ttlMs` of the 2026-07-28 `tools/list` and `server/discover` results (0: immediately stale). @default 0 */
   readonly tools_list_ttl_ms?: number;
   /**
-   * Tools per `tools/list` page: a 2026-07-28 list answers in pages with `nextCursor`; a 2025 client gets the whole
-   * list unless it sends a cursor. @default 100
+   * Tools per `tools/list` page, in every protocol revision, with `nextCursor` while more follow. @default 100
    */
   readonly tools_list_page_size?: number;
   /**

@@ -32,10 +32,7 @@ type SessionHandler = (
 const SESSION_HANDLERS: Readonly<Record<'ping' | 'tools/list' | 'tools/call', SessionHandler>> = {
   ping: (_state, _session, id) => resultResponseJson(id, '{}'),
   'tools/list': (state, session, id, params) => {
-    // A 2025 client gets the whole list unless it pages with a cursor.
     const cursor = cursorParam(params);
-    if (cursor === undefined)
-      return resultResponseJson(id, state.toolSet.listResultJsonFor(session.scopes, session.protocolVersion));
     const page =
       cursor === null ? undefined : state.toolSet.listPageJsonFor(session.scopes, session.protocolVersion, cursor);
     if (page === undefined)

@@ -31,18 +31,16 @@ export interface Tool {
  */
 export interface ToolSet {
   readonly tools: ReadonlyMap<string, Tool>;
-  /** The `tools/list` result (every tool) as JSON text, serialized once, on first use. */
-  readonly listResultJson: string;
   /**
-   * The `tools/list` result for a caller with these scopes (`undefined`: unrestricted), speaking this protocol
-   * version (2025-03-26 has no `outputSchema`; `undefined`: a later one).
+   * The `tools/list` page a cursor names (`undefined`: the first) for a 2025 caller with these scopes
+   * (`undefined`: unrestricted), speaking this protocol version (2025-03-26 has no `outputSchema`), or
+   * `undefined` when the cursor is not one this tool set issued for that caller's list.
    */
-  listResultJsonFor(scopes: ReadonlySet<string> | undefined, protocolVersion?: string): string;
-  /**
-   * The page of that result a cursor names (a 2025 client that pages), or `undefined` when the cursor is not one
-   * this tool set issued for that caller's list.
-   */
-  listPageJsonFor(scopes: ReadonlySet<string> | undefined, protocolVersion: string, cursor: string): string | undefined;
+  listPageJsonFor(
+    scopes: ReadonlySet<string> | undefined,
+    protocolVersion: string,
+    cursor: string | undefined,
+  ): string | undefined;
   /** The advertised entries of the tools (`name`, `description`, `inputSchema`), in config order. */
   readonly listing: readonly ToolListing[];
 }
@@ -108,29 +106,15 @@ export function buildToolSet(
       advertisesOutput: outputSchema !== undefined,
     });
   }
-  const lists = scopedLists(map, (visible) => JSON.stringify({ tools: listing.filter((t) => visible(t.name)) }));
   // 2025-03-26 predates outputSchema: its clients get the entries without it.
-  const withoutOutput = listing.some((t) => t.outputSchema !== undefined)
-    ? scopedLists(map, (visible) =>
-        JSON.stringify({
-          tools: listing
-            .filter((t) => visible(t.name))
-            .map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
-        }),
-      )
-    : lists;
+  const strip = listing.some((t) => t.outputSchema !== undefined);
   let paged: ScopedLists<ToolPages<ToolListing>> | undefined;
   let pagedWithoutOutput: ScopedLists<ToolPages<ToolListing>> | undefined;
   return {
     tools: map,
-    get listResultJson() {
-      return lists.for(undefined);
-    },
-    listResultJsonFor: (scopes, version) =>
-      (version !== undefined && version < OUTPUT_SCHEMA_SINCE ? withoutOutput : lists).for(scopes),
     listPageJsonFor: (scopes, version, cursor) =>
-      (version < OUTPUT_SCHEMA_SINCE
-        ? (pagedWithoutOutput ??= pagedLists(map, listing, paging, withoutOutput !== lists))
+      (strip && version < OUTPUT_SCHEMA_SINCE
+        ? (pagedWithoutOutput ??= pagedLists(map, listing, paging, true))
         : (paged ??= pagedLists(map, listing, paging, false))
       )
         .for(scopes)
@@ -140,8 +124,8 @@ export function buildToolSet(
 }
 
 /**
- * The pages of each scope set's list, for a 2025 client that sends a cursor (built on the first such request);
- * `strip` leaves `outputSchema` out (2025-03-26).
+ * The pages of each scope set's list for 2025 clients (built on the first request); `strip` leaves
+ * `outputSchema` out (2025-03-26).
  */
 function pagedLists(
   map: ReadonlyMap<string, Tool>,

@@ -1,6 +1,6 @@
 /**
  * `tools/list` in pages over the wire: a 2026-07-28 list answers `tools_list_page_size` tools with `nextCursor`
- * until the last page; a 2025 session gets the whole list unless it sends a cursor; a cursor the gateway did not
+ * until the last page, in every revision (a 2025 session too); a cursor the gateway did not
  * issue for this list (forged, of another tool set after a reload, not a string) is -32602 with its message. Raw
  * requests and the official clients (2.x pinned to 2026-07-28, which pages; 1.x on a 2025 session).
  */
@@ -77,24 +77,43 @@ describe('tools/list paging (tools_list_page_size)', function () {
     }
   });
 
-  it('gives a 2025 session the whole list without a cursor, and pages when it sends one', async () => {
+  it('pages a 2025 session the same way, with the cursors a 2026-07-28 list issues', async () => {
     const session = await openSession(gw.url, { token: BOT.token });
-    const whole = JSON.parse((await session.request('tools/list')).text).result;
-    assert.equal(whole.tools.length, 25);
-    assert.equal(whole.nextCursor, undefined);
-    const cursor = JSON.parse((await list()).text).result.nextCursor as string;
-    const page = JSON.parse((await session.request('tools/list', { cursor })).text).result;
+    const first = JSON.parse((await session.request('tools/list')).text).result;
+    assert.deepEqual(
+      first.tools.map((t: { name: string }) => t.name),
+      names(25).slice(0, 10),
+    );
+    const modernCursor = JSON.parse((await list()).text).result.nextCursor as string;
+    assert.equal(first.nextCursor, modernCursor);
+    const page = JSON.parse((await session.request('tools/list', { cursor: first.nextCursor })).text).result;
     assert.deepEqual(
       page.tools.map((t: { name: string }) => t.name),
       names(25).slice(10, 20),
     );
-    assert.equal(typeof page.nextCursor, 'string');
+    const last = JSON.parse((await session.request('tools/list', { cursor: page.nextCursor })).text).result;
+    assert.deepEqual(
+      last.tools.map((t: { name: string }) => t.name),
+      names(25).slice(20),
+    );
+    assert.equal(last.nextCursor, undefined);
     const refused = await session.request('tools/list', { cursor: 'forged' });
     assert.equal(refused.status, 200);
     assert.deepEqual(JSON.parse(refused.text).error, { code: -32602, message: UNKNOWN });
+  });
+
+  it('pages through the official 1.x client on a 2025 session', async () => {
     const sdk = await connectSdkClient(gw.url, BOT.token);
     try {
-      assert.equal((await sdk.client.listTools()).tools.length, 25);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let i = 0; i < 5; i++) {
+        const page = await sdk.client.listTools(cursor === undefined ? {} : { cursor });
+        seen.push(...page.tools.map((t) => t.name));
+        cursor = page.nextCursor;
+        if (cursor === undefined) break;
+      }
+      assert.deepEqual(seen, names(25));
     } finally {
       await sdk.close();
     }
