@@ -63,7 +63,7 @@ type Autocannon = (options: {
 export const autocannon = require('autocannon') as Autocannon;
 
 export const ROOT = path.resolve(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
+export const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
 
 /** A second build to compare with (its `dist/src/cli/main.js`), or none. */
 const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;

@@ -29,9 +29,10 @@ import { MetaKey } from './mcp/modern-protocol';
 import { discoverResult, toolsListResult, type ServerInfo } from './mcp/modern-results';
 import type { Logger } from './logger';
 import { createOriginGuard, type OriginGuard } from './http/origin-guard';
-import { buildToolSet, scopedLists, type ToolSet } from './tools/tool-set';
+import { buildToolSet, buildToolSetInSlices, scopedLists, type ToolSet, type ToolSetInputs } from './tools/tool-set';
+import { Slicer } from './reload/event-loop-slices';
 import { ToolPages } from './tools/tool-pages';
-import { readSecrets, type SecretSource } from './upstream/secrets';
+import { readSecrets, type SecretSource, type SecretValues } from './upstream/secrets';
 
 /**
  * Everything a request needs from the config, derived once. A reload builds a new state (compiling every schema)
@@ -101,17 +102,46 @@ export function buildGatewayState(
   log: Logger,
   secrets: SecretSource = {},
 ): GatewayState {
+  const secretValues = readSecrets(config, secrets);
+  const toolSet = buildToolSet(...toolSetInputs(config, log, secretValues));
+  return assembleState(config, listenHost, log, secretValues, toolSet);
+}
+
+/** {@link buildGatewayState}, building the tools a slice of the event loop at a time (a reload). */
+export async function buildGatewayStateInSlices(
+  config: GatewayConfig,
+  listenHost: string,
+  log: Logger,
+  secrets: SecretSource = {},
+  slicer = new Slicer(),
+): Promise<GatewayState> {
+  const secretValues = readSecrets(config, secrets);
+  const toolSet = await buildToolSetInSlices(slicer, ...toolSetInputs(config, log, secretValues));
+  return assembleState(config, listenHost, log, secretValues, toolSet);
+}
+
+function toolSetInputs(config: GatewayConfig, log: Logger, secretValues: SecretValues): ToolSetInputs {
   const g = config.gateway;
   const oauth = g.auth === 'none' ? undefined : g.auth.oauth;
-  const secretValues = readSecrets(config, secrets);
-  const toolSet = buildToolSet(
+  return [
     config.tools,
     log,
     secretValues,
     oauth?.scopes,
     g.validate_output ?? DEFAULT_VALIDATE_OUTPUT,
     { pageSize: g.tools_list_page_size ?? DEFAULT_TOOLS_LIST_PAGE_SIZE, gateway: g.name },
-  );
+  ];
+}
+
+function assembleState(
+  config: GatewayConfig,
+  listenHost: string,
+  log: Logger,
+  secretValues: SecretValues,
+  toolSet: ToolSet,
+): GatewayState {
+  const g = config.gateway;
+  const oauth = g.auth === 'none' ? undefined : g.auth.oauth;
   // `metrics:read` too when `/metrics` is behind the gateway's authentication: a client may ask for it.
   const allScopes = [
     ...(oauth?.scopes ?? []),

@@ -7,13 +7,14 @@ import {
   DEFAULT_PORT,
   ConfigError,
   configDigest,
-  readGatewayConfigFile,
   parseGatewayConfig,
   type GatewayConfig,
 } from '../contract';
 import { noAudit, openAuditLog, StoreAuditLog, type AuditSink } from './audit';
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
-import { buildGatewayState, type GatewayState } from './gateway-state';
+import { buildGatewayState, buildGatewayStateInSlices, type GatewayState } from './gateway-state';
+import { readConfigInSlices } from './reload/config-thread';
+import { Slicer } from './reload/event-loop-slices';
 import {
   ConnectionGuard,
   createRequestListener,
@@ -167,6 +168,8 @@ class Gateway implements RunningGateway {
   private state: GatewayState;
   private shuttingDown = false;
   private closing: Promise<void> | undefined;
+  /** The reload running or last run: the next one starts after it. */
+  private reloads: Promise<unknown> = Promise.resolve();
   private readonly sessions: SessionSigner;
   private readonly streams: NotificationStreams;
   private readonly services: ServiceClient;
@@ -294,18 +297,27 @@ class Gateway implements RunningGateway {
     this.status?.serving(this.configDigest);
   }
 
-  async reload(next?: GatewayConfig): Promise<void> {
+  reload(next?: GatewayConfig): Promise<void> {
+    // One reload at a time, in the order asked: each builds its state between calls, over many turns of the loop.
+    const run = this.reloads.then(() => this.reloadNow(next));
+    this.reloads = run.catch(() => undefined);
+    return run;
+  }
+
+  private async reloadNow(next: GatewayConfig | undefined): Promise<void> {
     if (this.shuttingDown) throw new Error('the gateway is shutting down');
     const file = this.options.configPath;
     if (next === undefined && file === undefined) {
       throw new Error('reload() needs a config: the gateway was not started from a file');
     }
     try {
+      const slicer = new Slicer();
       const { config: parsed, digest } =
         next === undefined
-          ? readGatewayConfigFile(file!)
+          ? await readConfigInSlices(file!, this.log, slicer)
           : { config: parseGatewayConfig(next), digest: configDigest(JSON.stringify(next)) };
-      const replacement = buildGatewayState(parsed, this.host, this.log, this.options.secrets);
+      const replacement = await buildGatewayStateInSlices(parsed, this.host, this.log, this.options.secrets, slicer);
+      if (this.shuttingDown) throw new Error('the gateway is shutting down');
       warnUnchangeable(this.state.config, parsed, this.log);
       const previous = this.state;
       this.state = replacement;

@@ -8,6 +8,7 @@ import type { Logger } from '../logger';
 import { compileResponseControls, type ResponseShaper } from '../../response';
 import { ScopedLists } from './scoped-lists';
 import { ToolPages } from './tool-pages';
+import { runAtOnce, runInSlices, type Slicer } from '../reload/event-loop-slices';
 
 /** One tool, ready to call: its validator, alias map and service plan are prepared once per config. */
 export interface Tool {
@@ -65,14 +66,27 @@ export const OUTPUT_SCHEMA_SINCE = '2025-06-18';
  * @param paging `tools_list_page_size` and the gateway's name (what cursors are bound to)
  * @throws ConfigError for a backend header or CA bundle that cannot be used (one line naming the field)
  */
-export function buildToolSet(
+export function buildToolSet(...inputs: ToolSetInputs): ToolSet {
+  return runAtOnce(toolSetSteps(...inputs));
+}
+
+/** {@link buildToolSet}, letting the event loop go round between tools as `slicer` decides (a reload). */
+export function buildToolSetInSlices(slicer: Slicer, ...inputs: ToolSetInputs): Promise<ToolSet> {
+  return runInSlices(toolSetSteps(...inputs), slicer);
+}
+
+/** What a tool set is built from (see {@link buildToolSet}). */
+export type ToolSetInputs = Parameters<typeof toolSetSteps>;
+
+/** Builds a tool set one tool per step. */
+function* toolSetSteps(
   tools: readonly ToolConfig[],
   log: Logger,
   secrets?: SecretValues,
   gatewayScopes: readonly string[] = [],
   validateOutput = true,
   paging: ListPaging = { pageSize: DEFAULT_TOOLS_LIST_PAGE_SIZE, gateway: '' },
-): ToolSet {
+): Generator<void, ToolSet, void> {
   const map = new Map<string, Tool>();
   const listing: ToolListing[] = [];
   for (const [i, config] of tools.entries()) {
@@ -105,6 +119,7 @@ export function buildToolSet(
       shaper,
       advertisesOutput: outputSchema !== undefined,
     });
+    yield;
   }
   // 2025-03-26 predates outputSchema: its clients get the entries without it.
   const strip = listing.some((t) => t.outputSchema !== undefined);

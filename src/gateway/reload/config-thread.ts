@@ -1,0 +1,73 @@
+/**
+ * A reload of a large config file reads, parses and checks it on a thread of its own: for thousands of tools that
+ * is more work than a call may wait for. The checked config comes back as JSON text per tool, parsed here between
+ * calls ({@link Slicer}). A small file is read in place, where a thread would only add its start.
+ */
+import { statSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { ConfigError } from '../../contract/config-error';
+import type { GatewayConfig, ToolConfig } from '../../contract/gateway-config';
+import { readGatewayConfigFile } from '../../contract/load-config';
+import type { Logger } from '../logger';
+import type { ConfigThreadAnswer } from './config-thread-worker';
+import { Slicer } from './event-loop-slices';
+
+/** Files at least this large are read on the thread. */
+export const THREAD_MIN_BYTES = 256 * 1024;
+
+// Runs the worker module from its compiled file, or from its TypeScript source under the tests.
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+if (workerData.file.endsWith('.ts')) require('ts-node/register/transpile-only');
+parentPort.postMessage(require(workerData.file).readConfigForThread(workerData.config));
+`;
+
+/** A checked config and the digest of the bytes it came from. */
+export interface LoadedConfig {
+  readonly config: GatewayConfig;
+  readonly digest: string;
+}
+
+/**
+ * Reads and checks a config file as `readGatewayConfigFile` does, holding the event loop a slice at a time.
+ * @throws ConfigError as `readGatewayConfigFile` does
+ */
+export async function readConfigInSlices(file: string, log: Logger, slicer = new Slicer()): Promise<LoadedConfig> {
+  let size = 0;
+  try {
+    size = statSync(file).size;
+  } catch {
+    // Unreadable: read in place, which names the reason.
+  }
+  if (size < THREAD_MIN_BYTES) return readGatewayConfigFile(file);
+  let answer: ConfigThreadAnswer;
+  try {
+    answer = await onThread(file);
+  } catch (err) {
+    log('warn', 'config thread failed; the config is read in place', { error: String(err) });
+    return readGatewayConfigFile(file);
+  }
+  if (!answer.ok) throw answer.configError ? new ConfigError(answer.message) : new Error(answer.message);
+  const config = JSON.parse(answer.head) as GatewayConfig & { tools: ToolConfig[] };
+  for (const tool of answer.tools) {
+    config.tools.push(JSON.parse(tool) as ToolConfig);
+    const pause = slicer.pause();
+    if (pause !== undefined) await pause;
+  }
+  return { config, digest: answer.digest };
+}
+
+function onThread(config: string): Promise<ConfigThreadAnswer> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, {
+      eval: true,
+      workerData: { file: require.resolve('./config-thread-worker'), config },
+    });
+    worker.once('message', (answer: ConfigThreadAnswer) => {
+      resolve(answer);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`config thread exited with code ${code}`)));
+  });
+}
