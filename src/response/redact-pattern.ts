@@ -15,8 +15,7 @@
  * The result is the same text RE2 makes over the whole input. A pattern whose program the analysis does not know
  * (or one that can match the empty string) runs on the whole text.
  */
-import { RE2JS } from 're2js';
-import { compileLinearPattern, translate, type LinearRegExp } from '../validation/linear-regexp';
+import { compileLinearPattern, re2, translate, type LinearRegExp } from '../validation/linear-regexp';
 
 /** Runs closer than this (in UTF-16 units) are searched as one span: a call into RE2 costs about that much. */
 const MERGE_GAP = 64;
@@ -242,8 +241,8 @@ const MAX_RUNE = 0x10ffff;
  * holds anything the analysis does not know (then nothing is assumed) or can match without consuming a character.
  */
 export function patternAlphabet(source: string): PatternAlphabet | undefined {
-  const re2 = (RE2JS.compile(translate(source)) as unknown as { re2?: () => unknown }).re2?.();
-  const prog = (re2 as { prog?: { inst?: unknown; start?: unknown } } | undefined)?.prog;
+  const re2Program = (re2().compile(translate(source)) as unknown as { re2?: () => unknown }).re2?.();
+  const prog = (re2Program as { prog?: { inst?: unknown; start?: unknown } } | undefined)?.prog;
   if (prog === undefined || !Array.isArray(prog.inst) || typeof prog.start !== 'number') return undefined;
   const inst = prog.inst as ProgInst[];
   const ranges: [number, number][] = [];

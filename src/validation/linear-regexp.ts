@@ -10,9 +10,17 @@
  * become `\x{…}`; `[]` and `[^]` become explicit ranges; groups become non-capturing (a test needs no captures).
  * `\d`, `\w`, `\b` are ASCII in both. Unicode property tables are RE2's, which may lag V8's by a Unicode version.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import { NativeShortcut } from './bounded-pattern';
 import { SingleClassMatcher } from './single-class-pattern';
+
+let engine: typeof RE2JS | undefined;
+
+/** The RE2 engine, loaded on first use: a config whose patterns V8 answers never needs it. */
+export function re2(): typeof RE2JS {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (engine ??= (require('re2js') as typeof import('re2js')).RE2JS);
+}
 
 /** A compiled pattern: `test` searches the whole input, as `RegExp.prototype.test` does. */
 export interface LinearRegExp {
@@ -358,7 +366,7 @@ class Re2Pattern implements LinearRegExp {
   }
 
   private get re(): RE2JS {
-    return (this.program ??= RE2JS.compile(this.translated));
+    return (this.program ??= re2().compile(this.translated));
   }
 
   get nativeLength(): number {
@@ -387,7 +395,7 @@ class Re2Pattern implements LinearRegExp {
     // A quoted replacement string, not a replacer function: RE2JS's function path costs about five times more.
     if (replacement !== this.lastReplacement) {
       this.lastReplacement = replacement;
-      this.quotedReplacement = RE2JS.quoteReplacement(replacement);
+      this.quotedReplacement = re2().quoteReplacement(replacement);
     }
     return this.re.matcher(input).replaceAll(this.quotedReplacement);
   }
@@ -416,7 +424,7 @@ export function compileLinearPattern(source: string): LinearRegExp {
   // enforces, so its program can wait for an input long enough to need it (most never get one).
   if (native !== undefined) return new Re2Pattern(source, translated, native, undefined);
   try {
-    return new Re2Pattern(source, translated, undefined, RE2JS.compile(translated));
+    return new Re2Pattern(source, translated, undefined, re2().compile(translated));
   } catch (err) {
     // E.g. nested repetitions whose product passes RE2's limit.
     const reason = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : String(err);

@@ -1,6 +1,7 @@
 /**
  * What a gateway loads at start: the heavy optional modules (jose for OAuth, prom-client for metrics, yaml for a
- * YAML config, the OpenAPI parser) only when its config needs them, and undici only at the first service call. Each case runs in a fresh Node process (this
+ * YAML config, the OpenAPI parser) only when its config needs them, RE2 (re2js) only for a pattern V8 does not
+ * answer, and undici only at the first service call. Each case runs in a fresh Node process (this
  * process has loaded everything already), starts the gateway from the sources and lists the packages loaded.
  */
 import assert from 'node:assert/strict';
@@ -50,6 +51,19 @@ describe('modules a gateway loads', function () {
     assert.ok(loaded.includes('ajv'), loaded.join(', '));
     // undici's agent loads on the first service call, not at start
     assert.equal(loaded.includes('undici'), false, loaded.join(', '));
+  });
+
+  it('loads RE2 only for a pattern of unbounded repetition, not for a bounded one', () => {
+    const withPattern = (pattern: string) =>
+      packagesLoadedFor(
+        botConfig([
+          tool('lookup', 'http://127.0.0.1:9/lookup', {
+            inputSchema: objectSchema({ id: { type: 'string', pattern } }),
+          }),
+        ]),
+      );
+    assert.equal(withPattern('^C-[0-9]{4}$').includes('re2js'), false);
+    assert.equal(withPattern('^C-[0-9]+$').includes('re2js'), true);
   });
 
   it('loads prom-client once metrics are on', () => {
