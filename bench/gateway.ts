@@ -214,13 +214,8 @@ const CALL_ARGS = { customer_id: 'C-0042', limit: 5, status: 'open' };
 export const callBody = (id: number, tool = 'get_customer') =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: CALL_ARGS } });
 
-/** Opens an MCP session with raw requests; returns the headers autocannon sends with every call. */
-export async function mcpHeaders(url: string, token: string): Promise<Record<string, string>> {
-  const base = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    authorization: `Bearer ${token}`,
-  };
+/** Opens a 2025-11-25 session with raw requests (`initialize`, `initialized`): the headers its requests carry. */
+export async function sessionHeaders(url: string, base: Record<string, string>): Promise<Record<string, string>> {
   const init = await fetch(url, {
     method: 'POST',
     headers: base,
@@ -241,6 +236,16 @@ export async function mcpHeaders(url: string, token: string): Promise<Record<str
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
   });
   await ack.text();
+  return headers;
+}
+
+/** Opens an MCP session with raw requests; returns the headers autocannon sends with every call. */
+export async function mcpHeaders(url: string, token: string): Promise<Record<string, string>> {
+  const headers = await sessionHeaders(url, {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${token}`,
+  });
   // One checked call: the row measures successful calls, not fast refusals.
   const probe = await fetch(url, { method: 'POST', headers, body: callBody(1) });
   const text = await probe.text();

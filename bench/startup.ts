@@ -19,6 +19,7 @@ import {
   MODERN_VERSION,
   portOf,
   serveArgs,
+  sessionHeaders,
   spawnAndRead,
   urlOf,
 } from './gateway';
@@ -76,32 +77,6 @@ async function timedOnce(request: () => Promise<Response>): Promise<{ ms: number
   const t0 = process.hrtime.bigint();
   const text = await (await request()).text();
   return { ms: Number(process.hrtime.bigint() - t0) / 1e6, text };
-}
-
-/** Opens a 2025-11-25 session with raw requests; the headers its requests carry. */
-async function sessionHeaders(url: string, base: Record<string, string>): Promise<Record<string, string>> {
-  const init = await fetch(url, {
-    method: 'POST',
-    headers: base,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }),
-  });
-  const sessionId = init.headers.get('mcp-session-id');
-  await init.text();
-  if (init.status !== 200 || sessionId === null) throw new Error(`initialize failed: HTTP ${init.status}`);
-  const headers = { ...base, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
-  await (
-    await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    })
-  ).text();
-  return headers;
 }
 
 const toolsOn = (text: string) => (JSON.parse(text) as { result?: { tools?: unknown[] } }).result?.tools?.length;
