@@ -15,6 +15,15 @@ import { Slicer } from './event-loop-slices';
 /** Files at least this large are read on the thread. */
 export const THREAD_MIN_BYTES = 256 * 1024;
 
+/**
+ * How long the thread may take. Reloads queue behind this one, so a read that never ends must not hold them for
+ * good; reading in place instead would hold the event loop, so the reload is refused.
+ */
+export const THREAD_TIMEOUT_MS = 120_000;
+
+/** The thread did not answer in time (it is stopped). */
+class ThreadTimeout extends Error {}
+
 // Runs the worker module from its compiled file, or from its TypeScript source under the tests.
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -32,7 +41,12 @@ export interface LoadedConfig {
  * Reads and checks a config file as `readGatewayConfigFile` does, holding the event loop a slice at a time.
  * @throws ConfigError as `readGatewayConfigFile` does
  */
-export async function readConfigInSlices(file: string, log: Logger, slicer = new Slicer()): Promise<LoadedConfig> {
+export async function readConfigInSlices(
+  file: string,
+  log: Logger,
+  slicer = new Slicer(),
+  timeoutMs = THREAD_TIMEOUT_MS,
+): Promise<LoadedConfig> {
   let size = 0;
   try {
     size = statSync(file).size;
@@ -42,8 +56,11 @@ export async function readConfigInSlices(file: string, log: Logger, slicer = new
   if (size < THREAD_MIN_BYTES) return readGatewayConfigFile(file);
   let answer: ConfigThreadAnswer;
   try {
-    answer = await onThread(file);
+    answer = await onThread(file, timeoutMs);
   } catch (err) {
+    if (err instanceof ThreadTimeout) {
+      throw new Error(`reading ${file} took over ${timeoutMs} ms on the config thread; it was stopped`);
+    }
     log('warn', 'config thread failed; the config is read in place', { error: String(err) });
     return readGatewayConfigFile(file);
   }
@@ -57,17 +74,24 @@ export async function readConfigInSlices(file: string, log: Logger, slicer = new
   return { config, digest: answer.digest };
 }
 
-function onThread(config: string): Promise<ConfigThreadAnswer> {
+function onThread(config: string, timeoutMs: number): Promise<ConfigThreadAnswer> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER, {
       eval: true,
       workerData: { file: require.resolve('./config-thread-worker'), config },
     });
+    const timer = setTimeout(() => {
+      reject(new ThreadTimeout());
+      void worker.terminate();
+    }, timeoutMs);
     worker.once('message', (answer: ConfigThreadAnswer) => {
       resolve(answer);
       void worker.terminate();
     });
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`config thread exited with code ${code}`)));
+    worker.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`config thread exited with code ${code}`));
+    });
   });
 }

@@ -85,6 +85,19 @@ describe('reload of a large config', function () {
     });
   });
 
+  it('refuses a read the thread does not finish in time, without reading in place', async () => {
+    const file = write('slow.json', botConfig(manyTools(service.url, 2_000)));
+    const logged: string[] = [];
+    // No thread starts, reads and checks a file of this size in 1 ms.
+    await assert.rejects(
+      readConfigInSlices(file, (_level, msg) => logged.push(msg), new Slicer(), 1),
+      {
+        message: `reading ${file} took over 1 ms on the config thread; it was stopped`,
+      },
+    );
+    assert.deepEqual(logged, []);
+  });
+
   it('answers calls while it reloads, then serves the new tools', async () => {
     const small = botConfig([tool('lookup', `${service.url}/health`, { inputSchema: { type: 'object' } })]);
     const file = write('gateway.json', small);
