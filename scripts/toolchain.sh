@@ -57,39 +57,29 @@ else
 fi
 ln -sfn "tofu-$tofu_version" "$bin/tofu"
 
-provider_name="terraform-provider-docker_v$provider_version"
-provider="$cache/build/$provider_name"
-if [[ -x $provider ]]; then
-  log "kreuzwerker/docker $provider_version: already built ($provider)"
-else
-  mkdir -p "$cache/build"
-  build "kreuzwerker/docker $provider_version" "$root/tools/terraform/provider-docker" \
-    github.com/terraform-providers/terraform-provider-docker "$provider" "-X main.version=$provider_version"
-fi
-
-# hashicorp/kubernetes for the Kubernetes deploy tests (scripts/k8s-cluster.sh): same flags, its own wrapper module.
-kubernetes_name="terraform-provider-kubernetes_v$kubernetes_version"
-kubernetes="$cache/build/$kubernetes_name"
-if [[ -x $kubernetes ]]; then
-  log "hashicorp/kubernetes $kubernetes_version: already built ($kubernetes)"
-else
-  mkdir -p "$cache/build"
-  build "hashicorp/kubernetes $kubernetes_version" "$root/tools/terraform/provider-kubernetes" \
-    github.com/hashicorp/terraform-provider-kubernetes "$kubernetes" "-X main.version=$kubernetes_version"
-fi
-
-# The mirror layout OpenTofu and Terraform read: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION.
-# mirror_put FILE NAMESPACE/TYPE VERSION
-mirror_put() {
-  local file=$1 type=$2 version=$3 host dir
+# install_provider NAMESPACE/TYPE VERSION DIR PACKAGE: builds the provider in its wrapper module DIR (unless it is
+# built already) and lays it out in the mirror as OpenTofu and Terraform read it:
+# HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/terraform-provider-TYPE_vVERSION, under both registry hosts.
+install_provider() {
+  local source=$1 version=$2 dir=$3 package=$4 host into
+  local file="$cache/build/terraform-provider-${source#*/}_v$version"
+  if [[ -x $file ]]; then
+    log "$source $version: already built ($file)"
+  else
+    mkdir -p "$cache/build"
+    build "$source $version" "$dir" "$package" "$file" "-X main.version=$version"
+  fi
   for host in registry.opentofu.org registry.terraform.io; do
-    dir="$mirror/$host/$type/$version/$os_arch"
-    mkdir -p "$dir"
-    cmp -s "$file" "$dir/${file##*/}" 2>/dev/null || cp -f "$file" "$dir/${file##*/}"
+    into="$mirror/$host/$source/$version/$os_arch"
+    mkdir -p "$into"
+    cmp -s "$file" "$into/${file##*/}" 2>/dev/null || cp -f "$file" "$into/${file##*/}"
   done
 }
-mirror_put "$provider" kreuzwerker/docker "$provider_version"
-mirror_put "$kubernetes" hashicorp/kubernetes "$kubernetes_version"
+install_provider kreuzwerker/docker "$provider_version" "$root/tools/terraform/provider-docker" \
+  github.com/terraform-providers/terraform-provider-docker
+# hashicorp/kubernetes for the Kubernetes deploy tests (scripts/k8s-cluster.sh)
+install_provider hashicorp/kubernetes "$kubernetes_version" "$root/tools/terraform/provider-kubernetes" \
+  github.com/hashicorp/terraform-provider-kubernetes
 
 # Providers come from the mirror only: no `direct` block, so nothing is looked up on a registry.
 cat >"$cache/tofurc" <<EOF
