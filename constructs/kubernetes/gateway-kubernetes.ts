@@ -29,7 +29,7 @@ export function createGatewayKubernetes(scope: Construct, options: GatewayKubern
     metadata: { name: ns, labels: { 'app.kubernetes.io/managed-by': 'cdktf-mcp-gateway' } },
   });
   const inNs = { dependsOn: [namespace] };
-  const secretNames = [...options.secrets.map(([n]) => n)];
+  const secretNames = options.secrets.map(([n]) => n);
   const config = new KubernetesResource(
     scope,
     'Config',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   configDigest,
   K8S_CONFIG_KEY,
@@ -65,8 +66,8 @@ export async function applyInCluster(options: InClusterApplyOptions): Promise<In
   const pollMs = options.pollMs ?? 250;
   const configPath = path.join(options.nextDir, K8S_CONFIG_KEY);
 
-  const text = await mountedConfig(configPath, options.expectDigest, deadline, pollMs);
-  if (text === undefined) {
+  const mounted = await mountedConfig(configPath, options.expectDigest, deadline, pollMs);
+  if (mounted === undefined) {
     return {
       outcome: 'refused',
       reason: `the job's copy of ${K8S_CONFIG_KEY} did not become the deployed one within ${options.timeoutMs / 1000} s`,
@@ -74,7 +75,7 @@ export async function applyInCluster(options: InClusterApplyOptions): Promise<In
   }
   const problem = await options.check(configPath);
   if (problem !== undefined) return { outcome: 'refused', reason: problem };
-  const digest = configDigest(Buffer.from(text));
+  const { text, digest } = mounted;
 
   const names = k8sNames(options.gateway);
   const ns = encodeURIComponent(options.namespace);
@@ -127,13 +128,16 @@ export async function applyInCluster(options: InClusterApplyOptions): Promise<In
   };
 }
 
-/** The mounted config once it is the expected one (the kubelet may still hold the previous version briefly). */
+/**
+ * The mounted config and its digest once it is the expected one (the kubelet may still hold the previous version
+ * briefly).
+ */
 async function mountedConfig(
   file: string,
   expectDigest: string | undefined,
   deadline: number,
   pollMs: number,
-): Promise<string | undefined> {
+): Promise<{ text: string; digest: string } | undefined> {
   for (;;) {
     let bytes: Buffer | undefined;
     try {
@@ -141,8 +145,9 @@ async function mountedConfig(
     } catch {
       bytes = undefined;
     }
-    if (bytes !== undefined && (expectDigest === undefined || configDigest(bytes) === expectDigest)) {
-      return bytes.toString('utf8');
+    const digest = bytes === undefined ? undefined : configDigest(bytes);
+    if (digest !== undefined && (expectDigest === undefined || digest === expectDigest)) {
+      return { text: bytes!.toString('utf8'), digest };
     }
     if (Date.now() >= deadline) return undefined;
     await sleep(pollMs);
@@ -208,8 +213,10 @@ async function listPods(api: ClusterApi, ns: string, gateway: string): Promise<P
   const list = await api.get(`/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(selector)}`);
   const items = (list.items as PodObject[] | undefined) ?? [];
   return items
-    .filter((p) => p.metadata.deletionTimestamp === undefined && p.status?.phase !== 'Succeeded')
-    .filter((p) => p.status?.phase !== 'Failed')
+    .filter(
+      (p) =>
+        p.metadata.deletionTimestamp === undefined && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
+    )
     .map((p) => ({
       name: p.metadata.name,
       ip: p.status?.podIP ?? '',
@@ -245,8 +252,4 @@ async function readyzOverHttp(ip: string, port: number): Promise<PodReport | und
   } catch {
     return undefined;
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

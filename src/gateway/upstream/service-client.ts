@@ -329,7 +329,6 @@ class CallHandler {
   }
 }
 
-/** A connection that was up and then failed (closed or reset under the request), not one that could not open. */
 /**
  * When an idempotent call that failed this way is sent again (ms from now), or `undefined` when it is not: at once
  * when its connection was lost (a backend replica gone with the pooled connection), after a pause when the
