@@ -11,6 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { cpuMs, rssMb } from './proc';
 
 const RECORDS = Number(process.env.BENCH_DASHBOARD_RECORDS ?? 1_000_000);
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -68,17 +69,6 @@ export function writeAuditFiles(dir: string): number {
     closeSync(files[i]);
   }
   return bytes;
-}
-
-/** User + system CPU time of a process so far, in ms (from /proc: the machine may be shared, wall time is not all ours). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
-
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : NaN;
 }
 
 /** Starts the dashboard and resolves with the URL of its `Dashboard:` line and the ms it took. */

@@ -14,13 +14,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { GatewayConfig, ToolConfig } from '../src/contract/gateway-config';
 import { generateInputSchema, generateOutputSchema, type InputSpec, toolDescription } from '../src/schema';
 import { nginxBinary, startNginx } from './nginx';
 import { children, stopChild, track } from './children';
+import { cpuMs } from './proc';
 
 /** Seconds of load per row and round. */
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
@@ -313,18 +314,6 @@ export interface Target {
   readonly options: { method: string; headers?: Record<string, string>; body?: string | ((id: number) => string) };
   /** The serving process, for its CPU time. @default - not measured */
   readonly pid?: number;
-}
-
-/** User + system CPU time of a process so far, in ms (`/proc/<pid>/stat`, clock ticks of 10 ms). */
-function cpuMs(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 let nextRequestId = 10;

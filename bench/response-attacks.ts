@@ -9,7 +9,7 @@
  * a process of its own and reads its peak resident set (VmHWM). Run alone with `node dist/bench/run.js response-attacks`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { GatewayConfig, ToolConfig } from '../src/contract/gateway-config';
 import { startGateway } from '../src/gateway';
 import { serveArgs } from './gateway';
+import { statusMb } from './proc';
 
 const MIB = 1024 * 1024;
 const EMAIL = '[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,255}';
@@ -170,9 +171,7 @@ async function peakMemory(config: GatewayConfig, token: string): Promise<number>
     });
     const call = callerOf(url, token);
     await Promise.all(Array.from({ length: 64 }, () => call('plain_4m')));
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
-    return Math.round(kb / 1024);
+    return Math.round(statusMb(child.pid, 'VmHWM'));
   } finally {
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

@@ -7,10 +7,11 @@
  * not asserted.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { children, stopChild } from './children';
+import { rssMb, threadCpuMs } from './proc';
 import {
   fmt,
   gatewayConfig,
@@ -21,6 +22,7 @@ import {
   serveArgs,
   sessionHeaders,
   spawnAndRead,
+  spread,
   urlOf,
 } from './gateway';
 
@@ -53,7 +55,6 @@ interface StartupRun {
   readonly lastToolMs: number;
 }
 
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The arguments a generated tool accepts (its own pattern for `account_<i>`). */
@@ -81,25 +82,6 @@ async function timedOnce(request: () => Promise<Response>): Promise<{ ms: number
 
 const toolsOn = (text: string) => (JSON.parse(text) as { result?: { tools?: unknown[] } }).result?.tools?.length;
 
-/** VmRSS of a process, MB. */
-function rssMb(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
-}
-
-/** CPU time a process has run so far, all its threads (GC, compiler), in ms, from Linux's schedstat; NaN elsewhere. */
-function processCpuMs(pid: number | undefined): number {
-  try {
-    let ns = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    }
-    return ns / 1e6;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /** One start of the gateway on `file` (a config of `count` tools) and what it measured. */
 async function startOnce(dir: string, file: string, token: string, count: number): Promise<StartupRun> {
   const started = process.hrtime.bigint();
@@ -120,7 +102,7 @@ async function startOnce(dir: string, file: string, token: string, count: number
       }
       await sleep(5);
     }
-    const cpuMs = processCpuMs(child.pid);
+    const cpuMs = threadCpuMs(child.pid);
     const rssReadyMb = rssMb(child.pid);
     await sleep(SETTLE_MS);
     const rssSteadyMb = rssMb(child.pid);
@@ -193,7 +175,7 @@ async function printRow(dir: string, backendUrl: string, token: string, sha256: 
   writeFileSync(file, JSON.stringify(gatewayConfig(tools, true, sha256)));
   const runs: StartupRun[] = [];
   for (let i = 0; i < STARTUP_RUNS; i++) runs.push(await startOnce(dir, file, token, count));
-  const m = (pick: (r: StartupRun) => number) => median(runs.map(pick));
+  const m = (pick: (r: StartupRun) => number) => spread(runs.map(pick)).median;
   const limit = (value: number | undefined, unit: string) => (value === undefined ? '-' : `< ${value} ${unit}`);
   const n = count.toLocaleString('en-US');
   console.log(`\n| ${n} distinct tool${count === 1 ? '' : 's'}, median of ${STARTUP_RUNS} starts | value | target |`);
