@@ -10,7 +10,7 @@ import type { GatewayConfig, ToolConfig } from '../../contract/gateway-config';
 import { readGatewayConfigFile } from '../../contract/load-config';
 import type { Logger } from '../logger';
 import type { ConfigThreadAnswer } from './config-thread-worker';
-import { Slicer } from './event-loop-slices';
+import { runInSlices, Slicer } from './event-loop-slices';
 
 /** Files at least this large are read on the thread. */
 export const THREAD_MIN_BYTES = 256 * 1024;
@@ -66,12 +66,16 @@ export async function readConfigInSlices(
   }
   if (!answer.ok) throw answer.configError ? new ConfigError(answer.message) : new Error(answer.message);
   const config = JSON.parse(answer.head) as GatewayConfig & { tools: ToolConfig[] };
-  for (const tool of answer.tools) {
-    config.tools.push(JSON.parse(tool) as ToolConfig);
-    const pause = slicer.pause();
-    if (pause !== undefined) await pause;
-  }
+  await runInSlices(parseEach(answer.tools, config.tools), slicer);
   return { config, digest: answer.digest };
+}
+
+/** Parses each tool's JSON text into `into`, one tool per step. */
+function* parseEach(texts: readonly string[], into: ToolConfig[]): Generator<void, void, void> {
+  for (const text of texts) {
+    into.push(JSON.parse(text) as ToolConfig);
+    yield;
+  }
 }
 
 function onThread(config: string, timeoutMs: number): Promise<ConfigThreadAnswer> {
