@@ -3,7 +3,7 @@
  * (and during a store outage with `on_unavailable: 'allow'`) in this process's own fixed windows.
  */
 import type { Principal } from '../auth/bearer-tokens';
-import { StoreUnavailableError, type SharedStore } from '../store/shared-store';
+import { StoreUnavailableError, type SharedStore, type StoreLimit } from '../store/shared-store';
 import type { Limit } from './limit-rules';
 
 /** What a call's limits decided. */
@@ -16,15 +16,23 @@ const ADMITTED: LimitDecision = { admitted: true };
 
 /** Windows this process counts at most; past it, windows that ended are dropped first, then the oldest. */
 const MAX_LOCAL_WINDOWS = 100_000;
+/** Principals whose store keys are kept per tool's limits; past it the cache starts again. */
+const MAX_KEYED_PRINCIPALS = 10_000;
 
 export class RateLimiter {
   private readonly local = new LocalWindows();
+  /**
+   * A tool's limits (one array per config) → principal → their store keys: built once, and one array per principal
+   * and tool, so that the store counts a run of such calls in one step.
+   */
+  private keyed = new WeakMap<readonly Limit[], Map<string, readonly StoreLimit[]>>();
 
   constructor(private store: SharedStore | undefined) {}
 
   /** The store calls count in from now on (a reload may add, change or remove it). */
   useStore(store: SharedStore | undefined): void {
     this.store = store;
+    this.keyed = new WeakMap();
   }
 
   /**
@@ -34,17 +42,28 @@ export class RateLimiter {
   async count(limits: readonly Limit[], principal: Principal): Promise<LimitDecision> {
     const store = this.store;
     if (store === undefined) return this.local.count(limits, principal, Date.now());
-    const who = String(principal);
     try {
-      const [admitted, index, value] = await store.countCall(
-        limits.map((l) => ({ key: `${store.prefix}limit:${l.id}:${who}`, windowMs: l.windowMs, calls: l.calls })),
-      );
+      const [admitted, index, value] = await store.countCall(this.storeLimits(store, limits, String(principal)));
       return admitted === 1 ? ADMITTED : { admitted: false, limit: limits[index - 1], retryAfterMs: value };
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;
       if (store.onUnavailable === 'refuse') return { admitted: false, storeUnavailable: true };
       return this.local.count(limits, principal, Date.now());
     }
+  }
+
+  private storeLimits(store: SharedStore, limits: readonly Limit[], who: string): readonly StoreLimit[] {
+    let byPrincipal = this.keyed.get(limits);
+    if (byPrincipal === undefined || byPrincipal.size >= MAX_KEYED_PRINCIPALS) {
+      byPrincipal = new Map();
+      this.keyed.set(limits, byPrincipal);
+    }
+    let keyed = byPrincipal.get(who);
+    if (keyed === undefined) {
+      keyed = limits.map((l) => ({ key: `${store.prefix}limit:${l.id}:${who}`, windowMs: l.windowMs, calls: l.calls }));
+      byPrincipal.set(who, keyed);
+    }
+    return keyed;
   }
 }
 

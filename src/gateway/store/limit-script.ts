@@ -1,54 +1,74 @@
 /**
  * The Lua script that counts calls against their limits atomically, on the store's clock, so replicas and nodes
  * agree without agreeing on time. Each limit is a fixed window starting at a multiple of its length (UTC): one
- * counter per principal, limit and window (`KEY:START`), expiring with its window. A call's counters are
- * incremented first and, if any passes its count, decremented again: a refused call counts nowhere. The calls of
- * one invocation (those a gateway received in one turn of its event loop) are counted one after the other, in
- * order, exactly as if each were its own invocation.
+ * counter per principal, limit and window (`KEY:START`), expiring with its window. The calls of one invocation
+ * (those a gateway received in one turn of its event loop) are counted one after the other, in order, exactly as
+ * if each were its own invocation: a call is admitted when every one of its counters stays within its count, and a
+ * refused call counts nowhere. Each counter is read once and written once per invocation, and a run of consecutive
+ * calls with the same limits is counted as one step: the first calls that fit are admitted, the rest refused.
  *
- * KEYS: each call's limits' keys, call after call (the window start is appended here, so the store must not be a
- * Redis Cluster).
- * ARGV: for each call, its number of limits, then the window length (ms) and count of each, in KEYS' order.
- * Returns three numbers per call: `1, 0, 0` when the call is counted, else `0, i, retryAfterMs` for its limit i
- * (1-based) whose window ends last among those reached, or `-1, i, 0` when limit i's counter holds something else
- * than a count (written by another program): that call counts nowhere and fails alone, the others are counted.
+ * KEYS: the batch's distinct counters (a limit's key and window), each once (the window start is appended here, so
+ * the store must not be a Redis Cluster).
+ * ARGV: the window length (ms) of each of KEYS, in order; then for each run of calls: its number of calls, its
+ * number of limits and, per limit, the index of its counter in KEYS (1-based) and its count.
+ * Returns five numbers per run with calls not admitted (nothing when all were): the position (1-based, in the
+ * batch) of the first call not admitted and how many follow it to the run's end, then `0, i, retryAfterMs` for
+ * their limit i (1-based) whose window ends last among those reached, or `-1, i, 0` when limit i's counter holds
+ * something else than a count (written by another program): those calls count nowhere and fail alone.
  */
 export const LIMIT_SCRIPT = `
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local n = #KEYS
+local name, left, count, fresh, broken, added = {}, {}, {}, {}, {}, {}
+for j = 1, n do
+  local window = tonumber(ARGV[j])
+  local start = now - now % window
+  name[j], left[j], added[j] = KEYS[j] .. ':' .. start, start + window - now, 0
+  local held = redis.pcall('GET', name[j])
+  if held == false then
+    count[j], fresh[j] = 0, true
+  elseif type(held) == 'string' and string.match(held, '^%-?%d+$') then
+    count[j] = tonumber(held)
+  else
+    broken[j] = true
+  end
+end
 local out = {}
-local k, a = 1, 1
+local a, first = n + 1, 1
 while a <= #ARGV do
-  local n = tonumber(ARGV[a])
-  a = a + 1
-  local keys = {}
-  local refused, wait, broken = 0, -1, 0
-  for i = 1, n do
-    local window, calls = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
-    a = a + 2
-    local start = now - now % window
-    local key = KEYS[k] .. ':' .. start
-    k = k + 1
-    if broken == 0 then
-      local count = redis.pcall('INCR', key)
-      if type(count) ~= 'number' then
-        broken = i
-      else
-        if count == 1 then redis.call('PEXPIRE', key, start + window - now + 1000) end
-        keys[#keys + 1] = key
-        if count > calls and start + window - now > wait then refused, wait = i, start + window - now end
+  local k, m = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+  local fit, bad = k, 0
+  for i = 1, m do
+    local j, calls = tonumber(ARGV[a + 2 * i]), tonumber(ARGV[a + 2 * i + 1])
+    if bad == 0 then
+      if broken[j] then
+        bad = i
+      elseif calls - count[j] < fit then
+        fit = math.max(calls - count[j], 0)
       end
     end
   end
-  if broken > 0 or refused > 0 then
-    for i = 1, #keys do redis.call('DECR', keys[i]) end
-  end
-  if broken > 0 then
-    out[#out + 1], out[#out + 2], out[#out + 3] = -1, broken, 0
-  elseif refused > 0 then
-    out[#out + 1], out[#out + 2], out[#out + 3] = 0, refused, wait
+  if bad > 0 then
+    out[#out + 1], out[#out + 2], out[#out + 3], out[#out + 4], out[#out + 5] = first, k, -1, bad, 0
   else
-    out[#out + 1], out[#out + 2], out[#out + 3] = 1, 0, 0
+    local refused, wait = 0, -1
+    for i = 1, m do
+      local j, calls = tonumber(ARGV[a + 2 * i]), tonumber(ARGV[a + 2 * i + 1])
+      count[j], added[j] = count[j] + fit, added[j] + fit
+      if count[j] + 1 > calls and left[j] > wait then refused, wait = i, left[j] end
+    end
+    if fit < k then
+      out[#out + 1], out[#out + 2], out[#out + 3], out[#out + 4], out[#out + 5] = first + fit, k - fit, 0, refused, wait
+    end
+  end
+  first = first + k
+  a = a + 2 + 2 * m
+end
+for j = 1, n do
+  if added[j] > 0 then
+    redis.call('INCRBY', name[j], added[j])
+    if fresh[j] then redis.call('PEXPIRE', name[j], left[j] + 1000) end
   end
 end
 return out

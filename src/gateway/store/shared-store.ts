@@ -38,7 +38,7 @@ export interface StoreLimit {
 }
 
 /**
- * The script's answer: `[1, 0, 0]` when the call was counted, `[0, index, retryAfterMs]` when limit `index`
+ * A call's answer: `[1, 0, 0]` when the call was counted, `[0, index, retryAfterMs]` when limit `index`
  * (1-based) refused it and nothing was counted.
  */
 export type LimitReply = readonly [number, number, number];
@@ -58,6 +58,8 @@ type RedisWithLimit = RedisClient & {
 
 /** The most calls counted by one script invocation (more in one event-loop turn start another batch). */
 const MAX_CALLS_PER_BATCH = 256;
+
+const COUNTED: LimitReply = [1, 0, 0];
 
 interface PendingCall {
   readonly limits: readonly StoreLimit[];
@@ -147,27 +149,50 @@ export class SharedStore {
     });
   }
 
-  /** Sends the waiting calls in one script invocation and answers each from its three numbers. */
+  /**
+   * Sends the waiting calls in one script invocation: each distinct counter once, then each run of consecutive
+   * calls with the same limits (the same array: the rate limiter keeps one per principal and tool) as its length,
+   * the indexes of its counters and their counts. The reply lists the calls not admitted; every other was counted.
+   */
   private countPending(): void {
     const calls = this.pending;
     this.pending = undefined;
     if (calls === undefined) return;
+    const counters = new Map<string, number>();
     const keys: string[] = [];
+    const windows: number[] = [];
     const args: number[] = [];
-    for (const call of calls) {
-      args.push(call.limits.length);
-      for (const l of call.limits) {
-        keys.push(l.key);
-        args.push(l.windowMs, l.calls);
+    for (let c = 0; c < calls.length;) {
+      const limits = calls[c].limits;
+      let run = 1;
+      while (c + run < calls.length && calls[c + run].limits === limits) run++;
+      args.push(run, limits.length);
+      for (const l of limits) {
+        const counter = `${l.key}\n${l.windowMs}`;
+        let index = counters.get(counter);
+        if (index === undefined) {
+          index = keys.push(l.key);
+          windows.push(l.windowMs);
+          counters.set(counter, index);
+        }
+        args.push(index, l.calls);
       }
+      c += run;
     }
-    this.run(() => this.client.limit(keys.length, ...keys, ...args)).then(
-      (reply) =>
+    this.run(() => this.client.limit(keys.length, ...keys, ...windows, ...args)).then(
+      (reply) => {
+        const answers: (LimitReply | undefined)[] = new Array(calls.length);
+        for (let r = 0; r + 4 < reply.length; r += 5) {
+          const answer: LimitReply = [reply[r + 2], reply[r + 3], reply[r + 4]];
+          answers.fill(answer, reply[r] - 1, reply[r] - 1 + reply[r + 1]);
+        }
         calls.forEach((c, i) => {
-          const [counted, index, value] = [reply[3 * i], reply[3 * i + 1], reply[3 * i + 2]];
-          if (counted === -1) c.reject(new Error(`the limit store holds no count for limit ${index} of this call`));
-          else c.resolve([counted, index, value]);
-        }),
+          const answer = answers[i] ?? COUNTED;
+          if (answer[0] === -1)
+            c.reject(new Error(`the limit store holds no count for limit ${answer[1]} of this call`));
+          else c.resolve(answer);
+        });
+      },
       (err: unknown) => calls.forEach((c) => c.reject(err)),
     );
   }
@@ -357,8 +382,7 @@ function newClient(url: string, password: string | undefined, timeoutMs: number)
     // fail at once while disconnected rather than queue calls behind a reconnect
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    // calls issued in the same tick share one write to the store
-    enableAutoPipelining: true,
+    // no auto-pipelining: the calls of one turn share one script invocation already (countCall)
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
     ...(url.startsWith('rediss:') ? { tls: {} } : {}),
   };

@@ -168,6 +168,58 @@ if (REDIS_SERVER === undefined) {
       }
     });
 
+    it('answers random batches (shared counters, runs of the same limits, refusals amid admissions) as one call at a time would', async () => {
+      const store = new SharedStore(
+        { url: redis.url, password: { secret: 'STORE_PASSWORD' } },
+        'store-secret',
+        `model-${randomBytes(4).toString('hex')}`,
+        () => undefined,
+      );
+      try {
+        assert.ok(await store.connected(5_000), 'the store connected');
+        await roomInWindow(60_000, 20_000);
+        // three principals' counters over two windows; counts small enough that most batches refuse some calls
+        const counters = ['a:p1', 'a:p2', 'b:p1', 'b:p2', 'c:p3'].map((id, i) => ({
+          key: `${store.prefix}limit:${id}`,
+          windowMs: i % 2 === 0 ? 60_000 : 3_600_000,
+        }));
+        const model = new Map<string, number>();
+        let refused = 0;
+        let seed = 7;
+        const random = (n: number): number => {
+          seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+          return seed % n;
+        };
+        // a pool of limit arrays, so that consecutive calls often carry the same one (the store counts such a run
+        // in one step), as the gateway's calls of one principal and tool do
+        const pool = Array.from({ length: 6 }, () => {
+          const limits = counters.filter(() => random(3) === 0).map((c) => ({ ...c, calls: 1 + random(40) }));
+          return limits.length > 0 ? limits.slice(0, 3) : [{ ...counters[random(5)], calls: 1 + random(40) }];
+        });
+        for (let batch = 0; batch < 60; batch++) {
+          const calls: (typeof pool)[number][] = [];
+          for (let i = 1 + random(16); i > 0; i--) {
+            calls.push(calls.length > 0 && random(2) === 0 ? calls[calls.length - 1] : pool[random(pool.length)]);
+          }
+          const replies = await Promise.all(calls.map((limits) => store.countCall(limits)));
+          calls.forEach((limits, i) => {
+            const over = limits.map((l) => (model.get(l.key) ?? 0) + 1 > l.calls);
+            const admitted = !over.includes(true);
+            assert.equal(replies[i][0], admitted ? 1 : 0, `batch ${batch}, call ${i}: ${JSON.stringify(limits)}`);
+            if (admitted) {
+              for (const l of limits) model.set(l.key, (model.get(l.key) ?? 0) + 1);
+            } else {
+              refused += 1;
+              assert.ok(over[replies[i][1] - 1], `batch ${batch}, call ${i}: the refusal names a limit reached`);
+            }
+          });
+        }
+        assert.ok(model.size > 0 && refused > 0, `some calls were counted, ${refused} refused`);
+      } finally {
+        await store.close();
+      }
+    });
+
     /** A store of its own (a fresh gateway name), connected, with `timeout_ms` as given. */
     async function directStore(timeoutMs = 50): Promise<SharedStore> {
       const store = new SharedStore(
