@@ -141,7 +141,7 @@ export interface GatewayProps extends GatewayLimits, GatewayReplicaOptions {
    */
   readonly port?: number;
   /**
-   * The Node image the gateway image is built on (Docker build arg `BASE_IMAGE`; Node >= 20, uid 1000).
+   * The Node image the gateway image is built on (Docker build arg `BASE_IMAGE`; Node >= 22, uid 1000).
    * @default 'node:22-bookworm-slim'
    */
   readonly baseImage?: string;

@@ -2,8 +2,8 @@
  * Runs the official MCP conformance suite (`@modelcontextprotocol/conformance`, a dev dependency) against a
  * server URL and reads back its per-scenario checks.
  *
- * The suite needs Node >= 22 (it imports `fs.globSync`), while the project supports Node >= 20, so it runs in a
- * child process on a Node 22 binary: `MCP_CONFORMANCE_NODE` if set, else this process's node if it is >= 22, else
+ * The suite needs Node >= 22 (it imports `fs.globSync`), as the project does; so that a machine on an older Node
+ * runs it too, it runs in a child process on a Node 22 binary: `MCP_CONFORMANCE_NODE` if set, else this process's node if it is >= 22, else
  * the one `scripts/install-conformance-node.js` installs into `.cache/conformance-node` (`npm test` runs it first).
  * Nothing here touches the network beyond the given URL.
  */
