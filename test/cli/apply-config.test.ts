@@ -3,8 +3,7 @@
  * the gateway cannot run changes nothing there (docs/deploy.md "What a deploy does").
  */
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { applyConfig } from '../../src/cli/apply-config';
 import {
@@ -17,6 +16,7 @@ import {
 import { silentLogger, startGateway, type RunningGateway } from '../../src/gateway';
 import { botConfig, tool } from '../helpers/config';
 import { rawRequest } from '../helpers/http';
+import { tempDir } from '../helpers/temp-dir';
 
 const withSecret = (name: string, secret: string): ToolConfig => ({
   ...tool(name, 'http://127.0.0.1:9/x'),
@@ -31,8 +31,8 @@ describe('apply-config (a new config for a running gateway, in place)', function
   const savedSecretsDir = process.env[SECRETS_DIR_ENV];
 
   beforeEach(() => {
-    stateDir = mkdtempSync(path.join(tmpdir(), 'apply-state-'));
-    uploads = mkdtempSync(path.join(tmpdir(), 'apply-uploads-'));
+    stateDir = tempDir('apply-state-');
+    uploads = tempDir('apply-uploads-');
     mkdirSync(path.join(uploads, 'secrets'));
     // what the deploy's one-shot container sees: the new config and the secrets uploaded beside it
     process.env[SECRETS_DIR_ENV] = path.join(uploads, 'secrets');
@@ -129,7 +129,7 @@ describe('apply-config (a new config for a running gateway, in place)', function
   it("puts the previous config back when the running gateway refuses the reload, with the gateway's reason", async () => {
     await applyConfig({ configPath: upload(botConfig([tool('a', 'http://127.0.0.1:9/a')])), stateDir, timeoutMs: 1 });
     // this gateway reads secrets from a folder the new config's secret never reaches: its reload fails
-    const gw = await serveFromState(mkdtempSync(path.join(tmpdir(), 'apply-elsewhere-')));
+    const gw = await serveFromState(tempDir('apply-elsewhere-'));
     const before = readFileSync(path.join(stateDir, 'gateway.json'));
     const digestBefore = await readyDigest(gw);
     const result = await applyConfig({

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { botConfig, tool } from '../helpers/config';
 import { cliNodeArgs, writeTempConfig } from '../helpers/gateway-process';
+import { tempDir } from '../helpers/temp-dir';
 
 function check(configPath: string, env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, cliNodeArgs(['serve', '--config', configPath, '--check']), {
@@ -35,7 +35,7 @@ describe('serve --check (what a deploy runs before it replaces a gateway)', () =
         },
       },
     ]);
-    const secrets = mkdtempSync(path.join(tmpdir(), 'check-secrets-'));
+    const secrets = tempDir('check-secrets-');
     writeFileSync(path.join(secrets, 'CRM_KEY'), '');
     const { configPath } = writeTempConfig(config);
     const { code, stdout, stderr } = check(configPath, { CDKTF_MCP_GATEWAY_SECRETS_DIR: secrets });
@@ -45,7 +45,7 @@ describe('serve --check (what a deploy runs before it replaces a gateway)', () =
   });
 
   it('writes neither the audit log nor the generated-key store of the gateway it checks', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'check-state-'));
+    const dir = tempDir('check-state-');
     const store = path.join(dir, 'session-key');
     const audit = path.join(dir, 'audit.jsonl');
     const { configPath } = writeTempConfig(

@@ -6,18 +6,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { GatewayConfig } from '../../src/contract';
 import { generateInputSchema } from '../../src/schema';
 import { botConfig, objectSchema, tool } from '../helpers/config';
+import { tempDir } from '../helpers/temp-dir';
 
 const DIST = path.resolve(__dirname, '../../dist/src');
 
 /** The files under node_modules/ajv loaded once the compiled gateway has built its state for `config`. */
 function ajvFilesLoadedFor(config: GatewayConfig): string[] {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'startup-modules-')), 'gateway.json');
+  const file = path.join(tempDir('startup-modules-'), 'gateway.json');
   writeFileSync(file, JSON.stringify(config));
   const script = `
     const { loadGatewayConfig } = require(${JSON.stringify(path.join(DIST, 'contract'))});

@@ -22,6 +22,7 @@ import {
   thrown,
   warningsOf,
 } from './synth';
+import { tempDir } from '../helpers/temp-dir';
 
 const AUTH = { tokens: [{ id: 'bot', sha256: hashOf('credentials-token') }] };
 const CANARY = 'canary-synth-7d41-never-in-config';
@@ -204,7 +205,7 @@ describe('backend credentials and deployment props', () => {
         tools.map((t) => t.backend.idempotent),
         [true, false, undefined],
       );
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idempotent-'));
+      const dir = tempDir('idempotent-');
       const file = path.join(dir, 'm.yaml');
       fs.writeFileSync(
         file,

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Gateway, GatewayProps, Manifest, Service } from '../../constructs';
 import { parseGatewayConfig } from '../../src/contract';
 import { configOf, hashOf, newStack, synth, thrown } from './synth';
+import { tempDir } from '../helpers/temp-dir';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
 
@@ -77,7 +77,7 @@ describe('Gateway limits (the twins of the gateway config limits)', () => {
   });
 
   it('reads the same limits from a manifest (snake_case keys)', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'limits-manifest-'));
+    const dir = tempDir('limits-manifest-');
     try {
       const file = path.join(dir, 'limits.yaml');
       fs.writeFileSync(

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformVariable } from 'cdktf';
 import { Gateway, type GatewayProps, Manifest, Service } from '../../constructs';
 import { hashOf, newStack, resourcesOf, synth, thrown } from './synth';
+import { tempDir } from '../helpers/temp-dir';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
 
@@ -113,7 +113,7 @@ describe('a replicated gateway on several nodes: registry and placement', () => 
 
 describe('registry and placement in the manifest', () => {
   it('reads them, the registry password as a sensitive variable', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-manifest-'));
+    const dir = tempDir('registry-manifest-');
     const file = path.join(dir, 'desk.yaml');
     fs.writeFileSync(
       file,

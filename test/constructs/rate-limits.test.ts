@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformVariable, Testing } from 'cdktf';
 import {
@@ -25,6 +24,7 @@ import {
   thrown,
   warningsOf,
 } from './synth';
+import { tempDir } from '../helpers/temp-dir';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
 
@@ -186,7 +186,7 @@ ${serviceExtra}gateways:
 ${gatewayExtra}`;
 
   function load(text: string) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'limits-manifest-'));
+    const dir = tempDir('limits-manifest-');
     const file = path.join(dir, 'desk.yaml');
     fs.writeFileSync(file, text);
     const stack = newStack();

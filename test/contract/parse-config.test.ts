@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../src/contract';
 import { GATEWAY_CONFIG_SCHEMA } from '../../src/contract';
 import { tool } from '../helpers/config';
+import { tempDir } from '../helpers/temp-dir';
 
 const HASH = 'a'.repeat(64);
 
@@ -219,7 +219,7 @@ describe('parseGatewayConfig', () => {
 });
 
 describe('loadGatewayConfig', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
+  const dir = tempDir('gw-config-');
 
   it('reads JSON', () => {
     const file = join(dir, 'gateway.json');

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../src/contract';
 import { startFakeService, type FakeService } from '../helpers/backend';
@@ -8,6 +7,7 @@ import { botConfig, objectSchema, tool } from '../helpers/config';
 import { eventually } from '../helpers/eventually';
 import { startSilentGateway } from '../helpers/in-process-gateway';
 import { initializeSession, postJson } from '../helpers/mcp';
+import { tempDir } from '../helpers/temp-dir';
 
 const schema = (type: string) => ({
   type: 'object',
@@ -37,7 +37,7 @@ describe('config reload triggers: SIGHUP and --watch', () => {
   after(() => service.close());
 
   it('reloads on SIGHUP when started from a file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-sighup-'));
+    const dir = tempDir('gw-sighup-');
     const file = join(dir, 'gateway.json');
     writeFileSync(file, JSON.stringify(v1));
     const gateway = await startSilentGateway(v1, { configPath: file });
@@ -52,7 +52,7 @@ describe('config reload triggers: SIGHUP and --watch', () => {
   });
 
   it('reloads when the watched file changes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-watch-'));
+    const dir = tempDir('gw-watch-');
     const file = join(dir, 'gateway.json');
     writeFileSync(file, JSON.stringify(v1));
     const gateway = await startSilentGateway(v1, { configPath: file, watch: true });
@@ -69,7 +69,7 @@ describe('config reload triggers: SIGHUP and --watch', () => {
 
   it('reloads when a Kubernetes volume swaps its ..data link (the file itself is a link that never changes)', async () => {
     // the layout the kubelet keeps: gateway.json -> ..data/gateway.json, ..data -> ..<timestamp>/, swapped by rename
-    const dir = mkdtempSync(join(tmpdir(), 'gw-kubelet-'));
+    const dir = tempDir('gw-kubelet-');
     const version = (name: string, config: GatewayConfig): void => {
       mkdirSync(join(dir, name));
       writeFileSync(join(dir, name, 'gateway.json'), JSON.stringify(config));

@@ -3,8 +3,7 @@
  * (drain, audit flush).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayConfig } from '../../src/contract';
@@ -15,6 +14,7 @@ import { rawRequest } from '../helpers/http';
 import { startSilentGateway } from '../helpers/in-process-gateway';
 import { connectClient, initializeSession, postJson, rawCall } from '../helpers/mcp';
 import { BOT } from '../helpers/tokens';
+import { tempDir } from '../helpers/temp-dir';
 
 const schema = (type: string) => ({
   type: 'object',
@@ -88,7 +88,7 @@ describe('reload()', () => {
   });
 
   it('reloads from the config file when called without a config', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-reload-'));
+    const dir = tempDir('gw-reload-');
     const file = join(dir, 'gateway.json');
     writeFileSync(file, JSON.stringify(v1));
     const gateway = await startSilentGateway(v1, { configPath: file });
@@ -112,7 +112,7 @@ describe('close()', () => {
   after(() => service.close());
 
   it('finishes in-flight calls, flushes their audit records and refuses new requests', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'gw-drain-')), 'audit.jsonl');
+    const file = join(tempDir('gw-drain-'), 'audit.jsonl');
     const gateway = await startSilentGateway(
       botConfig([tool('slow', `${service.url}/slow`, { inputSchema: { type: 'object' } })]),
       { auditLogPath: file },

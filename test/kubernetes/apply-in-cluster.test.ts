@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { configDigest } from '../../src/contract';
 import type { ClusterApi } from '../../src/kubernetes/cluster-api';
 import { applyInCluster, type PodReport } from '../../src/kubernetes/apply-in-cluster';
+import { tempDir } from '../helpers/temp-dir';
 
 const NS = 'mcp';
 const LIVE_CM = `/api/v1/namespaces/${NS}/configmaps/orders-live`;
@@ -61,7 +61,7 @@ class FakeCluster implements ClusterApi {
 }
 
 function nextDir(config: string, secrets: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-next-'));
+  const dir = tempDir('k8s-next-');
   fs.writeFileSync(path.join(dir, 'gateway.json'), config);
   fs.mkdirSync(path.join(dir, 'secrets'));
   // what a Secret volume holds beside the keys: the kubelet's own links

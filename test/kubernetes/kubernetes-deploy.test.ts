@@ -21,6 +21,7 @@ import { command, dockerDaemonAnswers } from '../image/docker';
 import { makeToken } from '../helpers/tokens';
 import { eventually } from '../helpers/eventually';
 import { startMixedLoad } from '../helpers/mixed-load';
+import { tempDir } from '../helpers/temp-dir';
 
 const REPO = path.resolve(__dirname, '../..');
 const EXAMPLE = path.join(REPO, 'examples', 'kubernetes');
@@ -198,7 +199,7 @@ describe('a gateway on a three-node Kubernetes cluster behind HAProxy (examples/
   }
 
   before(async function () {
-    logs = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-deploy-'));
+    logs = tempDir('k8s-deploy-');
     const up = await command('bash', [CLUSTER, 'up'], { timeoutMs: 300_000 });
     assert.equal(up.code, 0, `k8s-cluster.sh up failed: ${up.stdout.slice(-2000)} ${up.stderr.slice(-2000)}`);
     const base = await command('bash', [path.join(REPO, 'scripts', 'node-base-image.sh'), BASE_IMAGE], {

@@ -1,10 +1,10 @@
 /** OpenAPI documents for the tests, written to a temp dir as JSON or YAML files. */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
+import { tempDir } from '../helpers/temp-dir';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-test-'));
+const dir = tempDir('openapi-test-');
 let n = 0;
 
 /** Writes `document` to a fresh file (`.yaml` or `.json`) and returns its path. */

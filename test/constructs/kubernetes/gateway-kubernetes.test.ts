@@ -2,7 +2,6 @@ import * as assert from 'node:assert/strict';
 import { TerraformStack, Testing, TerraformVariable, Token } from 'cdktf';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   Gateway,
@@ -16,6 +15,7 @@ import {
 } from '../../../constructs';
 import { configDigest } from '../../../src/contract';
 import { hashOf, type Json, resourcesOf, synth, thrown } from '../synth';
+import { tempDir } from '../../helpers/temp-dir';
 
 const auth = { tokens: [{ id: 'agent', sha256: hashOf('test-token-1') }] };
 
@@ -310,7 +310,7 @@ function k8sStackWith(stack: TerraformStack, props: Partial<GatewayProps>): Gate
 
 describe('a manifest gateway on Kubernetes', () => {
   const manifest = (kubernetes: string): string => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-manifest-'));
+    const dir = tempDir('k8s-manifest-');
     const file = path.join(dir, 'gateways.yaml');
     fs.writeFileSync(
       file,

@@ -20,6 +20,7 @@ import { PassThrough } from 'node:stream';
 import { openAuditLog, type AuditRecord as GatewayAuditRecord } from '../../../src/gateway/audit';
 import { jsonLogger } from '../../../src/gateway/logger';
 import { sessionDigest } from '../../../src/gateway/audit/session-digest';
+import { tempDir } from '../../helpers/temp-dir';
 
 const SCHEMA = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false };
 
@@ -31,7 +32,7 @@ describe('the audit log', () => {
   after(() => service.close());
 
   it('writes one line per tools/call, refusals included, without argument values', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'gw-audit-')), 'logs', 'audit.jsonl');
+    const file = join(tempDir('gw-audit-'), 'logs', 'audit.jsonl');
     const gateway = await startSilentGateway(
       botConfig([tool('lookup', `${service.url}/lookup`, { inputSchema: SCHEMA })]),
       { auditLogPath: file },
@@ -85,7 +86,7 @@ describe('the audit log', () => {
   });
 
   it('writes the records of a running gateway within moments, without waiting for close()', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'gw-audit-')), 'audit.jsonl');
+    const file = join(tempDir('gw-audit-'), 'audit.jsonl');
     const gateway = await startSilentGateway(
       botConfig([tool('lookup', `${service.url}/lookup`, { inputSchema: SCHEMA })]),
       { auditLogPath: file },
@@ -106,7 +107,7 @@ describe('the audit log', () => {
   });
 
   it('creates the missing directories of the audit file', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'gw-audit-')), 'a', 'b', 'audit.jsonl');
+    const file = join(tempDir('gw-audit-'), 'a', 'b', 'audit.jsonl');
     const gateway = await startSilentGateway(botConfig([]), { auditLogPath: file });
     await gateway.close();
     assert.ok(existsSync(file));
@@ -127,7 +128,7 @@ describe('the audit log', () => {
 
   it('fails at start with one line when the audit file cannot be opened', async () => {
     // A directory path that goes through a regular file cannot be created.
-    const notADir = join(mkdtempSync(join(tmpdir(), 'gw-audit-')), 'file');
+    const notADir = join(tempDir('gw-audit-'), 'file');
     writeFileSync(notADir, '');
     const path = join(notADir, 'audit.jsonl');
     await assert.rejects(startSilentGateway(botConfig([]), { auditLogPath: path }), (err: Error) => {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningGateway } from '../../../src/gateway';
 import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
@@ -10,6 +9,7 @@ import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, postJson, postMcp } from '../../helpers/mcp';
 import { makeToken, tokenEntry } from '../../helpers/tokens';
 import { sessionDigest } from '../../../src/gateway/audit/session-digest';
+import { tempDir } from '../../helpers/temp-dir';
 
 const SCHEMA = {
   type: 'object',
@@ -32,7 +32,7 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
 
   before(async () => {
     service = await startFakeService();
-    auditPath = join(mkdtempSync(join(tmpdir(), 'batches-')), 'audit.jsonl');
+    auditPath = join(tempDir('batches-'), 'audit.jsonl');
     gateway = await startSilentGateway(
       botConfig([tool('get_customer', `${service.url}/customers/{customer_id}`, { inputSchema: SCHEMA })], {
         audit_log: { path: auditPath },

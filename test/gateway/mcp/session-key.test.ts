@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadSessionKey, SESSION_KEY_ENV } from '../../../src/gateway/mcp/session-key';
+import { tempDir } from '../../helpers/temp-dir';
 
 const BYTES = Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7 + 1));
 
 function keyFile(content: string | Buffer): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'gw-session-key-')), 'key');
+  const path = join(tempDir('gw-session-key-'), 'key');
   writeFileSync(path, content);
   return path;
 }
@@ -92,7 +92,7 @@ describe('loadSessionKey', () => {
     assert.throws(() => loadSessionKey({ file: '/nonexistent/key' }), {
       message: 'session key: session_key_file /nonexistent/key: cannot read it (ENOENT)',
     });
-    const dir = mkdtempSync(join(tmpdir(), 'gw-session-key-'));
+    const dir = tempDir('gw-session-key-');
     assert.throws(() => loadSessionKey({ file: dir }), {
       message: `session key: session_key_file ${dir}: cannot read it (EISDIR)`,
     });
@@ -111,7 +111,7 @@ describe('loadSessionKey', () => {
 
 describe('loadSessionKey with session_key_store (a generated key kept across restarts)', () => {
   function storePath(): string {
-    return join(mkdtempSync(join(tmpdir(), 'gw-session-store-')), 'state', 'session-key');
+    return join(tempDir('gw-session-store-'), 'state', 'session-key');
   }
 
   it('generates a 32-byte key into the store (mode 0600, base64 text), then reads the same key back', () => {
@@ -152,7 +152,7 @@ describe('loadSessionKey with session_key_store (a generated key kept across res
   });
 
   it('refuses a store it cannot create with one line naming it and the reason', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-session-store-'));
+    const dir = tempDir('gw-session-store-');
     const blocker = join(dir, 'file');
     writeFileSync(blocker, '');
     assert.throws(

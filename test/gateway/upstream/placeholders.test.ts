@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolConfig } from '../../../src/contract';
 import type { RunningGateway } from '../../../src/gateway';
@@ -13,6 +11,7 @@ import { type InProcessGateway, startInProcessGateway, startSilentGateway } from
 import { initializeSession, type McpHttpResponse, type McpSession, openSession, rawCall } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
 import { sessionDigest } from '../../../src/gateway/audit/session-digest';
+import { tempDir } from '../../helpers/temp-dir';
 
 const SEGMENT = 'expected a non-empty path segment other than "." or ".."';
 
@@ -107,7 +106,7 @@ describe('URL placeholders over /mcp', () => {
 
   before(async () => {
     service = await startFakeService();
-    auditDir = mkdtempSync(join(tmpdir(), 'placeholders-'));
+    auditDir = tempDir('placeholders-');
   });
   after(async () => {
     for (const gw of gateways) await gw.close();
