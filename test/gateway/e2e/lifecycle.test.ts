@@ -4,6 +4,7 @@
  * opened: a non-zero exit with one line on stderr naming the field or flag).
  */
 import * as assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { readAuditLog, waitForAuditRecords } from '../../helpers/audit-log';
@@ -16,6 +17,7 @@ import {
   startGatewayProcess,
   writeTempConfig,
 } from '../../helpers/gateway-process';
+import { reusePortSupport } from '../../../src/gateway';
 import { openSession } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
 
@@ -216,16 +218,39 @@ describe('gateway e2e: serve command lifecycle', function () {
       assert.equal(readAuditLog(gw.auditLogPath).length, 1);
     });
 
-    it('exits non-zero with one line when the port is already in use', async () => {
+    it('exits non-zero with one line when another program holds the port', async () => {
+      // Not another gateway: where Node binds with SO_REUSEPORT (>= 22.12), gateways share a port by design.
+      const holder = createServer();
+      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+      const { port } = holder.address() as AddressInfo;
+      try {
+        const { configPath } = writeTempConfig(validConfig());
+        const r = await runCli(['serve', '--config', configPath, '--port', String(port)]);
+        assert.notEqual(r.code, 0);
+        assert.notEqual(r.code, null);
+        const lines = r.stderr.trimEnd().split('\n');
+        assert.equal(lines.length, 1, r.stderr);
+        assert.match(lines[0], /^cdktf-mcp-gateway: cannot listen: address already in use/);
+      } finally {
+        holder.close();
+      }
+    });
+
+    it('shares the port with another gateway exactly where Node binds with SO_REUSEPORT', async () => {
       const first = await startGatewayProcess({ config: validConfig() });
-      const { configPath } = writeTempConfig(validConfig());
-      const r = await runCli(['serve', '--config', configPath, '--port', String(first.port)]);
-      assert.notEqual(r.code, 0);
-      assert.notEqual(r.code, null);
-      const lines = r.stderr.trimEnd().split('\n');
-      assert.equal(lines.length, 1, r.stderr);
-      assert.match(lines[0], /^cdktf-mcp-gateway: cannot listen: address already in use/);
-      assert.equal((await first.stop()).code, 0);
+      try {
+        if (reusePortSupport().supported) {
+          const second = await startGatewayProcess({ config: validConfig(), port: first.port });
+          assert.equal(second.port, first.port);
+          assert.equal((await second.stop()).code, 0);
+        } else {
+          const { configPath } = writeTempConfig(validConfig());
+          const r = await runCli(['serve', '--config', configPath, '--port', String(first.port)]);
+          assert.match(r.stderr, /^cdktf-mcp-gateway: cannot listen: address already in use/);
+        }
+      } finally {
+        assert.equal((await first.stop()).code, 0);
+      }
     });
 
     it('exits non-zero with one line when --port has no value', async () => {
