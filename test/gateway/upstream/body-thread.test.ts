@@ -126,9 +126,13 @@ describe('the body thread: large bodies worked out off the gateway thread', func
         process.stdout.write(process.permission.has('worker') ? 'permitted, ' : 'refused, ');
         process.stdout.write(same ? 'same' : 'different');
       });`;
+    // the permission model's flag: `--permission` from Node 22.13 on (Node 24 knows no other), before that experimental
+    const permission = process.allowedNodeEnvironmentFlags.has('--permission')
+      ? '--permission'
+      : '--experimental-permission';
     const run = spawnSync(
       process.execPath,
-      ['--experimental-permission', '--allow-fs-read=*', '-r', 'ts-node/register/transpile-only', '-e', script],
+      [permission, '--allow-fs-read=*', '-r', 'ts-node/register/transpile-only', '-e', script],
       { cwd: path.resolve(__dirname, '../../..'), encoding: 'utf8', timeout: 60_000 },
     );
     assert.equal(run.status, 0, run.stderr);
