@@ -137,15 +137,21 @@ if (REDIS_SERVER === undefined) {
       assert.deepEqual(audit.error, { code: 'RATE_LIMITED', message: 'Rate limit reached: 6 calls per minute' });
     });
 
-    it('counts the calls of one event-loop turn in one script run, in order and exactly: 600 at once against 500', async () => {
+    /** A store of its own (a fresh gateway name), connected, with `timeout_ms` as given. */
+    async function directStore(timeoutMs = 50): Promise<SharedStore> {
       const store = new SharedStore(
-        { url: redis.url, password: { secret: 'STORE_PASSWORD' } },
+        { url: redis.url, password: { secret: 'STORE_PASSWORD' }, timeout_ms: timeoutMs },
         'store-secret',
-        `batch-${randomBytes(4).toString('hex')}`,
+        `direct-${randomBytes(4).toString('hex')}`,
         () => undefined,
       );
+      assert.ok(await store.connected(5_000), 'the store connected');
+      return store;
+    }
+
+    it('counts the calls of one event-loop turn in one script run, in order and exactly: 600 at once against 500', async () => {
+      const store = await directStore();
       try {
-        assert.ok(await store.connected(5_000), 'the store connected');
         await roomInWindow(60_000, 15_000);
         const limits = [
           { key: `${store.prefix}limit:a:bot`, windowMs: 60_000, calls: 500 },
@@ -169,14 +175,8 @@ if (REDIS_SERVER === undefined) {
     });
 
     it('answers random batches (shared counters, runs of the same limits, refusals amid admissions) as one call at a time would', async () => {
-      const store = new SharedStore(
-        { url: redis.url, password: { secret: 'STORE_PASSWORD' } },
-        'store-secret',
-        `model-${randomBytes(4).toString('hex')}`,
-        () => undefined,
-      );
+      const store = await directStore();
       try {
-        assert.ok(await store.connected(5_000), 'the store connected');
         await roomInWindow(60_000, 20_000);
         // three principals' counters over two windows; counts small enough that most batches refuse some calls
         const counters = ['a:p1', 'a:p2', 'b:p1', 'b:p2', 'c:p3'].map((id, i) => ({
@@ -219,18 +219,6 @@ if (REDIS_SERVER === undefined) {
         await store.close();
       }
     });
-
-    /** A store of its own (a fresh gateway name), connected, with `timeout_ms` as given. */
-    async function directStore(timeoutMs = 50): Promise<SharedStore> {
-      const store = new SharedStore(
-        { url: redis.url, password: { secret: 'STORE_PASSWORD' }, timeout_ms: timeoutMs },
-        'store-secret',
-        `direct-${randomBytes(4).toString('hex')}`,
-        () => undefined,
-      );
-      assert.ok(await store.connected(5_000), 'the store connected');
-      return store;
-    }
 
     it('takes an answer that arrived while its own event loop was busy past timeout_ms: no outage', async () => {
       const store = await directStore(50);
