@@ -158,7 +158,9 @@ export class SharedStore {
     const calls = this.pending;
     this.pending = undefined;
     if (calls === undefined) return;
-    const counters = new Map<string, number>();
+    // key → the indexes of its counters (one per window; in practice a key names one window): looked up by the key
+    // itself, whose hash the string keeps, never by a string built per call
+    const counters = new Map<string, number[]>();
     const keys: string[] = [];
     const windows: number[] = [];
     const args: number[] = [];
@@ -168,12 +170,13 @@ export class SharedStore {
       while (c + run < calls.length && calls[c + run].limits === limits) run++;
       args.push(run, limits.length);
       for (const l of limits) {
-        const counter = `${l.key}\n${l.windowMs}`;
-        let index = counters.get(counter);
+        const indexes = counters.get(l.key);
+        let index = indexes?.find((i) => windows[i - 1] === l.windowMs);
         if (index === undefined) {
           index = keys.push(l.key);
           windows.push(l.windowMs);
-          counters.set(counter, index);
+          if (indexes === undefined) counters.set(l.key, [index]);
+          else indexes.push(index);
         }
         args.push(index, l.calls);
       }

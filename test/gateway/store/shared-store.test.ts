@@ -178,12 +178,14 @@ if (REDIS_SERVER === undefined) {
       const store = await directStore();
       try {
         await roomInWindow(60_000, 20_000);
-        // three principals' counters over two windows; counts small enough that most batches refuse some calls
-        const counters = ['a:p1', 'a:p2', 'b:p1', 'b:p2', 'c:p3'].map((id, i) => ({
+        // three principals' counters over two windows, one key over both; counts small enough that most batches
+        // refuse some calls
+        const counters = ['a:p1', 'a:p2', 'b:p1', 'b:p2', 'c:p3', 'a:p1'].map((id, i) => ({
           key: `${store.prefix}limit:${id}`,
           windowMs: i % 2 === 0 ? 60_000 : 3_600_000,
         }));
         const model = new Map<string, number>();
+        const counter = (l: { key: string; windowMs: number }): string => `${l.key} ${l.windowMs}`;
         let refused = 0;
         let seed = 7;
         const random = (n: number): number => {
@@ -194,8 +196,15 @@ if (REDIS_SERVER === undefined) {
         // in one step), as the gateway's calls of one principal and tool do
         const pool = Array.from({ length: 6 }, () => {
           const limits = counters.filter(() => random(3) === 0).map((c) => ({ ...c, calls: 1 + random(40) }));
-          return limits.length > 0 ? limits.slice(0, 3) : [{ ...counters[random(5)], calls: 1 + random(40) }];
+          return limits.length > 0
+            ? limits.slice(0, 3)
+            : [{ ...counters[random(counters.length)], calls: 1 + random(40) }];
         });
+        // one key over two windows in one call: two counters
+        pool.push([
+          { ...counters[0], calls: 30 },
+          { ...counters[5], calls: 50 },
+        ]);
         for (let batch = 0; batch < 60; batch++) {
           const calls: (typeof pool)[number][] = [];
           for (let i = 1 + random(16); i > 0; i--) {
@@ -203,11 +212,11 @@ if (REDIS_SERVER === undefined) {
           }
           const replies = await Promise.all(calls.map((limits) => store.countCall(limits)));
           calls.forEach((limits, i) => {
-            const over = limits.map((l) => (model.get(l.key) ?? 0) + 1 > l.calls);
+            const over = limits.map((l) => (model.get(counter(l)) ?? 0) + 1 > l.calls);
             const admitted = !over.includes(true);
             assert.equal(replies[i][0], admitted ? 1 : 0, `batch ${batch}, call ${i}: ${JSON.stringify(limits)}`);
             if (admitted) {
-              for (const l of limits) model.set(l.key, (model.get(l.key) ?? 0) + 1);
+              for (const l of limits) model.set(counter(l), (model.get(counter(l)) ?? 0) + 1);
             } else {
               refused += 1;
               assert.ok(over[replies[i][1] - 1], `batch ${batch}, call ${i}: the refusal names a limit reached`);
