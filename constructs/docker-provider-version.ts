@@ -1,5 +1,6 @@
 import { TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
+import { providerSource } from './provider-source';
 
 /**
  * The kreuzwerker/docker releases the synthesized resources need: an uploaded file's `owner` and `group`
@@ -9,7 +10,12 @@ import { Construct } from 'constructs';
  */
 export const DOCKER_PROVIDER_CONSTRAINT = '~> 4.6';
 
-/** Sets the stack's `required_providers.docker.version` to {@link DOCKER_PROVIDER_CONSTRAINT} (idempotent). */
+/**
+ * Sets the stack's `required_providers.docker` to kreuzwerker/docker {@link DOCKER_PROVIDER_CONSTRAINT}, its source
+ * as the engine names it ({@link providerSource}); idempotent.
+ */
 export function requireDockerProvider(scope: Construct): void {
-  TerraformStack.of(scope).addOverride('terraform.required_providers.docker.version', DOCKER_PROVIDER_CONSTRAINT);
+  const stack = TerraformStack.of(scope);
+  stack.addOverride('terraform.required_providers.docker.source', providerSource('kreuzwerker/docker'));
+  stack.addOverride('terraform.required_providers.docker.version', DOCKER_PROVIDER_CONSTRAINT);
 }

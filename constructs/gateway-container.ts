@@ -79,7 +79,9 @@ export function createGatewayContainer(scope: Construct, options: GatewayContain
     ...options,
     secretFiles: [...options.secretFiles, ...sessionKey],
     role: 'config',
-    command: ['apply-config', '--config', GATEWAY_CONFIG_FILE, '--state-dir', GATEWAY_STATE_DIR],
+    // quiet: the output is the resource's container_logs, which a plan prints whole when the check is replaced;
+    // it then holds a refusal's reason alone (the postcondition's message)
+    command: ['apply-config', '--config', GATEWAY_CONFIG_FILE, '--state-dir', GATEWAY_STATE_DIR, '--quiet'],
     env: [build],
     volumes: [{ ...stateMount, readOnly: false }],
     label: GATEWAY_CONFIG_LABEL,

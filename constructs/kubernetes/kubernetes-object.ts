@@ -6,6 +6,7 @@ import {
   type TerraformResourceLifecycle,
 } from 'cdktf';
 import { Construct } from 'constructs';
+import { providerSource } from '../provider-source';
 
 /**
  * The hashicorp/kubernetes releases the synthesized objects need: `match_label_keys` and `node_taints_policy` in a
@@ -13,10 +14,13 @@ import { Construct } from 'constructs';
  */
 export const KUBERNETES_PROVIDER_CONSTRAINT = '~> 3.2';
 
-/** Sets the stack's `required_providers.kubernetes` to hashicorp/kubernetes {@link KUBERNETES_PROVIDER_CONSTRAINT}. */
+/**
+ * Sets the stack's `required_providers.kubernetes` to hashicorp/kubernetes {@link KUBERNETES_PROVIDER_CONSTRAINT},
+ * its source as the engine names it ({@link providerSource}).
+ */
 export function requireKubernetesProvider(scope: Construct): void {
   const stack = TerraformStack.of(scope);
-  stack.addOverride('terraform.required_providers.kubernetes.source', 'hashicorp/kubernetes');
+  stack.addOverride('terraform.required_providers.kubernetes.source', providerSource('hashicorp/kubernetes'));
   stack.addOverride('terraform.required_providers.kubernetes.version', KUBERNETES_PROVIDER_CONSTRAINT);
 }
 

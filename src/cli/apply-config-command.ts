@@ -3,7 +3,7 @@ import { UsageError } from '../contract/package-error';
 import { applyConfig } from './apply-config';
 import { KUBERNETES_USAGE, runKubernetes } from './apply-config-kubernetes';
 
-const USAGE = `Usage: cdktf-mcp-gateway apply-config --config FILE --state-dir DIR [--timeout-ms N]
+const USAGE = `Usage: cdktf-mcp-gateway apply-config --config FILE --state-dir DIR [--timeout-ms N] [--quiet]
 
 Hands the config FILE to the gateway serving from DIR (\`serve --config DIR/gateway.json --watch
 --status-file DIR/status.json\`) without restarting it: checks FILE as \`serve --check\` does, writes the
@@ -14,6 +14,7 @@ Options:
   --config FILE      the new config (required)
   --state-dir DIR    the gateway's state directory (required)
   --timeout-ms N     how long to wait for the gateway to report the new config, default 30000
+  --quiet            print nothing when the config is serving or stored, only a refusal's reason
   -h, --help         show this help
 
 Prints one line: "config DIGEST serving" (exit 0), "config DIGEST stored" when no gateway of this build
@@ -34,6 +35,7 @@ export async function run(argv: string[]): Promise<number> {
         config: { type: 'string' },
         'state-dir': { type: 'string' },
         'timeout-ms': { type: 'string' },
+        quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -61,12 +63,15 @@ export async function run(argv: string[]): Promise<number> {
     timeoutMs: Number(values['timeout-ms'] ?? DEFAULT_TIMEOUT_MS),
   });
   const short = (digest: string): string => digest.slice(0, 12);
+  const say = (line: string): void => {
+    if (values.quiet !== true) process.stdout.write(`cdktf-mcp-gateway: ${line}\n`);
+  };
   switch (result.outcome) {
     case 'serving':
-      process.stdout.write(`cdktf-mcp-gateway: config ${short(result.digest)} serving (reloaded in ${result.ms} ms)\n`);
+      say(`config ${short(result.digest)} serving (reloaded in ${result.ms} ms)`);
       return 0;
     case 'stored':
-      process.stdout.write(`cdktf-mcp-gateway: config ${short(result.digest)} stored (${result.why})\n`);
+      say(`config ${short(result.digest)} stored (${result.why})`);
       return 0;
     case 'refused':
       process.stderr.write(`cdktf-mcp-gateway: ${result.reason}\n`);

@@ -3,6 +3,7 @@
  * the gateway cannot run changes nothing there (docs/deploy.md "What a deploy does").
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { applyConfig } from '../../src/cli/apply-config';
@@ -180,5 +181,41 @@ describe('apply-config (a new config for a running gateway, in place)', function
       timeoutMs: 10_000,
     });
     assert.equal(result.outcome, 'stored');
+  });
+
+  describe('the command', () => {
+    const CLI = path.resolve(__dirname, '../../dist/src/cli/main.js');
+    const applyCommand = (file: string, ...flags: string[]) => {
+      const result = spawnSync(
+        process.execPath,
+        [CLI, 'apply-config', '--config', file, '--state-dir', stateDir, '--timeout-ms', '1000', ...flags],
+        {
+          encoding: 'utf8',
+          timeout: 15_000,
+          env: { ...process.env, [SECRETS_DIR_ENV]: path.join(uploads, 'secrets') },
+        },
+      );
+      return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+    };
+
+    it('prints one line of what it did, and nothing with --quiet', () => {
+      const file = upload(botConfig([tool('a', 'http://127.0.0.1:9/a')]));
+      const digest = configDigest(readFileSync(file)).slice(0, 12);
+      assert.deepEqual(applyCommand(file), {
+        code: 0,
+        stdout: `cdktf-mcp-gateway: config ${digest} stored (no gateway has served from here yet)\n`,
+        stderr: '',
+      });
+      assert.deepEqual(applyCommand(file, '--quiet'), { code: 0, stdout: '', stderr: '' });
+    });
+
+    it("still prints the gateway's reason with --quiet when the config is refused", () => {
+      const file = upload(botConfig([withSecret('a', 'KEY')]), { KEY: '' });
+      assert.deepEqual(applyCommand(file, '--quiet'), {
+        code: 1,
+        stdout: '',
+        stderr: 'cdktf-mcp-gateway: tools[0].backend.headers["X-Api-Key"]: secret KEY is empty\n',
+      });
+    });
   });
 });

@@ -181,6 +181,7 @@ describe('Gateway', () => {
         '/etc/cdktf-mcp-gateway/gateway.json',
         '--state-dir',
         '/var/lib/cdktf-mcp-gateway',
+        '--quiet',
       ]);
       assert.deepEqual(apply.env, [container.env[1]]);
       assert.deepEqual(apply.volumes, [{ ...container.volumes[1], read_only: false }]);

@@ -590,6 +590,8 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       this.timeout(10 * 60_000);
       app.params({ ...params, validateInput: false });
       const diff = await app.diff({ TF_VAR_backend_key: backendKey });
+      // what a reviewer sees with OpenTofu's progress lines ("Refreshing state...") left out, as docs/deploy.md shows
+      const concise = await app.diff({ TF_VAR_backend_key: backendKey, TF_CLI_ARGS_plan: '-concise' });
       app.params(params);
       assertOk(diff, 'cdktf diff (one field)');
       const lines = diff.output.trimEnd().split('\n');
@@ -598,6 +600,13 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       assert.doesNotMatch(diff.output, /docker_container\.support_Resource_/, 'the plan touches the gateway container');
       assert.doesNotMatch(diff.output, /"validate_input"/, 'the plan prints the config file');
       assert.ok(!diff.output.includes(backendKey), 'a secret value in the plan');
+      assertOk(concise, 'cdktf diff (one field, -concise)');
+      assert.doesNotMatch(concise.output, /Refreshing state/);
+      assert.match(concise.output, /~ validate_input\s+= true -> false/, concise.output);
+      record(
+        'lines of `cdktf diff` for a validate_input toggle, single container, with `TF_CLI_ARGS_plan=-concise`',
+        String(concise.output.trimEnd().split('\n').length),
+      );
     });
 
     it('fails a deploy the gateway refuses (a secret without a value) within 30 s with its reason, and the old config keeps serving with zero failed calls; the next good deploy succeeds', async function () {
@@ -896,6 +905,13 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       assert.match(diff.output, /~ validate_input\s+= false -> true/, diff.output);
       assert.doesNotMatch(diff.output, /"validate_input"/, 'the plan prints the config file');
       assert.ok(!diff.output.includes(sessionKey), 'a secret value in the plan');
+      const concise = await app.diff({ ...vars, TF_CLI_ARGS_plan: '-concise' });
+      assertOk(concise, 'cdktf diff (one field, replicas, -concise)');
+      assert.match(concise.output, /~ validate_input\s+= false -> true/, concise.output);
+      record(
+        'lines of `cdktf diff` for a validate_input toggle, 2 replicas, with `TF_CLI_ARGS_plan=-concise`',
+        String(concise.output.trimEnd().split('\n').length),
+      );
     });
 
     it("keeps answering while one replica's task is stopped (SIGTERM: hand-over and drain)", async function () {
