@@ -1,14 +1,20 @@
 /**
  * Many large answers at once: 64 concurrent 4 MiB bodies held 1.06 GB. The bytes of responses held over every
- * call are bounded (`max_held_response_bytes`); a call whose answer would pass the bound is refused with a clear
- * result, the others are served, and the count returns to zero.
+ * call are bounded (`max_held_response_bytes`): bodies being read, and large answers until the client has read
+ * them. A call whose answer would pass the bound is refused with a clear result, the others are served, and the
+ * count returns to zero; a client that does not read its answer loses the connection after a deadline.
  */
 import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { startGateway, type RunningGateway } from '../../src/gateway';
 import { planServiceCall, ServiceClient } from '../../src/gateway/upstream';
 import { BodyThread } from '../../src/gateway/upstream/body-thread';
-import { tool } from '../helpers/config';
+import { botConfig, tool } from '../helpers/config';
+import { eventually } from '../helpers/eventually';
+import { modernHeaders, modernRequest, postModern } from '../helpers/modern';
+import { BOT } from '../helpers/tokens';
 
 const MIB = 1024 * 1024;
 
@@ -55,5 +61,92 @@ describe('security: response bytes held across calls are bounded', function () {
     } finally {
       await client.close();
     }
+  });
+
+  describe('an answer a client does not read', () => {
+    let gateway: RunningGateway;
+    let bigServer: http.Server;
+    const logs: string[] = [];
+    // 4 MiB of JSON: the answer carries it twice (the text and structuredContent), past what sockets buffer
+    const body = JSON.stringify({ a: 'x'.repeat(4 * MIB - 10) });
+
+    before(async () => {
+      bigServer = http.createServer((_req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.end(body);
+      });
+      await new Promise<void>((resolve) => bigServer.listen(0, '127.0.0.1', resolve));
+      const big = `http://127.0.0.1:${(bigServer.address() as AddressInfo).port}/big`;
+      gateway = await startGateway({
+        config: botConfig([tool('big', big)], { max_response_bytes: 8 * MIB, max_held_response_bytes: 10 * MIB }),
+        port: 0,
+        host: '127.0.0.1',
+        logger: (_level, msg) => logs.push(msg),
+        answerReadTimeoutMs: 1_500,
+      });
+    });
+    after(async () => {
+      await gateway?.close();
+      bigServer.closeAllConnections();
+      bigServer.close();
+    });
+
+    const bigCall = () =>
+      postModern(gateway.url, modernRequest('tools/call', { name: 'big', arguments: {} }), BOT.token);
+
+    it('counts it until read, refusing the next large bodies meanwhile, and closes the connection at the deadline', async () => {
+      assert.equal(((await bigCall()).message as any).result.isError, undefined, 'a call alone is served');
+      // a client that sends a call and never reads the answer
+      const { port } = new URL(gateway.url);
+      const request = modernRequest('tools/call', { name: 'big', arguments: {} });
+      const text = JSON.stringify(request);
+      const headers = {
+        ...modernHeaders(request, BOT.token),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      };
+      const slow = net.connect(Number(port), '127.0.0.1');
+      let closedAt = 0;
+      slow.on('close', () => (closedAt = Date.now()));
+      slow.on('error', () => undefined);
+      await new Promise<void>((resolve) => slow.once('connect', resolve));
+      const sentAt = Date.now();
+      slow.write(
+        `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
+          Object.entries(headers)
+            .map(([k, v]) => `${k}: ${v}\r\n`)
+            .join('') +
+          `\r\n${text}`,
+      );
+      slow.pause();
+      // while its answer waits, a second large body would pass the bound
+      const refused = await eventually(
+        async () => {
+          const res = await bigCall();
+          const result = (res.message as any).result;
+          return result.isError === true ? result : false;
+        },
+        { timeoutMs: 1_400, intervalMs: 50, what: 'a large call refused while the unread answer is held' },
+      );
+      assert.deepEqual(refused.content, [
+        {
+          type: 'text',
+          text: `Service response refused: the gateway holds its limit of ${10 * MIB} bytes of responses for other calls (max_held_response_bytes); retry shortly`,
+        },
+      ]);
+      await eventually(() => logs.includes('connection closed: an answer was not read in time'), {
+        timeoutMs: 5_000,
+        what: 'the log of the unread answer',
+      });
+      assert.ok(Date.now() - sentAt >= 1_400, `closed after ${Date.now() - sentAt} ms, before the deadline`);
+      // what the client gets once it reads: part of the answer, then the end of the connection
+      let received = 0;
+      slow.on('data', (chunk: Buffer) => (received += chunk.length));
+      slow.resume();
+      await eventually(() => closedAt > 0, { what: 'the end of the connection' });
+      assert.ok(received < 2 * body.length, `${received} bytes received: the whole answer`);
+      // the hold ended with the connection: a large call is served again
+      assert.equal(((await bigCall()).message as any).result.isError, undefined);
+    });
   });
 });

@@ -31,7 +31,12 @@ export interface HttpContext {
    * how rate limits count and the store's state.
    */
   readiness(): { readonly status: string; readonly fields: Readonly<Record<string, string>> };
+  /** How long a client has to read a large answer (see {@link holdUntilRead}). */
+  readonly answerReadTimeoutMs: number;
 }
+
+/** Answers of this size or more count against `max_held_response_bytes` until the client has read them. */
+const HELD_ANSWER_BYTES = 256 * 1024;
 
 const MCP_PATH = '/mcp';
 const SHUTTING_DOWN = new HttpError(503, RpcCode.INTERNAL_ERROR, 'Service Unavailable: the gateway is shutting down', {
@@ -119,6 +124,26 @@ async function serveMetrics(req: IncomingMessage, res: ServerResponse, ctx: Http
   }
 }
 
+/**
+ * Counts a large answer against `max_held_response_bytes` until the response is over: finished or cut off. A client
+ * that has not read it within `answerReadTimeoutMs` loses the connection, so that a slow reader cannot keep that
+ * share of memory from other agents' calls.
+ */
+function holdUntilRead(res: ServerResponse, bytes: number, ctx: HttpContext): void {
+  const release = ctx.mcp.calls.services.holdAnswer(bytes);
+  const timer = setTimeout(() => {
+    ctx.log('warn', 'connection closed: an answer was not read in time', {
+      bytes,
+      timeout_ms: ctx.answerReadTimeoutMs,
+    });
+    res.destroy();
+  }, ctx.answerReadTimeoutMs);
+  res.once('close', () => {
+    clearTimeout(timer);
+    release();
+  });
+}
+
 /** Stream errors (a client that went away) end that request only; the response is already moot. */
 function ignore(): void {
   // nothing to do
@@ -169,6 +194,9 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
         'content-length': Buffer.byteLength(reply.body),
       };
       if (reply.sessionId !== undefined) headers['mcp-session-id'] = reply.sessionId;
+      if ((headers['content-length'] as number) >= HELD_ANSWER_BYTES) {
+        holdUntilRead(res, headers['content-length'] as number, ctx);
+      }
       res.writeHead(reply.status, headers).end(reply.body);
       return;
     }

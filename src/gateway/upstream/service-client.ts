@@ -79,6 +79,22 @@ export class ServiceClient {
     this.held.limit = maxHeldBytes;
   }
 
+  /**
+   * Counts an answer being written to a client against `max_held_response_bytes`, as a body being read is: its
+   * text and bytes stay in memory until the client has read them. Counted even past the limit (the answer exists
+   * already), so that the next bodies are refused instead.
+   * @returns what ends the hold; calls after the first do nothing
+   */
+  holdAnswer(bytes: number): () => void {
+    const held = this.held;
+    held.bytes += bytes;
+    let holding = true;
+    return () => {
+      if (holding) held.bytes -= bytes;
+      holding = false;
+    };
+  }
+
   /** The response bytes held right now (for tests and monitoring). */
   get heldBytes(): number {
     return this.held.bytes;
