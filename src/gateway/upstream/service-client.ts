@@ -127,9 +127,9 @@ export class ServiceClient {
         headers: headers as string[],
         body: req.body,
       };
-      const again = plan.idempotent ? (h: CallHandler) => this.sendAgain(request, plan.ca, h) : undefined;
       const handler = new CallHandler(resolve, this.maxResponseBytes, plan.timeoutMs, shaper, this.bodies, this.held);
-      handler.again = again;
+      handler.again = (h: CallHandler) => this.sendAgain(request, plan.ca, h);
+      handler.idempotent = plan.idempotent;
       const dispatcher = plan.ca === undefined ? this.dispatcher : this.caDispatchers.for(plan.ca);
       // The low-level dispatch API: no URL parsing, no AbortController, no response stream per call; the
       // handler below collects the body itself.
@@ -193,8 +193,13 @@ class CallHandler {
   private size = 0;
   /** What this call counts in the shared {@link HeldBytes}, until it settles. */
   private holding = 0;
-  /** Sends the request again on a new connection, for an idempotent call; at most once. */
+  /**
+   * Sends the request again on a new connection, at most once: a refused connection for any call (nothing was
+   * sent), a connection lost before the answer's headers for an idempotent one.
+   */
   again: ((handler: CallHandler) => void) | undefined;
+  /** The call may be sent twice (`backend.idempotent`). */
+  idempotent = false;
   /** Closes the connection the request was sent again on, when the call gives up. */
   dropConnection: (() => void) | undefined;
 
@@ -300,7 +305,7 @@ class CallHandler {
 
   onError(err: Error): void {
     if (this.again !== undefined && !this.settled && this.status === 0 && this.size === 0) {
-      const retry = retryAfter(err);
+      const retry = retryAfter(err, this.idempotent);
       if (retry !== undefined) {
         // Lost with its connection before the answer's headers, or refused before anything was sent: sent once
         // more, on a new connection, within the same deadline.
@@ -346,19 +351,20 @@ class CallHandler {
 }
 
 /**
- * When an idempotent call that failed this way is sent again (ms from now), or `undefined` when it is not: at once
- * when its connection was lost (a backend replica gone with the pooled connection), after a pause when the
- * connection was refused (a backend restarting, or gone with its node while this process is about to go too; an
- * immediate retry would meet the same refusal).
+ * When a call that failed this way is sent again (ms from now), or `undefined` when it is not. A refused connection
+ * sent nothing, so any call goes again, after a pause (a backend restarting, or gone with its node while this
+ * process is about to go too; an immediate retry would meet the same refusal). A connection lost before the
+ * answer's headers may have delivered the request, so only an idempotent call goes again, at once (a backend
+ * replica gone with the pooled connection).
  */
-function retryAfter(err: unknown): number | undefined {
+function retryAfter(err: unknown, idempotent: boolean): number | undefined {
   const code = errorCode(err);
-  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') return 0;
   if (code === 'ECONNREFUSED') return REFUSED_RETRY_MS;
+  if (idempotent && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE')) return 0;
   return undefined;
 }
 
-/** The pause before an idempotent call whose connection was refused is sent again. */
+/** The pause before a call whose connection was refused is sent again. */
 const REFUSED_RETRY_MS = 100;
 
 /** The error's code, or its cause's (undici wraps the socket's). */
