@@ -67,11 +67,6 @@ export interface StartGatewayOptions {
   /** How long `close()` waits for in-flight calls. @default 10000 */
   readonly drainTimeoutMs?: number;
   /**
-   * How long a client has to read an answer of 256 KiB or more before its connection is closed (such an answer
-   * counts against `max_held_response_bytes` until read). @default 60000
-   */
-  readonly answerReadTimeoutMs?: number;
-  /**
    * Bind with `SO_REUSEPORT`, sharing the port with other processes that do (replicas on one node, `serve
    * --workers`), and hand the port over on `close()` (see `handOverPort`). Needs Node >= 22.12 on Linux
    * (`reusePortSupport()`); a ConfigError otherwise.
@@ -247,7 +242,6 @@ class Gateway implements RunningGateway {
       configLoadedAt: () => this.configLoadedAt,
       shuttingDown: () => this.shuttingDown,
       inFlight: { count: 0 },
-      answerReadTimeoutMs: options.answerReadTimeoutMs ?? 60_000,
     };
     // node:http's own header and request timeouts (checked every second rather than every 30 s).
     this.server = createServer(

@@ -31,8 +31,6 @@ export interface HttpContext {
    * how rate limits count and the store's state.
    */
   readiness(): { readonly status: string; readonly fields: Readonly<Record<string, string>> };
-  /** How long a client has to read a large answer (see {@link holdUntilRead}). */
-  readonly answerReadTimeoutMs: number;
 }
 
 /** Answers of this size or more count against `max_held_response_bytes` until the client has read them. */
@@ -125,23 +123,11 @@ async function serveMetrics(req: IncomingMessage, res: ServerResponse, ctx: Http
 }
 
 /**
- * Counts a large answer against `max_held_response_bytes` until the response is over: finished or cut off. A client
- * that has not read it within `answerReadTimeoutMs` loses the connection, so that a slow reader cannot keep that
- * share of memory from other agents' calls.
+ * Counts a large answer against `max_held_response_bytes` until the response is over, finished or cut off: a client
+ * that stops reading it is closed after `write_timeout_ms` (the connection guard), which ends the hold too.
  */
 function holdUntilRead(res: ServerResponse, bytes: number, ctx: HttpContext): void {
-  const release = ctx.mcp.calls.services.holdAnswer(bytes);
-  const timer = setTimeout(() => {
-    ctx.log('warn', 'connection closed: an answer was not read in time', {
-      bytes,
-      timeout_ms: ctx.answerReadTimeoutMs,
-    });
-    res.destroy();
-  }, ctx.answerReadTimeoutMs);
-  res.once('close', () => {
-    clearTimeout(timer);
-    release();
-  });
+  res.once('close', ctx.mcp.calls.services.holdAnswer(bytes));
 }
 
 /** Stream errors (a client that went away) end that request only; the response is already moot. */
