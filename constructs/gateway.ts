@@ -37,6 +37,7 @@ import { quote } from './docker-names';
 import { createGatewayContainer } from './gateway-container';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
 import { type GatewayLimits, limitSettings } from './gateway-limits';
+import { type GatewayResponse, patternClashes, resolveGatewayResponse, withGatewayPatterns } from './gateway-response';
 import { GatewayNetwork } from './gateway-network';
 import { GatewaySecrets } from './gateway-secrets';
 import { checkHostIp, urlHostOf } from './host-ip';
@@ -126,6 +127,12 @@ export interface GatewayProps extends GatewayLimits, GatewayReplicaOptions {
    * @default true
    */
   readonly refusalStructuredContent?: boolean;
+  /**
+   * What the gateway does to the 2xx response of every tool it serves, before the agent sees it: redaction
+   * patterns a team applies everywhere (an email address, a card number), beside each service's own `response`.
+   * @default - each service's `response` alone
+   */
+  readonly response?: GatewayResponse;
   /** Bearer tokens (by hash) allowed to call the gateway, or `'none'` to turn authentication off. */
   readonly auth: GatewayAuth;
   /**
@@ -264,6 +271,8 @@ export class Gateway extends Construct {
   private readonly services: Service[] = [];
   private readonly settings: GatewaySettings;
   private readonly secrets: GatewaySecrets;
+  /** The patterns every tool's responses are redacted with, besides the tool's own. */
+  private readonly redactPatterns: Readonly<Record<string, string>> | undefined;
 
   public constructor(scope: Construct, id: string, props: GatewayProps) {
     super(scope, constructId(id, 'Gateway'));
@@ -284,6 +293,7 @@ export class Gateway extends Construct {
       fail(`port (${quote(props.port)}) must be ${PORT_RULE}`);
     }
     const validation = validationSettings(props, fail);
+    this.redactPatterns = resolveGatewayResponse(props.response, fail);
     const auth = checkAuth(props.auth, fail);
     if (auth === 'none') warnOpen(this, this.name, this.port);
     const auditLog = checkAuditLog(props.auditLog ?? (props.store === undefined ? true : 'store'), props, fail);
@@ -397,7 +407,7 @@ export class Gateway extends Construct {
         serviceLimits.length === 0
           ? this.settings
           : { ...this.settings, rate_limits: [...(this.settings.rate_limits ?? []), ...serviceLimits] },
-      tools: this.services.map((s) => s.toolConfig()),
+      tools: this.services.map((s) => withGatewayPatterns(s.toolConfig(), this.redactPatterns)),
     };
   }
 
@@ -645,6 +655,11 @@ export class Gateway extends Construct {
     const errors: string[] = [
       ...this.secrets.check(this.name, this.services, this.storeSecretName),
       ...this.rateLimitErrors(),
+      ...patternClashes(
+        this.name,
+        this.services.map((s) => s.toolConfig()),
+        this.redactPatterns,
+      ),
     ];
     for (const s of this.service === undefined ? [] : this.services.filter((x) => x.container !== undefined)) {
       errors.push(

@@ -16,3 +16,4 @@ export type { GatewayStoreOptions, RateLimit, ServiceRateLimit } from './rate-li
 export type { GatewayPlacement, GatewayRegistry } from './gateway-registry';
 export { KubernetesCluster, type KubernetesClusterProps } from './kubernetes/kubernetes-cluster';
 export type { GatewayKubernetes, GatewayKubernetesService, KubernetesResources } from './kubernetes/kubernetes-props';
+export type { GatewayResponse } from './gateway-response';

@@ -219,6 +219,7 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
     toolsListPageSize: g.tools_list_page_size,
     validationErrors: g.validation_errors,
     refusalStructuredContent: g.refusal_structured_content,
+    response: g.response === undefined ? undefined : defined({ redactPatterns: g.response.redact_patterns }),
     auth: auth(g.auth),
     auditLog: g.audit_log,
     port: g.port,
