@@ -33,12 +33,9 @@ command -v go >/dev/null 2>&1 || {
 }
 
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
-os_arch="$(go env GOOS)_$(go env GOARCH)"
-bin="$cache/bin"
-mirror="$cache/mirror"
-mkdir -p "$bin" "$mirror"
 
-# build NAME DIR PACKAGE OUT [LDFLAGS]: go build in the wrapper module DIR, into OUT (atomically), timed.
+# build NAME DIR PACKAGE OUT [LDFLAGS]: go build in the wrapper module DIR, into OUT (atomically), timed. The flags
+# make the build reproducible: the same sources and Go version give the same bytes on any machine.
 build() {
   local name=$1 dir=$2 package=$3 out=$4 ldflags=${5:-}
   local started=$SECONDS tmp="$out.tmp.$$"
@@ -47,6 +44,20 @@ build() {
   mv -f "$tmp" "$out"
   log "built $name in $((SECONDS - started)) s"
 }
+
+docker_package=github.com/terraform-providers/terraform-provider-docker
+# `toolchain.sh rebuild-docker-provider OUT`: the kreuzwerker/docker provider alone, into OUT, built as below (the
+# reproducibility test runs a copy of this script elsewhere, with an empty Go build cache, and compares the bytes).
+if [[ ${1:-} == rebuild-docker-provider ]]; then
+  build "kreuzwerker/docker $provider_version" "$root/tools/terraform/provider-docker" "$docker_package" "$2" \
+    "-X main.version=$provider_version"
+  exit 0
+fi
+
+os_arch="$(go env GOOS)_$(go env GOARCH)"
+bin="$cache/bin"
+mirror="$cache/mirror"
+mkdir -p "$bin" "$mirror"
 
 tofu="$bin/tofu-$tofu_version"
 if [[ -x $tofu ]] && "$tofu" version -json 2>/dev/null | grep -q "\"terraform_version\": *\"$tofu_version\""; then
@@ -75,8 +86,7 @@ install_provider() {
     cmp -s "$file" "$into/${file##*/}" 2>/dev/null || cp -f "$file" "$into/${file##*/}"
   done
 }
-install_provider kreuzwerker/docker "$provider_version" "$root/tools/terraform/provider-docker" \
-  github.com/terraform-providers/terraform-provider-docker
+install_provider kreuzwerker/docker "$provider_version" "$root/tools/terraform/provider-docker" "$docker_package"
 # hashicorp/kubernetes for the Kubernetes deploy tests (scripts/k8s-cluster.sh)
 install_provider hashicorp/kubernetes "$kubernetes_version" "$root/tools/terraform/provider-kubernetes" \
   github.com/hashicorp/terraform-provider-kubernetes

@@ -7,13 +7,14 @@
  *   cdktf deploy              # the Docker deployment (needs Terraform and Docker): see docs/deploy.md
  *
  * Token hash: GREETER_TOKEN_SHA256 (make a token and its hash with
- * `TOKEN=$(openssl rand -base64 32); printf %s "$TOKEN" | sha256sum`).
+ * `TOKEN=$(openssl rand -base64 32); printf %s "$TOKEN" | sha256sum`). Base image of the gateway and the backend:
+ * BASE_IMAGE (default node:22-bookworm-slim from Docker Hub; any Node 22 image your Docker host has).
  */
 import * as path from 'node:path';
 import { App, TerraformStack, TerraformVariable } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
-import { Gateway, Secret, Service } from 'cdktf-mcp-gateway';
+import { DEFAULT_BASE_IMAGE, Gateway, Secret, Service } from 'cdktf-mcp-gateway';
 
 /** The hash of the development token `starter-dev-token`: fine on a laptop, never in a shared deployment. */
 const DEV_TOKEN_SHA256 = '3f5c5b45b2ea39ba87bc08fc92763903f9466675742353c673d77d2860a08831';
@@ -28,6 +29,8 @@ export class StarterStack extends TerraformStack {
     // the backend's API key, never in the config: `TF_VAR_greeter_api_key=… cdktf deploy`;
     // `npm run dev` reads GREETER_API_KEY from the environment
     const apiKey = new TerraformVariable(this, 'greeter_api_key', { type: 'string', sensitive: true });
+    // one setting for both images, so a host without Docker Hub builds them on an image it has
+    const baseImage = process.env.BASE_IMAGE || DEFAULT_BASE_IMAGE;
 
     const greet = new Service(this, 'greet', {
       description: 'Greet someone by name.',
@@ -40,7 +43,10 @@ export class StarterStack extends TerraformStack {
         name: { type: 'string', required: true, minLength: 1, maxLength: 64 },
         punctuation: { type: 'string', enum: ['!', '.', '?'] },
       },
-      container: { build: { context: path.resolve(__dirname, '..', 'backend') }, port: 8080 },
+      container: {
+        build: { context: path.resolve(__dirname, '..', 'backend'), args: { BASE_IMAGE: baseImage } },
+        port: 8080,
+      },
     });
 
     this.gateway = new Gateway(this, 'greeter', {
@@ -49,6 +55,7 @@ export class StarterStack extends TerraformStack {
       secrets: { GREETER_API_KEY: apiKey.stringValue },
       hostIp: '127.0.0.1',
       port: 8080,
+      baseImage,
     });
   }
 }

@@ -1,7 +1,10 @@
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DOCKER_PROVIDER_CONSTRAINT } from '../../constructs/docker-provider-version';
+import { tempDir } from '../helpers/temp-dir';
 import { deployTestRequirement, toolchainDir } from './toolchain';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -43,3 +46,39 @@ describe('the deploy toolchain (npm run toolchain)', () => {
     assert.equal(deployTestRequirement({ CI: 'false' }), undefined);
   });
 });
+
+describe('the provider build is reproducible', function () {
+  const requirement = deployTestRequirement();
+  const built = path.join(toolchainDir(), 'build', `terraform-provider-docker_v${mirrorVersion()}`);
+  if (requirement === undefined || !fs.existsSync(built)) {
+    it(
+      `NOT RUN: needs the provider from \`npm run toolchain\` and a run that asks for it (CI=true or npm run test:deploy)`,
+    );
+    return;
+  }
+
+  it('builds the same bytes again from another directory with an empty Go build cache', function () {
+    this.timeout(30 * 60_000);
+    // a copy of the script and the wrapper modules elsewhere: another absolute path for every source
+    const elsewhere = path.join(tempDir('provider-rebuild-'), 'another', 'checkout');
+    fs.cpSync(path.join(REPO, 'scripts/toolchain.sh'), path.join(elsewhere, 'scripts/toolchain.sh'));
+    fs.cpSync(path.join(REPO, 'tools/terraform'), path.join(elsewhere, 'tools/terraform'), { recursive: true });
+    const out = path.join(elsewhere, 'provider');
+    const result = spawnSync('bash', [path.join(elsewhere, 'scripts/toolchain.sh'), 'rebuild-docker-provider', out], {
+      encoding: 'utf8',
+      env: { ...process.env, GOCACHE: path.join(elsewhere, 'gocache') },
+      timeout: 30 * 60_000,
+    });
+    assert.equal(result.status, 0, `the rebuild failed: ${(result.stderr ?? '').slice(-2000)}`);
+    assert.equal(sha256Of(out), sha256Of(built), `${out} differs from ${built}`);
+  });
+});
+
+function mirrorVersion(): string {
+  const goMod = fs.readFileSync(path.join(REPO, 'tools/terraform/provider-docker/go.mod'), 'utf8');
+  return /^\/\/ mirror-version: (.+)$/m.exec(goMod)![1];
+}
+
+function sha256Of(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}

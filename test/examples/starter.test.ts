@@ -9,10 +9,19 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { deployTestRequirement, toolchainEnv } from '../deploy/toolchain';
+import { dockerObjects } from '../deploy/host';
+import { modernRequest, postModern } from '../helpers/modern';
+import { reusePortNode } from '../helpers/reuse-port-node';
+import { command, docker, ensureDockerDaemon, type StartedDaemon } from '../image/docker';
 import { readSynthesizedGateway } from '../image/synthesized-gateway';
 import { exec, installFromCache, output, packPackage, ROOT } from '../package/npm-project';
 
 const STARTER = path.join(ROOT, 'examples', 'starter');
+/** Built from this machine's Node by scripts/node-base-image.sh: no image registry is reachable here. */
+const BASE_IMAGE = 'local/node-base:node22';
+/** The token whose hash the starter uses when GREETER_TOKEN_SHA256 is unset. */
+const DEV_TOKEN = 'starter-dev-token';
 const NOT_COPIED = new Set(['node_modules', 'build', 'cdktf.out', '.dev', 'package-lock.json', 'vendor']);
 
 describe('examples/starter, installed from the packed package', function () {
@@ -78,5 +87,89 @@ describe('examples/starter, installed from the packed package', function () {
     } catch (err) {
       assert.fail(`npm test failed in the starter:\n${output(err)}`);
     }
+  });
+
+  describe('deployed with cdktf deploy, as its README says, on a host without Docker Hub', function () {
+    const requirement = deployTestRequirement();
+    if (requirement === undefined) {
+      it('NOT RUN: needs a run that asks for it (CI=true or npm run test:deploy), the toolchain and Docker');
+      return;
+    }
+    let env: NodeJS.ProcessEnv = {};
+    let daemon: StartedDaemon | undefined;
+    let deployed = false;
+    const log = (line: string): void => void process.stdout.write(`      [starter] ${line}\n`);
+    const cdktf = async (...args: string[]): Promise<string> => {
+      try {
+        const { stdout, stderr } = await exec('npx', ['--no-install', 'cdktf', ...args], project, env);
+        return `${stdout}${stderr}`;
+      } catch (err) {
+        return assert.fail(
+          `cdktf ${args.join(' ')} failed in the starter (${requirement}):\n${output(err).slice(-3000)}`,
+        );
+      }
+    };
+    const greet = async (args: Record<string, unknown>) => {
+      const res = await postModern(
+        'http://127.0.0.1:8080/mcp',
+        modernRequest('tools/call', { name: 'greet', arguments: args }),
+        DEV_TOKEN,
+      );
+      return (
+        res.message as { result: { isError?: boolean; structuredContent?: unknown; content: { text: string }[] } }
+      ).result;
+    };
+
+    before(async function () {
+      this.timeout(30 * 60_000);
+      env = { ...toolchainEnv(log), CHECKPOINT_DISABLE: '1', BASE_IMAGE, TF_VAR_greeter_api_key: 'starter-key' };
+      daemon = await ensureDockerDaemon(log);
+      const node = reusePortNode();
+      const base = await command('bash', [path.join(ROOT, 'scripts', 'node-base-image.sh'), BASE_IMAGE], {
+        timeoutMs: 300_000,
+        env: { ...process.env, ...('path' in node ? { NODE_BIN: node.path } : {}) },
+      });
+      assert.equal(base.code, 0, `node-base-image.sh failed: ${base.stderr.trim().slice(-1000)}`);
+    });
+
+    after(async function () {
+      this.timeout(10 * 60_000);
+      if (deployed) await cdktf('destroy', '--auto-approve').catch((err: Error) => log(`clean-up: ${err.message}`));
+      await daemon?.stop();
+    });
+
+    it('deploys, serves the tool, takes validate_input off in place, and destroys everything it made', async function () {
+      this.timeout(20 * 60_000);
+      deployed = true;
+      await cdktf('deploy', '--auto-approve');
+      assert.deepEqual((await greet({ name: 'Ada' })).structuredContent, { greeting: 'Hello, Ada!' });
+      const refused = await greet({ name: 'Ada', punctuation: '~' });
+      assert.equal(refused.isError, true, JSON.stringify(refused));
+      assert.match(refused.content[0].text, /punctuation/);
+      const containerId = await docker(['inspect', '--format', '{{.Id}}', 'starter-greeter']);
+
+      // the user's edit: validate_input off, then a deploy that changes the config in place
+      const main = path.join(project, 'main.ts');
+      const source = fs.readFileSync(main, 'utf8');
+      assert.ok(source.includes('      baseImage,\n'), 'main.ts sets the gateway baseImage');
+      fs.writeFileSync(main, source.replace('      baseImage,\n', '      baseImage,\n      validateInput: false,\n'));
+      await cdktf('deploy', '--auto-approve');
+      assert.equal(await docker(['inspect', '--format', '{{.Id}}', 'starter-greeter']), containerId, 'replaced');
+      assert.deepEqual(
+        (await greet({ name: 'Ada', punctuation: '~' })).structuredContent,
+        { greeting: 'Hello, Ada~' },
+        'forwarded unchecked',
+      );
+
+      await cdktf('destroy', '--auto-approve');
+      deployed = false;
+      for (const kind of ['container', 'volume', 'network'] as const) {
+        assert.deepEqual(
+          (await dockerObjects(kind)).filter((n) => n.startsWith('starter-')),
+          [],
+          `${kind}s left behind`,
+        );
+      }
+    });
   });
 });
