@@ -110,3 +110,5 @@ echo "export TF_CLI_CONFIG_FILE=\"$cache/tofurc\""
 # after init, cdktf runs `providers lock`, which asks the registry whatever the CLI config says: point it at the
 # mirror, so that plain `cdktf deploy`, `diff` and `destroy` work offline
 echo "export TF_CLI_ARGS_providers_lock=\"-fs-mirror=$mirror\""
+# cdktf asks HashiCorp's checkpoint service for a newer release at every command; offline it logs an error each time
+echo "export CHECKPOINT_DISABLE=1"

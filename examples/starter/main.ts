@@ -56,6 +56,8 @@ export class StarterStack extends TerraformStack {
       hostIp: '127.0.0.1',
       port: 8080,
       baseImage,
+      // false: calls reach the backend unchecked; a deploy changes it in place
+      validateInput: true,
     });
   }
 }

@@ -143,6 +143,12 @@ describe('examples/starter, installed from the packed package', function () {
       deployed = true;
       await cdktf('deploy', '--auto-approve');
       assert.deepEqual((await greet({ name: 'Ada' })).structuredContent, { greeting: 'Hello, Ada!' });
+      // the README's curl, as written
+      const readme = fs.readFileSync(path.join(STARTER, 'README.md'), 'utf8');
+      const curl = /^curl [\s\S]*?'\n/m.exec(readme);
+      assert.ok(curl, 'the README shows a curl call');
+      const asWritten = await command('bash', ['-c', curl[0]], { timeoutMs: 30_000 });
+      assert.match(asWritten.stdout, /"structuredContent":\{"greeting":"Hello, Ada!"\}/, asWritten.stdout);
       const refused = await greet({ name: 'Ada', punctuation: '~' });
       assert.equal(refused.isError, true, JSON.stringify(refused));
       assert.match(refused.content[0].text, /punctuation/);
@@ -151,8 +157,8 @@ describe('examples/starter, installed from the packed package', function () {
       // the user's edit: validate_input off, then a deploy that changes the config in place
       const main = path.join(project, 'main.ts');
       const source = fs.readFileSync(main, 'utf8');
-      assert.ok(source.includes('      baseImage,\n'), 'main.ts sets the gateway baseImage');
-      fs.writeFileSync(main, source.replace('      baseImage,\n', '      baseImage,\n      validateInput: false,\n'));
+      assert.ok(source.includes('      validateInput: true,\n'), 'main.ts sets validateInput');
+      fs.writeFileSync(main, source.replace('      validateInput: true,\n', '      validateInput: false,\n'));
       await cdktf('deploy', '--auto-approve');
       assert.equal(await docker(['inspect', '--format', '{{.Id}}', 'starter-greeter']), containerId, 'replaced');
       assert.deepEqual(

@@ -14,7 +14,7 @@ import { BodyThread } from '../../src/gateway/upstream/body-thread';
 import { botConfig, tool } from '../helpers/config';
 import { eventually } from '../helpers/eventually';
 import { modernHeaders, modernRequest, postModern } from '../helpers/modern';
-import { BOT } from '../helpers/tokens';
+import { BOT, OTHER } from '../helpers/tokens';
 
 const MIB = 1024 * 1024;
 
@@ -151,6 +151,101 @@ describe('security: response bytes held across calls are bounded', function () {
       assert.ok(received < 2 * body.length, `${received} bytes received: the whole answer`);
       // the hold ended with the connection: a large call is served again
       assert.equal(((await bigCall()).message as any).result.isError, undefined);
+    });
+  });
+
+  // Found by an attack on the hold: each of these left it counted for good, refusing every later call.
+  describe('connections that end or stall before a large answer is written', () => {
+    let gateway: RunningGateway;
+    let slowServer: http.Server;
+    // 2 MiB of JSON after 300 ms: its answer (about 4 MiB) plus one more body passes the 5 MiB bound
+    const body = JSON.stringify({ a: 'x'.repeat(2 * MIB - 10) });
+
+    before(async () => {
+      slowServer = http.createServer((req, res) => {
+        res.setHeader('content-type', 'application/json');
+        if (req.url === '/slow') setTimeout(() => res.end('{"ok":true}'), 1_500);
+        else setTimeout(() => res.end(body), 300);
+      });
+      await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
+      const origin = `http://127.0.0.1:${(slowServer.address() as AddressInfo).port}`;
+      gateway = await startGateway({
+        config: botConfig([tool('big', `${origin}/big`), tool('slow', `${origin}/slow`)], {
+          max_held_response_bytes: 5 * MIB,
+          write_timeout_ms: 2_000,
+        }),
+        port: 0,
+        host: '127.0.0.1',
+        logger: () => undefined,
+      });
+    });
+    after(async () => {
+      await gateway?.close();
+      slowServer.closeAllConnections();
+      slowServer.close();
+    });
+
+    /** A raw connection that sends `requests` (pipelined) and reads whatever comes back. */
+    async function rawConnection(...requests: { method: string; params: Record<string, unknown> }[]) {
+      const { port } = new URL(gateway.url);
+      const socket = net.connect(Number(port), '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      for (const { method, params } of requests) {
+        const request = modernRequest(method, params);
+        const text = JSON.stringify(request);
+        const headers = {
+          ...modernHeaders(request, BOT.token),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        };
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
+            Object.entries(headers)
+              .map(([k, v]) => `${k}: ${v}\r\n`)
+              .join('') +
+            `\r\n${text}`,
+        );
+      }
+      return { socket, received: () => received };
+    }
+    const big = { method: 'tools/call', params: { name: 'big', arguments: {} } };
+    const served = async (token = BOT.token): Promise<boolean> => {
+      const res = await postModern(gateway.url, modernRequest('tools/call', { name: 'big', arguments: {} }), token);
+      return (res.message as any).result.isError !== true;
+    };
+
+    it('never counts the answer of a client that left before it was ready', async () => {
+      for (let i = 0; i < 3; i++) {
+        const { socket } = await rawConnection(big);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        socket.destroy(); // a client that cancelled, or timed out
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      assert.equal(await served(), true, 'a large call is refused: an unsent answer is still counted');
+    });
+
+    it('releases an answer queued behind another on a connection that then drops', async () => {
+      const { socket } = await rawConnection({ method: 'tools/call', params: { name: 'slow', arguments: {} } }, big);
+      await new Promise((resolve) => setTimeout(resolve, 700)); // big is answered, waiting behind slow
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      assert.equal(await served(), true, 'a large call is refused: the dropped answer is still counted');
+    });
+
+    it('refuses requests behind an open stream on the same connection; they hold nothing', async () => {
+      const listen = { method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true } } };
+      const { socket, received } = await rawConnection(listen, big, big);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        assert.match(received(), /text\/event-stream/, 'the stream is open');
+        // the stream lives on, and other agents' large calls are served meanwhile
+        assert.equal(await served(OTHER.token), true, 'answers queued behind the stream are counted');
+      } finally {
+        socket.destroy();
+      }
     });
   });
 });

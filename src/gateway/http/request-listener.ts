@@ -40,6 +40,11 @@ const MCP_PATH = '/mcp';
 const SHUTTING_DOWN = new HttpError(503, RpcCode.INTERNAL_ERROR, 'Service Unavailable: the gateway is shutting down', {
   headers: { connection: 'close' },
 });
+const BEHIND_A_STREAM = new HttpError(
+  400,
+  RpcCode.INVALID_REQUEST,
+  'Bad Request: this connection carries an open stream, which answers come after; send requests on another connection',
+);
 const REVOCATIONS_FULL = (sessions: SessionSigner): HttpError =>
   new HttpError(
     429,
@@ -124,10 +129,21 @@ async function serveMetrics(req: IncomingMessage, res: ServerResponse, ctx: Http
 
 /**
  * Counts a large answer against `max_held_response_bytes` until the response is over, finished or cut off: a client
- * that stops reading it is closed after `write_timeout_ms` (the connection guard), which ends the hold too.
+ * that stops reading it is closed after `write_timeout_ms` (the connection guard), which ends the hold too. The end
+ * of the connection ends it as well, since a response still queued behind another on that connection is dropped
+ * without a `close` of its own; an answer whose connection is gone already is never counted.
  */
-function holdUntilRead(res: ServerResponse, bytes: number, ctx: HttpContext): void {
-  res.once('close', ctx.mcp.calls.services.holdAnswer(bytes));
+function holdUntilRead(req: IncomingMessage, res: ServerResponse, bytes: number, ctx: HttpContext): void {
+  const socket = req.socket;
+  if (res.destroyed || socket.destroyed) return;
+  const release = ctx.mcp.calls.services.holdAnswer(bytes);
+  const end = (): void => {
+    res.off('close', end);
+    socket.off('close', end);
+    release();
+  };
+  res.once('close', end);
+  socket.once('close', end);
 }
 
 /** Stream errors (a client that went away) end that request only; the response is already moot. */
@@ -157,6 +173,8 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
   const identity = await state.auth.authenticate(req.headers.authorization);
   const key = principalKey(identity);
   if (ctx.shuttingDown()) throw SHUTTING_DOWN;
+  // its answer would wait behind the stream for as long as the stream lives, holding what it holds
+  if (ctx.mcp.streams.carries(req.socket)) throw BEHIND_A_STREAM;
   switch (req.method) {
     case 'POST': {
       const text = await readBody(req, state.maxBodyBytes);
@@ -175,13 +193,15 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
         res.writeHead(reply.status).end();
         return;
       }
+      // a stream opened on this connection while the request was worked on: the answer would wait behind it
+      if (ctx.mcp.streams.carries(req.socket)) throw BEHIND_A_STREAM;
       const headers: Record<string, string | number> = {
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(reply.body),
       };
       if (reply.sessionId !== undefined) headers['mcp-session-id'] = reply.sessionId;
       if ((headers['content-length'] as number) >= HELD_ANSWER_BYTES) {
-        holdUntilRead(res, headers['content-length'] as number, ctx);
+        holdUntilRead(req, res, headers['content-length'] as number, ctx);
       }
       res.writeHead(reply.status, headers).end(reply.body);
       return;

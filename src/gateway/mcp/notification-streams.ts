@@ -6,6 +6,7 @@
  * They are keyed by principal key (kind and name), so an OAuth subject named like a token id has its own cap.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Principal } from '../auth';
 import { HttpError } from '../errors/http-error';
 import { notificationJson, RpcCode, type RequestId } from '../errors/jsonrpc';
@@ -62,6 +63,8 @@ const SESSION_STREAM_HEADERS = {
 export class NotificationStreams {
   private readonly byPrincipal = new Map<Principal, Set<OpenStream>>();
   private total = 0;
+  /** The connections a stream is written on: an answer to a request behind it could never be sent. */
+  private readonly sockets = new WeakSet<Socket>();
 
   constructor(private limit: number) {}
 
@@ -73,6 +76,11 @@ export class NotificationStreams {
   /** How many streams are open. */
   get size(): number {
     return this.total;
+  }
+
+  /** Whether a stream is open on `socket` (HTTP/1.1 answers in order, so a later request there waits for its end). */
+  carries(socket: Socket): boolean {
+    return this.sockets.has(socket);
   }
 
   /**
@@ -97,7 +105,13 @@ export class NotificationStreams {
     const stream: OpenStream = { spec, res };
     streams.add(stream);
     this.total++;
-    res.on('close', () => this.forget(stream));
+    // the request's socket: the response has none yet while it waits behind an earlier answer
+    const socket = res.req.socket;
+    this.sockets.add(socket);
+    res.on('close', () => {
+      this.sockets.delete(socket);
+      this.forget(stream);
+    });
     if (spec.kind === 'session') {
       res.writeHead(200, SESSION_STREAM_HEADERS);
       res.flushHeaders();

@@ -49,6 +49,9 @@ export class ServiceClient {
   /** The connections of calls sent again, each its own, until their one request is over. */
   private readonly oneOff = new Set<Dispatcher>();
 
+  /** Set by `close()`: no request is sent again after it. */
+  private closed = false;
+
   /** The response bytes all calls hold right now, bounded by `max_held_response_bytes`. */
   private readonly held: HeldBytes;
 
@@ -142,6 +145,11 @@ export class ServiceClient {
    * have gone with the one that failed (a backend replica, or its node, gone), while a new one reaches a live one.
    */
   private sendAgain(request: Dispatcher.DispatchOptions, ca: string | undefined, handler: CallHandler): void {
+    // a retry's pause may end after close(): nothing is sent then
+    if (this.closed) {
+      handler.onError(Object.assign(new Error('the gateway is closing'), { code: 'UND_ERR_DESTROYED' }));
+      return;
+    }
     const Client = loadClient();
     const client = new Client(request.origin as string, ca === undefined ? {} : { connect: { ca } });
     this.oneOff.add(client);
@@ -160,6 +168,7 @@ export class ServiceClient {
    * this) is cut off rather than awaited: `close()` alone would wait for a backend that never finishes.
    */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([
       this.pool?.destroy().catch(() => undefined),
       ...[...this.oneOff].map((c) => c.destroy().catch(() => undefined)),

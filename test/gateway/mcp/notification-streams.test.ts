@@ -48,6 +48,8 @@ describe('the GET notification stream', () => {
 
 /** A stand-in for a ServerResponse: records what is written, and `close` like node does when it ends. */
 class FakeResponse extends EventEmitter {
+  /** The request it answers, with its connection (a stream marks it). */
+  readonly req = { socket: new EventEmitter() };
   status = 0;
   headers: Record<string, string> = {};
   written = '';

@@ -208,4 +208,27 @@ describe('service client: a call lost with its connection', () => {
     }
     backend = await droppingBackend();
   });
+
+  it('sends nothing again once the client is closed, even a call whose retry was waiting', async () => {
+    const origin = backend.origin;
+    await backend.close();
+    const pending = client.call(planFor(`${origin}/x`, 'POST'), {});
+    await new Promise((resolve) => setTimeout(resolve, 30)); // refused; its second try waits 100 ms
+    await client.close();
+    const received: string[] = [];
+    const again = createServer((req, res) => {
+      received.push(req.method ?? '');
+      res.setHeader('content-type', 'application/json').end('{}');
+    });
+    await new Promise<void>((resolve) => again.listen(Number(new URL(origin).port), '127.0.0.1', resolve));
+    try {
+      const outcome = await pending;
+      assert.equal(outcome.ok, false);
+      assert.deepEqual(received, [], 'sent after close()');
+    } finally {
+      await new Promise((resolve) => again.close(resolve));
+      client = new ServiceClient(1024 * 1024);
+      backend = await droppingBackend();
+    }
+  });
 });
