@@ -209,6 +209,8 @@ class CallHandler {
   again: ((handler: CallHandler) => void) | undefined;
   /** The call may be sent twice (`backend.idempotent`). */
   idempotent = false;
+  /** undici began to send the request (`onConnect`): from then on, the service may have received it. */
+  private started = false;
   /** Closes the connection the request was sent again on, when the call gives up. */
   dropConnection: (() => void) | undefined;
 
@@ -224,6 +226,7 @@ class CallHandler {
   }
 
   onConnect(abort: (err?: Error) => void): void {
+    this.started = true;
     // Timed out while queued for a connection: give the request up as soon as it would start.
     if (this.finished) abort();
     else this.abort = abort;
@@ -314,7 +317,8 @@ class CallHandler {
 
   onError(err: Error): void {
     if (this.again !== undefined && !this.settled && this.status === 0 && this.size === 0) {
-      const retry = retryAfter(err, this.idempotent);
+      const retry = retryAfter(err, this.idempotent, this.started);
+      this.started = false;
       if (retry !== undefined) {
         // Lost with its connection before the answer's headers, or refused before anything was sent: sent once
         // more, on a new connection, within the same deadline.
@@ -360,20 +364,24 @@ class CallHandler {
 }
 
 /**
- * When a call that failed this way is sent again (ms from now), or `undefined` when it is not. A refused connection
- * sent nothing, so any call goes again, after a pause (a backend restarting, or gone with its node while this
- * process is about to go too; an immediate retry would meet the same refusal). A connection lost before the
- * answer's headers may have delivered the request, so only an idempotent call goes again, at once (a backend
- * replica gone with the pooled connection).
+ * When a call that failed this way is sent again (ms from now), or `undefined` when it is not. A connection that
+ * could not open (refused, or no route to the backend) goes again after a pause (a backend restarting, or gone with
+ * its node while routes and endpoints catch up; an immediate retry would meet the same failure): any call when the
+ * request had not started (nothing was sent), an idempotent one otherwise (no route can also end a connection the
+ * request went out on). A connection lost before the answer's headers may have delivered the request, so only an
+ * idempotent call goes again, at once (a backend replica gone with the pooled connection).
+ * @param started undici had begun to send the request
  */
-function retryAfter(err: unknown, idempotent: boolean): number | undefined {
+export function retryAfter(err: unknown, idempotent: boolean, started: boolean): number | undefined {
   const code = errorCode(err);
-  if (code === 'ECONNREFUSED') return REFUSED_RETRY_MS;
+  if (code === 'ECONNREFUSED' || code === 'ENETUNREACH' || code === 'EHOSTUNREACH') {
+    return idempotent || !started ? REFUSED_RETRY_MS : undefined;
+  }
   if (idempotent && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE')) return 0;
   return undefined;
 }
 
-/** The pause before a call whose connection was refused is sent again. */
+/** The pause before a call whose connection could not open is sent again. */
 const REFUSED_RETRY_MS = 100;
 
 /** The error's code, or its cause's (undici wraps the socket's). */

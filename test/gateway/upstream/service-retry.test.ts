@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ToolConfig } from '../../../src/contract';
 import { planServiceCall } from '../../../src/gateway/upstream/request-plan';
-import { ServiceClient } from '../../../src/gateway/upstream/service-client';
+import { retryAfter, ServiceClient } from '../../../src/gateway/upstream/service-client';
 
 interface DroppingBackend {
   readonly origin: string;
@@ -229,6 +229,32 @@ describe('service client: a call lost with its connection', () => {
       await new Promise((resolve) => again.close(resolve));
       client = new ServiceClient(1024 * 1024);
       backend = await droppingBackend();
+    }
+  });
+});
+
+describe('service client: which failures send a call again', () => {
+  it('a call whose connection could not open, after a pause: any call before the request started', () => {
+    for (const code of ['ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH']) {
+      // undici reports the socket's error as the cause of its own
+      const err = Object.assign(new Error('connect failed'), { cause: { code } });
+      assert.equal(retryAfter(err, false, false), 100, `${code}, not idempotent, nothing sent`);
+      assert.equal(retryAfter(err, true, false), 100, `${code}, idempotent`);
+      assert.equal(retryAfter(err, true, true), 100, `${code}, idempotent, sent`);
+    }
+    // no route can also end a connection the request went out on: that call may have reached the service
+    for (const code of ['ENETUNREACH', 'EHOSTUNREACH']) {
+      assert.equal(retryAfter({ code }, false, true), undefined, `${code}, not idempotent, sent`);
+    }
+  });
+
+  it('an idempotent call lost with its connection, at once; never another', () => {
+    for (const code of ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']) {
+      assert.equal(retryAfter({ code }, true, true), 0, code);
+      assert.equal(retryAfter({ code }, false, true), undefined, code);
+    }
+    for (const code of ['ENOTFOUND', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', undefined]) {
+      assert.equal(retryAfter({ code }, true, true), undefined, String(code));
     }
   });
 });
