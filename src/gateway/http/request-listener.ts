@@ -33,7 +33,7 @@ export interface HttpContext {
   readiness(): { readonly status: string; readonly fields: Readonly<Record<string, string>> };
 }
 
-/** Answers of this size or more count against `max_held_response_bytes` until the client has read them. */
+/** Answers of this size or more count against `max_held_response_bytes` until written out to the client's connection. */
 const HELD_ANSWER_BYTES = 256 * 1024;
 
 const MCP_PATH = '/mcp';
@@ -128,12 +128,13 @@ async function serveMetrics(req: IncomingMessage, res: ServerResponse, ctx: Http
 }
 
 /**
- * Counts a large answer against `max_held_response_bytes` until the response is over, finished or cut off: a client
- * that stops reading it is closed after `write_timeout_ms` (the connection guard), which ends the hold too. The end
- * of the connection ends it as well, since a response still queued behind another on that connection is dropped
- * without a `close` of its own; an answer whose connection is gone already is never counted.
+ * Counts a large answer against `max_held_response_bytes` until the response is over: its bytes written out to the
+ * connection, or cut off. A client that stops reading it is closed after `write_timeout_ms` (the connection guard),
+ * which ends the hold too. The end of the connection ends it as well, since a response still queued behind another
+ * on that connection is dropped without a `close` of its own; an answer whose connection is gone already is never
+ * counted.
  */
-function holdUntilRead(req: IncomingMessage, res: ServerResponse, bytes: number, ctx: HttpContext): void {
+function holdUntilWritten(req: IncomingMessage, res: ServerResponse, bytes: number, ctx: HttpContext): void {
   const socket = req.socket;
   if (res.destroyed || socket.destroyed) return;
   const release = ctx.mcp.calls.services.holdAnswer(bytes);
@@ -201,7 +202,7 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
       };
       if (reply.sessionId !== undefined) headers['mcp-session-id'] = reply.sessionId;
       if ((headers['content-length'] as number) >= HELD_ANSWER_BYTES) {
-        holdUntilRead(req, res, headers['content-length'] as number, ctx);
+        holdUntilWritten(req, res, headers['content-length'] as number, ctx);
       }
       res.writeHead(reply.status, headers).end(reply.body);
       return;

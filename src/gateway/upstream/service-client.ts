@@ -84,8 +84,8 @@ export class ServiceClient {
 
   /**
    * Counts an answer being written to a client against `max_held_response_bytes`, as a body being read is: its
-   * text and bytes stay in memory until the client has read them. Counted even past the limit (the answer exists
-   * already), so that the next bodies are refused instead.
+   * text and bytes stay in memory until they are written out to the client's connection. Counted even past the
+   * limit (the answer exists already), so that the next bodies are refused instead.
    * @returns what ends the hold; calls after the first do nothing
    */
   holdAnswer(bytes: number): () => void {
