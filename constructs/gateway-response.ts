@@ -1,6 +1,6 @@
 import type { ToolConfig } from '../src/contract';
-import { responseSettingsProblem } from '../src/response';
 import { quote } from './docker-names';
+import { resolveResponse } from './service-response';
 
 /** What a gateway does to the 2xx response of every tool it serves, besides each service's own `response`. */
 export interface GatewayResponse {
@@ -15,7 +15,7 @@ export interface GatewayResponse {
 }
 
 /**
- * The gateway's patterns, checked as a service's are.
+ * The gateway's patterns, checked as a service's are (by the same code, so with the same messages).
  * @param fail throws with the message prefixed by the gateway
  */
 export function resolveGatewayResponse(
@@ -34,14 +34,7 @@ export function resolveGatewayResponse(
       );
     }
   }
-  const found = responseSettingsProblem({ redactPatterns: response.redactPatterns }, undefined);
-  if (found !== undefined) {
-    const at = found.where.at;
-    const value = at === undefined ? response.redactPatterns : (response.redactPatterns as Record<string, unknown>)[at];
-    fail(`response.redactPatterns${at === undefined ? '' : `.${at}`} (${quote(value)}) ${found.problem}`);
-  }
-  const patterns = response.redactPatterns;
-  return patterns === undefined || Object.keys(patterns).length === 0 ? undefined : { ...patterns };
+  return resolveResponse({ response }, fail).response?.redact_patterns;
 }
 
 /** A tool's config with the gateway's patterns before its own (a name both set keeps the tool's). */

@@ -196,14 +196,10 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
       }
       // a stream opened on this connection while the request was worked on: the answer would wait behind it
       if (ctx.mcp.streams.carries(req.socket)) throw BEHIND_A_STREAM;
-      const headers: Record<string, string | number> = {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(reply.body),
-      };
+      const bytes = Buffer.byteLength(reply.body);
+      const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': bytes };
       if (reply.sessionId !== undefined) headers['mcp-session-id'] = reply.sessionId;
-      if ((headers['content-length'] as number) >= HELD_ANSWER_BYTES) {
-        holdUntilWritten(req, res, headers['content-length'] as number, ctx);
-      }
+      if (bytes >= HELD_ANSWER_BYTES) holdUntilWritten(req, res, bytes, ctx);
       res.writeHead(reply.status, headers).end(reply.body);
       return;
     }
