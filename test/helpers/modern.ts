@@ -43,6 +43,27 @@ export function modernHeaders(
 }
 
 /**
+ * A modern request as the bytes of an HTTP/1.1 POST to `/mcp` on 127.0.0.1:`port`, for a test that writes to a raw
+ * socket (pipelined requests, a client that never reads its answer).
+ */
+export function modernPostText(
+  port: number,
+  body: { method: string; params?: Record<string, unknown>; id?: unknown },
+  token?: string,
+): string {
+  const text = JSON.stringify(body);
+  const headers = {
+    host: `127.0.0.1:${port}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'content-length': String(Buffer.byteLength(text)),
+    ...modernHeaders(body, token),
+  };
+  const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+  return `POST /mcp HTTP/1.1\r\n${lines.join('')}\r\n${text}`;
+}
+
+/**
  * POSTs a modern request with its headers; `headers` are merged over them (a `null` value removes one).
  * @example
  * const res = await postModern(gw.url, modernRequest('tools/list'), BOT.token);

@@ -11,7 +11,7 @@ import { runInNewContext } from 'node:vm';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { botConfig, tool } from '../helpers/config';
 import { eventually, sleep } from '../helpers/eventually';
-import { modernHeaders, modernRequest, postModern } from '../helpers/modern';
+import { modernPostText, modernRequest, postModern } from '../helpers/modern';
 import { BOT, OTHER } from '../helpers/tokens';
 import { startOn, type GatewayOnPort } from '../helpers/gateway-on-port';
 
@@ -39,17 +39,7 @@ function rawSocket(port: number, request: string): Promise<net.Socket> {
 }
 
 function modernCall(name: string, port: number, token: string): string {
-  const body = JSON.stringify(modernRequest('tools/call', { name, arguments: {} }));
-  const headers = {
-    host: `127.0.0.1:${port}`,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'content-length': String(Buffer.byteLength(body)),
-    ...modernHeaders({ method: 'tools/call', params: { name } }, token),
-  };
-  return `POST /mcp HTTP/1.1\r\n${Object.entries(headers)
-    .map(([k, v]) => `${k}: ${v}`)
-    .join('\r\n')}\r\n\r\n${body}`;
+  return modernPostText(port, modernRequest('tools/call', { name, arguments: {} }), token);
 }
 
 describe('attack: slow readers, connection floods, trickled headers, a principal hogging the call slots', function () {

@@ -13,7 +13,7 @@ import { planServiceCall, ServiceClient } from '../../src/gateway/upstream';
 import { BodyThread } from '../../src/gateway/upstream/body-thread';
 import { botConfig, tool } from '../helpers/config';
 import { eventually } from '../helpers/eventually';
-import { modernHeaders, modernRequest, postModern } from '../helpers/modern';
+import { modernPostText, modernRequest, postModern } from '../helpers/modern';
 import { BOT, OTHER } from '../helpers/tokens';
 
 const MIB = 1024 * 1024;
@@ -100,27 +100,14 @@ describe('security: response bytes held across calls are bounded', function () {
     it('counts it until read, refusing the next large bodies meanwhile, and the write timeout closes the connection', async () => {
       assert.equal(((await bigCall()).message as any).result.isError, undefined, 'a call alone is served');
       // a client that sends a call and never reads the answer
-      const { port } = new URL(gateway.url);
-      const request = modernRequest('tools/call', { name: 'big', arguments: {} });
-      const text = JSON.stringify(request);
-      const headers = {
-        ...modernHeaders(request, BOT.token),
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      };
-      const slow = net.connect(Number(port), '127.0.0.1');
+      const port = Number(new URL(gateway.url).port);
+      const slow = net.connect(port, '127.0.0.1');
       let closedAt = 0;
       slow.on('close', () => (closedAt = Date.now()));
       slow.on('error', () => undefined);
       await new Promise<void>((resolve) => slow.once('connect', resolve));
       const sentAt = Date.now();
-      slow.write(
-        `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
-          Object.entries(headers)
-            .map(([k, v]) => `${k}: ${v}\r\n`)
-            .join('') +
-          `\r\n${text}`,
-      );
+      slow.write(modernPostText(port, modernRequest('tools/call', { name: 'big', arguments: {} }), BOT.token));
       slow.pause();
       // while its answer waits, a second large body would pass the bound
       const refused = await eventually(
@@ -187,28 +174,14 @@ describe('security: response bytes held across calls are bounded', function () {
 
     /** A raw connection that sends `requests` (pipelined) and reads whatever comes back. */
     async function rawConnection(...requests: { method: string; params: Record<string, unknown> }[]) {
-      const { port } = new URL(gateway.url);
-      const socket = net.connect(Number(port), '127.0.0.1');
+      const port = Number(new URL(gateway.url).port);
+      const socket = net.connect(port, '127.0.0.1');
       let received = '';
       socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
       socket.on('error', () => undefined);
       await new Promise<void>((resolve) => socket.once('connect', resolve));
-      for (const { method, params } of requests) {
-        const request = modernRequest(method, params);
-        const text = JSON.stringify(request);
-        const headers = {
-          ...modernHeaders(request, BOT.token),
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        };
-        socket.write(
-          `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
-            Object.entries(headers)
-              .map(([k, v]) => `${k}: ${v}\r\n`)
-              .join('') +
-            `\r\n${text}`,
-        );
-      }
+      for (const { method, params } of requests)
+        socket.write(modernPostText(port, modernRequest(method, params), BOT.token));
       return { socket, received: () => received };
     }
     const big = { method: 'tools/call', params: { name: 'big', arguments: {} } };

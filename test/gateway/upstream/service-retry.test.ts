@@ -71,6 +71,17 @@ function planFor(url: string, method: ToolConfig['backend']['method'], idempoten
   });
 }
 
+/** A backend back on the port of `origin` (gone before): it answers every request, and records its method. */
+async function backOn(origin: string): Promise<{ received: string[]; close(): Promise<void> }> {
+  const received: string[] = [];
+  const server = createServer((req, res) => {
+    received.push(req.method ?? '');
+    res.setHeader('content-type', 'application/json').end('{"back":true}');
+  });
+  await new Promise<void>((resolve) => server.listen(Number(new URL(origin).port), '127.0.0.1', resolve));
+  return { received, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 describe('service client: a call lost with its connection', () => {
   let backend: DroppingBackend;
   let client: ServiceClient;
@@ -179,18 +190,13 @@ describe('service client: a call lost with its connection', () => {
       await backend.close();
       const pending = client.call(planFor(`${origin}/x`, method), {});
       // back on the same port before the pause is over
-      const received: string[] = [];
-      const again = createServer((req, res) => {
-        received.push(req.method ?? '');
-        res.setHeader('content-type', 'application/json').end('{"back":true}');
-      });
-      await new Promise<void>((resolve) => again.listen(Number(new URL(origin).port), '127.0.0.1', resolve));
+      const again = await backOn(origin);
       try {
         const outcome = await pending;
         assert.equal(outcome.ok, true, JSON.stringify(outcome));
-        assert.deepEqual(received, [method], 'sent once to the backend');
+        assert.deepEqual(again.received, [method], 'sent once to the backend');
       } finally {
-        await new Promise((resolve) => again.close(resolve));
+        await again.close();
         backend = await droppingBackend();
       }
     });
@@ -215,18 +221,13 @@ describe('service client: a call lost with its connection', () => {
     const pending = client.call(planFor(`${origin}/x`, 'POST'), {});
     await new Promise((resolve) => setTimeout(resolve, 30)); // refused; its second try waits 100 ms
     await client.close();
-    const received: string[] = [];
-    const again = createServer((req, res) => {
-      received.push(req.method ?? '');
-      res.setHeader('content-type', 'application/json').end('{}');
-    });
-    await new Promise<void>((resolve) => again.listen(Number(new URL(origin).port), '127.0.0.1', resolve));
+    const again = await backOn(origin);
     try {
       const outcome = await pending;
       assert.equal(outcome.ok, false);
-      assert.deepEqual(received, [], 'sent after close()');
+      assert.deepEqual(again.received, [], 'sent after close()');
     } finally {
-      await new Promise((resolve) => again.close(resolve));
+      await again.close();
       client = new ServiceClient(1024 * 1024);
       backend = await droppingBackend();
     }
