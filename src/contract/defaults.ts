@@ -25,7 +25,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 4_194_304;
 /**
  * `gateway.max_held_response_bytes` when the config does not set it: four responses of the largest size accepted
  * (16 MiB at the default `max_response_bytes`). Bodies being read and large answers until written out count
- * against it; a body costs several times its size while its result is built and sent, so this bounds what
+ * against it; a body costs a few times its size while its result is built and sent, so this bounds what
  * responses can take of a container's memory (bench/response-attacks.ts measures the peak).
  */
 export function defaultMaxHeldResponseBytes(maxResponseBytes: number): number {

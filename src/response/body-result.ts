@@ -2,11 +2,17 @@ import { scanJsonText } from './scan-json-text';
 import { MAX_RESPONSE_DEPTH } from './select-fields';
 import type { ResponseShaper, ShapeCounts } from './shape-response';
 
+/**
+ * JSON text, or its UTF-8 bytes: a result worked out on the body thread stays bytes from there to the agent's
+ * connection, so that a large one is not decoded, copied into the response and encoded again.
+ */
+export type JsonText = string | Buffer;
+
 /** The outcome of a service call: a `tools/call` result as JSON text, or a failure with a short reason. */
 export type ServiceOutcome =
   | {
       readonly ok: true;
-      readonly resultJson: string;
+      readonly resultJson: JsonText;
       /** What response controls dropped and redacted, for the audit record; absent without controls. */
       readonly counts?: ShapeCounts;
     }

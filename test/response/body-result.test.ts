@@ -16,7 +16,7 @@ describe('a 2xx body as a tool result', () => {
       assert.deepEqual(toolResult(body, 'application/json'), refusal);
       const undeclared = toolResult(body, '');
       assert.ok(undeclared.ok);
-      assert.deepEqual(JSON.parse(undeclared.resultJson), { content: [{ type: 'text', text: body }] });
+      assert.deepEqual(JSON.parse(String(undeclared.resultJson)), { content: [{ type: 'text', text: body }] });
     }
     assert.deepEqual(toolResult('[[[<html>oops', 'application/json'), {
       ok: false,
@@ -46,7 +46,7 @@ describe('a 2xx body as a tool result', () => {
     const body = nested(MAX_RESPONSE_DEPTH);
     const outcome = toolResult(body, 'application/json');
     assert.ok(outcome.ok);
-    const result = JSON.parse(outcome.resultJson) as { structuredContent: unknown };
+    const result = JSON.parse(String(outcome.resultJson)) as { structuredContent: unknown };
     assert.deepEqual(result.structuredContent, JSON.parse(body));
   });
 
@@ -54,6 +54,6 @@ describe('a 2xx body as a tool result', () => {
     const body = JSON.stringify({ a: '['.repeat(10_000) });
     const outcome = toolResult(body, '');
     assert.ok(outcome.ok);
-    assert.deepEqual(JSON.parse(outcome.resultJson).structuredContent, { a: '['.repeat(10_000) });
+    assert.deepEqual(JSON.parse(String(outcome.resultJson)).structuredContent, { a: '['.repeat(10_000) });
   });
 });

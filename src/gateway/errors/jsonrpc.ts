@@ -1,6 +1,7 @@
 /**
  * JSON-RPC 2.0 shapes and codes used by the MCP endpoint.
  */
+import type { JsonText } from '../../response';
 import { cutName as cutMethod } from '../../validation';
 
 /**
@@ -33,9 +34,16 @@ export interface RpcMessage {
   readonly error?: unknown;
 }
 
-/** Serializes a success response. `resultJson` is already JSON text (precomputed results skip a stringify). */
-export function resultResponseJson(id: RequestId, resultJson: string): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+/**
+ * Serializes a success response whose result is already JSON text (precomputed results skip a stringify), given
+ * whole or as consecutive parts. Bytes stay bytes: the response is then one buffer, its parts copied once.
+ */
+export function resultResponseJson(id: RequestId, result: string): string;
+export function resultResponseJson(id: RequestId, ...result: JsonText[]): JsonText;
+export function resultResponseJson(id: RequestId, ...result: JsonText[]): JsonText {
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
+  if (result.every((part) => typeof part === 'string')) return `${head}${result.join('')}}`;
+  return Buffer.concat([head, ...result, '}'].map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
 }
 
 /** The message of the -32601 answer, in both eras (the method cut: it is the caller's text). */

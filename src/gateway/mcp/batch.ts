@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { JsonText } from '../../response';
 import type { Identity } from '../auth/authenticator';
 import { HttpError } from '../errors/http-error';
 import type { GatewayState } from '../gateway-state';
@@ -55,8 +56,9 @@ export async function handleBatch(
   }
   // The messages run concurrently, as separate requests would; the answers keep the batch's order.
   const answers = await Promise.all(batch.map((message) => answerInBatch(state, session, message, ctx)));
-  const entries = answers.filter((answer): answer is string => answer !== undefined);
-  return entries.length === 0 ? ACCEPTED : { status: 200, body: `[${entries.join(',')}]` };
+  const entries = answers.filter((answer) => answer !== undefined);
+  // an answer in bytes is decoded here: the array is text (only sessions of one revision send batches)
+  return entries.length === 0 ? ACCEPTED : { status: 200, body: `[${entries.map(String).join(',')}]` };
 }
 
 /** The id and params of a message that is a well-formed `tools/call` request, else `undefined`. */
@@ -76,7 +78,7 @@ async function answerInBatch(
   session: McpSession,
   message: unknown,
   ctx: McpContext,
-): Promise<string | undefined> {
+): Promise<JsonText | undefined> {
   let shape;
   try {
     shape = checkShape(message);

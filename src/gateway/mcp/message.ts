@@ -1,3 +1,4 @@
+import type { JsonText } from '../../response';
 import { HttpError } from '../errors/http-error';
 import type { GatewayState } from '../gateway-state';
 import {
@@ -23,7 +24,7 @@ type SessionHandler = (
   id: RequestId,
   params: Record<string, unknown> | undefined,
   ctx: CallServices,
-) => string | Promise<string>;
+) => JsonText | Promise<JsonText>;
 
 /**
  * The requests answered on a session, by method: one table for the "known method" check and the dispatch, so
@@ -103,7 +104,7 @@ export async function answerRequest(
   method: string,
   params: Record<string, unknown> | undefined,
   ctx: CallServices,
-): Promise<string> {
+): Promise<JsonText> {
   const handler = Object.prototype.hasOwnProperty.call(SESSION_HANDLERS, method)
     ? SESSION_HANDLERS[method as keyof typeof SESSION_HANDLERS]
     : undefined;
@@ -112,7 +113,7 @@ export async function answerRequest(
 }
 
 /** A `tools/call` reply as the response's JSON text; a refusal at the HTTP level is thrown to the endpoint. */
-function callReplyJson(id: RequestId, reply: CallReply): string {
+function callReplyJson(id: RequestId, reply: CallReply): JsonText {
   if ('refusal' in reply) throw reply.refusal;
   return 'result' in reply
     ? resultResponseJson(id, reply.result)

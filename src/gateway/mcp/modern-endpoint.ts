@@ -4,6 +4,7 @@
  * session: the caller is the request itself (`sessionId` null, client from `_meta` clientInfo).
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { JsonText } from '../../response';
 import type { Identity } from '../auth/authenticator';
 import { principalKey } from '../auth/bearer-tokens';
 import type { GatewayState } from '../gateway-state';
@@ -101,20 +102,35 @@ const MODERN_HANDLERS: Readonly<Record<ModernMethod, (r: ModernRequest) => McpRe
  * A `tools/call` answer: a result gains `resultType` and the server info; an error stays a JSON-RPC error; a
  * refusal at the HTTP level is thrown to the listener, which answers every `HttpError`.
  */
-function callReplyJson(id: RequestId, reply: CallReply, state: GatewayState): string {
+function callReplyJson(id: RequestId, reply: CallReply, state: GatewayState): JsonText {
   if ('refusal' in reply) throw reply.refusal;
   if ('error' in reply) return errorResponseJson(id, reply.error.code, reply.error.message, reply.error.data);
-  return resultResponseJson(id, withCompletion(reply.result, state.modern.serverInfoMetaJson));
+  return resultResponseJson(id, ...withCompletion(reply.result, state.modern.serverInfoMetaJson));
 }
 
 /**
  * A result object (JSON text written by the call pipeline: `content`, `structuredContent`, `isError`, never a
- * top-level `_meta`) with `"resultType":"complete"` and `_meta` holding the server info appended.
+ * top-level `_meta`) with `"resultType":"complete"` and `_meta` holding the server info appended, as consecutive
+ * parts of JSON text (bytes are cut, not copied).
  */
-export function withCompletion(resultJson: string, serverInfoMetaJson: string): string {
-  const body = resultJson.trimEnd().slice(0, -1).trimEnd();
+export function withCompletion(resultJson: JsonText, serverInfoMetaJson: string): JsonText[] {
   const tail = `"resultType":"complete","_meta":${serverInfoMetaJson}}`;
-  return body.endsWith('{') ? `${body}${tail}` : `${body},${tail}`;
+  if (typeof resultJson === 'string') {
+    const body = resultJson.trimEnd().slice(0, -1).trimEnd();
+    return [body.endsWith('{') ? `${body}${tail}` : `${body},${tail}`];
+  }
+  const end = lastNonSpace(resultJson, resultJson.length); // the result's closing brace
+  const last = lastNonSpace(resultJson, end);
+  return [resultJson.subarray(0, last + 1), resultJson[last] === OPEN_BRACE ? tail : `,${tail}`];
+}
+
+const OPEN_BRACE = 0x7b;
+
+/** The index of the last byte before `end` that is not JSON whitespace (-1 when there is none). */
+function lastNonSpace(bytes: Buffer, end: number): number {
+  let i = end - 1;
+  while (i >= 0 && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)) i--;
+  return i;
 }
 
 /** A -32602 refusal (HTTP 400) whose message is given whole. */

@@ -1,3 +1,4 @@
+import type { JsonText } from '../../response';
 import type { SessionRevocations } from './session-revocations';
 import type { CallServices } from '../tools/call-pipeline';
 import type { ListenStreamSpec, NotificationStreams } from './notification-streams';
@@ -18,7 +19,7 @@ export interface McpContext {
  */
 export interface McpReply {
   readonly status: number;
-  readonly body?: string;
+  readonly body?: JsonText;
   readonly sessionId?: string;
   readonly listen?: ListenStreamSpec;
 }

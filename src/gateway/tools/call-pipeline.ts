@@ -13,7 +13,7 @@ import { RpcCode, type RequestId } from '../errors/jsonrpc';
 import { sessionDigest } from '../audit/session-digest';
 import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
 import type { BackendHealth } from '../upstream/backend-health';
-import type { ShapeCounts } from '../../response';
+import type { JsonText, ShapeCounts } from '../../response';
 import type { Tool } from './tool-set';
 
 /**
@@ -21,7 +21,7 @@ import type { Tool } from './tool-set';
  * caller's scopes do not allow the tool: 403 `insufficient_scope`), which the endpoint turns into the response.
  */
 export type CallReply =
-  | { readonly result: string }
+  | { readonly result: JsonText }
   | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
   | { readonly refusal: HttpError };
 

@@ -5,7 +5,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { compileResponseControls, type ResponseControlsSource, type ResponseShaper } from '../../response';
-import { bodyResult, type ServiceOutcome } from '../../response';
+import { bodyResult, type JsonText, type ServiceOutcome, type ShapeCounts } from '../../response';
 
 /** One body to turn into a result. */
 export interface BodyJob {
@@ -18,10 +18,20 @@ export interface BodyJob {
   readonly controls: { readonly key: string; readonly source: ResponseControlsSource } | undefined;
 }
 
-/** The answer to a {@link BodyJob}. */
+/**
+ * The answer to a {@link BodyJob}: a result as its UTF-8 bytes, moved to the gateway's thread (not copied), which
+ * writes them to the agent as they are; or a failure.
+ */
 export interface BodyAnswer {
   readonly id: number;
-  readonly outcome: ServiceOutcome;
+  readonly outcome: Exclude<ServiceOutcome, { ok: true }> | BodyResultBytes;
+}
+
+/** A result as it crosses from the thread: a `Buffer` arrives as a plain `Uint8Array`. */
+export interface BodyResultBytes {
+  readonly ok: true;
+  readonly bytes: Uint8Array;
+  readonly counts?: ShapeCounts;
 }
 
 /** Compiled controls kept, most recently used last; the oldest goes past this many (a reload compiles anew). */
@@ -62,8 +72,21 @@ export function serveBodies(port: MessagePort, state: Int32Array): void {
     const shaper = job.controls === undefined ? undefined : shaperFor(job.controls);
     const body = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength);
     const outcome = bodyResult(body, job.contentType, job.maxBytes, shaper);
-    port.postMessage({ id: job.id, outcome } satisfies BodyAnswer);
+    if (outcome.ok) {
+      const bytes = ownBytes(outcome.resultJson);
+      port.postMessage({ id: job.id, outcome: { ok: true, bytes, counts: outcome.counts } } satisfies BodyAnswer, [
+        bytes.buffer,
+      ]);
+    } else port.postMessage({ id: job.id, outcome } satisfies BodyAnswer);
     Atomics.store(state, WORKING, 0);
   });
   Atomics.store(state, READY, 1);
+}
+
+/** JSON text as bytes that own their whole memory, which can then be moved to another thread. */
+function ownBytes(text: JsonText): Uint8Array<ArrayBuffer> {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  // a short one lives in Node's shared pool: copied out of it
+  return whole && bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes);
 }

@@ -10,7 +10,8 @@
  * shaping modules, so a gateway that never sees one never pays for it), unreferenced (it never keeps the process
  * alive). Bodies wait here, oldest first, and go to the thread one at a time: a body whose call is no longer
  * waiting for it (timed out) is dropped without being worked out, so the bodies held are those of calls still in
- * flight. The gateway's thread only copies the body there and the result back.
+ * flight. The gateway's thread only hands the body over and writes the result's bytes out: both move between the
+ * threads without a copy (a body is copied only to a thread still loading, which may yet fail to start).
  *
  * Failures (each logged): a thread that cannot start (worker threads not permitted) or never loads its module
  * leaves every body to be worked out in place, on the gateway's thread. A thread that dies on a body (out of
@@ -55,11 +56,15 @@ interface Held {
   readonly resolve: (outcome: ServiceOutcome) => void;
   /** Threads it was sent to. */
   attempts: number;
+  /** Whether its bytes moved to a thread (they are no longer here: it cannot be sent again, or worked out here). */
+  moved: boolean;
 }
 
 /** A started thread and what it works on. */
 interface Running {
   readonly worker: Worker;
+  /** Shared with the thread: {@link READY} and {@link WORKING}. */
+  readonly state: Int32Array;
   /** The body sent to it, not answered yet. */
   current: { readonly id: number; readonly held: Held } | undefined;
 }
@@ -95,7 +100,7 @@ export class BodyThread {
     wanted: () => boolean = () => true,
   ): Promise<ServiceOutcome> {
     return new Promise((resolve) => {
-      const held: Held = { body, contentType, maxBytes, shaper, wanted, resolve, attempts: 0 };
+      const held: Held = { body, contentType, maxBytes, shaper, wanted, resolve, attempts: 0, moved: false };
       if (this.closed) resolve(REQUEST_FAILED);
       else if (this.unavailable) resolve(inPlace(held));
       else {
@@ -160,8 +165,10 @@ export class BodyThread {
       this.nextId = (this.nextId % 0x7fffffff) + 1; // an id fits the shared Int32Array, and is never 0
       const id = this.nextId;
       const { body, contentType, maxBytes } = held;
-      // The bytes are copied, not transferred: they stay here in case the thread fails.
-      running.worker.postMessage({ id, body, contentType, maxBytes, controls } satisfies BodyJob);
+      // Moved to a thread that has loaded; copied to one still loading, so that they stay here should it fail.
+      const move = Atomics.load(running.state, READY) === 1 ? movable(body) : undefined;
+      running.worker.postMessage({ id, body, contentType, maxBytes, controls } satisfies BodyJob, move ?? []);
+      held.moved = move !== undefined;
       held.attempts++;
       running.current = { id, held };
       return true;
@@ -184,14 +191,14 @@ export class BodyThread {
       throw err;
     }
     worker.unref();
-    const running: Running = { worker, current: undefined };
+    const running: Running = { worker, state, current: undefined };
     this.running = running;
     worker.on('message', ({ id, outcome }: BodyAnswer) => {
       const current = running.current;
       if (this.running !== running || current?.id !== id) return; // a late answer of a thread given up on
       this.loadFailures = 0;
       running.current = undefined;
-      current.held.resolve(outcome);
+      current.held.resolve(outcomeOf(outcome));
       this.next();
     });
     let reported = false;
@@ -209,9 +216,9 @@ export class BodyThread {
         this.log('warn', 'body thread does not load; large bodies are worked out in place');
       }
       if (current !== undefined) {
-        // Working on it when it died: answered as failed. Not started on it yet: sent again (or worked out here).
+        // Working on it when it died, or holding its bytes: answered as failed. Else sent again (or worked out here).
         const killedBy = loaded && Atomics.load(state, WORKING) === current.id;
-        if (killedBy || current.held.attempts >= MAX_ATTEMPTS) current.held.resolve(BODY_FAILED);
+        if (killedBy || current.held.moved || current.held.attempts >= MAX_ATTEMPTS) current.held.resolve(BODY_FAILED);
         else this.queue.unshift(current.held);
       }
       this.next();
@@ -220,6 +227,20 @@ export class BodyThread {
     worker.on('exit', () => failed());
     return running;
   }
+}
+
+/** The memory of a body that owns all of it, which can then move to the thread (a pooled slice cannot). */
+function movable(body: Buffer): [ArrayBuffer] | undefined {
+  const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+  return whole && body.buffer instanceof ArrayBuffer ? [body.buffer] : undefined;
+}
+
+/** An answer of the thread as an outcome: its bytes as a `Buffer` over the same memory. */
+function outcomeOf(answer: BodyAnswer['outcome']): ServiceOutcome {
+  if (!answer.ok) return answer;
+  const { bytes, counts } = answer;
+  const resultJson = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return counts === undefined ? { ok: true, resultJson } : { ok: true, resultJson, counts };
 }
 
 /** The body's result, worked out on the gateway's own thread. */

@@ -311,8 +311,11 @@ class CallHandler {
     });
   }
 
+  /** The body read, once: the chunks are let go of, so that only the body stays while its result is built. */
   private body(): Buffer {
-    return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
+    const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
+    this.chunks.length = 0;
+    return body;
   }
 
   onError(err: Error): void {

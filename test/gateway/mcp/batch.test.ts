@@ -53,6 +53,39 @@ describe('JSON-RPC batches (MCP 2025-03-26 only)', () => {
       .map((l) => JSON.parse(l))
       .filter((r) => r.session === sessionDigest(session));
 
+  it('answers large results (worked out on the body thread, as bytes) in place in the batch, each whole', async () => {
+    const rows = Array.from({ length: 12000 }, (_, i) => ({ id: i, note: `ü😀 "row" ${i}` }));
+    const body = JSON.stringify({ rows });
+    assert.ok(Buffer.byteLength(body) > 256 * 1024, 'past the size sent to the body thread');
+    const session = await initializeSession(gateway.url, '2025-03-26'); // audit lines of its own
+    const respond = service.respond;
+    service.respond = () => ({ body });
+    try {
+      const res = await postJson(
+        gateway.url,
+        [
+          call('a', { customer_id: 'C-1' }),
+          { jsonrpc: '2.0', id: 2, method: 'ping' },
+          call('b', { customer_id: 'C-2' }),
+        ],
+        { 'mcp-session-id': session },
+      );
+      assert.equal(res.status, 200);
+      const [a, ping, b] = res.json;
+      assert.deepEqual(ping, { jsonrpc: '2.0', id: 2, result: {} });
+      for (const [answer, id] of [
+        [a, 'a'],
+        [b, 'b'],
+      ]) {
+        assert.equal(answer.id, id);
+        assert.equal(answer.result.content[0].text, body);
+        assert.deepEqual(answer.result.structuredContent, { rows });
+      }
+    } finally {
+      service.respond = respond;
+    }
+  });
+
   it('answers each request of a batch in order, through the same steps as a single message', async () => {
     const before = service.received.length;
     const res = await postJson(

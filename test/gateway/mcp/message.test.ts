@@ -97,7 +97,7 @@ describe('dispatch by method', () => {
         { name: 'get_customer', arguments: {} },
         spy<CallServices>('ctx'),
       );
-      assert.deepEqual(JSON.parse(answer), {
+      assert.deepEqual(JSON.parse(String(answer)), {
         jsonrpc: '2.0',
         id: 1,
         error: { code: -32601, message: `Method not found: ${method}` },

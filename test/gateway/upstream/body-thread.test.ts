@@ -5,6 +5,7 @@ import { BodyThread, OFFLOAD_BYTES } from '../../../src/gateway/upstream/body-th
 import { BODY_FAILED, bodyResult } from '../../../src/response';
 import { compileResponseControls, type ResponseShaper } from '../../../src/response';
 import { generateOutputSchema } from '../../../src/schema';
+import { asText } from '../../helpers/outcome';
 
 const OUTPUT = generateOutputSchema({
   id: { type: 'string', required: true },
@@ -52,7 +53,27 @@ describe('the body thread: large bodies worked out off the gateway thread', func
     for (const [text, contentType, shaper] of cases) {
       const expected = bodyResult(Buffer.from(text), contentType, 1 << 24, shaper);
       const actual = await thread.result(Buffer.from(text), contentType, 1 << 24, shaper);
-      assert.deepEqual(actual, expected, `${contentType}: ${text.slice(0, 60)}`);
+      assert.deepEqual(asText(actual), expected, `${contentType}: ${text.slice(0, 60)}`);
+    }
+  });
+
+  it('moves a body to a thread that has loaded and the result back, without copying either', async () => {
+    const text = itemsBody(OFFLOAD_BYTES, (i) => ({ n: i }));
+    const fresh = new BodyThread();
+    try {
+      // a thread still loading gets a copy: the bytes stay here should it fail to start
+      const first = Buffer.from(text);
+      const copied = await fresh.result(first, 'application/json', 1 << 24, undefined);
+      assert.equal(first.toString(), text);
+      const body = Buffer.from(text);
+      const moved = await fresh.result(body, 'application/json', 1 << 24, undefined);
+      assert.equal(body.byteLength, 0, 'the body moved to the thread');
+      for (const outcome of [copied, moved]) {
+        assert.ok(outcome.ok && Buffer.isBuffer(outcome.resultJson), 'the result arrives as bytes');
+        assert.deepEqual(asText(outcome), bodyResult(Buffer.from(text), 'application/json', 1 << 24, undefined));
+      }
+    } finally {
+      await fresh.close();
     }
   });
 
@@ -87,7 +108,7 @@ describe('the body thread: large bodies worked out off the gateway thread', func
     assert.deepEqual(dead, BODY_FAILED);
     assert.equal(BODY_FAILED.ok || BODY_FAILED.message, 'Service error: response could not be processed');
     for (const outcome of behind)
-      assert.deepEqual(outcome, bodyResult(Buffer.from(body), 'application/json', 1 << 24, undefined));
+      assert.deepEqual(asText(outcome), bodyResult(Buffer.from(body), 'application/json', 1 << 24, undefined));
   });
 
   it('drops a body whose call no longer waits for it, unworked, and works out the others in order', async () => {
@@ -102,8 +123,8 @@ describe('the body thread: large bodies worked out off the gateway thread', func
     // Dropped bodies get an outcome nobody reads: never the result, which would mean they were worked out.
     assert.deepEqual(await second, BODY_FAILED);
     assert.deepEqual(await third, BODY_FAILED);
-    assert.deepEqual(await first, expected);
-    assert.deepEqual(await thread.result(Buffer.from(body), 'application/json', 1 << 24, undefined), expected);
+    assert.deepEqual(asText(await first), expected);
+    assert.deepEqual(asText(await thread.result(Buffer.from(body), 'application/json', 1 << 24, undefined)), expected);
   });
 
   it('answers the bodies it holds as failed requests once closed, and every later one', async () => {

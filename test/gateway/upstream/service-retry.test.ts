@@ -107,7 +107,7 @@ describe('service client: a call lost with its connection', () => {
     it(`sends a ${method} again, once, on a new connection, and answers with the second reply`, async () => {
       const outcome = await secondCall(planFor(`${backend.origin}/x`, method));
       assert.equal(outcome.ok, true, JSON.stringify(outcome));
-      assert.equal(outcome.ok && JSON.parse(outcome.resultJson).structuredContent.n, 1);
+      assert.equal(outcome.ok && JSON.parse(String(outcome.resultJson)).structuredContent.n, 1);
       assert.deepEqual(
         backend.received.map((r) => r.dropped),
         [false, true, false],
