@@ -6,6 +6,9 @@
  *
  *   cdktf synth                       # offline: writes cdktf.out/stacks/support-desk/cdk.tf.json
  *   cdktf deploy                      # needs Docker and Terraform's docker provider
+ *
+ * BASE_IMAGE names the Node image the gateways and the backend build on (default node:22-bookworm-slim from
+ * Docker Hub; any image of Node 22.18 or later your Docker host has). Neither build needs a network.
  *   npx cdktf-mcp-gateway dev .       # serves the gateways locally, without Docker
  *
  * `support-desk.yaml` declares the same stack as a manifest.
@@ -15,7 +18,7 @@ import { App, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 // Users write: import { Gateway, Service } from 'cdktf-mcp-gateway';
-import { AuditDashboard, Gateway, OpenApiServices, Service } from '../../index';
+import { AuditDashboard, DEFAULT_BASE_IMAGE, Gateway, OpenApiServices, Service } from '../../index';
 
 /** The one backend every service calls; in Docker, the container of `get_customer` answers under this name. */
 const API = 'http://support-desk-api:8080';
@@ -32,9 +35,6 @@ const DEV_AGENTS_TOKEN_SHA256 = 'a5fef74197cae1572c39fd58adc2462814edafe5bc62cf4
 const DEV_LEGACY_TOKEN_SHA256 = 'f16ca4571acd2e5184b92b908fe6fb307a49d89f401c9b3288948686234c650b';
 const DEV_OPS_TOKEN_SHA256 = '71f08236211ec30f6a6cf23c25f8ec7da5dc3213b3c6480e2e3033d8a64e7bfd';
 
-/** The backend's Docker build context: `cdktf deploy` builds the image from it (SUPPORT_DESK_API_IMAGE names a prebuilt one instead). */
-const API_BUILD_CONTEXT = path.join(__dirname, 'backend');
-
 /** The support-desk services and gateways (the app adds the Docker provider). */
 export class SupportDesk extends Construct {
   /** The gateway for current agents: all seven tools, input validated. */
@@ -50,6 +50,9 @@ export class SupportDesk extends Construct {
     const agentsTokenSha256 = process.env.AGENTS_TOKEN_SHA256 ?? DEV_AGENTS_TOKEN_SHA256;
     const legacyTokenSha256 = process.env.LEGACY_TOKEN_SHA256 ?? DEV_LEGACY_TOKEN_SHA256;
     const apiImage = process.env.SUPPORT_DESK_API_IMAGE;
+    const baseImage = process.env.BASE_IMAGE || DEFAULT_BASE_IMAGE;
+    // the backend's Dockerfile defaults to the same image
+    const baseImageArgs = process.env.BASE_IMAGE ? { BASE_IMAGE: baseImage } : undefined;
 
     const getCustomer = new Service(this, 'get_customer', {
       description: 'Look up a customer by CRM id (name, email, plan, open tickets).',
@@ -79,10 +82,13 @@ export class SupportDesk extends Construct {
       // agents need the customer, not their email address: it reaches them as "[redacted]"
       response: { redact: ['email'] },
       timeoutMs: 5000,
-      // deploy the backend too, built from ./backend: it joins the stack's network under the alias
-      // support-desk-api and listens on PORT, which must match container.port and the endpoint URLs
+      // deploy the backend too, built from ./backend (SUPPORT_DESK_API_IMAGE names a prebuilt image instead): it
+      // joins the stack's network under the alias support-desk-api and listens on PORT, which must match
+      // container.port and the endpoint URLs
       container: {
-        ...(apiImage !== undefined ? { image: apiImage } : { build: { context: API_BUILD_CONTEXT } }),
+        ...(apiImage !== undefined
+          ? { image: apiImage }
+          : { build: { context: path.join(__dirname, 'backend'), args: baseImageArgs } }),
         port: 8080,
         env: { PORT: '8080' },
       },
@@ -182,6 +188,7 @@ export class SupportDesk extends Construct {
       auth: { tokens: [{ id: 'support-agents', sha256: agentsTokenSha256 }] },
       auditLog: true,
       port: 8080,
+      baseImage,
     });
 
     this.legacy = new Gateway(this, 'legacy', {
@@ -189,6 +196,7 @@ export class SupportDesk extends Construct {
       validateInput: false,
       auth: { tokens: [{ id: 'legacy-bot', sha256: legacyTokenSha256 }] },
       port: 8081,
+      baseImage,
     });
 
     // which agents fail systematically, on which tool, with which message (see docs/dashboard.md); `dev` serves it too
@@ -196,6 +204,7 @@ export class SupportDesk extends Construct {
       gateways: [this.agents, this.legacy],
       auth: { tokens: [{ id: 'support-ops', sha256: process.env.OPS_TOKEN_SHA256 ?? DEV_OPS_TOKEN_SHA256 }] },
       port: 8090,
+      baseImage,
     });
   }
 }

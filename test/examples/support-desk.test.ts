@@ -17,7 +17,7 @@ const API = 'http://support-desk-api:8080';
 
 /** Run `fn` with the example's environment variables unset (their fallbacks apply). */
 function withoutEnv<T>(fn: () => T): T {
-  const names = ['AGENTS_TOKEN_SHA256', 'LEGACY_TOKEN_SHA256', 'SUPPORT_DESK_API_IMAGE'];
+  const names = ['AGENTS_TOKEN_SHA256', 'LEGACY_TOKEN_SHA256', 'SUPPORT_DESK_API_IMAGE', 'BASE_IMAGE'];
   const saved = names.map((n) => [n, process.env[n]] as const);
   names.forEach((n) => delete process.env[n]);
   try {

@@ -26,6 +26,7 @@ import {
 } from './docker';
 import { AUDIT_LOG_DIR, GATEWAY_CONFIG_FILE } from '../../src/contract';
 import { listFiles, readSynthesizedGateway, type SynthesizedGateway } from './synthesized-gateway';
+import { reusePortNode } from '../helpers/reuse-port-node';
 
 const REPO = path.resolve(__dirname, '../..');
 const EXAMPLE_DIR = path.join(REPO, 'examples', 'support-desk');
@@ -33,6 +34,8 @@ const EXAMPLE_DIR = path.join(REPO, 'examples', 'support-desk');
 const BASE_IMAGE_SCRIPT = path.join(REPO, 'scripts', 'node-base-image.sh');
 /** No registry of images is reachable here: every build starts from this local image. */
 const BASE_IMAGE = 'local/node-base:latest';
+/** The backend's base: a Node that strips TypeScript types (22.18 or later), as the deploy tests use. */
+const BACKEND_BASE_IMAGE = 'local/node-base:node22';
 const GATEWAY = 'agents';
 const AUDIT_DIR = AUDIT_LOG_DIR;
 /** Calls left in flight when `docker stop` is sent; each must be answered and audited. */
@@ -403,15 +406,23 @@ describe('gateway image (Docker)', function () {
     );
     assert.ok(image?.build?.context, 'no docker_image with a build block for the support-desk backend');
     const context = path.resolve(stackDir, String(image.build.context));
+    // the backend runs its TypeScript as it is, which takes Node 22.18 or later; its build needs no network
+    const node = reusePortNode();
+    if ('missing' in node) assert.fail(`the backend image ${node.missing}`);
+    const base = await command('bash', [BASE_IMAGE_SCRIPT, BACKEND_BASE_IMAGE], {
+      timeoutMs: 300_000,
+      env: { ...process.env, NODE_BIN: node.path },
+    });
+    assert.equal(base.code, 0, `${BASE_IMAGE_SCRIPT} failed: ${base.stderr.trim().slice(-1000)}`);
     const build = await command(
       'docker',
       [
         'build',
         '--force-rm',
         '--network',
-        'host',
+        'none',
         '--build-arg',
-        `BASE_IMAGE=${BASE_IMAGE}`,
+        `BASE_IMAGE=${BACKEND_BASE_IMAGE}`,
         '-f',
         path.join(context, image.build.dockerfile ?? 'Dockerfile'),
         '-t',

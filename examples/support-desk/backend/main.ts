@@ -1,9 +1,10 @@
 /**
- * Runs the support desk backend: `node -r ts-node/register/transpile-only main.ts [--port N] [--host H]`
- * (or env `PORT`, `HOST`). Prints `Backend: http://HOST:PORT` once listening (the line `dev` waits for),
- * and stops on SIGINT/SIGTERM.
+ * Runs the support desk backend: `node main.ts [--port N] [--host H]` (or env `PORT`, `HOST`) on Node 22.18 or
+ * later, which runs TypeScript by stripping its types, as its image does (on older Node:
+ * `node -r ts-node/register/transpile-only main.ts`). Prints `Backend: http://HOST:PORT` once listening (the line
+ * `dev` waits for), and stops on SIGINT/SIGTERM.
  */
-import { startSupportDeskBackend } from './support-desk-backend';
+import { startSupportDeskBackend } from './support-desk-backend.ts';
 
 function flag(argv: readonly string[], name: string): string | undefined {
   const i = argv.indexOf(name);

@@ -10,7 +10,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NewTicket, SupportDeskStore, TicketQuery } from './support-desk-store';
+import { SupportDeskStore, type NewTicket, type TicketQuery } from './support-desk-store.ts';
 
 /** Options of {@link startSupportDeskBackend}. */
 export interface SupportDeskBackendOptions {
@@ -35,11 +35,11 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /** A request error with its HTTP status, turned into a JSON response in one place. */
 class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
+  readonly status: number;
+
+  constructor(status: number, message: string) {
     super(message);
+    this.status = status;
   }
 }
 

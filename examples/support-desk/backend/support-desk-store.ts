@@ -71,8 +71,10 @@ export class SupportDeskStore {
   private readonly tickets: Ticket[] = [];
   private readonly settings = new Map<string, Record<string, unknown>>();
   private readonly tasks: Task[] = [];
+  private readonly now: () => Date;
 
-  constructor(private readonly now: () => Date = () => new Date()) {
+  constructor(now: () => Date = () => new Date()) {
+    this.now = now;
     for (const c of SEED_CUSTOMERS) this.customers.set(c.customer_id, c);
     for (const t of SEED_TICKETS) this.tickets.push(t);
     this.settings.set('billing', { auto_assign: true, sla_hours: 24 });
