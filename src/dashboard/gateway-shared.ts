@@ -7,5 +7,5 @@ export { ConfigError } from '../contract/config-error';
 export { jsonLogger, silentLogger, type Logger } from '../gateway/logger';
 export type { AuditOutcome, AuditRecord } from '../gateway/audit/audit-log';
 export { tokenHashes, matchTokenHash, type PrincipalKind } from '../gateway/auth/bearer-tokens';
-export { bracketHost } from '../gateway/http/url-host';
-export { createOriginGuard, type OriginGuard } from '../gateway/http/origin-guard';
+export { bracketHost } from '../gateway/auth/url-host';
+export { createOriginGuard, type OriginGuard } from '../gateway/auth/origin-guard';

@@ -11,50 +11,35 @@ import {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
   DEFAULT_SESSION_TTL_MS,
-  DEFAULT_TOOLS_LIST_TTL_MS,
   DEFAULT_TOOLS_LIST_PAGE_SIZE,
   DEFAULT_VALIDATE_INPUT,
   DEFAULT_VALIDATE_OUTPUT,
   DEFAULT_VALIDATION_ERRORS,
   DEFAULT_REFUSAL_STRUCTURED_CONTENT,
   type GatewayConfig,
-  type ValidationErrorsChannel,
 } from '../contract';
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info';
-import { createAuthenticator, type Authenticator } from './auth/authenticator';
+import { createAuthenticator } from './auth/authenticator';
 import { principalKey, type Principal } from './auth/bearer-tokens';
 import { METRICS_SCOPE } from './auth/oauth-scopes';
 import { LimitRules } from './limits/limit-rules';
-import { MetaKey } from './mcp/modern-protocol';
-import { discoverResult, toolsListResult, type ServerInfo } from './mcp/modern-results';
 import type { Logger } from './logger';
-import { createOriginGuard, type OriginGuard } from './http/origin-guard';
-import { buildToolSet, buildToolSetInSlices, scopedLists, type ToolSet, type ToolSetInputs } from './tools/tool-set';
+import { createOriginGuard, type OriginGuard } from './auth/origin-guard';
+import { buildToolSet, buildToolSetInSlices, type ToolSet, type ToolSetInputs } from './tools/tool-set';
 import { Slicer } from './reload/event-loop-slices';
-import { ToolPages } from './tools/tool-pages';
+import type { CallState } from './tools/call-pipeline';
 import { readSecrets, type SecretSource, type SecretValues } from './upstream/secrets';
 
 /**
  * Everything a request needs from the config, derived once. A reload builds a new state (compiling every schema)
  * before swapping it in with one assignment; a request reads the state once at its start.
  */
-export interface GatewayState {
+export interface GatewayState extends CallState {
   readonly config: GatewayConfig;
-  readonly name: string;
-  readonly toolSet: ToolSet;
-  readonly auth: Authenticator;
   readonly guard: OriginGuard;
-  readonly validateInput: boolean;
-  readonly channel: ValidationErrorsChannel;
-  /** Whether a tool-result refusal carries `structuredContent: {violations}`. */
-  readonly refusalStructuredContent: boolean;
   readonly maxBodyBytes: number;
   readonly maxResponseBytes: number;
   /** The most response bytes held at once, over every call. */
   readonly maxHeldResponseBytes: number;
-  readonly maxConcurrentCalls: number;
-  /** One principal's share of `maxConcurrentCalls`. */
-  readonly maxConcurrentCallsPerPrincipal: number;
   readonly maxRevokedSessionsPerPrincipal: number;
   readonly headerTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -70,25 +55,8 @@ export interface GatewayState {
   credentialOf(key: Principal): string | undefined;
   /** The ids of the configured static tokens (the principals metrics name; OAuth subjects count as `_other`). */
   readonly tokenIds: readonly string[];
-  /** The answers of the 2026-07-28 era that depend only on the config, serialized once. */
-  readonly modern: ModernAnswers;
-  /** The rate limits each tool's calls count against. */
-  readonly limits: LimitRules;
   /** The value of `store.password`'s secret, read with the others. @default - none */
   readonly storePassword?: string;
-}
-
-/** `server/discover` and `tools/list` results (JSON text) and the server info every modern result carries. */
-export interface ModernAnswers {
-  readonly serverInfo: ServerInfo;
-  /** `{"io.modelcontextprotocol/serverInfo":…}`: the `_meta` of a `tools/call` result. */
-  readonly serverInfoMetaJson: string;
-  readonly discoverJson: string;
-  /**
-   * The `tools/list` page a cursor names (`undefined`: the first) for a caller with these scopes (`undefined`:
-   * unrestricted), or `undefined` for a cursor this list did not issue.
-   */
-  toolsListPageFor(scopes: ReadonlySet<string> | undefined, cursor: string | undefined): string | undefined;
 }
 
 /**
@@ -176,7 +144,6 @@ function assembleState(
     maxStreamsPerPrincipal: g.max_streams_per_principal ?? DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
     tokenIds: g.auth === 'none' ? [] : (g.auth.tokens ?? []).map((t) => t.id),
     credentialOf: (key) => principals.get(key) ?? (key?.startsWith('oauth:') === true ? oauthCredential : undefined),
-    modern: modernAnswers(config, toolSet),
     limits: new LimitRules(g.rate_limits),
     storePassword: g.store?.password === undefined ? undefined : secretValues.get(g.store.password.secret),
   };
@@ -190,34 +157,4 @@ function principalsOf(auth: GatewayConfig['gateway']['auth']): ReadonlyMap<Princ
     principals.set(key, `${principals.get(key) ?? ''}${token.sha256};`);
   }
   return principals;
-}
-
-/**
- * The modern era's config-only answers. `cacheScope` is `public` only without authentication: with tokens (or
- * scopes) the list may depend on who asks.
- */
-function modernAnswers(config: GatewayConfig, toolSet: ToolSet): ModernAnswers {
-  const g = config.gateway;
-  const serverInfo: ServerInfo = { name: PACKAGE_NAME, title: g.name, version: PACKAGE_VERSION };
-  const cache = {
-    ttlMs: g.tools_list_ttl_ms ?? DEFAULT_TOOLS_LIST_TTL_MS,
-    cacheScope: g.auth === 'none' ? 'public' : 'private',
-  } as const;
-  const pageSize = g.tools_list_page_size ?? DEFAULT_TOOLS_LIST_PAGE_SIZE;
-  const lists = scopedLists(
-    toolSet.tools,
-    (visible) =>
-      new ToolPages(
-        toolSet.listing.filter((t) => visible(t.name)),
-        pageSize,
-        g.name,
-        (tools, nextCursor) => JSON.stringify(toolsListResult(tools, serverInfo, cache, nextCursor)),
-      ),
-  );
-  return {
-    serverInfo,
-    serverInfoMetaJson: JSON.stringify({ [MetaKey.SERVER_INFO]: serverInfo }),
-    discoverJson: JSON.stringify(discoverResult(serverInfo, cache)),
-    toolsListPageFor: (scopes, cursor) => lists.for(scopes).page(cursor),
-  };
 }

@@ -20,12 +20,12 @@ import {
   createRequestListener,
   handOverPort,
   startMetricsServer,
-  urlHost,
   type HttpContext,
   type MetricsServer,
 } from './http';
 import type { Principal } from './auth/bearer-tokens';
-import type { OriginGuard } from './http/origin-guard';
+import type { OriginGuard } from './auth/origin-guard';
+import { urlHost } from './auth/url-host';
 import { jsonLogger, type Logger } from './logger';
 import {
   createSessionSigner,
@@ -44,6 +44,7 @@ import { SharedStore } from './store';
 import { BodyThread, ServiceClient } from './upstream';
 import { BackendHealth, backendOrigins } from './upstream/backend-health';
 import type { SecretSource } from './upstream/secrets';
+import { modernAnswersOf } from './mcp/modern-answers';
 
 /** Options of `startGateway`. */
 export interface StartGatewayOptions {
@@ -414,7 +415,7 @@ class Gateway implements RunningGateway {
     // with siblings on the port, keep serving while clients move over to them; then refuse as below
     const handedOver =
       this.options.reusePort === true
-        ? await handOverPort(this.server, () => this.streams.closeAll(this.state.modern.serverInfo))
+        ? await handOverPort(this.server, () => this.streams.closeAll(modernAnswersOf(this.state).serverInfo))
         : undefined;
     this.shuttingDown = true;
     let closed: Promise<void>;
@@ -426,7 +427,7 @@ class Gateway implements RunningGateway {
         ? new Promise<void>((resolve) => this.server.close(() => resolve()))
         : Promise.resolve();
     }
-    this.streams.closeAll(this.state.modern.serverInfo);
+    this.streams.closeAll(modernAnswersOf(this.state).serverInfo);
     this.server.closeIdleConnections();
     await drain(this.http.inFlight, this.options.drainTimeoutMs ?? 10_000);
     this.server.closeAllConnections();

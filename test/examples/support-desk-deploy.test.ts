@@ -22,7 +22,11 @@ const BASE_IMAGE = 'local/node-base:node22';
 const AGENTS_TOKEN = 'support-desk-agents-dev-token';
 const LEGACY_TOKEN = 'support-desk-legacy-dev-token';
 
-type CallResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: { text: string }[] };
+interface CallResult {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  content: { text: string }[];
+}
 
 describe('examples/support-desk deployed with cdktf deploy, on a host without Docker Hub', function () {
   const requirement = deployTestRequirement();

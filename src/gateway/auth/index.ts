@@ -24,3 +24,5 @@ export * from './oauth-jwks-cache';
 export * from './oauth-metadata';
 export * from './oauth-scopes';
 export * from './oauth-verifier';
+export { createOriginGuard, isLoopback, type OriginGuard, type OriginGuardOptions } from './origin-guard';
+export { bracketHost, urlHost } from './url-host';

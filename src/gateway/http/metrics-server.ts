@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpError } from '../errors/http-error';
-import type { OriginGuard } from './origin-guard';
-import { urlHost } from './url-host';
+import type { OriginGuard } from '../auth/origin-guard';
+import { urlHost } from '../auth/url-host';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 
 /** A listening `/metrics` endpoint of its own (config `metrics: { port }`), outside the gateway's authentication. */

@@ -17,6 +17,7 @@ import { checkModernRequest, type ModernRequestMeta } from './modern-request';
 import { listenFilter } from './modern-results';
 import { CURSOR_NOT_STRING, CURSOR_UNKNOWN, cursorParam } from '../tools/tool-pages';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';
+import { modernAnswersOf } from './modern-answers';
 
 /** The protocol version a modern caller speaks (decides the refusal channel under `auto`: `tool_result`). */
 const MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0];
@@ -62,11 +63,11 @@ interface ModernRequest {
  * makes it list every method of {@link ModernMethod}, and only those).
  */
 const MODERN_HANDLERS: Readonly<Record<ModernMethod, (r: ModernRequest) => McpReply | Promise<McpReply>>> = {
-  'server/discover': ({ state, id }) => ok(id, state.modern.discoverJson),
+  'server/discover': ({ state, id }) => ok(id, modernAnswersOf(state).discoverJson),
   'tools/list': ({ state, identity, id, params }) => {
     const cursor = cursorParam(params);
     if (cursor === null) return refusal(id, invalidParamsWith(CURSOR_NOT_STRING));
-    const page = state.modern.toolsListPageFor(identity.scopes, cursor);
+    const page = modernAnswersOf(state).toolsListPageFor(identity.scopes, cursor);
     if (page === undefined) return refusal(id, invalidParamsWith(CURSOR_UNKNOWN));
     return ok(id, page);
   },
@@ -105,7 +106,7 @@ const MODERN_HANDLERS: Readonly<Record<ModernMethod, (r: ModernRequest) => McpRe
 function callReplyJson(id: RequestId, reply: CallReply, state: GatewayState): JsonText {
   if ('refusal' in reply) throw reply.refusal;
   if ('error' in reply) return errorResponseJson(id, reply.error.code, reply.error.message, reply.error.data);
-  return resultResponseJson(id, ...withCompletion(reply.result, state.modern.serverInfoMetaJson));
+  return resultResponseJson(id, ...withCompletion(reply.result, modernAnswersOf(state).serverInfoMetaJson));
 }
 
 /**

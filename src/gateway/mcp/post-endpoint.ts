@@ -12,6 +12,7 @@ import { negotiateProtocolVersion } from './protocol-version';
 import { requireSession } from './require-session';
 import { sessionDigest } from '../audit/session-digest';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';
+import { modernAnswersOf } from './modern-answers';
 
 /**
  * Handles one parsed POST body (authenticated, within the size limit): JSON-RPC shape → era → (2025) session →
@@ -64,7 +65,7 @@ function initialize(
   const result = {
     protocolVersion,
     capabilities: { tools: { listChanged: true } },
-    serverInfo: state.modern.serverInfo,
+    serverInfo: modernAnswersOf(state).serverInfo,
   };
   return { status: 200, body: resultResponseJson(id, JSON.stringify(result)), sessionId };
 }

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { ValidationErrorsChannel } from '../../contract';
 import { cutName, isJsonObject, messages, normalizeAliases, type Violation } from '../../validation';
 import type { AuditOutcome, AuditSink } from '../audit';
 import { principalKey, type Principal } from '../auth/bearer-tokens';
@@ -6,7 +7,6 @@ import { insufficientScopeError } from '../auth/oauth-challenge';
 import type { HttpError } from '../errors/http-error';
 import { rateLimited, storeUnavailable, type LimitDecision, type RateLimiter } from '../limits';
 import { missingScopes } from '../auth/oauth-scopes';
-import type { GatewayState } from '../gateway-state';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics';
 import { RpcCode, type RequestId } from '../errors/jsonrpc';
@@ -14,12 +14,32 @@ import { sessionDigest } from '../audit/session-digest';
 import { forwardingProblemOf, type ServiceClient, type ServiceOutcome } from '../upstream';
 import type { BackendHealth } from '../upstream/backend-health';
 import type { JsonText, ShapeCounts } from '../../response';
-import type { Tool } from './tool-set';
+import type { Authenticator } from '../auth/authenticator';
+import type { LimitRules } from '../limits/limit-rules';
+import type { Tool, ToolSet } from './tool-set';
 
 /**
  * The answer to a `tools/call`: a result (JSON text), a JSON-RPC error, or a refusal at the HTTP level (the
  * caller's scopes do not allow the tool: 403 `insufficient_scope`), which the endpoint turns into the response.
  */
+/** What a call reads of the state of the config being served (the gateway's state extends it). */
+export interface CallState {
+  /** The gateway's name, in audit records. */
+  readonly name: string;
+  readonly toolSet: ToolSet;
+  readonly auth: Authenticator;
+  readonly validateInput: boolean;
+  /** How a refused call's violations reach the agent (`validation_errors`). */
+  readonly channel: ValidationErrorsChannel;
+  /** Whether a tool-result refusal carries `structuredContent: {violations}`. */
+  readonly refusalStructuredContent: boolean;
+  readonly maxConcurrentCalls: number;
+  /** One principal's share of `maxConcurrentCalls`. */
+  readonly maxConcurrentCallsPerPrincipal: number;
+  /** The rate limits each tool's calls count against. */
+  readonly limits: LimitRules;
+}
+
 export type CallReply =
   | { readonly result: JsonText }
   | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
@@ -63,7 +83,7 @@ const TOOL_RESULT_ERRORS_SINCE = '2025-11-25';
 
 /** One call in progress: everything its refusal, error or audit record needs. */
 interface Call {
-  readonly state: GatewayState;
+  readonly state: CallState;
   readonly caller: Caller;
   readonly ctx: CallServices;
   readonly started: number;
@@ -83,7 +103,7 @@ interface Call {
  * do not allow the tool (audited as refused, `INSUFFICIENT_SCOPE`). Never throws.
  */
 export async function callTool(
-  state: GatewayState,
+  state: CallState,
   caller: Caller,
   params: Record<string, unknown> | undefined,
   ctx: CallServices,
@@ -126,7 +146,7 @@ export async function callTool(
  * before any of them runs, so that no call reaches its service in a batch that is refused as a whole.
  */
 export function scopeRefusal(
-  state: GatewayState,
+  state: CallState,
   caller: Caller,
   params: Record<string, unknown> | undefined,
   ctx: CallServices,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { RunningGateway } from '../../../src/gateway';
-import { createOriginGuard } from '../../../src/gateway/http';
+import { createOriginGuard } from '../../../src/gateway/auth';
 import { startFakeService, type FakeService } from '../../helpers/backend';
 import { botConfig, objectSchema, tool } from '../../helpers/config';
 import { rawRequest } from '../../helpers/http';
