@@ -91,6 +91,8 @@ export class SupportDesk extends Construct {
           : { build: { context: path.join(__dirname, 'backend'), args: baseImageArgs } }),
         port: 8080,
         env: { PORT: '8080' },
+        // the deploy waits until the image's own HEALTHCHECK (GET /health) passes
+        healthcheck: 'image',
       },
     });
 

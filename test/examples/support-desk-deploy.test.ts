@@ -11,7 +11,7 @@ import { dockerObjects, imageTags } from '../deploy/host';
 import { deployTestRequirement, toolchainEnv } from '../deploy/toolchain';
 import { modernRequest, postModern } from '../helpers/modern';
 import { reusePortNode } from '../helpers/reuse-port-node';
-import { command, ensureDockerDaemon, type StartedDaemon } from '../image/docker';
+import { command, docker, ensureDockerDaemon, type StartedDaemon } from '../image/docker';
 
 const REPO = path.join(__dirname, '..', '..');
 const EXAMPLE_DIR = path.join(REPO, 'examples', 'support-desk');
@@ -80,6 +80,11 @@ describe('examples/support-desk deployed with cdktf deploy, on a host without Do
     this.timeout(20 * 60_000);
     deployed = true;
     await cdktf('deploy', '--auto-approve');
+    // the deploy waited for the backend's own health check (container.healthcheck: 'image')
+    assert.equal(
+      await docker(['inspect', '--format', '{{.State.Health.Status}}', 'support-desk-get_customer']),
+      'healthy',
+    );
 
     const customer = await call(8080, AGENTS_TOKEN, 'get_customer', { customer_id: 'C-0001' });
     assert.equal(customer.isError, undefined, JSON.stringify(customer));
