@@ -4,7 +4,7 @@
  * not need before it reads a million audit lines.
  */
 export { ConfigError } from '../contract/config-error';
-export { jsonLogger, silentLogger, type Logger } from '../gateway/logger';
+export { jsonLogger, silentLogger, type Logger } from '../gateway/log/logger';
 export type { AuditOutcome, AuditRecord } from '../gateway/audit/audit-log';
 export { tokenHashes, matchTokenHash, type PrincipalKind } from '../gateway/auth/bearer-tokens';
 export { bracketHost } from '../gateway/auth/url-host';

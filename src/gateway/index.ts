@@ -1,5 +1,5 @@
 export * from './start-gateway';
-export * from './logger';
+export * from './log/logger';
 export * from './reuse-port';
 export type { AuditOutcome, AuditRecord } from './audit';
 export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp';

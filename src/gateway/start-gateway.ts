@@ -12,7 +12,7 @@ import {
 } from '../contract';
 import { noAudit, openAuditLog, StoreAuditLog, type AuditSink } from './audit';
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
-import { buildGatewayState, buildGatewayStateInSlices, type GatewayState } from './gateway-state';
+import { buildGatewayState, buildGatewayStateInSlices, type GatewayState } from './state/gateway-state';
 import { readConfigInSlices } from './reload/config-thread';
 import { Slicer } from './reload/event-loop-slices';
 import {
@@ -26,7 +26,7 @@ import {
 import type { Principal } from './auth/bearer-tokens';
 import type { OriginGuard } from './auth/origin-guard';
 import { urlHost } from './auth/url-host';
-import { jsonLogger, type Logger } from './logger';
+import { jsonLogger, type Logger } from './log/logger';
 import {
   createSessionSigner,
   loadSessionKey,

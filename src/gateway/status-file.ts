@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { GATEWAY_BUILD_ENV, type GatewayStatus } from '../contract';
-import type { Logger } from './logger';
+import type { Logger } from './log/logger';
 
 /**
  * Writes the gateway's status file (`serve --status-file`), which `apply-config` reads to learn whether the config

@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../../contract';
-import { jsonLine } from '../logger';
+import { jsonLine } from '../log/logger';
 import type { SharedStore } from '../store/shared-store';
 
 /** How a `tools/call` ended: answered by the service, failed at the service, or refused by the gateway. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AUDIT_NODE_ENV } from '../../contract';
-import { jsonLine, type Logger } from '../logger';
+import { jsonLine, type Logger } from '../log/logger';
 import { StoreUnavailableError, type SharedStore } from '../store/shared-store';
 import type { AuditRecord, AuditSink } from './audit-log';
 

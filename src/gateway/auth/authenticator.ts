@@ -4,7 +4,7 @@
  */
 import type { AuthConfig, TokenConfig } from '../../contract/gateway-config';
 import { HttpError } from '../errors/http-error';
-import type { Logger } from '../logger';
+import type { Logger } from '../log/logger';
 import { RpcCode } from '../errors/jsonrpc';
 import { bearerToken, createTokenMatcher, tokenHashes, type Principal } from './bearer-tokens';
 import { unauthorizedError } from './oauth-challenge';

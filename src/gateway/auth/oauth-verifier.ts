@@ -4,7 +4,7 @@
  * `nbf` (60 s skew), then reads who is calling and with which scopes.
  */
 import type { JWTPayload, JWTVerifyResult, ProtectedHeaderParameters } from 'jose' with { 'resolution-mode': 'import' };
-import { type Logger, silentLogger } from '../logger';
+import { type Logger, silentLogger } from '../log/logger';
 import {
   ASYMMETRIC_ALGORITHMS,
   DEFAULT_PRINCIPAL_CLAIM,

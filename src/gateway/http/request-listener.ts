@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../errors/http-error';
-import type { GatewayState } from '../gateway-state';
-import type { Logger } from '../logger';
+import type { GatewayState } from '../state/gateway-state';
+import type { Logger } from '../log/logger';
 import type { GatewayMetrics } from '../metrics';
 import { readBody } from './read-body';
 import { handleMcpPost, requireSession, type McpContext, type SessionSigner } from '../mcp';

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonText } from '../../response';
 import type { Identity } from '../auth/authenticator';
 import { HttpError } from '../errors/http-error';
-import type { GatewayState } from '../gateway-state';
+import type { GatewayState } from '../state/gateway-state';
 import { errorResponseJson, RpcCode, type RequestId } from '../errors/jsonrpc';
 import { ACCEPTED, type McpContext, type McpReply } from './reply';
 import { answerRequest, checkShape, invalidRequest, methodNotFoundJson, REQUEST_METHODS } from './message';

@@ -1,6 +1,6 @@
 import type { JsonText } from '../../response';
 import { HttpError } from '../errors/http-error';
-import type { GatewayState } from '../gateway-state';
+import type { GatewayState } from '../state/gateway-state';
 import {
   errorResponseJson,
   methodNotFoundMessage,

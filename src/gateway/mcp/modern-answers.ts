@@ -4,7 +4,7 @@
  */
 import { DEFAULT_TOOLS_LIST_PAGE_SIZE, DEFAULT_TOOLS_LIST_TTL_MS } from '../../contract';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../../package-info';
-import type { GatewayState } from '../gateway-state';
+import type { GatewayState } from '../state/gateway-state';
 import { ToolPages } from '../tools/tool-pages';
 import { scopedLists } from '../tools/tool-set';
 import { MetaKey } from './modern-protocol';

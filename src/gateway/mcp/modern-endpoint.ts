@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonText } from '../../response';
 import type { Identity } from '../auth/authenticator';
 import { principalKey } from '../auth/bearer-tokens';
-import type { GatewayState } from '../gateway-state';
+import type { GatewayState } from '../state/gateway-state';
 import { HttpError } from '../errors/http-error';
 import { callTool, type CallReply } from '../tools/call-pipeline';
 import { errorResponseJson, resultResponseJson, RpcCode, type RequestId } from '../errors/jsonrpc';

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Identity } from '../auth/authenticator';
 import { principalKey, principalKind } from '../auth/bearer-tokens';
-import type { GatewayState } from '../gateway-state';
+import type { GatewayState } from '../state/gateway-state';
 import { resultResponseJson, type RequestId } from '../errors/jsonrpc';
 import { handleBatch } from './batch';
 import { clientInfoOf } from './client-info';

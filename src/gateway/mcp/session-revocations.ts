@@ -4,7 +4,7 @@
  * session ends in this process and is handed to the store when it returns, so no ended session is lost.
  */
 import type { Principal } from '../auth/bearer-tokens';
-import type { Logger } from '../logger';
+import type { Logger } from '../log/logger';
 import { MAX_MIRRORED_REVOCATIONS, type RevokeResult, type SessionSigner } from './session-token';
 import { StoreUnavailableError, type SharedStore } from '../store/shared-store';
 

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { ConfigError } from '../../contract/config-error';
 import type { GatewayConfig, ToolConfig } from '../../contract/gateway-config';
 import { readGatewayConfigFile } from '../../contract/load-config';
-import type { Logger } from '../logger';
+import type { Logger } from '../log/logger';
 import type { ConfigThreadAnswer } from './config-thread-worker';
 import { runInSlices, Slicer } from './event-loop-slices';
 

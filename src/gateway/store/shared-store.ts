@@ -13,7 +13,7 @@ import {
   storeKeyPrefix,
   type StoreConfig,
 } from '../../contract';
-import type { Logger } from '../logger';
+import type { Logger } from '../log/logger';
 import { AUDIT_SCRIPT } from './audit-script';
 import { LIMIT_SCRIPT } from './limit-script';
 

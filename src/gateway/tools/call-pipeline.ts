@@ -7,7 +7,7 @@ import { insufficientScopeError } from '../auth/oauth-challenge';
 import type { HttpError } from '../errors/http-error';
 import { rateLimited, storeUnavailable, type LimitDecision, type RateLimiter } from '../limits';
 import { missingScopes } from '../auth/oauth-scopes';
-import type { Logger } from '../logger';
+import type { Logger } from '../log/logger';
 import type { GatewayMetrics } from '../metrics';
 import { RpcCode, type RequestId } from '../errors/jsonrpc';
 import { sessionDigest } from '../audit/session-digest';

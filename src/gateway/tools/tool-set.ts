@@ -4,7 +4,7 @@ import { compileToolSchema, type ToolValidator } from '../../validation';
 import { requiredScopes } from '../auth/oauth-scopes';
 import { planServiceCall, type ServicePlan } from '../upstream/request-plan';
 import type { SecretValues } from '../upstream/secrets';
-import type { Logger } from '../logger';
+import type { Logger } from '../log/logger';
 import { compileResponseControls, type ResponseShaper } from '../../response';
 import { ScopedLists } from './scoped-lists';
 import { ToolPages } from './tool-pages';

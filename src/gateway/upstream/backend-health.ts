@@ -6,7 +6,7 @@
  * that is down for everyone leaves the process ready (its calls get their `Service unavailable` error anywhere).
  */
 import { connect } from 'node:net';
-import type { Logger } from '../logger';
+import type { Logger } from '../log/logger';
 
 /** Calls in a row that could not connect before the backends are probed. */
 const FAILURES_BEFORE_PROBE = 5;

@@ -19,7 +19,7 @@
  * the same way. Once closed, bodies still held are answered as failed requests, not worked out.
  */
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../logger';
+import type { Logger } from '../log/logger';
 import type { ResponseShaper } from '../../response';
 import { READY, WORKING, type BodyAnswer, type BodyJob } from './body-thread-worker';
 import { BODY_FAILED, bodyResult, REQUEST_FAILED, type ServiceOutcome } from '../../response';
@@ -87,6 +87,7 @@ export class BodyThread {
 
   /**
    * The tool result of a 2xx body: the same as {@link bodyResult}, worked out on the thread. Never rejects.
+   * @param body its memory may move to the thread: not to be read or sent again after this call
    * @param maxBytes the response limit
    * @param shaper the tool's response controls
    * @param wanted whether the call still waits for it: a body no longer wanted is dropped unworked (its promise

@@ -18,7 +18,7 @@ import {
 import { makeToken } from '../../helpers/tokens';
 import { PassThrough } from 'node:stream';
 import { openAuditLog, type AuditRecord as GatewayAuditRecord } from '../../../src/gateway/audit';
-import { jsonLogger } from '../../../src/gateway/logger';
+import { jsonLogger } from '../../../src/gateway/log/logger';
 import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 import { tempDir } from '../../helpers/temp-dir';
 

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { GatewayConfig } from '../../../src/contract';
 import { startDashboard, type RunningDashboard } from '../../../src/dashboard';
-import { silentLogger } from '../../../src/gateway/logger';
+import { silentLogger } from '../../../src/gateway/log/logger';
 import { SharedStore } from '../../../src/gateway/store';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { botConfig, objectSchema, tool } from '../../helpers/config';

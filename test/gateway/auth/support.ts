@@ -2,7 +2,7 @@
  * What the OAuth tests share: a clock a test moves by hand, a logger that keeps its records, and a verifier for a
  * running test issuer.
  */
-import type { Logger } from '../../../src/gateway/logger';
+import type { Logger } from '../../../src/gateway/log/logger';
 import type { OAuthConfig } from '../../../src/contract/oauth-config';
 import {
   createOAuthVerifier,

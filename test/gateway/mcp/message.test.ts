@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { RunningGateway } from '../../../src/gateway';
-import type { GatewayState } from '../../../src/gateway/gateway-state';
+import type { GatewayState } from '../../../src/gateway/state/gateway-state';
 import { answerRequest } from '../../../src/gateway/mcp/message';
 import type { McpSession } from '../../../src/gateway/mcp/require-session';
 import type { CallServices } from '../../../src/gateway/tools/call-pipeline';

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { ToolConfig, ValidationErrorsChannel } from '../../../src/contract';
 import type { AuditRecord, RunningGateway } from '../../../src/gateway';
-import { buildGatewayState } from '../../../src/gateway/gateway-state';
+import { buildGatewayState } from '../../../src/gateway/state/gateway-state';
 import { silentLogger } from '../../../src/gateway';
 import { callTool, type Caller, type CallServices } from '../../../src/gateway/tools/call-pipeline';
 import type { ServiceClient } from '../../../src/gateway/upstream';

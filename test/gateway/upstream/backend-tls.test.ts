@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ConfigError, type ToolConfig } from '../../../src/contract';
-import { buildGatewayState } from '../../../src/gateway/gateway-state';
+import { buildGatewayState } from '../../../src/gateway/state/gateway-state';
 import { silentLogger } from '../../../src/gateway';
 import { botConfig, tool } from '../../helpers/config';
 import { startSilentGateway } from '../../helpers/in-process-gateway';

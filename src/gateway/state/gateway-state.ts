@@ -17,17 +17,17 @@ import {
   DEFAULT_VALIDATION_ERRORS,
   DEFAULT_REFUSAL_STRUCTURED_CONTENT,
   type GatewayConfig,
-} from '../contract';
-import { createAuthenticator } from './auth/authenticator';
-import { principalKey, type Principal } from './auth/bearer-tokens';
-import { METRICS_SCOPE } from './auth/oauth-scopes';
-import { LimitRules } from './limits/limit-rules';
-import type { Logger } from './logger';
-import { createOriginGuard, type OriginGuard } from './auth/origin-guard';
-import { buildToolSet, buildToolSetInSlices, type ToolSet, type ToolSetInputs } from './tools/tool-set';
-import { Slicer } from './reload/event-loop-slices';
-import type { CallState } from './tools/call-pipeline';
-import { readSecrets, type SecretSource, type SecretValues } from './upstream/secrets';
+} from '../../contract';
+import { createAuthenticator } from '../auth/authenticator';
+import { principalKey, type Principal } from '../auth/bearer-tokens';
+import { METRICS_SCOPE } from '../auth/oauth-scopes';
+import { LimitRules } from '../limits/limit-rules';
+import type { Logger } from '../log/logger';
+import { createOriginGuard, type OriginGuard } from '../auth/origin-guard';
+import { buildToolSet, buildToolSetInSlices, type ToolSet, type ToolSetInputs } from '../tools/tool-set';
+import { Slicer } from '../reload/event-loop-slices';
+import type { CallState } from '../tools/call-pipeline';
+import { readSecrets, type SecretSource, type SecretValues } from '../upstream/secrets';
 
 /**
  * Everything a request needs from the config, derived once. A reload builds a new state (compiling every schema)
