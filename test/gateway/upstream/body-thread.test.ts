@@ -77,6 +77,21 @@ describe('the body thread: large bodies worked out off the gateway thread', func
     }
   });
 
+  it('answers as failed a body whose memory moved already (sent twice), and serves the bodies behind it', async () => {
+    const text = itemsBody(OFFLOAD_BYTES, (i) => ({ n: i }));
+    const expected = bodyResult(Buffer.from(text), 'application/json', 1 << 24, undefined);
+    await thread.result(Buffer.from(text), 'application/json', 1 << 24, undefined); // the thread has loaded
+    const body = Buffer.from(text);
+    const [first, again, behind] = await Promise.all([
+      thread.result(body, 'application/json', 1 << 24, undefined),
+      thread.result(body, 'application/json', 1 << 24, undefined),
+      thread.result(Buffer.from(text), 'application/json', 1 << 24, undefined),
+    ]);
+    assert.deepEqual(asText(first), expected);
+    assert.deepEqual(again, BODY_FAILED, 'never an empty result, never left waiting');
+    assert.deepEqual(asText(behind), expected);
+  });
+
   it('measures a shaped result against the limit it is given', async () => {
     const text = itemsBody(OFFLOAD_BYTES, (i) => ({ n: i }));
     const actual = await thread.result(
