@@ -17,7 +17,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { GatewayConfig, ToolConfig } from '../src/contract/gateway-config';
+import type { GatewayConfig, ToolConfig } from '../src/config/gateway-config';
 import { generateInputSchema, generateOutputSchema, type InputSpec, toolDescription } from '../src/schema';
 import { nginxBinary, startNginx } from './nginx';
 import { children, stopChild, track } from './children';

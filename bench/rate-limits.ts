@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { GatewayConfig, RateLimitConfig } from '../src/contract';
+import type { GatewayConfig, RateLimitConfig } from '../src/config';
 import {
   callBody,
   CONNECTIONS,

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { applyConfig } from '../src/cli/apply-config';
-import type { ToolConfig } from '../src/contract/gateway-config';
+import type { ToolConfig } from '../src/config/gateway-config';
 import { CLI, gatewayConfig, generatedTool, getCustomerTool, serveArgs, spawnAndRead, spread, urlOf } from './gateway';
 
 const run = promisify(execFile);

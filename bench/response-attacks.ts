@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createHash, randomBytes } from 'node:crypto';
-import type { GatewayConfig, ToolConfig } from '../src/contract/gateway-config';
+import type { GatewayConfig, ToolConfig } from '../src/config/gateway-config';
 import { startGateway } from '../src/gateway';
 import { serveArgs } from './gateway';
 import { statusMb } from './proc';

@@ -12,7 +12,7 @@ import { fullFormats } from 'ajv-formats/dist/formats';
 import { compileToolSchema, ToolValidator } from '../src/validation';
 import { formatAccepts } from '../src/validation/ajv-instances';
 import { strictFormats } from '../src/validation/formats';
-import { compileLinearPattern } from '../src/validation/linear-regexp';
+import { compileLinearPattern } from '../src/regex/linear-regexp';
 
 const MIB = 1 << 20;
 const TARGET_MS = 50;

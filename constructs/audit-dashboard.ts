@@ -13,7 +13,7 @@ import {
   PORT_RULE,
   terraformLiteral,
   TOOL_NAME_RE,
-} from '../src/contract';
+} from '../src/config';
 import { constructId } from './construct-id';
 import { dockerName, quote } from './docker-names';
 import { Gateway, type GatewayToken } from './gateway';

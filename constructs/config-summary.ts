@@ -7,7 +7,7 @@ import {
   DEFAULT_VALIDATION_ERRORS,
   renderGatewayConfig,
   type GatewayConfig,
-} from '../src/contract';
+} from '../src/config';
 
 /**
  * The fields of a gateway's config a reviewer looks for in a plan, as a stack output (`gateway_NAME_config`) that

@@ -1,6 +1,6 @@
 import { Lazy } from 'cdktf';
 import { Container } from '@cdktf/provider-docker/lib/container';
-import { SECRETS_DIR, sensitiveBase64 } from '../src/contract';
+import { SECRETS_DIR, sensitiveBase64 } from '../src/config';
 
 /** The user the gateway image runs as (`USER 1000:1000` in its Dockerfile): uploaded files it reads belong to it. */
 export const GATEWAY_UID = 1000;

@@ -6,7 +6,7 @@ import { providerSource } from './provider-source';
  * The kreuzwerker/docker releases the synthesized resources need: an uploaded file's `owner` and `group`
  * (secrets readable by the gateway's user alone) arrived in 4.6.0. `@cdktf/provider-docker`'s bindings pin an
  * older release (3.6.2), which would refuse those attributes; a stack with a gateway or a dashboard asks for this
- * range instead. `npm run toolchain` builds a release inside it (tools/terraform/provider-docker/go.mod).
+ * range instead. `npm run toolchain` builds a release inside it (toolchain/terraform/provider-docker/go.mod).
  */
 export const DOCKER_PROVIDER_CONSTRAINT = '~> 4.6';
 

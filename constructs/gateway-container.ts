@@ -16,7 +16,7 @@ import {
   STATE_CONFIG_FILE,
   STATE_SECRETS_DIR,
   STATE_STATUS_FILE,
-} from '../src/contract';
+} from '../src/config';
 import { type ContainerFile, GATEWAY_USER, uploadFiles } from './container-files';
 import { dockerName } from './docker-names';
 import type { SecretsRevision } from './secrets-revision';

@@ -11,7 +11,7 @@ import {
   DEFAULT_TOOLS_LIST_TTL_MS,
   DEFAULT_WRITE_TIMEOUT_MS,
   type GatewaySettings,
-} from '../src/contract';
+} from '../src/config';
 import { quote } from './docker-names';
 
 /**

@@ -1,4 +1,4 @@
-import type { ToolConfig } from '../src/contract';
+import type { ToolConfig } from '../src/config';
 import { quote } from './docker-names';
 import { resolveResponse } from './service-response';
 

@@ -1,6 +1,6 @@
 import { Annotations, Token } from 'cdktf';
 import { Construct } from 'constructs';
-import { secretNameProblem } from '../src/contract';
+import { secretNameProblem } from '../src/config';
 import type { Service } from './service';
 
 /**

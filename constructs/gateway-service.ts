@@ -16,7 +16,7 @@ import {
   GATEWAY_LABEL,
   GatewaySettings,
   sensitiveBase64,
-} from '../src/contract';
+} from '../src/config';
 import { type ContainerFile } from './container-files';
 import { dockerName, quote } from './docker-names';
 import { createPreflight } from './gateway-container';

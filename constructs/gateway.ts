@@ -29,7 +29,7 @@ import {
   TOOL_NAME_RE,
   VALIDATION_CHANNELS,
   ValidationErrorsChannel,
-} from '../src/contract';
+} from '../src/config';
 import { ConfigSummary } from './config-summary';
 import { constructId } from './construct-id';
 import { type ContainerFile, secretFile } from './container-files';

@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
 import { Image } from '@cdktf/provider-docker/lib/image';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
-import { isPort, PORT_RULE, terraformLiteral } from '../src/contract';
+import { isPort, PORT_RULE, terraformLiteral } from '../src/config';
 import { uploadFiles } from './container-files';
 import { dockerName, quote } from './docker-names';
 import { GatewayNetwork } from './gateway-network';

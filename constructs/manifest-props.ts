@@ -1,5 +1,5 @@
 import * as nodePath from 'node:path';
-import { normalizeTokenSha256, secretNameProblem } from '../src/contract';
+import { normalizeTokenSha256, secretNameProblem } from '../src/config';
 import { isJsonObject } from '../src/validation';
 import { generateInputSchema, InputSpec, InputSpecError, ParamSpec } from '../src/schema';
 import type { GatewayAuth } from './gateway';

@@ -1,5 +1,5 @@
 import { Document, isMap, isScalar, isSeq, LineCounter, Node, Pair, parseDocument } from 'yaml';
-import { explainYamlErrors } from '../src/contract';
+import { explainYamlErrors } from '../src/config';
 import { ManifestError, ManifestLocation } from './manifest-document';
 
 /** A mistake found in a manifest: where (a path of keys and indices from the root) and why. */

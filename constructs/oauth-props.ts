@@ -8,7 +8,7 @@ import {
   type OAuthConfig,
   SCOPE_PATTERN,
   SECURE_URL_PATTERN,
-} from '../src/contract';
+} from '../src/config';
 import { quote } from './docker-names';
 
 /** A gateway's OAuth 2.1 resource-server settings: which authorization server issues the tokens it accepts. */

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { Annotations } from 'cdktf';
 import { Construct } from 'constructs';
-import { hasUserInfo, isHttpUrl, NAME_RULE, TOOL_NAME_RE, USER_INFO_ADVICE } from '../src/contract';
+import { hasUserInfo, isHttpUrl, NAME_RULE, TOOL_NAME_RE, USER_INFO_ADVICE } from '../src/config';
 import {
   describe,
   loadOpenApiDocument,

@@ -9,7 +9,7 @@ import {
   type RateLimitWindow,
   type StoreConfig,
   type StoreOutagePolicy,
-} from '../src/contract';
+} from '../src/config';
 import { quote } from './docker-names';
 import { Secret } from './secret';
 

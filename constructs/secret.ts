@@ -1,4 +1,4 @@
-import { SecretRefConfig, secretNameProblem } from '../src/contract';
+import { SecretRefConfig, secretNameProblem } from '../src/config';
 import { quote } from './docker-names';
 
 /**

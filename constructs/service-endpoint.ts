@@ -7,7 +7,7 @@ import {
   headerNameProblem,
   headerValueProblem,
   parsePemBundle,
-} from '../src/contract';
+} from '../src/config';
 import { quote } from './docker-names';
 import { Secret } from './secret';
 

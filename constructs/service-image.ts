@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { ENV_NAME_PATTERN, ENV_NAME_RE } from '../src/contract';
+import { ENV_NAME_PATTERN, ENV_NAME_RE } from '../src/config';
 import * as path from 'node:path';
 import { AssetType, TerraformAsset, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';

@@ -1,5 +1,5 @@
 import { generateOutputSchema, type InputSpec } from '../src/schema';
-import type { ResponseConfig } from '../src/contract';
+import type { ResponseConfig } from '../src/config';
 import { compileResponseControls, responseSettingsProblem } from '../src/response';
 import { quote } from './docker-names';
 

@@ -24,7 +24,7 @@ import {
   RateLimitConfig,
   ToolConfig,
   withStandIns,
-} from '../src/contract';
+} from '../src/config';
 import { aliasesOf, forwardAsOf, generateInputSchema, InputSpec, toolDescription } from '../src/schema';
 import { compileToolSchema } from '../src/validation';
 import { constructId } from './construct-id';

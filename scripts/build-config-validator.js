@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * Writes ajv's standalone code for the gateway config schema (src/contract/config-schema.ts) into
- * dist/src/contract/config-validator.generated.js, where the compiled config loader requires it (run by
+ * Writes ajv's standalone code for the gateway config schema (src/config/config-schema.ts) into
+ * dist/src/config/config-validator.generated.js, where the compiled config loader requires it (run by
  * `npm run build`, after tsc and before the image context is assembled): a start-up then loads that code instead of
- * compiling the schema with ajv. See src/contract/config-validator.ts.
+ * compiling the schema with ajv. See src/config/config-validator.ts.
  */
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const dir = path.join(root, 'dist', 'src', 'contract');
+const dir = path.join(root, 'dist', 'src', 'config');
 const module_ = path.join(dir, 'config-validator.js');
 if (!fs.existsSync(module_)) {
   process.stderr.write(

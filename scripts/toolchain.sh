@@ -10,7 +10,7 @@
 # proxy; nothing else is downloaded.
 # Where: $CDKTF_MCP_GATEWAY_TOOLCHAIN, else ${XDG_CACHE_HOME:-~/.cache}/cdktf-mcp-gateway/toolchain (outside the
 # clone, so every clone of this user shares it; Go's own module and build caches are per user already).
-# The wrapper modules that pin the versions are tools/terraform/*/go.mod (docs/deploy.md explains them).
+# The wrapper modules that pin the versions are toolchain/terraform/*/go.mod (docs/deploy.md explains them).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,11 +18,11 @@ cache="${CDKTF_MCP_GATEWAY_TOOLCHAIN:-${XDG_CACHE_HOME:-$HOME/.cache}/cdktf-mcp-
 
 # One home for each version: the wrapper modules. The provider's go.mod pins a commit; the version it is laid out
 # under in the mirror (and that the constructs require) is the release that commit carries.
-tofu_version="$(sed -n 's/^require github.com\/opentofu\/opentofu v\(.*\)$/\1/p' "$root/tools/terraform/tofu/go.mod")"
-provider_version="$(sed -n 's/^\/\/ mirror-version: \(.*\)$/\1/p' "$root/tools/terraform/provider-docker/go.mod")"
-kubernetes_version="$(sed -n 's/^\/\/ mirror-version: \(.*\)$/\1/p' "$root/tools/terraform/provider-kubernetes/go.mod")"
+tofu_version="$(sed -n 's/^require github.com\/opentofu\/opentofu v\(.*\)$/\1/p' "$root/toolchain/terraform/tofu/go.mod")"
+provider_version="$(sed -n 's/^\/\/ mirror-version: \(.*\)$/\1/p' "$root/toolchain/terraform/provider-docker/go.mod")"
+kubernetes_version="$(sed -n 's/^\/\/ mirror-version: \(.*\)$/\1/p' "$root/toolchain/terraform/provider-kubernetes/go.mod")"
 [[ -n $tofu_version && -n $provider_version && -n $kubernetes_version ]] || {
-  echo "toolchain: cannot read the versions from tools/terraform/*/go.mod" >&2
+  echo "toolchain: cannot read the versions from toolchain/terraform/*/go.mod" >&2
   exit 1
 }
 
@@ -49,7 +49,7 @@ docker_package=github.com/terraform-providers/terraform-provider-docker
 # `toolchain.sh rebuild-docker-provider OUT`: the kreuzwerker/docker provider alone, into OUT, built as below (the
 # reproducibility test runs a copy of this script elsewhere, with an empty Go build cache, and compares the bytes).
 if [[ ${1:-} == rebuild-docker-provider ]]; then
-  build "kreuzwerker/docker $provider_version" "$root/tools/terraform/provider-docker" "$docker_package" "$2" \
+  build "kreuzwerker/docker $provider_version" "$root/toolchain/terraform/provider-docker" "$docker_package" "$2" \
     "-X main.version=$provider_version"
   exit 0
 fi
@@ -63,7 +63,7 @@ tofu="$bin/tofu-$tofu_version"
 if [[ -x $tofu ]] && "$tofu" version -json 2>/dev/null | grep -q "\"terraform_version\": *\"$tofu_version\""; then
   log "OpenTofu $tofu_version: already built ($tofu)"
 else
-  build "OpenTofu $tofu_version" "$root/tools/terraform/tofu" github.com/opentofu/opentofu/cmd/tofu "$tofu" \
+  build "OpenTofu $tofu_version" "$root/toolchain/terraform/tofu" github.com/opentofu/opentofu/cmd/tofu "$tofu" \
     "-X github.com/opentofu/opentofu/version.dev=no"
 fi
 ln -sfn "tofu-$tofu_version" "$bin/tofu"
@@ -86,9 +86,9 @@ install_provider() {
     cmp -s "$file" "$into/${file##*/}" 2>/dev/null || cp -f "$file" "$into/${file##*/}"
   done
 }
-install_provider kreuzwerker/docker "$provider_version" "$root/tools/terraform/provider-docker" "$docker_package"
+install_provider kreuzwerker/docker "$provider_version" "$root/toolchain/terraform/provider-docker" "$docker_package"
 # hashicorp/kubernetes for the Kubernetes deploy tests (scripts/k8s-cluster.sh)
-install_provider hashicorp/kubernetes "$kubernetes_version" "$root/tools/terraform/provider-kubernetes" \
+install_provider hashicorp/kubernetes "$kubernetes_version" "$root/toolchain/terraform/provider-kubernetes" \
   github.com/hashicorp/terraform-provider-kubernetes
 
 # Providers come from the mirror only: no `direct` block, so nothing is looked up on a registry.

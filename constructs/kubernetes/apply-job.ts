@@ -10,7 +10,7 @@ import {
   k8sLabels,
   k8sName,
   k8sNames,
-} from '../../src/contract';
+} from '../../src/config';
 import type { GatewayKubernetesOptions } from './kubernetes-props';
 import { containerSecurity, podSecurity } from './gateway-pods';
 import { KubernetesDataSource, KubernetesResource } from './kubernetes-object';

@@ -1,6 +1,6 @@
 import { Lazy } from 'cdktf';
 import { Construct } from 'constructs';
-import { K8S_CONFIG_KEY, k8sLabels, k8sNames, terraformLiteral } from '../../src/contract';
+import { K8S_CONFIG_KEY, k8sLabels, k8sNames, terraformLiteral } from '../../src/config';
 import { createApplyConfig } from './apply-job';
 import { podSpec } from './gateway-pods';
 import { KubernetesResource, requireKubernetesProvider } from './kubernetes-object';

@@ -9,7 +9,7 @@ import {
   k8sLabels,
   k8sNames,
   SECRETS_DIR_ENV,
-} from '../../src/contract';
+} from '../../src/config';
 import { GATEWAY_UID } from '../container-files';
 import type { GatewayKubernetesOptions } from './kubernetes-props';
 

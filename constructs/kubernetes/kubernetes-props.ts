@@ -1,5 +1,5 @@
 import type { ITerraformDependable } from 'cdktf';
-import { k8sName } from '../../src/contract';
+import { k8sName } from '../../src/config';
 import { quote } from '../docker-names';
 import type { SecretsRevision } from '../secrets-revision';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { UsageError } from '../contract/package-error';
+import { UsageError } from '../config/package-error';
 import { applyConfig } from './apply-config';
 import { KUBERNETES_USAGE, runKubernetes } from './apply-config-kubernetes';
 

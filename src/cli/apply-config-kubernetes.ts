@@ -6,8 +6,8 @@ import {
   readGatewayConfigFile,
   SECRETS_DIR_ENV,
   type GatewayConfig,
-} from '../contract';
-import { UsageError } from '../contract/package-error';
+} from '../config';
+import { UsageError } from '../config/package-error';
 import { inClusterApi, type ClusterApi } from '../kubernetes/cluster-api';
 import { applyInCluster, type InClusterResult } from '../kubernetes/apply-in-cluster';
 import { checkConfig } from './serve-command';

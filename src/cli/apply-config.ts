@@ -8,7 +8,7 @@ import {
   parseGatewayStatus,
   readGatewayConfigFile,
   type GatewayStatus,
-} from '../contract';
+} from '../config';
 import { readSecrets } from '../gateway/upstream/secrets';
 import { checkConfig } from './serve-command';
 

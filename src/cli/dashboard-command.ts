@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { isPort, LISTEN_PORT_RULE } from '../contract/rules';
-import { UsageError } from '../contract/package-error';
+import { isPort, LISTEN_PORT_RULE } from '../config/rules';
+import { UsageError } from '../config/package-error';
 import { ConfigError } from '../dashboard';
 import {
   checkTokenHash,

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { isPort, LISTEN_PORT_RULE } from '../contract/rules';
-import { UsageError } from '../contract/package-error';
-import { readGatewayConfigFile, type GatewayConfig } from '../contract';
+import { isPort, LISTEN_PORT_RULE } from '../config/rules';
+import { UsageError } from '../config/package-error';
+import { readGatewayConfigFile, type GatewayConfig } from '../config';
 import { ConfigError, loadGatewayConfig, reusePortSupport, startGateway, type RunningGateway } from '../gateway';
 import { startValidatedGateway } from '../gateway/start-gateway';
 import { AUDIT_LOG_ENV, MAX_WORKERS, runWorkers, WORKER_ENV } from './workers';

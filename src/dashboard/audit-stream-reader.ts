@@ -2,7 +2,7 @@ import type { Redis as RedisClient } from 'ioredis';
 import { MAX_NAME_CHARS, parseAuditLine, type DashboardRecord } from './audit-line';
 import type { AuditStore } from './audit-store';
 import type { Logger } from './gateway-shared';
-import { auditIndexKey, storeErrorReason } from '../contract/rate-limits';
+import { auditIndexKey, storeErrorReason } from '../config/rate-limits';
 
 /** A gateway whose replicas write their audit to a store (`audit_log: 'store'`), as the dashboard reads it. */
 export interface AuditStoreSource {

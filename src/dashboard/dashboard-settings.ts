@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { isObject } from '../validation/json-object';
 import { isIP } from 'node:net';
-import { isPort, LISTEN_PORT_RULE, normalizeTokenSha256 } from '../contract/rules';
-import { storeUrlProblem } from '../contract/rate-limits';
-import { hasUserInfo } from '../contract/url-template';
+import { isPort, LISTEN_PORT_RULE, normalizeTokenSha256 } from '../config/rules';
+import { storeUrlProblem } from '../config/rate-limits';
+import { hasUserInfo } from '../config/url-template';
 import { ConfigError } from './gateway-shared';
 import { DEFAULT_RETENTION_MS } from './audit-store';
 import { DEFAULT_FLAG_RULE, type FlagRule } from './flag-rule';

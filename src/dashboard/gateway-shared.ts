@@ -3,7 +3,7 @@
  * index: the index loads the whole gateway (ajv, the MCP pipeline), half a second of start-up the dashboard does
  * not need before it reads a million audit lines.
  */
-export { ConfigError } from '../contract/config-error';
+export { ConfigError } from '../config/config-error';
 export { jsonLogger, silentLogger, type Logger } from '../gateway/log/logger';
 export type { AuditOutcome, AuditRecord } from '../gateway/audit/audit-log';
 export { tokenHashes, matchTokenHash, type PrincipalKind } from '../gateway/auth/bearer-tokens';

@@ -2,9 +2,9 @@
  * The options of `cdktf-mcp-gateway dev [DIR]` and their parsing.
  */
 import * as path from 'node:path';
-import { isPort, LISTEN_PORT_RULE, MAX_PORT } from '../contract/rules';
+import { isPort, LISTEN_PORT_RULE, MAX_PORT } from '../config/rules';
 import { parseArgs } from 'node:util';
-import { UsageError } from '../contract/package-error';
+import { UsageError } from '../config/package-error';
 import { DEFAULT_SYNTH_TIMEOUT_MS } from './synthesize-app';
 
 /** Where `dev` serves one gateway. */

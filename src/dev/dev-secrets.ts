@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { GatewayConfig } from '../contract';
+import type { GatewayConfig } from '../config';
 import { readSecrets, secretReferences, type SecretSource } from '../gateway/upstream/secrets';
 import { DevUsageError } from './dev-options';
 

@@ -4,7 +4,7 @@
  * running backends.
  */
 import * as crypto from 'node:crypto';
-import type { GatewayConfig, ToolConfig } from '../contract';
+import type { GatewayConfig, ToolConfig } from '../config';
 
 /** The token id (audit `principal`) of the token `dev` generates. */
 export const DEV_TOKEN_ID = 'dev';

@@ -18,7 +18,7 @@ import {
   isPort,
   readUploadedConfig,
   uploadedText,
-} from '../contract';
+} from '../config';
 
 /** A gateway found in a synthesized stack. */
 export interface SynthesizedGateway {

@@ -11,4 +11,4 @@ export {
   type GatewaySettings,
   type ToolConfig,
   type TokenConfig,
-} from '../contract';
+} from '../config';

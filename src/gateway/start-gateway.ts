@@ -9,7 +9,7 @@ import {
   configDigest,
   parseGatewayConfig,
   type GatewayConfig,
-} from '../contract';
+} from '../config';
 import { noAudit, openAuditLog, StoreAuditLog, type AuditSink } from './audit';
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, buildGatewayStateInSlices, type GatewayState } from './state/gateway-state';

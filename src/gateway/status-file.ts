@@ -1,5 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { GATEWAY_BUILD_ENV, type GatewayStatus } from '../contract';
+import { GATEWAY_BUILD_ENV, type GatewayStatus } from '../config';
 import type { Logger } from './log/logger';
 
 /**

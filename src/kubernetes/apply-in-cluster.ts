@@ -10,7 +10,7 @@ import {
   K8S_SESSION_KEY,
   k8sLabels,
   k8sNames,
-} from '../contract';
+} from '../config';
 import type { ClusterApi } from './cluster-api';
 
 /** What a pod's `/readyz` says of the config it serves, or `undefined` when it did not answer. */

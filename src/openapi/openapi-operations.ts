@@ -1,4 +1,4 @@
-import { BACKEND_METHODS, type BackendMethod } from '../contract';
+import { BACKEND_METHODS, type BackendMethod } from '../config';
 import type { InputSpec } from '../schema';
 import { toolDescription } from '../schema';
 import { compileToolSchema, isJsonObject } from '../validation';

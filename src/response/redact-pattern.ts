@@ -15,7 +15,7 @@
  * The result is the same text RE2 makes over the whole input. A pattern whose program the analysis does not know
  * (or one that can match the empty string) runs on the whole text.
  */
-import { compileLinearPattern, re2, translate, type LinearRegExp } from '../validation/linear-regexp';
+import { compileLinearPattern, re2, translate, type LinearRegExp } from '../regex/linear-regexp';
 
 /** Runs closer than this (in UTF-16 units) are searched as one span: a call into RE2 costs about that much. */
 const MERGE_GAP = 64;

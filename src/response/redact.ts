@@ -3,7 +3,7 @@
  * `[redacted]`. Works in place on a freshly parsed response (the gateway's own copy); never changes the shape:
  * only string values change, and they stay strings.
  */
-import type { LinearRegExp } from '../validation/linear-regexp';
+import type { LinearRegExp } from '../regex/linear-regexp';
 import type { PathStep } from './redact-path';
 import type { RedactPattern } from './redact-pattern';
 

@@ -3,7 +3,7 @@
  * loading (with the config's): each problem is the end of a sentence starting with the field it is about.
  */
 import { isJsonObject, patternProblem } from '../validation';
-import { compileLinearPattern } from '../validation/linear-regexp';
+import { compileLinearPattern } from '../regex/linear-regexp';
 import { parseRedactPath, redactPathProblem, type PathStep } from './redact-path';
 
 /** `response.fields`: keep every field (`all`) or only the declared ones (`declared`). */

@@ -8,7 +8,7 @@ import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import type AddFormats from 'ajv-formats';
 import { strictFormats } from './formats';
 import { constKeyword, enumKeyword } from './json-equal';
-import { ajvRegExp } from './linear-regexp';
+import { ajvRegExp } from '../regex/linear-regexp';
 import { memoizeValidateCode } from './memoize-validate';
 import { markSafeIntegers, safeIntegerKeyword } from './safe-integer';
 import { uniqueItemsKeyword } from './unique-items';

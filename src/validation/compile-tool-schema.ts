@@ -3,7 +3,7 @@ import { allErrorsCompiler, checkSchema, fastCompiler } from './ajv-instances';
 import { mapAjvErrors } from './ajv-error-mapper';
 import { sameValueCycle } from './ref-cycles';
 import { isJsonObject } from './json-object';
-import { sharedPatternProblem } from './shared-patterns';
+import { sharedPatternProblem } from '../regex/shared-patterns';
 import { messages } from './messages';
 import { collectViolations } from './schema-walker';
 import { buildSubset, inSubset } from './subset-compiler';

@@ -7,7 +7,7 @@ export { hasOwn, isJsonObject, isObject } from './json-object';
 export { CUT_MARK, cutName, escapeName, keyPath } from './path';
 export { invalidValue, joinMessages, missingRequired } from './violation-messages';
 export { RESERVED_NAMES, isReservedName, reservedNameReason } from './reserved-names';
-export { patternProblem } from './linear-regexp';
+export { patternProblem } from '../regex/linear-regexp';
 export {
   CONSTRAINT_ORDER,
   PARAM_TYPES,

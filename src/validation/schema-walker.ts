@@ -11,7 +11,7 @@
 import { formatAccepts } from './ajv-instances';
 import { jsonEqual } from './json-equal';
 import { hasOwn } from './json-object';
-import { compileLinearPattern, LinearRegExp } from './linear-regexp';
+import { compileLinearPattern, LinearRegExp } from '../regex/linear-regexp';
 import { indexPath, keyPath } from './path';
 import { isUnsafeInteger, typeIsInteger } from './safe-integer';
 import { hasDuplicates } from './unique-items';

@@ -17,8 +17,8 @@
 import { type ParamTypeName, TYPE_CONSTRAINTS } from './type-constraints';
 import { ajvFormatsDefinition, strictFormats } from './formats';
 import { isJsonObject } from './json-object';
-import type { LinearRegExp } from './linear-regexp';
-import { sharedLinearPattern } from './shared-patterns';
+import type { LinearRegExp } from '../regex/linear-regexp';
+import { sharedLinearPattern } from '../regex/shared-patterns';
 import { hasDuplicates } from './unique-items';
 
 /** A compiled schema: `true` when ajv's compiled function would accept `data`. */

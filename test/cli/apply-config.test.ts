@@ -13,7 +13,7 @@ import {
   SECRETS_DIR_ENV,
   type GatewayConfig,
   type ToolConfig,
-} from '../../src/contract';
+} from '../../src/config';
 import { silentLogger, startGateway, type RunningGateway } from '../../src/gateway';
 import { botConfig, tool } from '../helpers/config';
 import { rawRequest } from '../helpers/http';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { generateInputSchema } from '../../src/schema';
 import { botConfig, objectSchema, tool } from '../helpers/config';
 import { tempDir } from '../helpers/temp-dir';
@@ -20,7 +20,7 @@ function ajvFilesLoadedFor(config: GatewayConfig): string[] {
   const file = path.join(tempDir('startup-modules-'), 'gateway.json');
   writeFileSync(file, JSON.stringify(config));
   const script = `
-    const { loadGatewayConfig } = require(${JSON.stringify(path.join(DIST, 'contract'))});
+    const { loadGatewayConfig } = require(${JSON.stringify(path.join(DIST, 'config'))});
     const { buildToolSet } = require(${JSON.stringify(path.join(DIST, 'gateway/tools/tool-set'))});
     const set = buildToolSet(loadGatewayConfig(${JSON.stringify(file)}).tools, () => undefined);
     const refusals = [...set.tools.values()].filter((t) => t.validator === undefined).length;

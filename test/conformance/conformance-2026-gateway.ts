@@ -10,7 +10,7 @@
  * tool `test_tool_added_by_trigger`) and sends SIGHUP, so the gateway reloads and must notify open
  * `subscriptions/listen` streams with `notifications/tools/list_changed` (checked by `server-stateless`).
  */
-import type { GatewayConfig } from '../../src/contract/gateway-config';
+import type { GatewayConfig } from '../../src/config/gateway-config';
 import { startBackend, type BackendAnswer, type ReceivedRequest, type TestBackend } from '../helpers/backend';
 import { gatewayConfig, tool } from '../helpers/config';
 import type { GatewayProcess } from '../helpers/gateway-process';

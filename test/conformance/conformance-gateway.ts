@@ -3,7 +3,7 @@
  * on 127.0.0.1), validation on, and, as ordinary HTTP-backed tools on the test backend, the tools that the
  * applicable scenarios call by name.
  */
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { gatewayConfig, tool } from '../helpers/config';
 
 /** The raw input schema the `json-schema-2020-12` scenario expects back verbatim from tools/list (SEP-1613). */

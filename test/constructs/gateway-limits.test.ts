@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Gateway, GatewayProps, Manifest, Service } from '../../constructs';
-import { parseGatewayConfig } from '../../src/contract';
+import { parseGatewayConfig } from '../../src/config';
 import { configOf, hashOf, newStack, synth, thrown } from './synth';
 import { tempDir } from '../helpers/temp-dir';
 

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Gateway, Manifest, Service } from '../../index';
-import { parseGatewayConfig } from '../../src/contract';
+import { parseGatewayConfig } from '../../src/config';
 import { configText, newStack, synth } from './synth';
 
 const HASH = 'a'.repeat(64);

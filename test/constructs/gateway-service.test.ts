@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformStack, TerraformVariable } from 'cdktf';
 import { Gateway, GatewayProps, Manifest, ManifestError, Secret, Service } from '../../constructs';
-import { uploadedText } from '../../src/contract';
+import { uploadedText } from '../../src/config';
 import { configOf as configOf2 } from './synth';
 import { hashOf, Json, newStack, resourcesOf, synth, thrown } from './synth';
 

@@ -17,7 +17,7 @@ import {
   thrown,
   warningsOf,
 } from './synth';
-import { uploadedText } from '../../src/contract';
+import { uploadedText } from '../../src/config';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
 

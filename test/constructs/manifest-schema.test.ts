@@ -6,7 +6,7 @@ import Ajv from 'ajv';
 import * as ts from 'typescript';
 import { Manifest } from '../../constructs';
 import { MANIFEST_SCHEMA } from '../../constructs/manifest-schema';
-import { BACKEND_METHODS, MAX_PORT, VALIDATION_CHANNELS } from '../../src/contract';
+import { BACKEND_METHODS, MAX_PORT, VALIDATION_CHANNELS } from '../../src/config';
 import { PARAM_TYPES } from '../../src/validation';
 import { newStack, thrown } from './synth';
 

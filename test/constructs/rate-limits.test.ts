@@ -12,7 +12,7 @@ import {
   Secret,
   Service,
 } from '../../constructs';
-import { parseGatewayConfig } from '../../src/contract';
+import { parseGatewayConfig } from '../../src/config';
 import {
   configContainer,
   configOf,

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Gateway, Service, type ServiceProps } from '../../constructs';
 import { generateOutputSchema, type InputSpec } from '../../src/schema';
-import { parseGatewayConfig } from '../../src/contract';
+import { parseGatewayConfig } from '../../src/config';
 import { configOf, newStack, synth } from './synth';
 
 const endpoint = { url: 'http://crm:8080/customers/{customer_id}', method: 'GET' } as const;

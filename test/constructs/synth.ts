@@ -2,7 +2,7 @@
 import { Testing, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
-import { GatewayConfig, uploadedText } from '../../src/contract';
+import { GatewayConfig, uploadedText } from '../../src/config';
 
 // Synthesized JSON is loosely typed by nature; tests read it by key.
 

@@ -11,9 +11,9 @@ const REPO = path.resolve(__dirname, '../..');
 
 describe('the deploy toolchain (npm run toolchain)', () => {
   it('builds a provider release inside the range the constructs require', () => {
-    const goMod = fs.readFileSync(path.join(REPO, 'tools/terraform/provider-docker/go.mod'), 'utf8');
+    const goMod = fs.readFileSync(path.join(REPO, 'toolchain/terraform/provider-docker/go.mod'), 'utf8');
     const version = /^\/\/ mirror-version: (\d+)\.(\d+)\.(\d+)$/m.exec(goMod);
-    assert.ok(version, 'tools/terraform/provider-docker/go.mod names its mirror-version');
+    assert.ok(version, 'toolchain/terraform/provider-docker/go.mod names its mirror-version');
     const range = /^~> (\d+)\.(\d+)$/.exec(DOCKER_PROVIDER_CONSTRAINT);
     assert.ok(range, DOCKER_PROVIDER_CONSTRAINT);
     assert.equal(version[1], range[1], 'same major version');
@@ -22,11 +22,11 @@ describe('the deploy toolchain (npm run toolchain)', () => {
 
   it('pins OpenTofu and the provider in wrapper modules with their sums, never a binary', () => {
     for (const dir of ['tofu', 'provider-docker']) {
-      const files = fs.readdirSync(path.join(REPO, 'tools/terraform', dir)).sort();
+      const files = fs.readdirSync(path.join(REPO, 'toolchain/terraform', dir)).sort();
       assert.deepEqual(files, ['go.mod', 'go.sum', 'tools.go'], dir);
     }
     assert.match(
-      fs.readFileSync(path.join(REPO, 'tools/terraform/tofu/go.mod'), 'utf8'),
+      fs.readFileSync(path.join(REPO, 'toolchain/terraform/tofu/go.mod'), 'utf8'),
       /^replace github\.com\/hashicorp\/hcl\/v2 => github\.com\/opentofu\/hcl\/v2 /m,
     );
   });
@@ -62,7 +62,7 @@ describe('the provider build is reproducible', function () {
     // a copy of the script and the wrapper modules elsewhere: another absolute path for every source
     const elsewhere = path.join(tempDir('provider-rebuild-'), 'another', 'checkout');
     fs.cpSync(path.join(REPO, 'scripts/toolchain.sh'), path.join(elsewhere, 'scripts/toolchain.sh'));
-    fs.cpSync(path.join(REPO, 'tools/terraform'), path.join(elsewhere, 'tools/terraform'), { recursive: true });
+    fs.cpSync(path.join(REPO, 'toolchain/terraform'), path.join(elsewhere, 'toolchain/terraform'), { recursive: true });
     const out = path.join(elsewhere, 'provider');
     const result = spawnSync('bash', [path.join(elsewhere, 'scripts/toolchain.sh'), 'rebuild-docker-provider', out], {
       encoding: 'utf8',
@@ -75,7 +75,7 @@ describe('the provider build is reproducible', function () {
 });
 
 function mirrorVersion(): string {
-  const goMod = fs.readFileSync(path.join(REPO, 'tools/terraform/provider-docker/go.mod'), 'utf8');
+  const goMod = fs.readFileSync(path.join(REPO, 'toolchain/terraform/provider-docker/go.mod'), 'utf8');
   return /^\/\/ mirror-version: (.+)$/m.exec(goMod)![1];
 }
 

@@ -3,7 +3,7 @@
  * local gateway unchanged and are applied there exactly as in the image.
  */
 import * as assert from 'node:assert/strict';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { localGatewayConfig } from '../../src/dev/local-gateway-config';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { startInProcessGateway, type InProcessGateway } from '../helpers/in-process-gateway';

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { generateDevToken, localGatewayConfig, mapBackendUrl, sha256Hex } from '../../src/dev/local-gateway-config';
 
 const deployed: GatewayConfig = {

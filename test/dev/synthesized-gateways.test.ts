@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 import { Gateway, Service } from '../../constructs';
-import { parseGatewayConfig } from '../../src/contract';
+import { parseGatewayConfig } from '../../src/config';
 import { startInProcessGateway } from '../helpers/in-process-gateway';
 import { openSession } from '../helpers/mcp';
 import { findSynthesizedGateways, gatewaysInStack } from '../../src/dev/synthesized-gateways';

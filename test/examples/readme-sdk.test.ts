@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { ValidationErrorsChannel } from '../../src/contract';
+import type { ValidationErrorsChannel } from '../../src/config';
 import type { RunningGateway } from '../../src/gateway';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { botConfig, objectSchema, tool } from '../helpers/config';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { startFakeService, type FakeService } from '../helpers/backend';
 import { botConfig, objectSchema, tool } from '../helpers/config';
 import { eventually } from '../helpers/eventually';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { botConfig, objectSchema, tool } from '../helpers/config';
 
 const ROOT = path.resolve(__dirname, '../..');

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { startFakeService, type FakeService } from '../helpers/backend';
 import { botConfig, objectSchema, tool } from '../helpers/config';
 import { eventually, sleep } from '../helpers/eventually';

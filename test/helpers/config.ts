@@ -1,7 +1,7 @@
 /**
- * Builders for gateway config documents (`src/contract/gateway-config.ts`), so a test states only what it is about.
+ * Builders for gateway config documents (`src/config/gateway-config.ts`), so a test states only what it is about.
  */
-import type { BackendMethod, GatewayConfig, GatewaySettings, ToolConfig } from '../../src/contract';
+import type { BackendMethod, GatewayConfig, GatewaySettings, ToolConfig } from '../../src/config';
 import { BOT, OTHER, type TestToken, tokenEntry } from './tokens';
 
 /** Everything of the gateway settings except `name` and `auth`, which {@link gatewayConfig} fills. */

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { App, TerraformStack } from 'cdktf';
-import type { GatewayConfig, ValidationErrorsChannel } from '../../src/contract';
+import type { GatewayConfig, ValidationErrorsChannel } from '../../src/config';
 import { localGatewayConfig } from '../../src/dev/local-gateway-config';
 import { type RunningGateway, silentLogger, startGateway } from '../../src/gateway';
 import { SupportDesk } from '../../examples/support-desk/main';

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { type RunningGateway, startGateway } from '../../src/gateway';
 
 /** A running gateway, its audit file and its log records. */

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 
 /** The built CLI entry point. */
 export const CLI_PATH = path.resolve(__dirname, '../../dist/src/cli/main.js');

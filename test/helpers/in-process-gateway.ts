@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { type RunningGateway, silentLogger, startGateway, type StartGatewayOptions } from '../../src/gateway';
 
 /** A running in-process gateway and its audit file. */

@@ -14,7 +14,7 @@ import { eventually, GiveUp } from '../helpers/eventually';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { openSession, type McpHttpResponse, type McpSession } from '../helpers/mcp';
 import { makeToken, tokenEntry } from '../helpers/tokens';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import {
   command,
   docker,
@@ -24,7 +24,7 @@ import {
   imageTestRequirement,
   type StartedDaemon,
 } from './docker';
-import { AUDIT_LOG_DIR, GATEWAY_CONFIG_FILE } from '../../src/contract';
+import { AUDIT_LOG_DIR, GATEWAY_CONFIG_FILE } from '../../src/config';
 import { listFiles, readSynthesizedGateway, type SynthesizedGateway } from './synthesized-gateway';
 import { reusePortNode } from '../helpers/reuse-port-node';
 

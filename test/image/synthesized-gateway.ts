@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GATEWAY_LABEL, type GatewayConfig } from '../../src/contract';
+import { GATEWAY_LABEL, type GatewayConfig } from '../../src/config';
 import { gatewaysInStack, readSynthesizedStacks } from '../../src/dev/synthesized-gateways';
 
 export interface SynthesizedGateway {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { configDigest } from '../../src/contract';
+import { configDigest } from '../../src/config';
 import type { ClusterApi } from '../../src/kubernetes/cluster-api';
 import { applyInCluster, type PodReport } from '../../src/kubernetes/apply-in-cluster';
 import { tempDir } from '../helpers/temp-dir';

@@ -9,7 +9,7 @@ import { openSession, type McpSession } from '../helpers/mcp';
 import { withBackendOrigin } from '../helpers/config';
 import { configOf, newStack, synth } from '../constructs/synth';
 import { compileResponseControls } from '../../src/response';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 
 const DOCUMENT = path.join(__dirname, '..', '..', 'examples', 'support-desk', 'openapi', 'support-desk-api.yaml');
 const PAGE = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'openapi.md'), 'utf8');

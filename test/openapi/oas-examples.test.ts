@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Gateway, OpenApiServices } from '../../constructs';
-import { parseGatewayConfig } from '../../src/contract';
+import { parseGatewayConfig } from '../../src/config';
 import { compileToolSchema } from '../../src/validation';
 import { configOf, newStack, synth } from '../constructs/synth';
 

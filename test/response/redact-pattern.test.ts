@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import { compileRedactPattern, patternAlphabet } from '../../src/response';
-import { compileLinearPattern } from '../../src/validation/linear-regexp';
+import { compileLinearPattern } from '../../src/regex/linear-regexp';
 
 const PATTERNS = [
   '\\b[0-9]{13,16}\\b',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import { FEW_STRINGS, hasFewStrings, matchesOutsideStrings, redactMatches } from '../../src/response/redact';
 import { compileRedactPattern } from '../../src/response/redact-pattern';
-import { compileLinearPattern } from '../../src/validation/linear-regexp';
+import { compileLinearPattern } from '../../src/regex/linear-regexp';
 
 describe('hasFewStrings', () => {
   it('is true for a small value of up to FEW_STRINGS strings, however long they are', () => {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ToolConfig } from '../../src/contract';
+import type { ToolConfig } from '../../src/config';
 import { compileResponseControls, responseMessages, type ResponseControlsConfig } from '../../src/response';
 import { generateOutputSchema } from '../../src/schema';
 import { Manifest, Service } from '../../constructs';

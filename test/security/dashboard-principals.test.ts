@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { DEFAULT_FLAG_RULE, DEFAULT_RETENTION_MS, startDashboard, type RunningDashboard } from '../../src/dashboard';
 import { silentLogger } from '../../src/gateway';
 import { waitForAuditRecords } from '../helpers/audit-log';

@@ -4,7 +4,7 @@
  * shows a token needs it there).
  */
 import assert from 'node:assert/strict';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../helpers/config';
 import { freePort } from '../helpers/free-port';

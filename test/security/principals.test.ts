@@ -6,7 +6,7 @@
  * `/metrics` needs `metrics:read` from a token that carries scopes.
  */
 import assert from 'node:assert/strict';
-import type { GatewayConfig } from '../../src/contract';
+import type { GatewayConfig } from '../../src/config';
 import { readAuditLog, waitForAuditRecords } from '../helpers/audit-log';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../helpers/config';

@@ -4,7 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { Service } from '../../constructs';
-import { ConfigError, parseGatewayConfig } from '../../src/contract';
+import { ConfigError, parseGatewayConfig } from '../../src/config';
 import { generateOutputSchema } from '../../src/schema';
 import { newStack, thrown } from '../constructs/synth';
 import { botConfig, tool } from '../helpers/config';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ToolConfig } from '../../src/contract';
+import type { ToolConfig } from '../../src/config';
 import { generateOutputSchema } from '../../src/schema';
 import { compileToolSchema } from '../../src/validation';
 import { botConfig, tool } from '../helpers/config';

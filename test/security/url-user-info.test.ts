@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { OpenApiServices, Service } from '../../constructs';
-import { parseGatewayConfig, ConfigError, USER_INFO_ADVICE } from '../../src/contract';
+import { parseGatewayConfig, ConfigError, USER_INFO_ADVICE } from '../../src/config';
 import { newStack, thrown } from '../constructs/synth';
 import { botConfig, tool } from '../helpers/config';
 import { documentFile, OK, openapi30 } from '../openapi/fixtures';

@@ -8,7 +8,7 @@ import {
   type WriteStream,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError } from '../../contract';
+import { ConfigError } from '../../config';
 import { jsonLine } from '../log/logger';
 import type { SharedStore } from '../store/shared-store';
 

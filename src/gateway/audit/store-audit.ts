@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { AUDIT_NODE_ENV } from '../../contract';
+import { AUDIT_NODE_ENV } from '../../config';
 import { jsonLine, type Logger } from '../log/logger';
 import { StoreUnavailableError, type SharedStore } from '../store/shared-store';
 import type { AuditRecord, AuditSink } from './audit-log';

@@ -2,7 +2,7 @@
  * Who is calling: the bearer token of a request checked against the configured static tokens first (constant
  * time), then, when `auth.oauth` is set, as an OAuth 2.1 access token (see docs/auth.md).
  */
-import type { AuthConfig, TokenConfig } from '../../contract/gateway-config';
+import type { AuthConfig, TokenConfig } from '../../config/gateway-config';
 import { HttpError } from '../errors/http-error';
 import type { Logger } from '../log/logger';
 import { RpcCode } from '../errors/jsonrpc';

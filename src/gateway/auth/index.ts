@@ -17,7 +17,7 @@ export {
 } from './bearer-tokens';
 export * from './verified-cache';
 export * from './oauth-challenge';
-export * from '../../contract/oauth-config';
+export * from '../../config/oauth-config';
 export * from './oauth-discovery';
 export * from './oauth-fetch';
 export * from './oauth-jwks-cache';

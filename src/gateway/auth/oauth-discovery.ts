@@ -3,7 +3,7 @@
  * authorization specification gives, keeping only what a resource server needs: the JWKS location and the
  * signing algorithms the issuer advertises.
  */
-import { ASYMMETRIC_ALGORITHMS, SECURE_URL_PATTERN, type OAuthAlgorithm } from '../../contract/oauth-config';
+import { ASYMMETRIC_ALGORITHMS, SECURE_URL_PATTERN, type OAuthAlgorithm } from '../../config/oauth-config';
 import {
   type FetchFunction,
   IssuerHttpStatusError,

@@ -3,7 +3,7 @@
  * limit, so a slow or hostile endpoint can neither hold a request nor fill the gateway's memory.
  */
 
-import { SECURE_URL_PATTERN } from '../../contract/oauth-config';
+import { SECURE_URL_PATTERN } from '../../config/oauth-config';
 
 /** The `fetch` the OAuth code uses; tests pass one that counts or fails. */
 export type FetchFunction = typeof fetch;

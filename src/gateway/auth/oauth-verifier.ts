@@ -10,7 +10,7 @@ import {
   DEFAULT_PRINCIPAL_CLAIM,
   type OAuthAlgorithm,
   type OAuthConfig,
-} from '../../contract/oauth-config';
+} from '../../config/oauth-config';
 import { MAX_PRINCIPAL_CHARS } from './bearer-tokens';
 import { discoverIssuer, type IssuerMetadata } from './oauth-discovery';
 import { type FetchFunction, IssuerUnavailableError } from './oauth-fetch';

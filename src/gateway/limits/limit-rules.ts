@@ -2,7 +2,7 @@
  * A config's `rate_limits`, compiled once per config: the limits that count a call of each tool (those of every
  * tool first, then the tool's own), each with its store key part and the message that names it.
  */
-import { RATE_LIMIT_WINDOWS, type RateLimitConfig, type RateLimitWindow } from '../../contract';
+import { RATE_LIMIT_WINDOWS, type RateLimitConfig, type RateLimitWindow } from '../../config';
 
 /** One limit, ready to count. */
 export interface Limit {

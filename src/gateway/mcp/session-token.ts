@@ -19,7 +19,7 @@
  * replica reach every replica's mirror (`remember`) instead (see `session-revocations.ts`).
  */
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL } from '../../contract/defaults';
+import { DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL } from '../../config/defaults';
 import type { Principal } from '../auth';
 import { VerifiedCache, type VerifiedCacheOptions } from '../auth/verified-cache';
 import { cutClientField, type ClientInfo } from './client-info';

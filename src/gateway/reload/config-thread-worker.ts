@@ -2,8 +2,8 @@
  * The config thread's work: read, parse and check one config file, and answer with the checked config as JSON
  * text, each tool apart, so that the event loop can parse it a slice at a time.
  */
-import { ConfigError } from '../../contract/config-error';
-import { readGatewayConfigFile } from '../../contract/load-config';
+import { ConfigError } from '../../config/config-error';
+import { readGatewayConfigFile } from '../../config/load-config';
 
 /** The thread's answer. */
 export type ConfigThreadAnswer =

@@ -5,9 +5,9 @@
  */
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { ConfigError } from '../../contract/config-error';
-import type { GatewayConfig, ToolConfig } from '../../contract/gateway-config';
-import { readGatewayConfigFile } from '../../contract/load-config';
+import { ConfigError } from '../../config/config-error';
+import type { GatewayConfig, ToolConfig } from '../../config/gateway-config';
+import { readGatewayConfigFile } from '../../config/load-config';
 import type { Logger } from '../log/logger';
 import type { ConfigThreadAnswer } from './config-thread-worker';
 import { runInSlices, Slicer } from './event-loop-slices';

@@ -17,7 +17,7 @@ import {
   DEFAULT_VALIDATION_ERRORS,
   DEFAULT_REFUSAL_STRUCTURED_CONTENT,
   type GatewayConfig,
-} from '../../contract';
+} from '../../config';
 import { createAuthenticator } from '../auth/authenticator';
 import { principalKey, type Principal } from '../auth/bearer-tokens';
 import { METRICS_SCOPE } from '../auth/oauth-scopes';

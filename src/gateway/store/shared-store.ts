@@ -12,7 +12,7 @@ import {
   storeErrorReason,
   storeKeyPrefix,
   type StoreConfig,
-} from '../../contract';
+} from '../../config';
 import type { Logger } from '../log/logger';
 import { AUDIT_SCRIPT } from './audit-script';
 import { LIMIT_SCRIPT } from './limit-script';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { ValidationErrorsChannel } from '../../contract';
+import type { ValidationErrorsChannel } from '../../config';
 import { cutName, isJsonObject, messages, normalizeAliases, type Violation } from '../../validation';
 import type { AuditOutcome, AuditSink } from '../audit';
 import { principalKey, type Principal } from '../auth/bearer-tokens';

@@ -1,5 +1,5 @@
-import { DEFAULT_TOOLS_LIST_PAGE_SIZE } from '../../contract/defaults';
-import type { ToolConfig } from '../../contract/gateway-config';
+import { DEFAULT_TOOLS_LIST_PAGE_SIZE } from '../../config/defaults';
+import type { ToolConfig } from '../../config/gateway-config';
 import { compileToolSchema, type ToolValidator } from '../../validation';
 import { requiredScopes } from '../auth/oauth-scopes';
 import { planServiceCall, type ServicePlan } from '../upstream/request-plan';

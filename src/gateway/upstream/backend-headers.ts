@@ -5,7 +5,7 @@ import {
   headerValueProblem,
   PRINCIPAL_HEADER,
   type ToolConfig,
-} from '../../contract';
+} from '../../config';
 import type { SecretValues } from './secrets';
 
 /** Who makes a call, as far as a backend may learn it (`forward_identity`). */

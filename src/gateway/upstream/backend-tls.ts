@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
-import { ConfigError, parsePemBundle, type ToolConfig } from '../../contract';
+import { ConfigError, parsePemBundle, type ToolConfig } from '../../config';
 import type { SecretValues } from './secrets';
 
 /** The largest CA bundle read. */

@@ -1,4 +1,4 @@
-import { DEFAULT_SERVICE_TIMEOUT_MS, fixedQueryNames, type ToolConfig } from '../../contract';
+import { DEFAULT_SERVICE_TIMEOUT_MS, fixedQueryNames, type ToolConfig } from '../../config';
 import { joinMessages, nonFiniteNumbers } from '../../validation';
 import { backendHeaderList } from './backend-headers';
 import { readCaBundle } from './backend-tls';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ConfigError, fieldPath, SECRETS_DIR, SECRETS_DIR_ENV, type GatewayConfig } from '../../contract';
+import { ConfigError, fieldPath, SECRETS_DIR, SECRETS_DIR_ENV, type GatewayConfig } from '../../config';
 
 /** Secret name → value, read once per config load. Never logged, never in an error message. */
 export type SecretValues = ReadonlyMap<string, string>;

@@ -1,5 +1,5 @@
 import type { Agent as UndiciAgent, Client as UndiciClient, Dispatcher } from 'undici';
-import { defaultMaxHeldResponseBytes } from '../../contract/defaults';
+import { defaultMaxHeldResponseBytes } from '../../config/defaults';
 import { withIdentity, type CallerIdentity } from './backend-headers';
 import { CaDispatchers, tlsFailureReason } from './backend-tls';
 import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';

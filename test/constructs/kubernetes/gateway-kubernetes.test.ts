@@ -13,7 +13,7 @@ import {
   Secret,
   Service,
 } from '../../../constructs';
-import { configDigest } from '../../../src/contract';
+import { configDigest } from '../../../src/config';
 import { hashOf, type Json, resourcesOf, synth, thrown } from '../synth';
 import { tempDir } from '../../helpers/temp-dir';
 

@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { GatewayConfig } from '../../../src/contract';
+import type { GatewayConfig } from '../../../src/config';
 import { startDashboard, type RunningDashboard } from '../../../src/dashboard';
 import { silentLogger } from '../../../src/gateway/log/logger';
 import { SharedStore } from '../../../src/gateway/store';

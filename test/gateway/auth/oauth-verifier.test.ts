@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import type { OAuthConfig } from '../../../src/contract/oauth-config';
+import type { OAuthConfig } from '../../../src/config/oauth-config';
 import { MAX_TOKEN_CHARS, OAuthTokenError, type OAuthVerifier } from '../../../src/gateway/auth/oauth-verifier';
 import { makeIssuerKey, startOidcIssuer, type OidcIssuer } from '../../helpers/oidc-issuer';
 import { GATEWAY_RESOURCE, OTHER_RESOURCE, b64json, epochSeconds, rejection, verifierFor } from './support';

@@ -3,7 +3,7 @@
  * running test issuer.
  */
 import type { Logger } from '../../../src/gateway/log/logger';
-import type { OAuthConfig } from '../../../src/contract/oauth-config';
+import type { OAuthConfig } from '../../../src/config/oauth-config';
 import {
   createOAuthVerifier,
   type OAuthVerifier,

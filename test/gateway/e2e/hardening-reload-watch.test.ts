@@ -8,7 +8,7 @@ import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type RunningGateway } from '../../../src/gateway';
-import { loadGatewayConfig } from '../../../src/contract';
+import { loadGatewayConfig } from '../../../src/config';
 import { eventually, sleep } from '../../helpers/eventually';
 
 function yamlConfig(tools: readonly string[]): string {

@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ValidationErrorsChannel } from '../../../src/contract';
+import type { ValidationErrorsChannel } from '../../../src/config';
 import { readAuditLog, waitForAuditRecords } from '../../helpers/audit-log';
 import { startFakeService, type FakeService } from '../../helpers/backend';
 import { botConfig, supportDeskTools } from '../../helpers/config';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { GatewayConfig, ToolConfig } from '../../../src/contract';
+import type { GatewayConfig, ToolConfig } from '../../../src/config';
 import { readAuditLog, readAuditText, waitForAuditRecords } from '../../helpers/audit-log';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../../helpers/config';

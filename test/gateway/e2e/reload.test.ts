@@ -4,7 +4,7 @@
  * one kept. Over SIGHUP and `--watch`; `reload()` itself is tested in test/gateway/start-gateway.test.ts.
  */
 import * as assert from 'node:assert/strict';
-import type { GatewayConfig } from '../../../src/contract';
+import type { GatewayConfig } from '../../../src/config';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { gatewayConfig, objectSchema, tool } from '../../helpers/config';
 import { type GatewayProcess, killAllGatewayProcesses, startGatewayProcess } from '../../helpers/gateway-process';

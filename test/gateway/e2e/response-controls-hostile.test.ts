@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateOutputSchema } from '../../../src/schema';
-import type { ToolConfig } from '../../../src/contract';
+import type { ToolConfig } from '../../../src/config';
 import { botConfig, tool } from '../../helpers/config';
 import { startInProcessGateway, type InProcessGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, rawCall } from '../../helpers/mcp';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { Client as Client2, StreamableHTTPClientTransport as Transport2 } from '@modelcontextprotocol/client';
-import type { GatewayConfig, ToolConfig } from '../../../src/contract';
+import type { GatewayConfig, ToolConfig } from '../../../src/config';
 import { generateOutputSchema } from '../../../src/schema';
 import { readAuditLog, waitForAuditRecords } from '../../helpers/audit-log';
 import { startBackend, type TestBackend } from '../../helpers/backend';

@@ -16,7 +16,7 @@ import { freePort } from '../../image/docker';
 import { killAllGatewayProcesses, startGatewayProcess, type GatewayProcess } from '../../helpers/gateway-process';
 import { ciRequired, reusePortNode } from '../../helpers/reuse-port-node';
 import { makeToken } from '../../helpers/tokens';
-import type { GatewayConfig } from '../../../src/contract';
+import type { GatewayConfig } from '../../../src/config';
 import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 
 const node = reusePortNode();

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { GatewayConfig } from '../../../src/contract';
+import type { GatewayConfig } from '../../../src/config';
 import type { RunningGateway } from '../../../src/gateway';
 import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
 import { botConfig, gatewayConfig, objectSchema, supportDeskTools, tool } from '../../helpers/config';

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { GatewayConfig } from '../../../src/contract/gateway-config';
+import type { GatewayConfig } from '../../../src/config/gateway-config';
 import { readAuditLog } from '../../helpers/audit-log';
 import { startFakeService, type FakeService } from '../../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../../helpers/config';

@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'undici';
-import type { GatewayConfig, RateLimitConfig, StoreConfig } from '../../../src/contract';
+import type { GatewayConfig, RateLimitConfig, StoreConfig } from '../../../src/config';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { botConfig, tool } from '../../helpers/config';
 import { eventually, sleep } from '../../helpers/eventually';

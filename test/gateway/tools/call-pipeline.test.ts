@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type { ToolConfig, ValidationErrorsChannel } from '../../../src/contract';
+import type { ToolConfig, ValidationErrorsChannel } from '../../../src/config';
 import type { AuditRecord, RunningGateway } from '../../../src/gateway';
 import { buildGatewayState } from '../../../src/gateway/state/gateway-state';
 import { silentLogger } from '../../../src/gateway';

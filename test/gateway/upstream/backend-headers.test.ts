@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { GatewayConfig, ToolConfig } from '../../../src/contract';
+import type { GatewayConfig, ToolConfig } from '../../../src/config';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { botConfig, tool } from '../../helpers/config';
 import { startInProcessGateway, type InProcessGateway } from '../../helpers/in-process-gateway';

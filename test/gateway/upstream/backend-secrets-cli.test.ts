@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { ToolConfig } from '../../../src/contract';
+import type { ToolConfig } from '../../../src/config';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { botConfig, tool } from '../../helpers/config';
 import { killAllGatewayProcesses, runCli, startGatewayProcess, writeTempConfig } from '../../helpers/gateway-process';

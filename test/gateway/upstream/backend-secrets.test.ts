@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ConfigError, parseGatewayConfig, type GatewayConfig, type ToolConfig } from '../../../src/contract';
+import { ConfigError, parseGatewayConfig, type GatewayConfig, type ToolConfig } from '../../../src/config';
 import { readSecrets } from '../../../src/gateway/upstream/secrets';
 import { planServiceCall } from '../../../src/gateway/upstream/request-plan';
 import { botConfig, tool } from '../../helpers/config';

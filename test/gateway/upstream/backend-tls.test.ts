@@ -10,7 +10,7 @@ import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ConfigError, type ToolConfig } from '../../../src/contract';
+import { ConfigError, type ToolConfig } from '../../../src/config';
 import { buildGatewayState } from '../../../src/gateway/state/gateway-state';
 import { silentLogger } from '../../../src/gateway';
 import { botConfig, tool } from '../../helpers/config';

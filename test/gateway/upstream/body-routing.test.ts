@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseGatewayConfig, type ToolConfig } from '../../../src/contract';
+import { parseGatewayConfig, type ToolConfig } from '../../../src/config';
 import { buildServiceRequest, planServiceCall } from '../../../src/gateway/upstream/request-plan';
 
 function request(backend: Partial<ToolConfig['backend']>, args: Record<string, unknown>) {

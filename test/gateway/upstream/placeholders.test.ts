@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import type { ToolConfig } from '../../../src/contract';
+import type { ToolConfig } from '../../../src/config';
 import type { RunningGateway } from '../../../src/gateway';
 import { placeholderProblemOf, planServiceCall } from '../../../src/gateway/upstream';
 import { readAuditLog, waitForAuditRecords } from '../../helpers/audit-log';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { ToolConfig } from '../../../src/contract';
+import type { ToolConfig } from '../../../src/config';
 import type { RunningGateway } from '../../../src/gateway';
 import {
   buildServiceRequest,

@@ -18,7 +18,7 @@ import { type InProcessGateway, startInProcessGateway, startSilentGateway } from
 import { initializeSession, type McpSession, openSession, rawCall } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
 import { createServer, type Server, type Socket } from 'node:net';
-import type { ToolConfig } from '../../../src/contract';
+import type { ToolConfig } from '../../../src/config';
 import { BodyThread, OFFLOAD_BYTES } from '../../../src/gateway/upstream/body-thread';
 import { ServiceClient } from '../../../src/gateway/upstream/service-client';
 import type { ServiceOutcome } from '../../../src/response';

@@ -9,7 +9,7 @@
 import * as assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ToolConfig } from '../../../src/contract';
+import type { ToolConfig } from '../../../src/config';
 import { planServiceCall } from '../../../src/gateway/upstream/request-plan';
 import { retryAfter, ServiceClient } from '../../../src/gateway/upstream/service-client';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Manifest } from '../../constructs';
-import { loadGatewayConfig } from '../../src/contract';
+import { loadGatewayConfig } from '../../src/config';
 import { newStack, thrown } from '../constructs/synth';
 
 const UNDER_INDENTED = `services:

@@ -11,10 +11,10 @@ import {
   MAX_STEPS_PER_POSITION,
   NATIVE_TEST_STEPS,
   NativeShortcut,
-} from '../../src/validation/bounded-pattern';
+} from '../../src/regex/bounded-pattern';
 import { RE2JS } from 're2js';
-import { compileLinearPattern, translate } from '../../src/validation/linear-regexp';
-import { ecmaTest } from './ecma-test';
+import { compileLinearPattern, translate } from '../../src/regex/linear-regexp';
+import { ecmaTest } from '../validation/ecma-test';
 
 const ATOMS = [
   'a',

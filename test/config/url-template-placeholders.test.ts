@@ -4,7 +4,7 @@
  * what comes before the path) on every combination of tricky schemes, authorities, delimiters and paths.
  */
 import assert from 'node:assert/strict';
-import { hasPlaceholderBeforePath, hasPlaceholderBeforePathByParsing } from '../../src/contract';
+import { hasPlaceholderBeforePath, hasPlaceholderBeforePathByParsing } from '../../src/config';
 
 const PLACEHOLDER = /\{[^{}]*\}/;
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../src/contract';
-import { GATEWAY_CONFIG_SCHEMA } from '../../src/contract';
+import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../src/config';
+import { GATEWAY_CONFIG_SCHEMA } from '../../src/config';
 import { tool } from '../helpers/config';
 import { tempDir } from '../helpers/temp-dir';
 

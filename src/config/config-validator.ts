@@ -11,7 +11,7 @@ import type { ValidateFunction } from 'ajv';
 import type StandaloneCode from 'ajv/dist/standalone';
 import { GATEWAY_CONFIG_SCHEMA } from './config-schema';
 
-/** The generated module's file name, next to this module's compiled form in dist/src/contract. */
+/** The generated module's file name, next to this module's compiled form in dist/src/config. */
 export const GENERATED_CONFIG_VALIDATOR = 'config-validator.generated.js';
 
 /**

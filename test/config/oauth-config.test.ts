@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import Ajv, { type ErrorObject } from 'ajv';
-import { OAUTH_CONFIG_SCHEMA } from '../../src/contract/oauth-config';
+import { OAUTH_CONFIG_SCHEMA } from '../../src/config/oauth-config';
 
 // The fragment as it will sit in the gateway config schema; failures read like parseGatewayConfig's (path + x-message).
 const ajv = new Ajv({ allErrors: false, verbose: true, strict: true });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { fixedQueryClash, fixedQueryNames } from '../../src/contract';
+import { fixedQueryClash, fixedQueryNames } from '../../src/config';
 
 describe('fixedQueryNames / fixedQueryClash', () => {
   it('lists the decoded literal query names of a template, not placeholder names, not the fragment', () => {

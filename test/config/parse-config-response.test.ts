@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { ConfigError, parseGatewayConfig, type ToolConfig } from '../../src/contract';
+import { ConfigError, parseGatewayConfig, type ToolConfig } from '../../src/config';
 import { botConfig, tool } from '../helpers/config';
 
 const OUTPUT = {

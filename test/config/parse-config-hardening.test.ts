@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../src/contract';
+import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../src/config';
 
 const HASH = 'a'.repeat(64);
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseGatewayConfig } from '../../src/contract';
+import { parseGatewayConfig } from '../../src/config';
 import { tool } from '../helpers/config';
 
 const HASH = 'a'.repeat(64);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { compileToolSchema } from '../../src/validation';
-import { MAX_SHARED_PATTERNS, sharedLinearPattern, sharedPatternProblem } from '../../src/validation/shared-patterns';
+import { MAX_SHARED_PATTERNS, sharedLinearPattern, sharedPatternProblem } from '../../src/regex/shared-patterns';
 
 describe('shared patterns and the validator built on first use', () => {
   it('compiles one pattern source once and hands every user the same compiled pattern', () => {

@@ -6,9 +6,9 @@ import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import { generateInputSchema } from '../../src/schema';
 import { compileToolSchema } from '../../src/validation';
-import { compileLinearPattern, patternProblem } from '../../src/validation/linear-regexp';
-import { runBounded } from './bounded';
-import { ecmaTest } from './ecma-test';
+import { compileLinearPattern, patternProblem } from '../../src/regex/linear-regexp';
+import { runBounded } from '../validation/bounded';
+import { ecmaTest } from '../validation/ecma-test';
 
 const ATOMS = [
   'a',

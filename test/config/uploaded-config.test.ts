@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { fromTerraformLiteral, readUploadedConfig, terraformLiteral } from '../../src/contract';
+import { fromTerraformLiteral, readUploadedConfig, terraformLiteral } from '../../src/config';
 
 describe('the uploaded config text', () => {
   it('escapes ${ and %{ for Terraform and reads them back unchanged', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fc from 'fast-check';
-import { compileLinearPattern } from '../../src/validation/linear-regexp';
-import { singleClassPattern } from '../../src/validation/single-class-pattern';
+import { compileLinearPattern } from '../../src/regex/linear-regexp';
+import { singleClassPattern } from '../../src/regex/single-class-pattern';
 
 describe('single-class patterns (the V8 fast path of declared patterns)', () => {
   it('rewrites one repeated character set, an alternation of single characters included, to one class', () => {

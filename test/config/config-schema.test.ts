@@ -19,7 +19,7 @@ import {
   type ResponseConfig,
   type RateLimitConfig,
   type StoreConfig,
-} from '../../src/contract';
+} from '../../src/config';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Expect<T extends true> = T;

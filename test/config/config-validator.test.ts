@@ -13,9 +13,9 @@ import {
   compileConfigValidator,
   configValidatorSource,
   GENERATED_CONFIG_VALIDATOR,
-} from '../../src/contract/config-validator';
+} from '../../src/config/config-validator';
 
-const GENERATED = path.join(__dirname, '..', '..', 'dist', 'src', 'contract', GENERATED_CONFIG_VALIDATOR);
+const GENERATED = path.join(__dirname, '..', '..', 'dist', 'src', 'config', GENERATED_CONFIG_VALIDATOR);
 
 const HASH = 'a'.repeat(64);
 

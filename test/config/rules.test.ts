@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { normalizeTokenSha256, TOOL_NAME_RE } from '../../src/contract';
+import { normalizeTokenSha256, TOOL_NAME_RE } from '../../src/config';
 
 const HEX = 'ab'.repeat(32);
 
