@@ -21,6 +21,10 @@ export interface ExampleGateway {
   readonly port: number;
   /** Stops the gateway and starts it again on the same port with the same config and session key. */
   restart(): Promise<void>;
+  /** Stops the gateway (the backend keeps running): {@link start} brings it back on the same port. */
+  stop(): Promise<void>;
+  /** Starts the stopped gateway again on its port, with the same config and session key. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,6 +32,8 @@ export interface ExampleGateway {
 export interface ExampleGatewayOptions {
   /** @default - the example's own ('auto') */
   readonly validationErrors?: ValidationErrorsChannel;
+  /** `refusal_structured_content`. @default - the example's own (true) */
+  readonly refusalStructuredContent?: boolean;
 }
 
 /** The `agents` gateway config of the example, as the construct generates it. */
@@ -52,10 +58,16 @@ export async function serveExampleGateway(options: ExampleGatewayOptions = {}): 
       maps: { 'support-desk-api:8080': `127.0.0.1:${backend.port}` },
       sessionKeyFile,
     });
-    const config: GatewayConfig =
-      options.validationErrors === undefined
-        ? local
-        : { ...local, gateway: { ...local.gateway, validation_errors: options.validationErrors } };
+    const config: GatewayConfig = {
+      ...local,
+      gateway: {
+        ...local.gateway,
+        ...(options.validationErrors !== undefined ? { validation_errors: options.validationErrors } : {}),
+        ...(options.refusalStructuredContent !== undefined
+          ? { refusal_structured_content: options.refusalStructuredContent }
+          : {}),
+      },
+    };
     const start = (port: number): Promise<RunningGateway> =>
       startGateway({ config, port, host: '127.0.0.1', logger: silentLogger, env: {} });
     gateway = await start(0);
@@ -68,6 +80,13 @@ export async function serveExampleGateway(options: ExampleGatewayOptions = {}): 
       async restart() {
         await gateway?.close();
         gateway = undefined;
+        gateway = await start(port);
+      },
+      async stop() {
+        await gateway?.close();
+        gateway = undefined;
+      },
+      async start() {
         gateway = await start(port);
       },
       async close() {

@@ -1,7 +1,7 @@
 /**
  * Runs the code blocks of a markdown file as their readers would: each block is saved as an ES module in a temp
  * folder whose `node_modules` is a link to the packages it needs (this repository's, or the clients' cache), and
- * run with `node`. A block shows its output as comment lines right after each `console.log(…)` line; the test
+ * run with `node` (a Python block with the interpreter of the Python clients' virtual environment). A block shows its output as comment lines right after each `console.log(…)` line; the test
  * compares them with what the run printed. Only the gateway URL the block names is replaced, by the served one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -41,16 +41,17 @@ export function codeBlocks(file: string): CodeBlock[] {
 }
 
 /**
- * The output a snippet shows: after each line that calls `console.log(`, the comment lines that follow it
- * directly (`// text`, the text trimmed at its end).
+ * The output a snippet shows: after each line that calls `console.log(` (`print(` in Python), the comment lines
+ * that follow it directly (`// text`, `# text`; the text trimmed at its end).
  */
-export function expectedOutput(code: string): string[] {
+export function expectedOutput(code: string, lang: 'js' | 'python' = 'js'): string[] {
+  const [call, comment] = lang === 'python' ? ['print(', /^\s*# /] : ['console.log(', /^\s*\/\/ /];
   const lines = code.split('\n');
   const expected: string[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (!lines[i].includes('console.log(')) continue;
-    for (let j = i + 1; j < lines.length && /^\s*\/\/ /.test(lines[j]); j++) {
-      expected.push(lines[j].replace(/^\s*\/\/ /, '').trimEnd());
+    if (!lines[i].includes(call)) continue;
+    for (let j = i + 1; j < lines.length && comment.test(lines[j]); j++) {
+      expected.push(lines[j].replace(comment, '').trimEnd());
     }
   }
   return expected;
@@ -72,23 +73,38 @@ export interface RunningSnippet {
 
 /** Options of {@link startSnippet}. */
 export interface SnippetOptions {
-  /** The `node_modules` folder the snippet imports from. */
-  readonly nodeModules: string;
+  /** The `node_modules` folder a JavaScript snippet imports from. */
+  readonly nodeModules?: string;
+  /** The Python interpreter (of a virtual environment) that runs a Python snippet instead. */
+  readonly python?: string;
   /** The gateway URL to use instead of {@link SNIPPET_URL}. */
   readonly url: string;
   /** Extra environment (e.g. `MCP_TOKEN`). */
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/** Saves `code` as `snippet.mjs` in a temp folder (linked to `nodeModules`) and runs it with this `node`. */
+/**
+ * Saves `code` in a temp folder and runs it: as `snippet.mjs` with this `node` (its `node_modules` a link to
+ * `nodeModules`), or as `snippet.py` with `python`.
+ */
 export function startSnippet(code: string, options: SnippetOptions): RunningSnippet {
   const dir = mkdtempSync(path.join(tmpdir(), 'snippet-'));
-  symlinkSync(options.nodeModules, path.join(dir, 'node_modules'), 'dir');
-  writeFileSync(path.join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
-  writeFileSync(path.join(dir, 'snippet.mjs'), code.split(SNIPPET_URL).join(options.url));
-  const bin = path.join(dir, 'node_modules', '.bin');
-  const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`, ...options.env };
-  const child = spawn(process.execPath, ['snippet.mjs'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const source = code.split(SNIPPET_URL).join(options.url);
+  let command: [string, string];
+  let env: NodeJS.ProcessEnv;
+  if (options.python !== undefined) {
+    writeFileSync(path.join(dir, 'snippet.py'), source);
+    command = [options.python, 'snippet.py'];
+    env = { ...process.env, PYTHONUNBUFFERED: '1', ...options.env };
+  } else {
+    symlinkSync(options.nodeModules ?? '', path.join(dir, 'node_modules'), 'dir');
+    writeFileSync(path.join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
+    writeFileSync(path.join(dir, 'snippet.mjs'), source);
+    const bin = path.join(dir, 'node_modules', '.bin');
+    env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`, ...options.env };
+    command = [process.execPath, 'snippet.mjs'];
+  }
+  const child = spawn(command[0], [command[1]], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
