@@ -80,8 +80,8 @@ export function serveBodies(port: MessagePort, state: Int32Array): void {
     } else port.postMessage({ id: job.id, outcome } satisfies BodyAnswer);
     Atomics.store(state, WORKING, 0);
   });
-  // a message the thread cannot read (its memory could not be allocated here, or had been moved already): the
-  // thread ends, which answers the body it carried as failed
+  // a message the thread cannot read (its memory could not be allocated here): the thread ends, which answers the
+  // body it carried as failed
   port.on('messageerror', () => process.exit(1));
   Atomics.store(state, READY, 1);
 }

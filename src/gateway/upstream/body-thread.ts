@@ -78,6 +78,8 @@ export class BodyThread {
   private unavailable = false;
   private loadFailures = 0;
   private closed = false;
+  /** The memory of bodies moved to a thread: sent again, such a body would read as empty here. */
+  private readonly movedAway = new WeakSet<ArrayBufferLike>();
   private nextId = 0;
   /** Each shaper's settings as JSON text: the key under which the thread keeps them compiled. */
   private readonly keys = new WeakMap<ResponseShaper, string>();
@@ -103,6 +105,7 @@ export class BodyThread {
     return new Promise((resolve) => {
       const held: Held = { body, contentType, maxBytes, shaper, wanted, resolve, attempts: 0, moved: false };
       if (this.closed) resolve(REQUEST_FAILED);
+      else if (this.movedAway.has(body.buffer)) resolve(BODY_FAILED);
       else if (this.unavailable) resolve(inPlace(held));
       else {
         this.drop();
@@ -170,6 +173,7 @@ export class BodyThread {
       const move = Atomics.load(running.state, READY) === 1 ? movable(body) : undefined;
       running.worker.postMessage({ id, body, contentType, maxBytes, controls } satisfies BodyJob, move ?? []);
       held.moved = move !== undefined;
+      if (held.moved) this.movedAway.add(body.buffer);
       held.attempts++;
       running.current = { id, held };
       return true;
