@@ -9,10 +9,9 @@
  *   node scripts/install-clients.js
  */
 const { execFileSync } = require('node:child_process');
-const { createHash } = require('node:crypto');
 const { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
+const { clientCacheDir } = require('./client-cache');
 
 /** The clients and the versions the recipes are tested with. */
 const CLIENTS = {
@@ -26,10 +25,7 @@ const CLIENTS = {
 
 /** The folder the clients are installed in (its `node_modules/` holds them). */
 function clientsDir(env = process.env) {
-  if (env.CDKTF_MCP_GATEWAY_CLIENTS_DIR) return path.resolve(env.CDKTF_MCP_GATEWAY_CLIENTS_DIR);
-  const cache = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  const hash = createHash('sha256').update(JSON.stringify(CLIENTS)).digest('hex').slice(0, 12);
-  return path.join(cache, 'cdktf-mcp-gateway', `clients-${hash}`);
+  return clientCacheDir(env, 'CDKTF_MCP_GATEWAY_CLIENTS_DIR', 'clients', CLIENTS);
 }
 
 /** The marker written last: a folder without it is an interrupted install. */

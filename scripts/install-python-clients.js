@@ -10,10 +10,9 @@
  *   node scripts/install-python-clients.js
  */
 const { execFileSync } = require('node:child_process');
-const { createHash } = require('node:crypto');
 const { existsSync, rmSync, writeFileSync } = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
+const { clientCacheDir } = require('./client-cache');
 
 /** The clients and the versions the recipes are tested with. */
 const PACKAGES = {
@@ -25,10 +24,7 @@ const PACKAGES = {
 
 /** The folder of the virtual environment. */
 function pythonClientsDir(env = process.env) {
-  if (env.CDKTF_MCP_GATEWAY_PYTHON_CLIENTS_DIR) return path.resolve(env.CDKTF_MCP_GATEWAY_PYTHON_CLIENTS_DIR);
-  const cache = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  const hash = createHash('sha256').update(JSON.stringify(PACKAGES)).digest('hex').slice(0, 12);
-  return path.join(cache, 'cdktf-mcp-gateway', `python-clients-${hash}`);
+  return clientCacheDir(env, 'CDKTF_MCP_GATEWAY_PYTHON_CLIENTS_DIR', 'python-clients', PACKAGES);
 }
 
 /** The environment's interpreter. */
