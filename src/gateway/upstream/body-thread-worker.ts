@@ -89,7 +89,16 @@ export function serveBodies(port: MessagePort, state: Int32Array): void {
 /** JSON text as bytes that own their whole memory, which can then be moved to another thread. */
 function ownBytes(text: JsonText): Uint8Array<ArrayBuffer> {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  const whole = wholeMemory(bytes);
   // a short one lives in Node's shared pool: copied out of it
-  return whole && bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes);
+  return whole !== undefined ? new Uint8Array(whole) : new Uint8Array(bytes);
+}
+
+/**
+ * The memory of bytes that span all of it, which can move to another thread; `undefined` for a slice of a larger
+ * buffer (Node's shared pool) or shared memory, which must be copied.
+ */
+export function wholeMemory(bytes: Uint8Array): ArrayBuffer | undefined {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return whole && bytes.buffer instanceof ArrayBuffer ? bytes.buffer : undefined;
 }

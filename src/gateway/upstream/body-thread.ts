@@ -21,7 +21,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log/logger';
 import type { ResponseShaper } from '../../response';
-import { READY, WORKING, type BodyAnswer, type BodyJob } from './body-thread-worker';
+import { READY, WORKING, wholeMemory, type BodyAnswer, type BodyJob } from './body-thread-worker';
 import { BODY_FAILED, bodyResult, REQUEST_FAILED, type ServiceOutcome } from '../../response';
 
 /** Bodies of at least this many bytes are worked out on the thread. */
@@ -56,8 +56,6 @@ interface Held {
   readonly resolve: (outcome: ServiceOutcome) => void;
   /** Threads it was sent to. */
   attempts: number;
-  /** Whether its bytes moved to a thread (they are no longer here: it cannot be sent again, or worked out here). */
-  moved: boolean;
 }
 
 /** A started thread and what it works on. */
@@ -78,7 +76,10 @@ export class BodyThread {
   private unavailable = false;
   private loadFailures = 0;
   private closed = false;
-  /** The memory of bodies moved to a thread: sent again, such a body would read as empty here. */
+  /**
+   * The memory of bodies moved to a thread: no longer here, such a body cannot be sent again or worked out here
+   * (it would read as empty).
+   */
   private readonly movedAway = new WeakSet<ArrayBufferLike>();
   private nextId = 0;
   /** Each shaper's settings as JSON text: the key under which the thread keeps them compiled. */
@@ -103,7 +104,7 @@ export class BodyThread {
     wanted: () => boolean = () => true,
   ): Promise<ServiceOutcome> {
     return new Promise((resolve) => {
-      const held: Held = { body, contentType, maxBytes, shaper, wanted, resolve, attempts: 0, moved: false };
+      const held: Held = { body, contentType, maxBytes, shaper, wanted, resolve, attempts: 0 };
       if (this.closed) resolve(REQUEST_FAILED);
       else if (this.movedAway.has(body.buffer)) resolve(BODY_FAILED);
       else if (this.unavailable) resolve(inPlace(held));
@@ -170,10 +171,9 @@ export class BodyThread {
       const id = this.nextId;
       const { body, contentType, maxBytes } = held;
       // Moved to a thread that has loaded; copied to one still loading, so that they stay here should it fail.
-      const move = Atomics.load(running.state, READY) === 1 ? movable(body) : undefined;
-      running.worker.postMessage({ id, body, contentType, maxBytes, controls } satisfies BodyJob, move ?? []);
-      held.moved = move !== undefined;
-      if (held.moved) this.movedAway.add(body.buffer);
+      const move = Atomics.load(running.state, READY) === 1 ? wholeMemory(body) : undefined;
+      running.worker.postMessage({ id, body, contentType, maxBytes, controls } satisfies BodyJob, move ? [move] : []);
+      if (move !== undefined) this.movedAway.add(move);
       held.attempts++;
       running.current = { id, held };
       return true;
@@ -223,7 +223,8 @@ export class BodyThread {
       if (current !== undefined) {
         // Working on it when it died, or holding its bytes: answered as failed. Else sent again (or worked out here).
         const killedBy = loaded && Atomics.load(state, WORKING) === current.id;
-        if (killedBy || current.held.moved || current.held.attempts >= MAX_ATTEMPTS) current.held.resolve(BODY_FAILED);
+        const moved = this.movedAway.has(current.held.body.buffer);
+        if (killedBy || moved || current.held.attempts >= MAX_ATTEMPTS) current.held.resolve(BODY_FAILED);
         else this.queue.unshift(current.held);
       }
       this.next();
@@ -232,12 +233,6 @@ export class BodyThread {
     worker.on('exit', () => failed());
     return running;
   }
-}
-
-/** The memory of a body that owns all of it, which can then move to the thread (a pooled slice cannot). */
-function movable(body: Buffer): [ArrayBuffer] | undefined {
-  const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
-  return whole && body.buffer instanceof ArrayBuffer ? [body.buffer] : undefined;
 }
 
 /** An answer of the thread as an outcome: its bytes as a `Buffer` over the same memory. */
