@@ -1,5 +1,4 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { DashboardError } from './dashboard-error';
 import { matchTokenHash, tokenHashes } from './gateway-shared';
 import type { DashboardSettings } from './dashboard-settings';
@@ -43,18 +42,18 @@ export class DashboardAuth {
   }
 
   /**
-   * Lets the request through, or refuses it.
+   * Lets a request with these headers (names in lower case) through, or refuses it.
    * @throws DashboardError 401 without a valid bearer token or session cookie
    */
-  check(req: IncomingMessage): void {
+  check(headers: { readonly authorization?: string; readonly cookie?: string }): void {
     if (!this.required) return;
-    const authorization = req.headers.authorization;
+    const authorization = headers.authorization;
     if (authorization !== undefined) {
       const token = /^bearer +(\S+) *$/i.exec(authorization)?.[1];
       if (token !== undefined && this.isValidToken(token)) return;
       throw UNAUTHORIZED;
     }
-    const session = readCookie(req.headers.cookie, SESSION_COOKIE);
+    const session = readCookie(headers.cookie, SESSION_COOKIE);
     if (session !== undefined && this.isValidSession(session)) return;
     throw UNAUTHORIZED;
   }

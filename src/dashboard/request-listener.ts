@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
 import type { Logger, PrincipalKind } from './gateway-shared';
 import { agentKey } from './audit-line';
 import type { AuditIngester } from './audit-ingester';
@@ -45,75 +47,78 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-/** The dashboard's HTTP handler: routes, authentication, and the one place a `DashboardError` becomes an answer. */
+/** The dashboard's HTTP handler: its routes on Hono, and the one place a `DashboardError` becomes an answer. */
 export function createRequestListener(ctx: DashboardContext): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    try {
-      route(ctx, req, res);
-    } catch (err) {
-      if (err instanceof DashboardError) {
-        sendJson(res, err.status, { error: err.message }, err.headers);
-      } else {
-        ctx.logger('error', 'dashboard request failed', { error: (err as Error).message });
-        sendJson(res, 500, { error: 'Internal error' });
-      }
-    }
-  };
+  const app = dashboardApp(ctx);
+  const listener = getRequestListener(app.fetch, {
+    // the process's own Request and Response stay Node's: the dashboard may share it (tests, `dev`)
+    overrideGlobalObjects: false,
+    // a request Hono cannot even read (no Host, a malformed one): answered like every refusal
+    errorHandler: (err) => errorAnswer(new DashboardError(400, `Bad request: ${(err as Error).message}`)),
+  });
+  return (req, res) => void listener(req, res);
 }
 
-function route(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse): void {
-  ctx.guard(req.headers.host, req.headers.origin);
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    throw new DashboardError(405, 'Method not allowed: the dashboard only answers GET', { Allow: 'GET, HEAD' });
-  }
-  const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
-  const path = url.pathname;
-  if (path === '/healthz') {
-    sendJson(res, 200, { status: 'ok' });
-    return;
-  }
-  if (path === '/' && url.searchParams.has('token')) {
+/** The routes. Every answer goes through `send`, which adds the security headers. */
+function dashboardApp(ctx: DashboardContext): Hono {
+  const app = new Hono();
+  app.use(async (c, next) => {
+    ctx.guard(c.req.header('host'), c.req.header('origin'));
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      throw new DashboardError(405, 'Method not allowed: the dashboard only answers GET', { Allow: 'GET, HEAD' });
+    }
+    await next();
+  });
+  app.get('/healthz', () => sendJson(200, { status: 'ok' }));
+  app.get('/', (c, next) => {
+    const token = c.req.query('token');
+    if (token === undefined) return next();
     // A browser's first visit: trade the token for a session cookie and drop it from the address bar.
-    if (ctx.auth.required && !ctx.auth.isValidToken(url.searchParams.get('token') ?? '')) {
+    if (ctx.auth.required && !ctx.auth.isValidToken(token)) {
       throw new DashboardError(401, 'Unauthorized: the token is not valid');
     }
     const headers: Record<string, string> = { Location: '/' };
     if (ctx.auth.required) headers['Set-Cookie'] = ctx.auth.sessionCookie();
-    send(res, 303, '', 'text/plain; charset=utf-8', headers);
-    return;
+    return send(303, '', 'text/plain; charset=utf-8', headers);
+  });
+  for (const [path, asset] of ctx.assets) {
+    app.get(path, (c) => {
+      // The assets hold no data; only the page itself asks for a session, so a refused visitor learns how to get one.
+      if (path === '/') ctx.auth.check(c.req.header());
+      return send(200, asset.body, asset.contentType, { 'Cache-Control': 'no-cache' });
+    });
   }
-  const asset = ctx.assets.get(path);
-  if (asset !== undefined) {
-    // The assets hold no data; only the page itself asks for a session, so a refused visitor learns how to get one.
-    if (path === '/') ctx.auth.check(req);
-    send(res, 200, asset.body, asset.contentType, { 'Cache-Control': 'no-cache' });
-    return;
-  }
-  if (!path.startsWith('/api/')) throw new DashboardError(404, `Not found: ${shortPath(path)}`);
-  ctx.auth.check(req);
-  if (path === '/api/summary') {
-    sendJson(res, 200, summaryBody(ctx, url));
-    return;
-  }
-  if (path === '/api/timeseries') {
-    const window = parseWindow(url.searchParams.get('window'));
-    const principal = url.searchParams.has('principal')
-      ? agentOf(url.searchParams.get('principal') ?? '', url)
-      : undefined;
-    sendJson(res, 200, timeseries(ctx.store, window, principal, parseAuth(url.searchParams.get('auth'))));
-    return;
-  }
-  const refusals = /^\/api\/agents\/([^/]+)\/refusals$/.exec(path);
-  if (refusals !== null) {
-    sendJson(res, 200, refusalsBody(ctx, refusals[1], url));
-    return;
-  }
-  throw new DashboardError(404, `Not found: ${shortPath(path)}`);
+  app.use('/api/*', async (c, next) => {
+    ctx.auth.check(c.req.header());
+    await next();
+  });
+  app.get('/api/summary', (c) => sendJson(200, summaryBody(ctx, c.req.query('window'))));
+  app.get('/api/timeseries', (c) => {
+    const window = parseWindow(c.req.query('window') ?? null);
+    const segment = c.req.query('principal');
+    const principal = segment === undefined ? undefined : agentOf(segment, c.req.query('auth'));
+    return sendJson(200, timeseries(ctx.store, window, principal, parseAuth(c.req.query('auth'))));
+  });
+  // the segment as sent: Hono's decoded parameter cannot tell a malformed escape from a name holding '%'
+  app.get('/api/agents/:principal/refusals', (c) =>
+    sendJson(200, refusalsBody(ctx, new URL(c.req.url).pathname.split('/')[3], c.req.query())),
+  );
+  app.notFound((c) => errorAnswer(new DashboardError(404, `Not found: ${shortPath(new URL(c.req.url).pathname)}`)));
+  app.onError((err) => {
+    if (err instanceof DashboardError) return errorAnswer(err);
+    ctx.logger('error', 'dashboard request failed', { error: err.message });
+    return errorAnswer(new DashboardError(500, 'Internal error'));
+  });
+  return app;
+}
+
+function errorAnswer(err: DashboardError): Response {
+  return sendJson(err.status, { error: err.message }, err.headers);
 }
 
 /** `/api/summary`: the window's numbers and how ingestion is going. */
-function summaryBody(ctx: DashboardContext, url: URL) {
-  const window = parseWindow(url.searchParams.get('window'));
+function summaryBody(ctx: DashboardContext, windowParam: string | undefined) {
+  const window = parseWindow(windowParam ?? null);
   const { stats } = ctx.store;
   return {
     ...summarize(ctx.store, window, ctx.flag),
@@ -133,18 +138,18 @@ function summaryBody(ctx: DashboardContext, url: URL) {
 }
 
 /** `/api/agents/:principal/refusals`: the agent's recent refused calls. */
-function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, url: URL) {
+function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, query: Readonly<Record<string, string>>) {
   let segment: string;
   try {
     segment = decodeURIComponent(encodedPrincipal);
   } catch {
     throw new DashboardError(400, 'principal: not a valid URL-encoded name');
   }
-  const principal = agentOf(segment, url);
-  const auth = principal === null ? null : parseAuth(url.searchParams.get('auth'));
-  const windowParam = url.searchParams.get('window');
-  const window = windowParam === null ? undefined : parseWindow(windowParam);
-  const limit = parseLimit(url.searchParams.get('limit'));
+  const principal = agentOf(segment, query.auth);
+  const auth = principal === null ? null : parseAuth(query.auth);
+  const windowParam = query.window;
+  const window = windowParam === undefined ? undefined : parseWindow(windowParam);
+  const limit = parseLimit(query.limit);
   const now = ctx.store.now();
   const sinceMs = window === undefined ? 0 : (Math.floor(now / MINUTE_MS) - WINDOWS[window].minutes + 1) * MINUTE_MS;
   return {
@@ -162,19 +167,19 @@ function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, url: URL)
 }
 
 /** `-` is the anonymous principal, unless `auth` names a kind: then it is a token id or subject spelt `-`. */
-function agentOf(segment: string, url: URL): string | null {
-  return segment === ANONYMOUS_SEGMENT && !url.searchParams.has('auth') ? null : segment;
+function agentOf(segment: string, auth: string | undefined): string | null {
+  return segment === ANONYMOUS_SEGMENT && auth === undefined ? null : segment;
 }
 
 /** The `auth` query parameter: which kind of principal the agent is; a static token unless it says `oauth`. */
-function parseAuth(value: string | null): PrincipalKind {
-  if (value === null || value === 'token') return 'token';
+function parseAuth(value: string | undefined): PrincipalKind {
+  if (value === undefined || value === 'token') return 'token';
   if (value === 'oauth') return 'oauth';
   throw new DashboardError(400, `auth: must be token or oauth (got ${JSON.stringify(value.slice(0, 20))})`);
 }
 
-function parseLimit(value: string | null): number {
-  if (value === null) return MAX_REFUSALS_LIMIT;
+function parseLimit(value: string | undefined): number {
+  if (value === undefined) return MAX_REFUSALS_LIMIT;
   const n = /^\d{1,4}$/.test(value) ? Number(value) : NaN;
   if (!(n >= 1 && n <= MAX_REFUSALS_LIMIT)) {
     throw new DashboardError(
@@ -189,30 +194,27 @@ function shortPath(path: string): string {
   return path.length > 80 ? `${path.slice(0, 80)}…` : path;
 }
 
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Readonly<Record<string, string>> = {},
-): void {
-  send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', {
+function sendJson(status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): Response {
+  return send(status, JSON.stringify(body), 'application/json; charset=utf-8', {
     'Cache-Control': 'no-store',
     ...headers,
   });
 }
 
 function send(
-  res: ServerResponse,
   status: number,
   body: string | Buffer,
   contentType: string,
   headers: Readonly<Record<string, string>>,
-): void {
-  res.writeHead(status, {
-    ...SECURITY_HEADERS,
-    'Content-Type': contentType,
-    'Content-Length': Buffer.byteLength(body),
-    ...headers,
+): Response {
+  // Hono answers HEAD with the GET route's headers and no body
+  return new Response(body as string | Uint8Array<ArrayBuffer>, {
+    status,
+    headers: {
+      ...SECURITY_HEADERS,
+      'Content-Type': contentType,
+      'Content-Length': String(Buffer.byteLength(body)),
+      ...headers,
+    },
   });
-  res.end(res.req.method === 'HEAD' ? undefined : body);
 }

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import * as path from 'node:path';
 import { silentLogger } from '../../src/gateway';
 import {
@@ -160,6 +161,70 @@ describe('dashboard HTTP API (a real listening server)', () => {
     assert.equal((await fetch(new URL('/assets/../package.json', dashboard.url))).status, 404);
     assert.equal((await fetch(new URL('/api/nope', dashboard.url))).status, 404);
     assert.equal((await fetch(dashboard.url, { method: 'POST' })).status, 405);
+  });
+
+  it('answers every refusal as JSON with the security headers: a HEAD without body, 405 with Allow, a malformed escape or Host header', async () => {
+    const token = makeToken('ops');
+    dashboard = await startDashboard(settings(dir, { auth: { tokens: [{ id: 'ops', sha256: token.sha256 }] } }), {
+      logger: silentLogger,
+    });
+    const { port } = dashboard;
+    const ask = (request: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(request));
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const parse = (answer: string) => {
+      const [head, body] = answer.split('\r\n\r\n');
+      const [status, ...fields] = head.split('\r\n');
+      const headers = new Map(
+        fields.map((f) => [f.slice(0, f.indexOf(':')).toLowerCase(), f.slice(f.indexOf(':') + 1).trim()]),
+      );
+      return { status: Number(status.split(' ')[1]), headers, body };
+    };
+    const cases: [request: string, status: number, error: string | undefined][] = [
+      ['HEAD /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n', 200, undefined],
+      [
+        'DELETE /api/summary HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+        405,
+        'Method not allowed: the dashboard only answers GET',
+      ],
+      [
+        'GET /api/summary HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+        401,
+        'Unauthorized: send Authorization: Bearer <token>, or open the page once as /?token=<token>',
+      ],
+      ['GET /nope HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n', 404, 'Not found: /nope'],
+      ['GET /healthz HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n', 400, 'Bad request: Invalid URL'],
+      ['GET /healthz HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n', 403, undefined],
+    ];
+    for (const [request, status, error] of cases) {
+      const answer = parse(await ask(request));
+      const what = request.split('\r\n')[0];
+      assert.equal(answer.status, status, what);
+      assert.match(answer.headers.get('content-security-policy') ?? '', /^default-src 'none'/, what);
+      assert.equal(answer.headers.get('x-frame-options'), 'DENY', what);
+      assert.equal(answer.headers.get('content-type'), 'application/json; charset=utf-8', what);
+      if (request.startsWith('HEAD')) {
+        assert.equal(answer.headers.get('content-length'), String('{"status":"ok"}'.length));
+        assert.equal(answer.body, '');
+      } else if (error !== undefined) {
+        assert.deepEqual(JSON.parse(answer.body), { error }, what);
+      }
+      if (status === 405) assert.equal(answer.headers.get('allow'), 'GET, HEAD');
+    }
+    const malformed = await fetch(`${dashboard.url}api/agents/%E0%A4/refusals`, {
+      headers: { Authorization: `Bearer ${token.token}` },
+    });
+    assert.equal(malformed.status, 400);
+    assert.deepEqual(await malformed.json(), { error: 'principal: not a valid URL-encoded name' });
+    const percent = await fetch(`${dashboard.url}api/agents/a%25b/refusals`, {
+      headers: { Authorization: `Bearer ${token.token}` },
+    });
+    assert.equal(((await percent.json()) as { principal: string }).principal, 'a%b');
   });
 
   it('follows appends while running', async () => {

@@ -593,6 +593,7 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       // what a reviewer sees with OpenTofu's progress lines ("Refreshing state...") left out, as docs/deploy.md shows
       const concise = await app.diff({ TF_VAR_backend_key: backendKey, TF_CLI_ARGS_plan: '-concise' });
       app.params(params);
+      keep(diff, 'cdktf diff (one field)');
       assertOk(diff, 'cdktf diff (one field)');
       const lines = diff.output.trimEnd().split('\n');
       record('lines of `cdktf diff` for a validate_input toggle, single container', String(lines.length));
@@ -899,6 +900,7 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       // the test before deployed validate_input off
       app.params({ ...params, validateInput: true });
       const diff = await app.diff(vars);
+      keep(diff, 'cdktf diff (one field, replicas)');
       assertOk(diff, 'cdktf diff (one field, replicas)');
       const lines = diff.output.trimEnd().split('\n');
       record('lines of `cdktf diff` for a validate_input toggle, 2 replicas', String(lines.length));
