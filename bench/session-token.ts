@@ -5,7 +5,7 @@
  * yet (wire it in when the signer replaces the session map).
  */
 import { randomBytes } from 'node:crypto';
-import { createSessionSigner } from '../src/gateway/mcp/session-token';
+import { createSessionSigner } from '../src/gateway/mcp/2025/session-token';
 
 interface Row {
   readonly case: string;

@@ -44,7 +44,7 @@ import { SharedStore } from './store';
 import { BodyThread, ServiceClient } from './upstream';
 import { BackendHealth, backendOrigins } from './upstream/backend-health';
 import type { SecretSource } from './upstream/secrets';
-import { modernAnswersOf } from './mcp/modern-answers';
+import { modernAnswersOf } from './mcp/2026/answers';
 
 /** Options of `startGateway`. */
 export interface StartGatewayOptions {

@@ -3,16 +3,18 @@ import type { Identity } from '../auth/authenticator';
 import { principalKey, principalKind } from '../auth/bearer-tokens';
 import type { GatewayState } from '../state/gateway-state';
 import { resultResponseJson, type RequestId } from '../errors/jsonrpc';
-import { handleBatch } from './batch';
-import { clientInfoOf } from './client-info';
-import { answerRequest, checkShape, methodNotFoundJson, REQUEST_METHODS } from './message';
-import { handleModernMessage } from './modern-endpoint';
-import { isModernRequest } from './modern-protocol';
-import { negotiateProtocolVersion } from './protocol-version';
-import { requireSession } from './require-session';
+import { handleBatch } from './2025/batch';
+import { clientInfoOf } from './shared/client-info';
+import { checkShape, methodNotFoundJson } from './shared/message-shape';
+import { answerRequest, REQUEST_METHODS } from './2025/session-requests';
+import { handleModernMessage } from './2026/endpoint';
+import { isModernRequest } from './2026/protocol';
+import { negotiateProtocolVersion } from './2025/protocol-version';
+import { requireSession } from './2025/require-session';
 import { sessionDigest } from '../audit/session-digest';
-import { ACCEPTED, type McpContext, type McpReply } from './reply';
-import { modernAnswersOf } from './modern-answers';
+import { ACCEPTED, type McpReply } from './shared/reply';
+import type { McpContext } from './mcp-context';
+import { modernAnswersOf } from './2026/answers';
 
 /**
  * Handles one parsed POST body (authenticated, within the size limit): JSON-RPC shape → era → (2025) session →
@@ -32,7 +34,7 @@ export async function handleMcpPost(
   const shape = checkShape(message);
   const { id, method, params } = shape;
   const era = { sessionId: headers['mcp-session-id'], protocolVersionHeader: headers['mcp-protocol-version'], params };
-  if (isModernRequest(era)) return handleModernMessage(state, identity, headers, shape, ctx);
+  if (isModernRequest(era)) return handleModernMessage(state, identity, headers, shape, ctx.calls);
 
   if (method !== undefined && id !== undefined && !REQUEST_METHODS.has(method)) {
     return { status: 200, body: methodNotFoundJson(id, method) };

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { createAuthenticator } from '../../../src/gateway/auth/authenticator';
 import { createTokenMatcher, tokenHashes } from '../../../src/gateway/auth/bearer-tokens';
 import { VerifiedCache } from '../../../src/gateway/auth/verified-cache';
-import { createSessionSigner, type SessionClaims } from '../../../src/gateway/mcp/session-token';
+import { createSessionSigner, type SessionClaims } from '../../../src/gateway/mcp/2025/session-token';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const CLAIMS: SessionClaims = {

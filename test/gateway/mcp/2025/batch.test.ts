@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunningGateway } from '../../../src/gateway';
-import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../helpers/backend';
-import { botConfig, gatewayConfig, tool } from '../../helpers/config';
-import { eventually } from '../../helpers/eventually';
-import { startSilentGateway } from '../../helpers/in-process-gateway';
-import { initializeSession, postJson, postMcp } from '../../helpers/mcp';
-import { makeToken, tokenEntry } from '../../helpers/tokens';
-import { sessionDigest } from '../../../src/gateway/audit/session-digest';
-import { tempDir } from '../../helpers/temp-dir';
+import type { RunningGateway } from '../../../../src/gateway';
+import { startBackend, startFakeService, type FakeService, type TestBackend } from '../../../helpers/backend';
+import { botConfig, gatewayConfig, tool } from '../../../helpers/config';
+import { eventually } from '../../../helpers/eventually';
+import { startSilentGateway } from '../../../helpers/in-process-gateway';
+import { initializeSession, postJson, postMcp } from '../../../helpers/mcp';
+import { makeToken, tokenEntry } from '../../../helpers/tokens';
+import { sessionDigest } from '../../../../src/gateway/audit/session-digest';
+import { tempDir } from '../../../helpers/temp-dir';
 
 const SCHEMA = {
   type: 'object',

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { checkModernRequest, decodeSentinel, type ModernHeaders } from '../../../src/gateway/mcp/modern-request';
+import { checkModernRequest, decodeSentinel, type ModernHeaders } from '../../../../src/gateway/mcp/2026/request';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

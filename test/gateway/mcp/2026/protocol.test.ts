@@ -5,7 +5,7 @@ import {
   isModernRequest,
   methodNotFound,
   unsupportedProtocolVersion,
-} from '../../../src/gateway/mcp/modern-protocol';
+} from '../../../../src/gateway/mcp/2026/protocol';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import type { RunningGateway } from '../../../src/gateway';
-import { startFakeService, type FakeService } from '../../helpers/backend';
-import { botConfig, supportDeskTools } from '../../helpers/config';
-import { openStream, rawRequest, type OpenStream } from '../../helpers/http';
-import { startSilentGateway } from '../../helpers/in-process-gateway';
-import { initializeSession, openSession, postMcp } from '../../helpers/mcp';
-import { within } from '../../helpers/eventually';
-import { BOT, OTHER, type TestToken } from '../../helpers/tokens';
+import type { RunningGateway } from '../../../../src/gateway';
+import { startFakeService, type FakeService } from '../../../helpers/backend';
+import { botConfig, supportDeskTools } from '../../../helpers/config';
+import { openStream, rawRequest, type OpenStream } from '../../../helpers/http';
+import { startSilentGateway } from '../../../helpers/in-process-gateway';
+import { initializeSession, openSession, postMcp } from '../../../helpers/mcp';
+import { within } from '../../../helpers/eventually';
+import { BOT, OTHER, type TestToken } from '../../../helpers/tokens';
 
 describe('the session of a request: Mcp-Session-Id, its token and MCP-Protocol-Version', () => {
   let service: FakeService;

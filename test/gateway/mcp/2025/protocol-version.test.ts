@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import type { RunningGateway } from '../../../src/gateway';
-import { botConfig } from '../../helpers/config';
-import { rawRequest } from '../../helpers/http';
-import { startSilentGateway } from '../../helpers/in-process-gateway';
-import { BOT } from '../../helpers/tokens';
+import type { RunningGateway } from '../../../../src/gateway';
+import { botConfig } from '../../../helpers/config';
+import { rawRequest } from '../../../helpers/http';
+import { startSilentGateway } from '../../../helpers/in-process-gateway';
+import { BOT } from '../../../helpers/tokens';
 
 describe('protocol version negotiation in initialize', () => {
   let gateway: RunningGateway;

@@ -19,10 +19,10 @@
  * replica reach every replica's mirror (`remember`) instead (see `session-revocations.ts`).
  */
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL } from '../../config/defaults';
-import type { Principal } from '../auth';
-import { VerifiedCache, type VerifiedCacheOptions } from '../auth/verified-cache';
-import { cutClientField, type ClientInfo } from './client-info';
+import { DEFAULT_MAX_REVOKED_SESSIONS_PER_PRINCIPAL } from '../../../config/defaults';
+import type { Principal } from '../../auth';
+import { VerifiedCache, type VerifiedCacheOptions } from '../../auth/verified-cache';
+import { cutClientField, type ClientInfo } from '../shared/client-info';
 
 /** Longest id `verify` looks at; longer ones are refused before any decoding or hashing. */
 export const MAX_SESSION_ID_LENGTH = 8192;

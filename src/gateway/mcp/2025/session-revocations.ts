@@ -3,10 +3,10 @@
  * at once (each mirrors what the store announces), else in this process's bounded list. During a store outage a
  * session ends in this process and is handed to the store when it returns, so no ended session is lost.
  */
-import type { Principal } from '../auth/bearer-tokens';
-import type { Logger } from '../log/logger';
+import type { Principal } from '../../auth/bearer-tokens';
+import type { Logger } from '../../log/logger';
 import { MAX_MIRRORED_REVOCATIONS, type RevokeResult, type SessionSigner } from './session-token';
-import { StoreUnavailableError, type SharedStore } from '../store/shared-store';
+import { StoreUnavailableError, type SharedStore } from '../../store/shared-store';
 
 export class SessionRevocations {
   /** Ended here during an outage, handed to the store when it is back (bounded by the signer's own list). */

@@ -24,9 +24,9 @@ import {
   own,
   single,
   unsupportedProtocolVersion,
-} from './modern-protocol';
-import { isObject } from '../../validation/json-object';
-import { clientInfoOf, type ClientInfo } from './client-info';
+} from './protocol';
+import { isObject } from '../../../validation/json-object';
+import { clientInfoOf, type ClientInfo } from '../shared/client-info';
 
 /** The standard headers of one request, as node gives them (names are case-insensitive there already). */
 export interface ModernHeaders {

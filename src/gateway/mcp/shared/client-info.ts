@@ -3,7 +3,7 @@
  * `io.modelcontextprotocol/clientInfo` in 2026-07-28): self-reported, optional, and written to the audit log and
  * into session ids, so each field is cut here, once, for both eras.
  */
-import type { Caller } from '../tools/call-pipeline';
+import type { Caller } from '../../tools/call-pipeline';
 
 /** The audit `client` of a caller. */
 export type ClientInfo = Caller['client'];

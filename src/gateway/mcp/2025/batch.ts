@@ -1,13 +1,21 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { JsonText } from '../../response';
-import type { Identity } from '../auth/authenticator';
-import { HttpError } from '../errors/http-error';
-import type { GatewayState } from '../state/gateway-state';
-import { errorResponseJson, RpcCode, type RequestId } from '../errors/jsonrpc';
-import { ACCEPTED, type McpContext, type McpReply } from './reply';
-import { answerRequest, checkShape, invalidRequest, methodNotFoundJson, REQUEST_METHODS } from './message';
-import { scopeRefusal } from '../tools/call-pipeline';
+import type { JsonText } from '../../../response';
+import type { Identity } from '../../auth/authenticator';
+import { HttpError } from '../../errors/http-error';
+import type { GatewayState } from '../../state/gateway-state';
+import { errorResponseJson, RpcCode, type RequestId } from '../../errors/jsonrpc';
+import { ACCEPTED, type McpReply } from '../shared/reply';
+import { checkShape, invalidRequest, methodNotFoundJson } from '../shared/message-shape';
+import { answerRequest, REQUEST_METHODS } from './session-requests';
+import type { SessionSigner } from './session-token';
+import { scopeRefusal, type CallServices } from '../../tools/call-pipeline';
 import { requireSession, type McpSession } from './require-session';
+
+/** What a batch needs beyond its messages: the session signer and what a call needs. */
+export interface BatchContext {
+  readonly sessions: SessionSigner;
+  readonly calls: CallServices;
+}
 
 /** The one protocol version with JSON-RPC batches: MCP 2025-03-26 requires them, 2025-06-18 removed them. */
 export const BATCH_PROTOCOL_VERSION = '2025-03-26';
@@ -35,7 +43,7 @@ export async function handleBatch(
   identity: Identity,
   headers: IncomingHttpHeaders,
   batch: readonly unknown[],
-  ctx: McpContext,
+  ctx: BatchContext,
 ): Promise<McpReply> {
   if (batch.length === 0) throw invalidRequest('empty batch');
   // Without a session there is no protocol version that has batches (and `initialize` cannot be batched).
@@ -77,7 +85,7 @@ async function answerInBatch(
   state: GatewayState,
   session: McpSession,
   message: unknown,
-  ctx: McpContext,
+  ctx: BatchContext,
 ): Promise<JsonText | undefined> {
   let shape;
   try {

@@ -8,7 +8,7 @@ import {
   sseFrame,
   toolsListChangedNotification,
   toolsListResult,
-} from '../../../src/gateway/mcp/modern-results';
+} from '../../../../src/gateway/mcp/2026/results';
 
 const SERVER = { name: 'cdktf-mcp-gateway', version: '0.1.0', title: 'support-desk' };
 const SERVER_META = { 'io.modelcontextprotocol/serverInfo': SERVER };

@@ -2,9 +2,9 @@
  * The stateless MCP revision 2026-07-28 (see docs/gateway.md): its names, codes and versions, how a request is told apart
  * from a 2025 one, and the typed refusals of the modern era. Pure: no I/O, nothing from the endpoint.
  */
-import { methodNotFoundMessage, RpcCode } from '../errors/jsonrpc';
-import { isObject } from '../../validation/json-object';
-import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version';
+import { methodNotFoundMessage, RpcCode } from '../../errors/jsonrpc';
+import { isObject } from '../../../validation/json-object';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../2025/protocol-version';
 
 /** Modern (stateless) revisions this gateway speaks, newest first. */
 export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import type { RunningGateway } from '../../../src/gateway';
-import { startFakeService, type FakeService } from '../../helpers/backend';
-import { botConfig, supportDeskTools } from '../../helpers/config';
-import { within } from '../../helpers/eventually';
-import { openStream, rawRequest, type OpenStream } from '../../helpers/http';
-import { startSilentGateway } from '../../helpers/in-process-gateway';
-import { initializeSession, openSession } from '../../helpers/mcp';
-import { BOT, OTHER } from '../../helpers/tokens';
+import type { RunningGateway } from '../../../../src/gateway';
+import { startFakeService, type FakeService } from '../../../helpers/backend';
+import { botConfig, supportDeskTools } from '../../../helpers/config';
+import { within } from '../../../helpers/eventually';
+import { openStream, rawRequest, type OpenStream } from '../../../helpers/http';
+import { startSilentGateway } from '../../../helpers/in-process-gateway';
+import { initializeSession, openSession } from '../../../helpers/mcp';
+import { BOT, OTHER } from '../../../helpers/tokens';
 
 describe('sessions: signed ids issued by initialize, bound to their token, ended by DELETE, expired after issue', () => {
   let service: FakeService;

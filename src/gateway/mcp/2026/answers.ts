@@ -2,13 +2,13 @@
  * The 2026-07-28 era's answers that depend only on the config: built once per gateway state (a reload makes a new
  * state, hence new answers), on first use.
  */
-import { DEFAULT_TOOLS_LIST_PAGE_SIZE, DEFAULT_TOOLS_LIST_TTL_MS } from '../../config';
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../../package-info';
-import type { GatewayState } from '../state/gateway-state';
-import { ToolPages } from '../tools/tool-pages';
-import { scopedLists } from '../tools/tool-set';
-import { MetaKey } from './modern-protocol';
-import { discoverResult, toolsListResult, type ServerInfo } from './modern-results';
+import { DEFAULT_TOOLS_LIST_PAGE_SIZE, DEFAULT_TOOLS_LIST_TTL_MS } from '../../../config';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../../../package-info';
+import type { GatewayState } from '../../state/gateway-state';
+import { ToolPages } from '../../tools/tool-pages';
+import { scopedLists } from '../../tools/tool-set';
+import { MetaKey } from './protocol';
+import { discoverResult, toolsListResult, type ServerInfo } from './results';
 
 /** `server/discover` and `tools/list` results (JSON text) and the server info every modern result carries. */
 export interface ModernAnswers {

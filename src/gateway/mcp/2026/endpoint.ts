@@ -4,20 +4,20 @@
  * session: the caller is the request itself (`sessionId` null, client from `_meta` clientInfo).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { JsonText } from '../../response';
-import type { Identity } from '../auth/authenticator';
-import { principalKey } from '../auth/bearer-tokens';
-import type { GatewayState } from '../state/gateway-state';
-import { HttpError } from '../errors/http-error';
-import { callTool, type CallReply } from '../tools/call-pipeline';
-import { errorResponseJson, resultResponseJson, RpcCode, type RequestId } from '../errors/jsonrpc';
-import type { MessageShape } from './message';
-import { methodNotFound, MODERN_PROTOCOL_VERSIONS, type ModernMethod, type ModernRefusal } from './modern-protocol';
-import { checkModernRequest, type ModernRequestMeta } from './modern-request';
-import { listenFilter } from './modern-results';
-import { CURSOR_NOT_STRING, CURSOR_UNKNOWN, cursorParam } from '../tools/tool-pages';
-import { ACCEPTED, type McpContext, type McpReply } from './reply';
-import { modernAnswersOf } from './modern-answers';
+import type { JsonText } from '../../../response';
+import type { Identity } from '../../auth/authenticator';
+import { principalKey } from '../../auth/bearer-tokens';
+import type { GatewayState } from '../../state/gateway-state';
+import { HttpError } from '../../errors/http-error';
+import { callTool, type CallReply, type CallServices } from '../../tools/call-pipeline';
+import { errorResponseJson, resultResponseJson, RpcCode, type RequestId } from '../../errors/jsonrpc';
+import type { MessageShape } from '../shared/message-shape';
+import { methodNotFound, MODERN_PROTOCOL_VERSIONS, type ModernMethod, type ModernRefusal } from './protocol';
+import { checkModernRequest, type ModernRequestMeta } from './request';
+import { listenFilter } from './results';
+import { CURSOR_NOT_STRING, CURSOR_UNKNOWN, cursorParam } from '../../tools/tool-pages';
+import { ACCEPTED, type McpReply } from '../shared/reply';
+import { modernAnswersOf } from './answers';
 
 /** The protocol version a modern caller speaks (decides the refusal channel under `auto`: `tool_result`). */
 const MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0];
@@ -31,7 +31,7 @@ export async function handleModernMessage(
   identity: Identity,
   headers: IncomingHttpHeaders,
   { id, method, params }: MessageShape,
-  ctx: McpContext,
+  calls: CallServices,
 ): Promise<McpReply> {
   // A notification or a client response: the revision defines no header rules for them.
   if (id === undefined || method === undefined) return ACCEPTED;
@@ -45,7 +45,7 @@ export async function handleModernMessage(
     ? MODERN_HANDLERS[method as ModernMethod]
     : undefined;
   if (handler === undefined) return refusal(id, methodNotFound(method));
-  return handler({ state, identity, id, params, meta: check.meta, ctx });
+  return handler({ state, identity, id, params, meta: check.meta, calls });
 }
 
 /** What a modern method's handler answers from. */
@@ -55,7 +55,7 @@ interface ModernRequest {
   readonly id: RequestId;
   readonly params: Record<string, unknown> | undefined;
   readonly meta: ModernRequestMeta;
-  readonly ctx: McpContext;
+  readonly calls: CallServices;
 }
 
 /**
@@ -85,7 +85,7 @@ const MODERN_HANDLERS: Readonly<Record<ModernMethod, (r: ModernRequest) => McpRe
       },
     };
   },
-  'tools/call': async ({ state, identity, id, params, meta, ctx }) => {
+  'tools/call': async ({ state, identity, id, params, meta, calls }) => {
     const caller = {
       sessionId: null,
       principal: identity.principal,
@@ -95,7 +95,7 @@ const MODERN_HANDLERS: Readonly<Record<ModernMethod, (r: ModernRequest) => McpRe
       clientId: identity.clientId,
       oauth: identity.oauth,
     };
-    return { status: 200, body: callReplyJson(id, await callTool(state, caller, params, ctx.calls, id), state) };
+    return { status: 200, body: callReplyJson(id, await callTool(state, caller, params, calls, id), state) };
   },
 };
 

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Identity } from '../auth/authenticator';
-import { principalKey } from '../auth/bearer-tokens';
-import { HttpError } from '../errors/http-error';
-import type { Caller } from '../tools/call-pipeline';
-import { RpcCode } from '../errors/jsonrpc';
+import type { Identity } from '../../auth/authenticator';
+import { principalKey } from '../../auth/bearer-tokens';
+import { HttpError } from '../../errors/http-error';
+import type { Caller } from '../../tools/call-pipeline';
+import { RpcCode } from '../../errors/jsonrpc';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version';
 import type { SessionSigner } from './session-token';
 

@@ -6,8 +6,8 @@ import {
   MAX_SESSION_ID_LENGTH,
   type SessionClaims,
   type SessionSigner,
-} from '../../../src/gateway/mcp/session-token';
-import { MAX_CLIENT_FIELD_LENGTH } from '../../../src/gateway/mcp/client-info';
+} from '../../../../src/gateway/mcp/2025/session-token';
+import { MAX_CLIENT_FIELD_LENGTH } from '../../../../src/gateway/mcp/shared/client-info';
 
 const KEY = Buffer.alloc(32, 7);
 const TTL = 60_000;

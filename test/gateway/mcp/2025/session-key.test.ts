@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { loadSessionKey, SESSION_KEY_ENV } from '../../../src/gateway/mcp/session-key';
-import { tempDir } from '../../helpers/temp-dir';
+import { loadSessionKey, SESSION_KEY_ENV } from '../../../../src/gateway/mcp/2025/session-key';
+import { tempDir } from '../../../helpers/temp-dir';
 
 const BYTES = Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7 + 1));
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { resultResponseJson } from '../../../src/gateway/errors/jsonrpc';
-import { withCompletion } from '../../../src/gateway/mcp/modern-endpoint';
+import { resultResponseJson } from '../../../../src/gateway/errors/jsonrpc';
+import { withCompletion } from '../../../../src/gateway/mcp/2026/endpoint';
 
 describe('modern tools/call results: withCompletion', () => {
   const META = '{"io.modelcontextprotocol/serverInfo":{"name":"g","version":"1"}}';

@@ -3,8 +3,9 @@
  * `resultType: "complete"` and the server's identity in `_meta["io.modelcontextprotocol/serverInfo"]`; cacheable
  * results (`server/discover`, `tools/list`) carry `ttlMs` and `cacheScope`. Pure.
  */
-import { ALL_PROTOCOL_VERSIONS, invalidParams, MetaKey, type ModernRefusal, own } from './modern-protocol';
-import { isObject } from '../../validation/json-object';
+import { ALL_PROTOCOL_VERSIONS, invalidParams, MetaKey, type ModernRefusal, own } from './protocol';
+import type { AcknowledgedFilter } from '../shared/stream-specs';
+import { isObject } from '../../../validation/json-object';
 
 /** `name`/`version` (required by the schema) and an optional `title`, as in the 2025 `serverInfo`. */
 export interface ServerInfo {
@@ -77,11 +78,6 @@ export function toolsListResult(
     },
     serverInfo,
   );
-}
-
-/** The notification types this gateway can deliver on a `subscriptions/listen` stream. */
-export interface AcknowledgedFilter {
-  readonly toolsListChanged?: true;
 }
 
 /**
