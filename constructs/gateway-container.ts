@@ -1,23 +1,32 @@
 import { createHash } from 'node:crypto';
-import { Lazy } from 'cdktf';
+import * as path from 'node:path';
+import { DataResource, Lazy, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { Container, type ContainerConfig } from '@cdktf/provider-docker/lib/container';
 import { Image } from '@cdktf/provider-docker/lib/image';
+import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
 import {
   AUDIT_LOG_DIR,
+  DOCKER_HANDOFF_KEY,
+  type DockerHandoff,
+  fromTerraformLiteral,
   GATEWAY_BUILD_ENV,
   GATEWAY_CONFIG_FILE,
   GATEWAY_CONFIG_LABEL,
   GATEWAY_HEALTHCHECK_SCRIPT,
   GATEWAY_LABEL,
   GATEWAY_STATE_DIR,
+  HANDOFF_FILE_ENV_PREFIX,
+  HANDOFF_IMAGE_ENV,
+  type HandoffFile,
   SECRETS_DIR_ENV,
   STATE_CONFIG_FILE,
   STATE_SECRETS_DIR,
   STATE_STATUS_FILE,
 } from '../src/config';
-import { type ContainerFile, GATEWAY_USER, uploadFiles } from './container-files';
+import { type ContainerFile, GATEWAY_UID, GATEWAY_USER, uploadFiles } from './container-files';
+import { packageRoot } from '../src/package-info';
 import { dockerName } from './docker-names';
 import type { SecretsRevision } from './secrets-revision';
 
@@ -59,14 +68,14 @@ export interface GatewayContainerOptions {
   readonly sessionKeyFile?: ContainerFile;
   /** Whether the audit log is on (a volume at the audit directory). */
   readonly auditLog: boolean;
-  /** Names the config hand-off after the secrets' current values, when there are secrets. */
+  /** Runs the config hand-over again when the secrets' values change, when there are secrets. */
   readonly revision?: SecretsRevision;
 }
 
 /**
  * The single-container form of a gateway. The gateway serves the config in its state volume and reloads it in
- * place (`serve --watch --status-file`); a one-shot `apply-config` container, replaced whenever the config or a
- * secret changes, checks the new config, swaps it in and waits until the gateway reports serving it. So a config
+ * place (`serve --watch --status-file`); the deploy's config hand-over (`createConfigApply`), run again whenever
+ * the config or a secret changes, checks the new config, swaps it in and waits until the gateway reports serving it. So a config
  * change never replaces the gateway container, and a config the gateway refuses fails the deploy while the old one
  * keeps serving. Only a change of image, port, network, mount, CA bundle or session key replaces the container.
  */
@@ -75,16 +84,11 @@ export function createGatewayContainer(scope: Construct, options: GatewayContain
   const stateMount = { volumeName: state.name, containerPath: GATEWAY_STATE_DIR };
   const build = `${GATEWAY_BUILD_ENV}=${options.imageName}`;
   const sessionKey = options.sessionKeyFile === undefined ? [] : [options.sessionKeyFile];
-  const apply = createCheckContainer(scope, 'ApplyConfig', {
+  const apply = createConfigApply(scope, {
     ...options,
+    volume: state,
     secretFiles: [...options.secretFiles, ...sessionKey],
-    role: 'config',
-    // quiet: the output is the resource's container_logs, which a plan prints whole when the check is replaced;
-    // it then holds a refusal's reason alone (the postcondition's message)
-    command: ['apply-config', '--config', GATEWAY_CONFIG_FILE, '--state-dir', GATEWAY_STATE_DIR, '--quiet'],
     env: [build],
-    volumes: [{ ...stateMount, readOnly: false }],
-    label: GATEWAY_CONFIG_LABEL,
   });
   const audit = options.auditLog
     ? new Volume(scope, 'AuditLog', { name: dockerName(scope, options.name, 'audit') })
@@ -109,6 +113,104 @@ export function createGatewayContainer(scope: Construct, options: GatewayContain
   // CA bundles and the session key are read at start only: a change of them replaces the container
   uploadFiles(container, () => [...options.files().filter((f) => f.file !== GATEWAY_CONFIG_FILE), ...sessionKey]);
   return container;
+}
+
+interface ConfigApplyOptions extends GatewayContainerOptions {
+  readonly volume: Volume;
+  readonly env: readonly string[];
+}
+
+/**
+ * The config's hand-over: a `terraform_data` replaced whenever the config, a CA bundle, a secret's value, the
+ * image or the state volume changes, whose `local-exec` runs `apply-config --docker` on the deploying machine.
+ * That starts the one-shot `apply-config` container on the gateway's files (no network, the state volume) and
+ * fails the deploy with the gateway's own reason when it refuses them. A plan shows the replacement as the
+ * changed digest alone: what the container runs is left under the resource's `//` comment, which Terraform
+ * ignores, and secret values reach it only through the provisioner's environment.
+ */
+function createConfigApply(scope: Construct, options: ConfigApplyOptions): DataResource {
+  const handoffName = dockerName(scope, options.name, 'config');
+  const volumeName = dockerName(scope, options.name, 'state');
+  const files = Lazy.stringValue({ produce: () => filesDigest(options.imageName, options.files()) });
+  const container = Lazy.stringValue({
+    produce: () => `${handoffName}-${filesDigest(options.imageName, options.files())}`,
+  });
+  const apply = new DataResource(scope, 'ApplyConfig', {
+    triggersReplace: {
+      files,
+      ...(options.revision !== undefined ? { secrets: options.revision.tag } : {}),
+      volume: volumeName,
+    },
+    dependsOn: [options.volume],
+    provisioners: [
+      {
+        type: 'local-exec',
+        interpreter: [
+          'node',
+          path.join(packageRoot(__dirname), 'dist', 'src', 'cli', 'main.js'),
+          'apply-config',
+          '--docker',
+        ],
+        command: container,
+        environment: {
+          [HANDOFF_IMAGE_ENV]: options.image.imageId,
+          ...Object.fromEntries(options.secretFiles.map((f, i) => [`${HANDOFF_FILE_ENV_PREFIX}${i}`, f.content])),
+          ...dockerHostEnvironment(scope),
+        },
+      },
+    ],
+  });
+  // without the "Executing: [...]" line: the deploy prints only a refusal's reason
+  apply.addOverride('provisioner.0.local-exec.quiet', true);
+  apply.addOverride(
+    `//.${DOCKER_HANDOFF_KEY}`,
+    Lazy.anyValue({
+      produce: (): DockerHandoff => ({
+        gateway: options.name,
+        container: `${handoffName}-${filesDigest(options.imageName, options.files())}`,
+        user: GATEWAY_USER,
+        labels: { [GATEWAY_CONFIG_LABEL]: options.name },
+        env: [...options.env],
+        volumes: [`${volumeName}:${GATEWAY_STATE_DIR}`],
+        command: ['apply-config', '--config', GATEWAY_CONFIG_FILE, '--state-dir', GATEWAY_STATE_DIR, '--quiet'],
+        files: [
+          ...options.files().map((f) => handoffFile(f, { content_base64: base64Of(f) })),
+          ...options.secretFiles.map((f, i) => handoffFile(f, { env: `${HANDOFF_FILE_ENV_PREFIX}${i}` })),
+        ],
+      }),
+    }),
+  );
+  return apply;
+}
+
+/** Twelve hex digits naming the gateway's files and image (no secret: their values follow the revision). */
+function filesDigest(imageName: string, files: readonly ContainerFile[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ image: imageName, files: files.map((f) => ({ file: f.file, content: f.content })) }))
+    .digest('hex')
+    .slice(0, 12);
+}
+
+function handoffFile(f: ContainerFile, content: Pick<HandoffFile, 'content_base64' | 'env'>): HandoffFile {
+  const owner = f.ownedByGateway === true ? GATEWAY_UID : 0;
+  return { path: f.file, ...content, mode: f.permissions ?? '0444', uid: owner, gid: owner };
+}
+
+/** A literal file's bytes as the container gets them: Terraform's escapes undone (see `terraformLiteral`). */
+function base64Of(f: ContainerFile): string {
+  return Buffer.from(f.sensitive === true ? f.content : fromTerraformLiteral(f.content), 'utf8').toString('base64');
+}
+
+/** The Docker provider's `host` and `cert_path`, for the `docker` CLI the hand-over runs. */
+function dockerHostEnvironment(scope: Construct): Record<string, string> {
+  const provider = TerraformStack.of(scope)
+    .node.findAll()
+    .find((c): c is DockerProvider => c instanceof DockerProvider);
+  const env: Record<string, string> = {};
+  if (provider?.host !== undefined) env.DOCKER_HOST = provider.host;
+  if (provider?.certPath !== undefined)
+    Object.assign(env, { DOCKER_CERT_PATH: provider.certPath, DOCKER_TLS_VERIFY: '1' });
+  return env;
 }
 
 /** What a preflight check runs on. */
@@ -167,8 +269,6 @@ interface CheckContainerOptions extends PreflightOptions {
   readonly role: string;
   readonly command: readonly string[];
   readonly label: string;
-  readonly env?: readonly string[];
-  readonly volumes?: readonly { volumeName: string; containerPath: string; readOnly?: boolean }[];
 }
 
 /**
@@ -205,8 +305,6 @@ function createCheckContainer(scope: Construct, id: string, options: CheckContai
     mustRun: false,
     attach: true,
     logs: true,
-    ...(options.env !== undefined ? { env: [...options.env] } : {}),
-    ...(options.volumes !== undefined ? { volumes: [...options.volumes] } : {}),
     labels: [{ label: options.label, value: options.name }],
     lifecycle: {
       createBeforeDestroy: true,

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../config/package-error';
 import { applyConfig } from './apply-config';
+import { DOCKER_USAGE, runDocker } from './apply-config-docker';
 import { KUBERNETES_USAGE, runKubernetes } from './apply-config-kubernetes';
 
 const USAGE = `Usage: cdktf-mcp-gateway apply-config --config FILE --state-dir DIR [--timeout-ms N] [--quiet]
@@ -20,6 +21,8 @@ Options:
 Prints one line: "config DIGEST serving" (exit 0), "config DIGEST stored" when no gateway of this build
 serves from DIR (it loads the config when it starts; exit 0), or the reason it was refused (exit 1).
 
+${DOCKER_USAGE}
+
 ${KUBERNETES_USAGE}`;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -27,6 +30,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /** `cdktf-mcp-gateway apply-config`: what a single-container gateway's deploy runs for a new config. */
 export async function run(argv: string[]): Promise<number> {
   if (argv.some((a) => a === '--kubernetes' || a.startsWith('--kubernetes='))) return runKubernetes(argv);
+  if (argv.some((a) => a === '--docker' || a.startsWith('--docker='))) return runDocker(argv);
   let values;
   try {
     ({ values } = parseArgs({

@@ -67,3 +67,60 @@ export function parseGatewayStatus(text: string): GatewayStatus | undefined {
   }
   return s as GatewayStatus;
 }
+
+/**
+ * Where synthesis leaves what a single-container gateway's deploy runs to hand a config over (a
+ * {@link DockerHandoff}): under this key of the `//` comment of its `terraform_data` in `cdk.tf.json`. Terraform
+ * ignores `//`, so no plan prints it; `apply-config --docker` and `dev` read it from the synthesized file.
+ */
+export const DOCKER_HANDOFF_KEY = 'cdktf_mcp_gateway_handoff';
+/** The environment variable that carries the gateway image's id to `apply-config --docker` (known at apply). */
+export const HANDOFF_IMAGE_ENV = 'CDKTF_MCP_GATEWAY_HANDOFF_IMAGE';
+/** The environment variables that carry the secret files' contents to `apply-config --docker`: the prefix of each. */
+export const HANDOFF_FILE_ENV_PREFIX = 'CDKTF_MCP_GATEWAY_HANDOFF_FILE_';
+
+/** A file copied into the one-shot container before it starts: its bytes, or the variable that holds them. */
+export interface HandoffFile {
+  /** The absolute path in the container. */
+  readonly path: string;
+  /** The content, base64: a literal file (the config, a CA bundle). */
+  readonly content_base64?: string;
+  /** The environment variable holding the content: a secret, whose value only the apply knows. */
+  readonly env?: string;
+  /** The mode, octal text such as `0400`. */
+  readonly mode: string;
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/** The one-shot `apply-config` container of a single-container gateway's deploy, as `docker create` takes it. */
+export interface DockerHandoff {
+  /** The gateway's name, for the refusal line. */
+  readonly gateway: string;
+  /** The container's name: the gateway's, `config`, and the digest of its files. */
+  readonly container: string;
+  readonly user: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly env: readonly string[];
+  /** `VOLUME:PATH` mounts. */
+  readonly volumes: readonly string[];
+  /** The arguments after the image's entrypoint (the CLI). */
+  readonly command: readonly string[];
+  readonly files: readonly HandoffFile[];
+}
+
+/** The config hand-overs of a synthesized stack document (`cdk.tf.json`), in resource order. */
+export function dockerHandoffsOf(doc: unknown): DockerHandoff[] {
+  const resources = (doc as { resource?: { terraform_data?: Record<string, unknown> } } | null)?.resource
+    ?.terraform_data;
+  return Object.values(resources ?? {}).flatMap((r) => {
+    const handoff = (r as { '//'?: Record<string, unknown> } | null)?.['//']?.[DOCKER_HANDOFF_KEY];
+    return handoff === undefined ? [] : [handoff as DockerHandoff];
+  });
+}
+
+/** The text of a literal file of a hand-over (`undefined` for a secret, or a path it does not copy). */
+export function handoffFileText(handoff: DockerHandoff, path: string): string | undefined {
+  const file = handoff.files.find((f) => f.path === path);
+  return file?.content_base64 === undefined ? undefined : Buffer.from(file.content_base64, 'base64').toString('utf8');
+}

@@ -1,7 +1,7 @@
 /**
  * Finds the gateways in a synthesized cdktf output: every `docker_container` labelled
- * `cdktf-mcp-gateway.gateway`, with its config (the `upload` of `/etc/cdktf-mcp-gateway/gateway.json`)
- * and the host port it publishes for the container's 8080.
+ * `cdktf-mcp-gateway.gateway`, with its config (as the deploy's hand-over copies it) and the host port it
+ * publishes for the container's 8080.
  */
 import * as fs from 'node:fs';
 import { isObject } from '../validation/json-object';
@@ -11,7 +11,8 @@ import {
   DASHBOARD_CONTAINER_PORT,
   DASHBOARD_LABEL,
   GATEWAY_CONFIG_FILE,
-  GATEWAY_CONFIG_LABEL,
+  dockerHandoffsOf,
+  handoffFileText,
   GATEWAY_CONTAINER_PORT,
   GATEWAY_LABEL,
   type GatewayConfig,
@@ -78,14 +79,19 @@ export function gatewaysInStack(stack: string, doc: Json): SynthesizedGateway[] 
     const name = labelValue(container, GATEWAY_LABEL);
     if (name === undefined) continue;
     const where = `stack ${stack}, docker_container.${id}`;
-    // the config is uploaded to the container that hands it over (apply-config), labelled with the gateway's name
-    const holder = Object.values(containers).find((c) => isObject(c) && labelValue(c, GATEWAY_CONFIG_LABEL) === name);
-    const upload = blocks(isObject(holder) ? holder.upload : container.upload).find(
-      (u) => u.file === GATEWAY_CONFIG_FILE,
-    );
-    const text = upload === undefined ? undefined : uploadedText(upload);
+    // the config travels in the hand-over a deploy runs (a single container), or uploaded (a replica's preflight)
+    const handoff = dockerHandoffsOf(doc).find((h) => h.gateway === name);
+    const upload = blocks(container.upload).find((u) => u.file === GATEWAY_CONFIG_FILE);
+    const text =
+      handoff !== undefined
+        ? handoffFileText(handoff, GATEWAY_CONFIG_FILE)
+        : upload === undefined
+          ? undefined
+          : uploadedText(upload);
     if (text === undefined) {
-      throw new SynthOutputError(`${where}: no upload of ${GATEWAY_CONFIG_FILE} with literal content`);
+      throw new SynthOutputError(
+        `${where}: no config hand-over or upload of ${GATEWAY_CONFIG_FILE} with literal content`,
+      );
     }
     let config: unknown;
     try {

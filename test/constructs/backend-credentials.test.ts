@@ -13,7 +13,7 @@ import { Gateway, Manifest, Secret, Service, type ServiceProps } from '../../con
 import {
   configOf,
   configText,
-  configContainer,
+  handoffSecret,
   gatewayContainer,
   hashOf,
   newStack,
@@ -89,23 +89,16 @@ describe('backend credentials and deployment props', () => {
       // a file, never the environment (which docker inspect shows): the environment names only where files are
       assert.equal(JSON.stringify(container.env).includes('crm_api_key'), false);
       assert.equal(JSON.stringify(container.env).includes('CRM_API_KEY'), false);
-      const secretUpload = {
-        file: '/run/secrets/CRM_API_KEY',
-        content: '${var.crm_api_key}\n',
-        permissions: '0400',
-        owner: '1000',
-        group: '1000',
-      };
-      // the config hand-off gets it (checks it, then keeps it, mode 0400, in the gateway's state volume); the
-      // gateway container itself has no upload to replace when the value changes
+      // the config hand-over gets it (checks it, then keeps it, mode 0400, in the gateway's state volume) through
+      // the deploy's environment; the gateway container itself has no upload to replace when the value changes
       assert.deepEqual(container.upload, []);
-      const [apply] = resourcesOf(json, 'docker_container').filter((c: { labels: { label: string }[] }) =>
-        c.labels.some((l) => l.label === 'cdktf-mcp-gateway.config'),
-      );
-      assert.deepEqual(
-        apply.upload.filter((u: { file: string }) => u.file.startsWith('/run/secrets/')),
-        [secretUpload],
-      );
+      assert.deepEqual(handoffSecret(json, 'support', '/run/secrets/CRM_API_KEY'), {
+        path: '/run/secrets/CRM_API_KEY',
+        content: '${var.crm_api_key}\n',
+        mode: '0400',
+        uid: 1000,
+        gid: 1000,
+      });
       assert.equal(json.variable.crm_api_key.sensitive, true);
     });
 
@@ -386,16 +379,13 @@ gateways:
       assert.equal(backend.forward_identity, true);
       assert.match(backend.tls?.ca_file ?? '', /^\/etc\/cdktf-mcp-gateway\/ca\//);
       assert.equal(JSON.stringify(gatewayContainer(json, 'support').env).includes('CRM_API_KEY'), false);
-      assert.deepEqual(
-        configContainer(json, 'support').upload.find((u: { file: string }) => u.file === '/run/secrets/CRM_API_KEY'),
-        {
-          file: '/run/secrets/CRM_API_KEY',
-          content: '${var.CRM_API_KEY}\n',
-          permissions: '0400',
-          owner: '1000',
-          group: '1000',
-        },
-      );
+      assert.deepEqual(handoffSecret(json, 'support', '/run/secrets/CRM_API_KEY'), {
+        path: '/run/secrets/CRM_API_KEY',
+        content: '${var.CRM_API_KEY}\n',
+        mode: '0400',
+        uid: 1000,
+        gid: 1000,
+      });
       assert.equal(json.variable.CRM_API_KEY.sensitive, true);
       assert.equal(gatewayContainer(json, 'support').ports[0].ip, '127.0.0.1');
       assert.ok(

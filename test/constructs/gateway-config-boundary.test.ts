@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Testing } from 'cdktf';
 import { SupportDeskStack } from '../../examples/support-desk/main';
 import { parseGatewayConfig, RunningGateway, silentLogger, startGateway } from '../../src/gateway';
-import { configText } from './synth';
+import { configText, synth } from './synth';
 
 /** The development token whose hash the example falls back to (see examples/support-desk/main.ts). */
 const AGENTS_DEV_TOKEN = 'support-desk-agents-dev-token';
@@ -28,7 +28,7 @@ describe('the synthesized gateway config, served by the runtime', () => {
     delete process.env.AGENTS_TOKEN_SHA256;
     try {
       const stack = new SupportDeskStack(Testing.app(), 'support-desk');
-      text = configText(JSON.parse(Testing.synth(stack, true)), 'agents');
+      text = configText(synth(stack), 'agents');
     } finally {
       if (saved !== undefined) process.env.AGENTS_TOKEN_SHA256 = saved;
     }

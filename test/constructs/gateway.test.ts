@@ -16,33 +16,28 @@ import {
   synth,
   thrown,
   warningsOf,
+  configApply,
+  handoffSecret,
 } from './synth';
-import { uploadedText } from '../../src/config';
+import { dockerHandoffsOf, handoffFileText, type DockerHandoff } from '../../src/config';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
-
-/** The one-shot container that hands gateway `name` its config (`apply-config`). */
-function applyOf(json: Json, name: string): Json {
-  const found = resourcesOf(json, 'docker_container').filter((c: Json) =>
-    (c.labels ?? []).some((l: Json) => l.label === 'cdktf-mcp-gateway.config' && l.value === name),
-  );
-  assert.equal(found.length, 1, `${found.length} config containers of ${name}`);
-  return found[0];
-}
 
 /** The id of a resource body in the synthesized stack. */
 function idOf(json: Json, type: string, body: Json): string {
   return Object.keys(json.resource[type]).find((id) => json.resource[type][id] === body)!;
 }
 
-/** The config container's name hash: the image's name (its tag follows the context) and the files but secrets. */
-function filesHash(container: Json, json: Json): string {
-  const files = container.upload
-    .filter((u: Json) => !u.file.startsWith('/run/secrets/'))
-    .map((u: Json) => ({ file: u.file, content: uploadedText(u) }));
-  const imageId = /^\$\{docker_image\.([^.]+)\.image_id\}$/.exec(container.image)![1];
-  const image = json.resource.docker_image[imageId].name;
-  return createHash('sha256').update(JSON.stringify({ image, files })).digest('hex').slice(0, 12);
+/** The hand-over's digest: the image's name (its tag follows the context) and the files but secrets. */
+function filesHash(handoff: DockerHandoff, json: Json): string {
+  const files = handoff.files
+    .filter((f) => f.env === undefined)
+    .map((f) => ({ file: f.path, content: handoffFileText(handoff, f.path) }));
+  const [image] = resourcesOf(json, 'docker_image');
+  return createHash('sha256')
+    .update(JSON.stringify({ image: image.name, files }))
+    .digest('hex')
+    .slice(0, 12);
 }
 
 /** A stack with one service and one gateway `support` (props override the defaults). */
@@ -158,48 +153,49 @@ describe('Gateway', () => {
       assert.equal(container.user, '1000');
     });
 
-    it("hands the config over through a one-shot apply-config container that fails the deploy with the gateway's reason", () => {
+    it('hands the config over through a terraform_data whose local-exec runs apply-config --docker: a plan shows a digest, never the files', () => {
       const container = gatewayContainer(json, 'support');
-      const apply = applyOf(json, 'support');
-      const applyId = idOf(json, 'docker_container', apply);
+      const { resource: apply, handoff } = configApply(json, 'support');
+      const applyId = idOf(json, 'terraform_data', apply);
       assert.match(applyId, /^support_ApplyConfig_[0-9A-F]{8}$/);
       // the first deploy's config is in the state volume before the gateway starts
-      assert.deepEqual(container.depends_on, [`docker_container.${applyId}`]);
-      assert.equal(apply.name, `desk-support-config-${filesHash(apply, json)}`);
-      assert.equal(apply.image, container.image);
-      // the config is a sensitive upload: a plan prints "(sensitive value)", not the file
-      assert.deepEqual(apply.upload, [
-        {
-          file: '/etc/cdktf-mcp-gateway/gateway.json',
-          content_base64: `\${sensitive("${Buffer.from(configText(json, 'support')).toString('base64')}")}`,
-          permissions: '0444',
-        },
-      ]);
-      assert.deepEqual(apply.command, [
-        'apply-config',
-        '--config',
-        '/etc/cdktf-mcp-gateway/gateway.json',
-        '--state-dir',
-        '/var/lib/cdktf-mcp-gateway',
-        '--quiet',
-      ]);
-      assert.deepEqual(apply.env, [container.env[1]]);
-      assert.deepEqual(apply.volumes, [{ ...container.volumes[1], read_only: false }]);
-      assert.equal(apply.attach, true);
-      assert.equal(apply.logs, true);
-      assert.equal(apply.must_run, false);
-      assert.equal(apply.restart, 'no');
-      assert.equal(apply.network_mode, 'none');
-      assert.equal(apply.user, '1000');
-      assert.equal(apply.ports, undefined);
-      assert.equal(apply.lifecycle.create_before_destroy, true);
-      const [postcondition] = apply.lifecycle.postcondition;
-      assert.equal(apply.lifecycle.postcondition.length, 1);
-      assert.equal(postcondition.condition, '${self.exit_code == 0}');
-      assert.match(
-        postcondition.error_message,
-        /^Gateway 'support' cannot start: \$\{trimspace\(.*self\.container_logs.*\)\}$/,
-      );
+      assert.deepEqual(container.depends_on, [`terraform_data.${applyId}`]);
+      // replaced, and so run again, when the files, the image or the volume change
+      assert.deepEqual(apply.triggers_replace, { files: filesHash(handoff, json), volume: 'desk-support-state' });
+      assert.deepEqual(apply.depends_on, ['docker_volume.support_State_D29BB8B9']);
+      const [{ 'local-exec': exec }] = apply.provisioner;
+      assert.equal(exec.interpreter[0], 'node');
+      assert.equal(exec.interpreter[1], path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js'));
+      assert.deepEqual(exec.interpreter.slice(2), ['apply-config', '--docker']);
+      assert.equal(exec.command, handoff.container);
+      assert.equal(exec.quiet, true);
+      // the image is known at apply only; nothing else travels through the environment without a secret
+      assert.deepEqual(exec.environment, { CDKTF_MCP_GATEWAY_HANDOFF_IMAGE: container.image });
+      assert.deepEqual(handoff, {
+        gateway: 'support',
+        container: `desk-support-config-${filesHash(handoff, json)}`,
+        user: '1000',
+        labels: { 'cdktf-mcp-gateway.config': 'support' },
+        env: [container.env[1]],
+        volumes: ['desk-support-state:/var/lib/cdktf-mcp-gateway'],
+        command: [
+          'apply-config',
+          '--config',
+          '/etc/cdktf-mcp-gateway/gateway.json',
+          '--state-dir',
+          '/var/lib/cdktf-mcp-gateway',
+          '--quiet',
+        ],
+        files: [
+          {
+            path: '/etc/cdktf-mcp-gateway/gateway.json',
+            content_base64: Buffer.from(configText(json, 'support')).toString('base64'),
+            mode: '0444',
+            uid: 0,
+            gid: 0,
+          },
+        ],
+      });
     });
 
     it('summarizes the config for reviewers in a stack output Terraform diffs field by field, with no secret', () => {
@@ -245,9 +241,9 @@ describe('Gateway', () => {
 
   describe('the generated config', () => {
     it('writes toolsListPageSize as tools_list_page_size, and leaves it out when unset', () => {
-      const set = JSON.parse(Testing.synth(supportStack({ toolsListPageSize: 25 }).stack, true));
+      const set = synth(supportStack({ toolsListPageSize: 25 }).stack);
       assert.equal(configOf(set, 'support').gateway.tools_list_page_size, 25);
-      const unset = JSON.parse(Testing.synth(supportStack().stack, true));
+      const unset = synth(supportStack().stack);
       assert.equal('tools_list_page_size' in configOf(unset, 'support').gateway, false);
     });
 
@@ -260,24 +256,22 @@ describe('Gateway', () => {
       }
     });
 
-    it("changes only validate_input, and the preflight check's name, when validateInput is toggled", () => {
-      const on = Testing.synth(supportStack({ validateInput: true }).stack, true);
-      const off = Testing.synth(supportStack({ validateInput: false }).stack, true);
-      assert.notEqual(on, off);
-      const onJson = JSON.parse(on);
-      const offJson = JSON.parse(off);
+    it('changes only validate_input, and the hand-over it runs, when validateInput is toggled', () => {
+      const onJson = synth(supportStack({ validateInput: true }).stack);
+      const offJson = synth(supportStack({ validateInput: false }).stack);
       assert.equal(configOf(offJson, 'support').gateway.validate_input, false);
-      // the config hand-off runs again, under a new name (its files' hash), on the new config
-      const [onApply, offApply] = [applyOf(onJson, 'support'), applyOf(offJson, 'support')];
-      assert.notEqual(offApply.name, onApply.name);
-      assert.equal(offApply.name, `desk-support-config-${filesHash(offApply, offJson)}`);
+      // the config hand-over runs again (its files' digest changed), on the new config
+      const [on, off] = [configApply(onJson, 'support'), configApply(offJson, 'support')];
+      assert.notEqual(off.resource.triggers_replace.files, on.resource.triggers_replace.files);
+      assert.equal(off.handoff.container, `desk-support-config-${filesHash(off.handoff, offJson)}`);
       // the plan shows the field itself, in the summary output
       assert.equal(onJson.output.gateway_support_config.value.validate_input, true);
       assert.equal(offJson.output.gateway_support_config.value.validate_input, false);
       // everything else, in the whole synthesized stack, is the same: the gateway container above all
       assert.deepEqual(gatewayContainer(offJson, 'support'), gatewayContainer(onJson, 'support'));
-      offApply.upload = onApply.upload;
-      offApply.name = onApply.name;
+      off.resource.triggers_replace = on.resource.triggers_replace;
+      off.resource.provisioner = on.resource.provisioner;
+      off.resource['//'] = on.resource['//'];
       offJson.output.gateway_support_config = onJson.output.gateway_support_config;
       assert.deepEqual(offJson, onJson);
     });
@@ -303,8 +297,8 @@ describe('Gateway', () => {
       });
       new Gateway(stack, 'g', { services: [service], auth });
       const json = synth(stack);
-      // base64 in the upload: nothing Terraform would interpolate
-      assert.match(applyOf(json, 'g').upload[0].content_base64, /^\$\{sensitive\("[A-Za-z0-9+/=]+"\)\}$/);
+      // base64 in the hand-over, under a comment Terraform never reads
+      assert.match(configApply(json, 'g').handoff.files[0].content_base64 ?? '', /^[A-Za-z0-9+/=]+$/);
       assert.equal(configOf(json, 'g').tools[0].description, 'Prices in ${currency} and %{percent}');
     });
 
@@ -347,36 +341,46 @@ describe('Gateway', () => {
       );
     });
 
-    it('names the config hand-off after the secrets revision too when the gateway has a session key', () => {
+    it('runs the config hand-over again when a secret changes, and passes the value only through the environment', () => {
       const stack = newStack('desk');
       const health = new Service(stack, 'health', { endpoint: { url: 'http://crm:8080/health', method: 'GET' } });
       const key = new TerraformVariable(stack, 'session_key', { type: 'string', sensitive: true });
       new Gateway(stack, 'support', { services: [health], auth, sessionKey: key.stringValue });
       const json = synth(stack);
       const container = gatewayContainer(json, 'support');
-      const apply = applyOf(json, 'support');
-      const [revisionId, ...more] = Object.keys(json.resource.terraform_data);
-      assert.deepEqual(more, []);
-      assert.match(revisionId, /^support_SecretsRevision_[0-9A-F]{8}$/);
-      assert.deepEqual(json.resource.terraform_data[revisionId].triggers_replace, {
+      const { resource: apply, handoff } = configApply(json, 'support');
+      const revisionId = Object.keys(json.resource.terraform_data).find((id) =>
+        id.startsWith('support_SecretsRevision_'),
+      );
+      assert.match(revisionId ?? '', /^support_SecretsRevision_[0-9A-F]{8}$/);
+      assert.deepEqual(json.resource.terraform_data[revisionId!].triggers_replace, {
         'cdktf-mcp-gateway-session-key': '${var.session_key}',
       });
-      // the hash covers the config only: a secret value reaches the name through the revision, never a hash of it
-      assert.equal(
-        apply.name,
-        `desk-support-config-${filesHash(apply, json)}-\${substr(replace(terraform_data.${revisionId}.id, "-", ""), 0, 8)}`,
-      );
+      // the digest covers the config only: a secret value reaches the trigger through the revision, never a hash of it
+      assert.deepEqual(apply.triggers_replace, {
+        files: filesHash(handoff, json),
+        secrets: `\${substr(replace(terraform_data.${revisionId}.id, "-", ""), 0, 8)}`,
+        volume: 'desk-support-state',
+      });
       assert.doesNotMatch(JSON.stringify(json), /sha256\(/);
-      // the session key is read at start: the container has it, and the check reads it too
-      const keyFile = {
-        file: '/run/secrets/cdktf-mcp-gateway-session-key',
+      // the session key is read at start: the container has it, and the hand-over copies it for the check
+      assert.deepEqual(container.upload, [
+        {
+          file: '/run/secrets/cdktf-mcp-gateway-session-key',
+          content: '${var.session_key}\n',
+          permissions: '0400',
+          owner: '1000',
+          group: '1000',
+        },
+      ]);
+      assert.deepEqual(handoffSecret(json, 'support', '/run/secrets/cdktf-mcp-gateway-session-key'), {
+        path: '/run/secrets/cdktf-mcp-gateway-session-key',
         content: '${var.session_key}\n',
-        permissions: '0400',
-        owner: '1000',
-        group: '1000',
-      };
-      assert.deepEqual(container.upload, [keyFile]);
-      assert.deepEqual(apply.upload.slice(1), [keyFile]);
+        mode: '0400',
+        uid: 1000,
+        gid: 1000,
+      });
+      assert.doesNotMatch(JSON.stringify(handoff), /var\.session_key/);
     });
   });
 
@@ -554,14 +558,17 @@ describe('Gateway', () => {
     /** The Docker names and outputs of one synthesized stack of `outdir`. */
     function namesIn(outdir: string, stackId: string): Json {
       const json = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', stackId, 'cdk.tf.json'), 'utf8'));
-      // the content hashes in the gateway image's tag and the preflight check's name are checked elsewhere
+      // the content hashes in the gateway image's tag and the hand-over's name are checked elsewhere
+      const hashed = (name: string): string => name.replace(/-(preflight|config|slim)-[0-9a-f]{12}$/, '-$1-HASH');
       const names = (type: string): string[] =>
         resourcesOf(json, type)
-          .map((r: Json) => (r.name as string).replace(/-(preflight|config|slim)-[0-9a-f]{12}$/, '-$1-HASH'))
+          .map((r: Json) => hashed(r.name))
           .sort();
       return {
         images: names('docker_image'),
         containers: names('docker_container'),
+        // the one-shot config containers, as the real cdk.tf.json describes them under a comment Terraform ignores
+        handoffs: dockerHandoffsOf(json).map((h) => hashed(h.container)),
         networks: names('docker_network'),
         volumes: names('docker_volume'),
         outputs: Object.keys(json.output),
@@ -585,7 +592,8 @@ describe('Gateway', () => {
         for (const id of ['eu', 'us']) {
           assert.deepEqual(namesIn(app.outdir, id), {
             images: ['acme/crm:1.4', `cdktf-mcp-gateway-${id}:node-22-bookworm-slim-HASH`],
-            containers: [`${id}-get_customer`, `${id}-support`, `${id}-support-config-HASH`],
+            containers: [`${id}-get_customer`, `${id}-support`],
+            handoffs: [`${id}-support-config-HASH`],
             networks: [`${id}-mcp`],
             volumes: [`${id}-support-audit`, `${id}-support-state`],
             outputs: ['gateway_support_config', 'gateway_support_url'],

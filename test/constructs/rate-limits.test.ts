@@ -14,7 +14,7 @@ import {
 } from '../../constructs';
 import { parseGatewayConfig } from '../../src/config';
 import {
-  configContainer,
+  handoffSecret,
   configOf,
   gatewayContainer,
   hashOf,
@@ -149,10 +149,10 @@ describe('rate limits and the limit store in the constructs', () => {
     const conf = storeContainer.upload[0].content as string;
     assert.match(conf, /appendonly yes/);
     assert.match(conf, /requirepass "\$\{var\.store_password\}"/);
-    const secret = configContainer(json, 'support').upload.find(
-      (u: { file: string }) => u.file === '/run/secrets/MCP_LIMIT_STORE_PASSWORD',
+    assert.equal(
+      handoffSecret(json, 'support', '/run/secrets/MCP_LIMIT_STORE_PASSWORD')?.content,
+      '${var.store_password}\n',
     );
-    assert.equal(secret.content, '${var.store_password}\n');
     assert.ok(gatewayContainer(json, 'support'));
   });
 
@@ -216,10 +216,7 @@ ${gatewayExtra}`;
       timeout_ms: 20,
     });
     assert.equal(json.variable.STORE_PASSWORD.sensitive, true);
-    const secret = configContainer(json, 'support').upload.find(
-      (u: { file: string }) => u.file === '/run/secrets/STORE_PASSWORD',
-    );
-    assert.equal(secret.content, '${var.STORE_PASSWORD}\n');
+    assert.equal(handoffSecret(json, 'support', '/run/secrets/STORE_PASSWORD')?.content, '${var.STORE_PASSWORD}\n');
   });
 
   it('refuses a window that is not one, at its line', () => {

@@ -348,10 +348,10 @@ describe('Service', () => {
       const b = new Service(stack, 'b', { endpoint, input });
       new Gateway(stack, 'g', { services: [a, b], auth: { tokens: [{ id: 't', sha256: hashOf('t') }] } });
       const json = synth(stack);
-      // the backend, the gateway and the gateway's preflight check
+      // one backend, and the gateway
       assert.deepEqual(
         resourcesOf(json, 'docker_container').map((c: { labels: { label: string }[] }) => c.labels[0].label),
-        ['cdktf-mcp-gateway.service', 'cdktf-mcp-gateway.config', 'cdktf-mcp-gateway.gateway'],
+        ['cdktf-mcp-gateway.service', 'cdktf-mcp-gateway.gateway'],
       );
     });
 

@@ -2,7 +2,13 @@
 import { Testing, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
-import { GatewayConfig, uploadedText } from '../../src/config';
+import {
+  DOCKER_HANDOFF_KEY,
+  dockerHandoffsOf,
+  GatewayConfig,
+  handoffFileText,
+  type DockerHandoff,
+} from '../../src/config';
 
 // Synthesized JSON is loosely typed by nature; tests read it by key.
 
@@ -17,7 +23,14 @@ export function newStack(id = 'test'): TerraformStack {
 
 /** Synthesize with validations on, parsed. */
 export function synth(stack: TerraformStack): Json {
-  return JSON.parse(Testing.synth(stack, true));
+  const json = JSON.parse(Testing.synth(stack, true));
+  // Testing.synth drops every `//` comment; the config hand-overs live under one, so they are put back
+  const full = JSON.parse(JSON.stringify(stack.toTerraform()));
+  for (const [id, resource] of Object.entries(full.resource?.terraform_data ?? {})) {
+    const handoff = (resource as Json)['//']?.[DOCKER_HANDOFF_KEY];
+    if (handoff !== undefined) json.resource.terraform_data[id]['//'] = { [DOCKER_HANDOFF_KEY]: handoff };
+  }
+  return json;
 }
 
 /** The resources of one Terraform type, as a list of their bodies, in synthesis order. */
@@ -34,20 +47,35 @@ export function gatewayContainer(json: Json, name: string): Json {
   return found;
 }
 
-/** The container that hands gateway `name` its config (`apply-config`, labelled `cdktf-mcp-gateway.config`). */
-export function configContainer(json: Json, name: string): Json {
-  const found = resourcesOf(json, 'docker_container').find((c: Json) =>
-    (c.labels ?? []).some((l: Json) => l.label === 'cdktf-mcp-gateway.config' && l.value === name),
-  );
-  if (found === undefined) throw new Error(`no config container labelled ${name}`);
-  return found;
+/** The `terraform_data` that hands gateway `name` its config (`apply-config --docker`), and its hand-over. */
+export function configApply(json: Json, name: string): { resource: Json; handoff: DockerHandoff } {
+  for (const resource of resourcesOf(json, 'terraform_data')) {
+    const handoff = dockerHandoffsOf({ resource: { terraform_data: { r: resource } } })[0];
+    if (handoff?.gateway === name) return { resource, handoff };
+  }
+  throw new Error(`no config hand-over of gateway ${name}`);
 }
 
-/** The config text a gateway container serves, as uploaded to its config container (decoded). */
+/**
+ * A secret file gateway `name`'s hand-over copies in: its mode and owner, and its content as the deploy passes it
+ * (the provisioner's environment: a reference to a sensitive value).
+ */
+export function handoffSecret(
+  json: Json,
+  name: string,
+  path: string,
+): { path: string; mode: string; uid: number; gid: number; content: string } | undefined {
+  const { resource, handoff } = configApply(json, name);
+  const file = handoff.files.find((f) => f.path === path);
+  if (file?.env === undefined) return undefined;
+  const content = resource.provisioner[0]['local-exec'].environment[file.env] as string;
+  return { path, mode: file.mode, uid: file.uid, gid: file.gid, content };
+}
+
+/** The config text a gateway serves, as its hand-over copies it (decoded). */
 export function configText(json: Json, name: string): string {
-  const upload = configContainer(json, name).upload.find((u: Json) => u.file === '/etc/cdktf-mcp-gateway/gateway.json');
-  const text = uploadedText(upload as Json);
-  if (text === undefined) throw new Error(`the config of ${name} is not an upload synthesis wrote`);
+  const text = handoffFileText(configApply(json, name).handoff, '/etc/cdktf-mcp-gateway/gateway.json');
+  if (text === undefined) throw new Error(`the hand-over of ${name} copies no config`);
   return text;
 }
 

@@ -44,10 +44,35 @@ describe('synthesized gateways', () => {
     assert.deepEqual(found[0].config, config);
   });
 
+  it("reads a single container's config from the hand-over its deploy runs", () => {
+    const { upload: _none, ...gateway } = container('agents', 8080);
+    const handoff = {
+      gateway: 'agents',
+      container: 'gw-agents-config-0123456789ab',
+      files: [
+        {
+          path: '/etc/cdktf-mcp-gateway/gateway.json',
+          content_base64: Buffer.from(JSON.stringify(config)).toString('base64'),
+          mode: '0444',
+          uid: 0,
+          gid: 0,
+        },
+      ],
+    };
+    const doc = {
+      resource: {
+        docker_container: { gw: gateway },
+        terraform_data: { apply: { '//': { cdktf_mcp_gateway_handoff: handoff } } },
+      },
+    };
+    assert.deepEqual(gatewaysInStack('desk', doc)[0].config, config);
+  });
+
   it('refuses a gateway container without literal config content, naming stack and resource', () => {
     const doc = { resource: { docker_container: { gw: { ...container('agents', 8080), upload: [] } } } };
     assert.throws(() => gatewaysInStack('desk', doc), {
-      message: 'stack desk, docker_container.gw: no upload of /etc/cdktf-mcp-gateway/gateway.json with literal content',
+      message:
+        'stack desk, docker_container.gw: no config hand-over or upload of /etc/cdktf-mcp-gateway/gateway.json with literal content',
     });
   });
 

@@ -16,7 +16,7 @@ import { startBackend, type TestBackend, type EchoResponse } from '../helpers/ba
 import { objectSchema, tool } from '../helpers/config';
 import { initializeSession, postMcp, toolsCallRequest } from '../helpers/mcp';
 import { makeToken, tokenEntry, sha256Hex } from '../helpers/tokens';
-import { configContainer, configOf, newStack, synth, thrown } from '../constructs/synth';
+import { configApply, configOf, newStack, synth, thrown } from '../constructs/synth';
 import { Gateway, Manifest, Secret, Service } from '../../constructs';
 import { parseGatewayConfig } from '../../src/config';
 import type { InputSpec } from '../../src/schema';
@@ -291,9 +291,8 @@ describe('object-property names at synthesis', () => {
       assert.deepEqual(Object.keys(headers), ['constructor', '__proto__', 'valueOf']);
       assert.equal(headers.constructor, 'toString');
       assert.deepEqual(Object.getOwnPropertyDescriptor(headers, '__proto__')?.value, { secret: '__proto__' });
-      // the secrets reach the gateway through its config hand-off container, as files under /run/secrets
-      const container = configContainer(json, 'names');
-      const files = (container.upload as { file: string }[]).map((u) => u.file);
+      // the secrets reach the gateway through its config hand-over, as files under /run/secrets
+      const files = configApply(json, 'names').handoff.files.map((f) => f.path);
       assert.ok(files.includes('/run/secrets/__proto__') && files.includes('/run/secrets/constructor'), String(files));
       const auth = config.gateway.auth as unknown as { tokens: { id: string }[] };
       assert.deepEqual(

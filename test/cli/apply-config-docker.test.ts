@@ -1,0 +1,155 @@
+/**
+ * `apply-config --docker`: what a single-container gateway's deploy runs on the deploying machine. A stand-in
+ * `docker` on PATH records every call and what it reads on stdin, so the test sees exactly what reaches the
+ * Docker CLI; the real engine runs it in the deploy test (test/deploy).
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { DOCKER_HANDOFF_KEY, HANDOFF_IMAGE_ENV, type DockerHandoff } from '../../src/config';
+import { tempDir } from '../helpers/temp-dir';
+
+const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+
+/** A `docker` that appends its arguments to calls.jsonl, keeps `cp`'s stdin as archive.tar, and answers `start`. */
+const FAKE_DOCKER = `#!/usr/bin/env node
+const fs = require('fs');
+const dir = process.env.FAKE_DOCKER_DIR;
+const args = process.argv.slice(2);
+fs.appendFileSync(dir + '/calls.jsonl', JSON.stringify(args) + '\\n');
+if (args[0] === 'cp') fs.writeFileSync(dir + '/archive.tar', fs.readFileSync(0));
+if (args[0] === 'start') {
+  process.stderr.write(process.env.FAKE_DOCKER_START_OUTPUT ?? '');
+  process.exit(Number(process.env.FAKE_DOCKER_START_EXIT ?? 0));
+}
+`;
+
+const HANDOFF: DockerHandoff = {
+  gateway: 'support',
+  container: 'desk-support-config-0123456789ab',
+  user: '1000',
+  labels: { 'cdktf-mcp-gateway.config': 'support' },
+  env: ['CDKTF_MCP_GATEWAY_BUILD=img:tag'],
+  volumes: ['desk-support-state:/var/lib/cdktf-mcp-gateway'],
+  command: ['apply-config', '--config', '/etc/cdktf-mcp-gateway/gateway.json', '--quiet'],
+  files: [
+    {
+      path: '/etc/cdktf-mcp-gateway/gateway.json',
+      content_base64: Buffer.from('{"version":1}\n').toString('base64'),
+      mode: '0444',
+      uid: 0,
+      gid: 0,
+    },
+    { path: '/run/secrets/CRM_API_KEY', env: 'CDKTF_MCP_GATEWAY_HANDOFF_FILE_0', mode: '0400', uid: 1000, gid: 1000 },
+  ],
+};
+
+describe('apply-config --docker (the deploy hands a single container its config through the docker CLI)', () => {
+  let dir: string;
+  let bin: string;
+
+  beforeEach(() => {
+    dir = tempDir('apply-docker-');
+    bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, 'docker'), FAKE_DOCKER);
+    chmodSync(path.join(bin, 'docker'), 0o755);
+    const stack = { resource: { terraform_data: { apply: { '//': { [DOCKER_HANDOFF_KEY]: HANDOFF } } } } };
+    writeFileSync(path.join(dir, 'cdk.tf.json'), JSON.stringify(stack));
+  });
+
+  function run(env: Record<string, string | undefined>, container = HANDOFF.container) {
+    const result = spawnSync(process.execPath, [CLI, 'apply-config', '--docker', container], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: {
+        PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+        FAKE_DOCKER_DIR: dir,
+        [HANDOFF_IMAGE_ENV]: 'sha256:abc',
+        CDKTF_MCP_GATEWAY_HANDOFF_FILE_0: 's3cret\n',
+        ...env,
+      },
+    });
+    const calls = (() => {
+      try {
+        return readFileSync(path.join(dir, 'calls.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as string[]);
+      } catch {
+        return [];
+      }
+    })();
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr, calls };
+  }
+
+  it('creates the one-shot container with no network, copies the files in with their modes and owners, runs it and removes it; prints nothing when it succeeds', () => {
+    const { status, stdout, stderr, calls } = run({});
+    assert.equal(status, 0, stderr);
+    assert.equal(stdout + stderr, '');
+    assert.deepEqual(calls, [
+      ['rm', '--force', HANDOFF.container],
+      [
+        'create',
+        '--name',
+        HANDOFF.container,
+        '--network',
+        'none',
+        '--user',
+        '1000',
+        '--label',
+        'cdktf-mcp-gateway.config=support',
+        '--env',
+        'CDKTF_MCP_GATEWAY_BUILD=img:tag',
+        '--volume',
+        'desk-support-state:/var/lib/cdktf-mcp-gateway',
+        'sha256:abc',
+        ...HANDOFF.command,
+      ],
+      ['cp', '--archive', '-', `${HANDOFF.container}:/`],
+      ['start', '--attach', HANDOFF.container],
+      ['rm', '--force', HANDOFF.container],
+    ]);
+    // the secret travels in the archive on docker's stdin, never in its arguments
+    assert.doesNotMatch(JSON.stringify(calls), /s3cret/);
+    const listing = spawnSync('tar', ['-tvf', path.join(dir, 'archive.tar'), '--numeric-owner'], { encoding: 'utf8' });
+    assert.match(listing.stdout, /^-r--r--r-- 0\/0 +14 .* etc\/cdktf-mcp-gateway\/gateway\.json$/m);
+    assert.match(listing.stdout, /^-r-------- 1000\/1000 +7 .* run\/secrets\/CRM_API_KEY$/m);
+    const out = path.join(dir, 'out');
+    mkdirSync(out);
+    assert.equal(spawnSync('tar', ['-xf', path.join(dir, 'archive.tar'), '-C', out]).status, 0);
+    assert.equal(readFileSync(path.join(out, 'run/secrets/CRM_API_KEY'), 'utf8'), 's3cret\n');
+    assert.equal(statSync(path.join(out, 'etc/cdktf-mcp-gateway/gateway.json')).mode & 0o777, 0o444);
+  });
+
+  it("fails with the gateway's own reason, in one line after the gateway's name, and still removes the container", () => {
+    const { status, stderr, calls } = run({
+      FAKE_DOCKER_START_OUTPUT: 'cdktf-mcp-gateway: secret CRM_API_KEY is empty\n',
+      FAKE_DOCKER_START_EXIT: '1',
+    });
+    assert.equal(status, 1);
+    assert.equal(stderr, "Gateway 'support' cannot start: cdktf-mcp-gateway: secret CRM_API_KEY is empty\n");
+    assert.deepEqual(calls.at(-1), ['rm', '--force', HANDOFF.container]);
+  });
+
+  it('says what is missing: the docker CLI, the image, a secret, the hand-over', () => {
+    const noDocker = spawnSync(process.execPath, [CLI, 'apply-config', '--docker', HANDOFF.container], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: path.join(dir, 'empty'), [HANDOFF_IMAGE_ENV]: 'sha256:abc', CDKTF_MCP_GATEWAY_HANDOFF_FILE_0: 'x' },
+    });
+    assert.equal(noDocker.status, 1);
+    assert.match(noDocker.stderr, /the docker CLI, which is not on this PATH: install the Docker CLI/);
+    assert.match(run({ [HANDOFF_IMAGE_ENV]: undefined }).stderr, /CDKTF_MCP_GATEWAY_HANDOFF_IMAGE is not set/);
+    assert.match(
+      run({ CDKTF_MCP_GATEWAY_HANDOFF_FILE_0: undefined }).stderr,
+      /CDKTF_MCP_GATEWAY_HANDOFF_FILE_0 is not set \(the deploy passes \/run\/secrets\/CRM_API_KEY\)/,
+    );
+    const unknown = run({}, 'desk-other-config-0123456789ab');
+    assert.equal(unknown.status, 1);
+    assert.match(unknown.stderr, /cdk\.tf\.json describes no config hand-over named desk-other-config-0123456789ab/);
+    assert.deepEqual(unknown.calls, []);
+    assert.deepEqual(readdirSync(dir).includes('archive.tar'), false);
+  });
+});
