@@ -19,7 +19,7 @@ import {
 } from '../src/config';
 import { type ContainerFile } from './container-files';
 import { dockerName, quote } from './docker-names';
-import { createPreflight } from './gateway-container';
+import { createPreflight } from './one-shot-run';
 import type { SecretsRevision } from './secrets-revision';
 import {
   pushImage,

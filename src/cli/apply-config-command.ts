@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../config/package-error';
+import { usageFailure } from './usage-failure';
 import { applyConfig } from './apply-config';
 import { DOCKER_USAGE, runDocker } from './apply-config-docker';
 import { KUBERNETES_USAGE, runKubernetes } from './apply-config-kubernetes';
@@ -56,10 +57,7 @@ export async function run(argv: string[]): Promise<number> {
     if (!/^[1-9]\d{0,6}$/.test(timeout))
       throw new UsageError(`--timeout-ms: must be an integer 1-9999999, got ${JSON.stringify(timeout)}`);
   } catch (err) {
-    process.stderr.write(
-      `cdktf-mcp-gateway: ${(err as Error).message.split('\n')[0]} (see: cdktf-mcp-gateway apply-config --help)\n`,
-    );
-    return 2;
+    return usageFailure('apply-config', err);
   }
   const result = await applyConfig({
     configPath: values.config,

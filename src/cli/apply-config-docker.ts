@@ -1,8 +1,16 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { dockerHandoffsOf, HANDOFF_IMAGE_ENV, type DockerHandoff, type HandoffFile } from '../config';
+import {
+  dockerHandoffsOf,
+  HANDOFF_FILE_ENV_PREFIX,
+  HANDOFF_IMAGE_ENV,
+  type DockerHandoff,
+  type HandoffFile,
+} from '../config';
+import { isObject } from '../validation/json-object';
 import { UsageError } from '../config/package-error';
+import { usageFailure } from './usage-failure';
 import { tarArchive, type TarEntry } from './tar-archive';
 
 export const DOCKER_USAGE = `Usage: cdktf-mcp-gateway apply-config --docker CONTAINER [--stack-file FILE]
@@ -45,16 +53,18 @@ export async function runDocker(argv: string[]): Promise<number> {
     }
     if (values.docker === undefined || values.docker === '') throw new UsageError('--docker CONTAINER is required');
   } catch (err) {
-    process.stderr.write(
-      `cdktf-mcp-gateway: ${(err as Error).message.split('\n')[0]} (see: cdktf-mcp-gateway apply-config --help)\n`,
-    );
-    return 2;
+    return usageFailure('apply-config', err);
   }
   try {
     const handoff = readHandoff(values['stack-file'] ?? 'cdk.tf.json', values.docker);
     const run = await applyWithDocker(handoff);
     if (run.code === 0) return 0;
-    process.stderr.write(`Gateway '${handoff.gateway}' cannot start: ${run.output.trim() || '(no output)'}\n`);
+    const output = run.output.trim() || '(no output)';
+    process.stderr.write(
+      run.step === 'start'
+        ? `Gateway '${handoff.gateway}' cannot start: ${output}\n`
+        : `Gateway '${handoff.gateway}': its config hand-over failed at docker ${run.step}: ${output}\n`,
+    );
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
   }
@@ -74,18 +84,53 @@ export function readHandoff(stackFile: string, container: string): DockerHandoff
       `cdktf-mcp-gateway: cannot read the synthesized stack ${stackFile}: ${(err as Error).message}`,
     );
   }
-  const handoff = dockerHandoffsOf(doc).find((h) => h.container === container);
+  const handoff = dockerHandoffsOf(doc).find((h) => isObject(h) && h.container === container);
   if (handoff === undefined) {
     throw new HandoffError(`cdktf-mcp-gateway: ${stackFile} describes no config hand-over named ${container}`);
+  }
+  const problem = shapeProblem(handoff);
+  if (problem !== undefined) {
+    throw new HandoffError(
+      `cdktf-mcp-gateway: the hand-over ${container} in ${stackFile} is malformed: ${problem} (synthesize again)`,
+    );
   }
   return handoff;
 }
 
+/** What is wrong with a hand-over read from a file, if anything: synthesis writes it, but anyone may edit the file. */
+function shapeProblem(h: DockerHandoff): string | undefined {
+  const strings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  if (typeof h.gateway !== 'string' || typeof h.user !== 'string') return 'gateway and user must be strings';
+  if (!isObject(h.labels) || !Object.values(h.labels).every((v) => typeof v === 'string'))
+    return 'labels must map to strings';
+  if (!strings(h.env) || !strings(h.volumes) || !strings(h.command))
+    return 'env, volumes and command must list strings';
+  if (!Array.isArray(h.files)) return 'files must be a list';
+  for (const f of h.files as unknown[]) {
+    const file = f as Partial<HandoffFile>;
+    if (!isObject(f) || typeof file.path !== 'string') return 'each file needs a path';
+    if ((file.content_base64 === undefined) === (file.env === undefined))
+      return `${file.path}: needs exactly one of content_base64 and env`;
+    if (file.content_base64 !== undefined && !/^[A-Za-z0-9+/]*={0,2}$/.test(file.content_base64))
+      return `${file.path}: content_base64 is not base64`;
+    if (typeof file.mode !== 'string' || !/^0?[0-7]{3,4}$/.test(file.mode))
+      return `${file.path}: mode must be octal, such as 0444`;
+    if (![file.uid, file.gid].every((n) => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 0o7777777))
+      return `${file.path}: uid and gid must be integers 0 to 2097151`;
+  }
+  return undefined;
+}
+
+/** How a run ended: the container's exit (`start`), or the docker step that failed before it ran. */
+interface HandoffRun extends DockerRun {
+  readonly step: 'create' | 'cp' | 'start';
+}
+
 /**
- * Creates the one-shot container, copies the files in (their modes and owners kept), runs it to its end and
- * removes it. Returns the container's exit code and output.
+ * Creates the one-shot container, copies the files in (the archive's modes and owners kept), runs it to its end
+ * and removes it.
  */
-async function applyWithDocker(h: DockerHandoff): Promise<DockerRun> {
+async function applyWithDocker(h: DockerHandoff): Promise<HandoffRun> {
   const image = process.env[HANDOFF_IMAGE_ENV];
   if (image === undefined || image === '') {
     throw new HandoffError(`cdktf-mcp-gateway: ${HANDOFF_IMAGE_ENV} is not set (the deploy passes the image's id)`);
@@ -107,11 +152,12 @@ async function applyWithDocker(h: DockerHandoff): Promise<DockerRun> {
     image,
     ...h.command,
   ]);
-  if (create.code !== 0) return { code: create.code, output: `docker create: ${create.output.trim()}` };
+  if (create.code !== 0) return { ...create, step: 'create' };
   try {
-    const copy = await docker(['cp', '--archive', '-', `${h.container}:/`], archive);
-    if (copy.code !== 0) return { code: copy.code, output: `docker cp: ${copy.output.trim()}` };
-    return await docker(['start', '--attach', h.container]);
+    // without --archive: the daemon would give every file the container's user, where the archive says whose it is
+    const copy = await docker(['cp', '-', `${h.container}:/`], archive);
+    if (copy.code !== 0) return { ...copy, step: 'cp' };
+    return { ...(await docker(['start', '--attach', h.container])), step: 'start' };
   } finally {
     await docker(['rm', '--force', h.container]);
   }
@@ -130,13 +176,32 @@ function tarEntry(f: HandoffFile): TarEntry {
   return { path: f.path.replace(/^\/+/, ''), content, mode: parseInt(f.mode, 8), uid: f.uid, gid: f.gid };
 }
 
+/** The most output of a docker command kept for the deploy's message: its end, where the reason is. */
+const MAX_OUTPUT_BYTES = 4096;
+
+/**
+ * The docker CLI's environment: the deploy's, without the hand-over's variables (the secrets stay in this
+ * process), and with the engine the Docker provider defaults to when neither the stack nor the deploy names one
+ * (a CLI context would otherwise pick another engine than the provider's).
+ */
+function dockerEnvironment(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k !== HANDOFF_IMAGE_ENV && !k.startsWith(HANDOFF_FILE_ENV_PREFIX)),
+  );
+  if (env.DOCKER_HOST === undefined && process.platform !== 'win32') {
+    env.DOCKER_HOST = 'unix:///var/run/docker.sock';
+    delete env.DOCKER_CONTEXT;
+  }
+  return env;
+}
+
 /** Runs the docker CLI with `input` on its standard input. */
 function docker(args: readonly string[], input?: Buffer): Promise<DockerRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn('docker', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
+    const child = spawn('docker', args, { stdio: ['pipe', 'pipe', 'pipe'], env: dockerEnvironment() });
+    const chunks: Buffer[] = [];
     const take = (chunk: Buffer): void => {
-      output += chunk.toString('utf8');
+      chunks.push(chunk);
     };
     child.stdout.on('data', take);
     child.stderr.on('data', take);
@@ -151,7 +216,12 @@ function docker(args: readonly string[], input?: Buffer): Promise<DockerRun> {
     );
     // docker may exit before reading its input (a refused create): its exit code says why, not EPIPE
     child.stdin.on('error', () => undefined);
-    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+    child.on('close', (code) => {
+      const all = Buffer.concat(chunks);
+      const output =
+        all.length > MAX_OUTPUT_BYTES ? `…${all.subarray(-MAX_OUTPUT_BYTES).toString('utf8')}` : all.toString('utf8');
+      resolve({ code: code ?? 1, output });
+    });
     child.stdin.end(input);
   });
 }

@@ -8,6 +8,7 @@ import {
   type GatewayConfig,
 } from '../config';
 import { UsageError } from '../config/package-error';
+import { usageFailure } from './usage-failure';
 import { inClusterApi, type ClusterApi } from '../kubernetes/cluster-api';
 import { applyInCluster, type InClusterResult } from '../kubernetes/apply-in-cluster';
 import { checkConfig } from './serve-command';
@@ -69,10 +70,7 @@ export async function runKubernetes(argv: string[], api?: ClusterApi): Promise<n
     if (values['expect-digest'] !== undefined && !/^[0-9a-f]{64}$/.test(values['expect-digest']))
       throw new UsageError('--expect-digest: must be 64 hex digits');
   } catch (err) {
-    process.stderr.write(
-      `cdktf-mcp-gateway: ${(err as Error).message.split('\n')[0]} (see: cdktf-mcp-gateway apply-config --help)\n`,
-    );
-    return 2;
+    return usageFailure('apply-config', err);
   }
   const client = api ?? inClusterApi();
   // the check reads the secrets the job mounted beside the config, as the pods will read theirs

@@ -11,8 +11,8 @@ export interface TarEntry {
 const BLOCK = 512;
 
 /**
- * A POSIX ustar archive of regular files, as `docker cp -a -` reads it from its standard input: each entry keeps
- * its mode and owner, which is how a secret reaches a container readable by the gateway's user alone.
+ * A POSIX ustar archive of regular files, as `docker cp -` reads it from its standard input: each entry keeps its
+ * mode and owner, which is how a secret reaches a container readable by the gateway's user alone.
  *
  * @throws Error for a path ustar cannot hold (absolute, `..`, or longer than its 100 + 155 bytes)
  */
@@ -47,6 +47,10 @@ function header(entry: TarEntry): Buffer {
 }
 
 function octal(h: Buffer, offset: number, length: number, value: number): void {
+  // the field holds length - 1 octal digits and a NUL
+  if (!Number.isInteger(value) || value < 0 || value >= 8 ** (length - 1)) {
+    throw new Error(`tar: ${value} does not fit a ${length}-byte header field`);
+  }
   h.write(`${value.toString(8).padStart(length - 1, '0')}\u0000`, offset, length, 'latin1');
 }
 
@@ -55,11 +59,12 @@ function splitPath(path: string): { name: string; prefix: string } {
     throw new Error(`tar: the path ${JSON.stringify(path)} must be relative and stay inside the archive`);
   }
   if (Buffer.byteLength(path) <= 100) return { name: path, prefix: '' };
-  const cut = path.lastIndexOf('/', path.length - 1);
-  const prefix = path.slice(0, cut);
-  const name = path.slice(cut + 1);
-  if (cut <= 0 || Buffer.byteLength(name) > 100 || Buffer.byteLength(prefix) > 155) {
-    throw new Error(`tar: the path ${JSON.stringify(path)} is too long for a ustar archive`);
+  // the first cut whose name fits in 100 bytes: the prefix gets as much of the path as it can
+  for (let cut = path.indexOf('/'); cut > 0; cut = path.indexOf('/', cut + 1)) {
+    const prefix = path.slice(0, cut);
+    const name = path.slice(cut + 1);
+    if (Buffer.byteLength(prefix) > 155) break;
+    if (Buffer.byteLength(name) <= 100) return { name, prefix };
   }
-  return { name, prefix };
+  throw new Error(`tar: the path ${JSON.stringify(path)} is too long for a ustar archive`);
 }

@@ -18,7 +18,13 @@ const fs = require('fs');
 const dir = process.env.FAKE_DOCKER_DIR;
 const args = process.argv.slice(2);
 fs.appendFileSync(dir + '/calls.jsonl', JSON.stringify(args) + '\\n');
+const env = Object.keys(process.env).filter((k) => k.startsWith('CDKTF_MCP_GATEWAY_HANDOFF') || k === 'DOCKER_HOST');
+fs.appendFileSync(dir + '/env.jsonl', JSON.stringify(env.map((k) => k + '=' + process.env[k])) + '\\n');
 if (args[0] === 'cp') fs.writeFileSync(dir + '/archive.tar', fs.readFileSync(0));
+if (args[0] === process.env.FAKE_DOCKER_FAIL) {
+  process.stderr.write('Error response from daemon: no such image\\n');
+  process.exit(1);
+}
 if (args[0] === 'start') {
   process.stderr.write(process.env.FAKE_DOCKER_START_OUTPUT ?? '');
   process.exit(Number(process.env.FAKE_DOCKER_START_EXIT ?? 0));
@@ -107,12 +113,15 @@ describe('apply-config --docker (the deploy hands a single container its config 
         'sha256:abc',
         ...HANDOFF.command,
       ],
-      ['cp', '--archive', '-', `${HANDOFF.container}:/`],
+      ['cp', '-', `${HANDOFF.container}:/`],
       ['start', '--attach', HANDOFF.container],
       ['rm', '--force', HANDOFF.container],
     ]);
-    // the secret travels in the archive on docker's stdin, never in its arguments
+    // the secret travels in the archive on docker's stdin, never in its arguments or environment; the engine is
+    // the provider's default when neither the stack nor the deploy names one
     assert.doesNotMatch(JSON.stringify(calls), /s3cret/);
+    const envs = readFileSync(path.join(dir, 'env.jsonl'), 'utf8').trim().split('\n');
+    assert.deepEqual(new Set(envs), new Set([JSON.stringify(['DOCKER_HOST=unix:///var/run/docker.sock'])]));
     const listing = spawnSync('tar', ['-tvf', path.join(dir, 'archive.tar'), '--numeric-owner'], { encoding: 'utf8' });
     assert.match(listing.stdout, /^-r--r--r-- 0\/0 +14 .* etc\/cdktf-mcp-gateway\/gateway\.json$/m);
     assert.match(listing.stdout, /^-r-------- 1000\/1000 +7 .* run\/secrets\/CRM_API_KEY$/m);
@@ -131,6 +140,41 @@ describe('apply-config --docker (the deploy hands a single container its config 
     assert.equal(status, 1);
     assert.equal(stderr, "Gateway 'support' cannot start: cdktf-mcp-gateway: secret CRM_API_KEY is empty\n");
     assert.deepEqual(calls.at(-1), ['rm', '--force', HANDOFF.container]);
+  });
+
+  it('names the docker step that failed before the container ran, apart from a refusal', () => {
+    const { status, stderr, calls } = run({ FAKE_DOCKER_FAIL: 'create' });
+    assert.equal(status, 1);
+    assert.equal(
+      stderr,
+      "Gateway 'support': its config hand-over failed at docker create: Error response from daemon: no such image\n",
+    );
+    assert.equal(calls.filter((c) => c[0] === 'start').length, 0);
+  });
+
+  it('refuses a hand-over someone edited into a shape it cannot run, saying what is wrong', () => {
+    const edits: [(h: Record<string, unknown>) => void, string][] = [
+      [(h) => delete h.files, 'files must be a list'],
+      [(h) => (h.labels = null), 'labels must map to strings'],
+      [(h) => ((h.files as Record<string, unknown>[])[0].mode = 'abc'), 'mode must be octal, such as 0444'],
+      [(h) => ((h.files as Record<string, unknown>[])[1].uid = -1), 'uid and gid must be integers 0 to 2097151'],
+      [(h) => delete (h.files as Record<string, unknown>[])[1].env, 'needs exactly one of content_base64 and env'],
+      [
+        (h) => ((h.files as Record<string, unknown>[])[0].content_base64 = 'not base64!'),
+        'content_base64 is not base64',
+      ],
+    ];
+    for (const [edit, problem] of edits) {
+      const handoff = JSON.parse(JSON.stringify(HANDOFF)) as Record<string, unknown>;
+      edit(handoff);
+      const stack = { resource: { terraform_data: { apply: { '//': { [DOCKER_HANDOFF_KEY]: handoff } } } } };
+      writeFileSync(path.join(dir, 'cdk.tf.json'), JSON.stringify(stack));
+      const { status, stderr, calls } = run({});
+      assert.equal(status, 1, problem);
+      assert.match(stderr, new RegExp(`is malformed: .*${problem.replace(/[()]/g, '\\$&')}`), stderr);
+      assert.equal(stderr.split('\n').length, 2, stderr);
+      assert.deepEqual(calls, []);
+    }
   });
 
   it('says what is missing: the docker CLI, the image, a secret, the hand-over', () => {

@@ -4,9 +4,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformStack, TerraformVariable } from 'cdktf';
 import { Gateway, GatewayProps, Manifest, ManifestError, Secret, Service } from '../../constructs';
-import { uploadedText } from '../../src/config';
+import { DOCKER_HANDOFF_KEY, handoffFileText, uploadedText, type DockerHandoff } from '../../src/config';
 import { configOf as configOf2 } from './synth';
-import { hashOf, Json, newStack, resourcesOf, synth, thrown } from './synth';
+import { handoffSecret, hashOf, Json, newStack, resourcesOf, synth, thrown } from './synth';
 
 const auth = { tokens: [{ id: 'support-bot', sha256: hashOf('test-token-1') }] };
 
@@ -48,6 +48,15 @@ function only(json: Json, type: string): Json {
 }
 
 /** The secrets revision's tag, as synthesized into Docker object names. */
+/** The preflight check: its terraform_data and the one-shot container it runs. */
+function preflightOf(json: Json): { resource: Json; handoff: DockerHandoff } {
+  const [run, ...more] = resourcesOf(json, 'terraform_data').filter(
+    (r) => r['//']?.[DOCKER_HANDOFF_KEY]?.labels?.['cdktf-mcp-gateway.preflight'],
+  );
+  assert.equal(more.length, 0);
+  return { resource: run, handoff: run['//'][DOCKER_HANDOFF_KEY] };
+}
+
 const REVISION = '${substr(replace(terraform_data.support_SecretsRevision_499564A2.id, "-", ""), 0, 8)}';
 
 /** The config a docker_config carries (sensitive base64), decoded. */
@@ -68,30 +77,35 @@ describe('Gateway with replicas (docker_service)', () => {
       assert.deepEqual(service.mode, { replicated: { replicas: 2 } });
       assert.equal(service.task_spec.container_spec.image, '${docker_image.McpGatewayImage_FD6D9FCA.image_id}');
       assert.equal(resourcesOf(json, 'docker_image').length, 1);
-      // the only container is the preflight check, which the service waits for
-      const preflight = only(json, 'docker_container');
-      assert.deepEqual(preflight.labels, [{ label: 'cdktf-mcp-gateway.preflight', value: 'support' }]);
-      assert.deepEqual(preflight.command, ['serve', '--config', '/etc/cdktf-mcp-gateway/gateway.json', '--check']);
-      assert.equal(preflight.image, service.task_spec.container_spec.image);
-      assert.ok(preflight.name.endsWith(`-${REVISION}`), preflight.name);
-      assert.match(preflight.name.slice(0, -REVISION.length), /^desk-support-preflight-[0-9a-f]{12}-$/);
-      assert.deepEqual(service.depends_on, ['docker_container.support_Preflight_72AE8286']);
+      // no container: the preflight check is a one-shot run the deploy starts, which the service waits for
+      assert.deepEqual(resourcesOf(json, 'docker_container'), []);
+      const { resource: run, handoff } = preflightOf(json);
+      assert.deepEqual(handoff.labels, { 'cdktf-mcp-gateway.preflight': 'support' });
+      assert.deepEqual(handoff.command, ['serve', '--config', '/etc/cdktf-mcp-gateway/gateway.json', '--check']);
+      assert.deepEqual(handoff.volumes, []);
+      assert.match(handoff.container, /^desk-support-preflight-[0-9a-f]{12}$/);
+      assert.equal(
+        run.provisioner[0]['local-exec'].environment.CDKTF_MCP_GATEWAY_HANDOFF_IMAGE,
+        service.task_spec.container_spec.image,
+      );
+      assert.deepEqual(run.triggers_replace, { files: handoff.container.slice(-12), secrets: REVISION });
+      assert.deepEqual(service.depends_on, ['terraform_data.support_Preflight_72AE8286']);
     });
 
     it('runs the preflight check on the config and the session key the replicas get', () => {
-      const preflight = only(json, 'docker_container');
-      const [config, ...secrets] = preflight.upload;
-      assert.equal(config.file, '/etc/cdktf-mcp-gateway/gateway.json');
-      assert.deepEqual(JSON.parse(uploadedText(config)!), configOf(json));
-      assert.deepEqual(secrets, [
-        {
-          file: '/run/secrets/cdktf-mcp-gateway-session-key',
-          content: '${var.session_key}\n',
-          permissions: '0400',
-          owner: '1000',
-          group: '1000',
-        },
-      ]);
+      const { handoff } = preflightOf(json);
+      assert.deepEqual(
+        handoff.files.map((f) => f.path),
+        ['/etc/cdktf-mcp-gateway/gateway.json', '/run/secrets/cdktf-mcp-gateway-session-key'],
+      );
+      assert.deepEqual(JSON.parse(handoffFileText(handoff, '/etc/cdktf-mcp-gateway/gateway.json')!), configOf(json));
+      assert.deepEqual(handoffSecret(json, 'support', '/run/secrets/cdktf-mcp-gateway-session-key'), {
+        path: '/run/secrets/cdktf-mcp-gateway-session-key',
+        content: '${var.session_key}\n',
+        mode: '0400',
+        uid: 1000,
+        gid: 1000,
+      });
     });
 
     it('runs each replica in the host network, binding the published port itself (shared through SO_REUSEPORT)', () => {
@@ -272,24 +286,27 @@ describe('Gateway with replicas (docker_service)', () => {
       assert.notEqual(configOn.name, configOff.name);
       assert.notEqual(configOn.data, configOff.data);
       assert.deepEqual({ ...configOf(on), gateway: { ...configOf(on).gateway, validate_input: false } }, configOf(off));
-      const [preflightOn, preflightOff] = [only(on, 'docker_container'), only(off, 'docker_container')];
-      assert.notEqual(preflightOn.name, preflightOff.name);
+      const [preflightOn, preflightOff] = [preflightOf(on), preflightOf(off)];
+      assert.notEqual(preflightOn.handoff.container, preflightOff.handoff.container);
       // the preflight checks the very config the replicas get
-      assert.deepEqual(JSON.parse(uploadedText(preflightOff.upload[0])!), configOf(off));
+      const checked = (p: typeof preflightOff) => handoffFileText(p.handoff, '/etc/cdktf-mcp-gateway/gateway.json')!;
+      assert.deepEqual(JSON.parse(checked(preflightOff)), configOf(off));
       // the plan shows the field itself, in the summary
       const summary = (json: Json) => json.output.gateway_support_config;
       assert.deepEqual([summary(on).value.validate_input, summary(off).value.validate_input], [true, false]);
       // everything else in the stack is byte for byte the same (the service refers to the config by reference)
       const inJson = (text: string) => JSON.stringify(text).slice(1, -1);
-      const rest = (json: Json, config: Json, preflight: Json) =>
+      const rest = (json: Json, config: Json, preflight: ReturnType<typeof preflightOf>) =>
         JSON.stringify(json)
           .split(inJson(config.name))
           .join('NAME')
           .split(inJson(config.data))
           .join('DATA')
-          .split(inJson(preflight.name))
+          .split(inJson(preflight.handoff.container))
           .join('PREFLIGHT')
-          .split(inJson(preflight.upload[0].content_base64))
+          .split(inJson(preflight.handoff.container.slice(-12)))
+          .join('DIGEST')
+          .split(inJson(preflight.handoff.files[0].content_base64!))
           .join('CONFIG')
           .split(JSON.stringify(summary(json)))
           .join('SUMMARY');

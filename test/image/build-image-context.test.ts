@@ -341,7 +341,7 @@ describe('image build context (scripts/build-image-context.js)', () => {
         lock.packages[`node_modules/${dep}`].version,
       );
     }
-    for (const absent of ['express', 'hono', 'zod', '@modelcontextprotocol/sdk', 'typescript', 'cdktf']) {
+    for (const absent of ['express', 'fastmcp', 'zod', '@modelcontextprotocol/sdk', 'typescript', 'cdktf']) {
       assert.equal(fs.existsSync(path.join(modules, absent)), false, `${absent} in the context's node_modules`);
     }
     const bundled = listFiles(modules);

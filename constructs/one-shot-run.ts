@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import { Annotations, DataResource, Lazy, TerraformStack } from 'cdktf';
+import { Volume } from '@cdktf/provider-docker/lib/volume';
+import { Construct } from 'constructs';
+import type { Image } from '@cdktf/provider-docker/lib/image';
+import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
+import {
+  DOCKER_HANDOFF_KEY,
+  type DockerHandoff,
+  fromTerraformLiteral,
+  GATEWAY_CONFIG_FILE,
+  HANDOFF_FILE_ENV_PREFIX,
+  HANDOFF_IMAGE_ENV,
+  type HandoffFile,
+} from '../src/config';
+import { packageRoot } from '../src/package-info';
+import { type ContainerFile, GATEWAY_UID, GATEWAY_USER } from './container-files';
+import { dockerName } from './docker-names';
+import type { SecretsRevision } from './secrets-revision';
+
+/** The label of a gateway's preflight check container (not `GATEWAY_LABEL`: it serves nothing). */
+export const PREFLIGHT_LABEL = 'cdktf-mcp-gateway.preflight';
+
+/** What a one-shot run on the gateway's files needs. */
+export interface OneShotRunOptions {
+  /** The gateway's name. */
+  readonly name: string;
+  readonly image: Image;
+  /** The image's name as synthesized (its tag changes with the image's context). */
+  readonly imageName: string;
+  /** The config (first) and CA bundles, read at synthesis: a change runs it again. */
+  readonly files: () => readonly ContainerFile[];
+  /** The secrets as files: a change of value runs it again, through `revision`. */
+  readonly secretFiles: readonly ContainerFile[];
+  /** Follows the secrets' values, when there are secrets. */
+  readonly revision?: SecretsRevision;
+  /** The container name's part after the gateway's (`config`, `preflight`). */
+  readonly role: string;
+  /** The arguments after the image's entrypoint (the CLI). */
+  readonly command: readonly string[];
+  readonly label: string;
+  /** @default - no environment */
+  readonly env?: readonly string[];
+  /** A volume to mount: a change of it runs it again. @default - none */
+  readonly volume?: { readonly resource: Volume; readonly name: string; readonly path: string };
+}
+
+/**
+ * A one-shot container on the gateway's files (no network) whose exit code decides the deploy: a
+ * `terraform_data` replaced whenever those files, a secret's value, the image or the volume change, whose
+ * `local-exec` runs `apply-config --docker` on the deploying machine. That creates the container through the
+ * `docker` CLI, copies the files in, runs it, removes it, and fails the deploy with the gateway's own reason
+ * when it exits non-zero. A plan shows only the changed digest: the container's description lies under the
+ * resource's `//` comment, which Terraform ignores, and secret values travel only in the provisioner's environment.
+ */
+export function createOneShotRun(scope: Construct, id: string, options: OneShotRunOptions): DataResource {
+  const digest = (): string => filesDigest(options.imageName, options.files());
+  const container = (): string => `${dockerName(scope, options.name, options.role)}-${digest()}`;
+  const run = new DataResource(scope, id, {
+    triggersReplace: {
+      files: Lazy.stringValue({ produce: digest }),
+      ...(options.revision !== undefined ? { secrets: options.revision.tag } : {}),
+      ...(options.volume !== undefined ? { volume: options.volume.name } : {}),
+    },
+    ...(options.volume !== undefined
+      ? {
+          dependsOn: [options.volume.resource],
+          // a volume created again under the same name is empty: the run fills it again
+          lifecycle: {
+            replaceTriggeredBy: [`${Volume.tfResourceType}.${options.volume.resource.friendlyUniqueId}`],
+          },
+        }
+      : {}),
+    provisioners: [
+      {
+        type: 'local-exec',
+        interpreter: [
+          'node',
+          path.join(packageRoot(__dirname), 'dist', 'src', 'cli', 'main.js'),
+          'apply-config',
+          '--docker',
+        ],
+        command: Lazy.stringValue({ produce: container }),
+        environment: Lazy.anyValue({
+          produce: () => ({
+            [HANDOFF_IMAGE_ENV]: options.image.imageId,
+            ...Object.fromEntries(options.secretFiles.map((f, i) => [`${HANDOFF_FILE_ENV_PREFIX}${i}`, f.content])),
+            ...dockerHostEnvironment(scope),
+          }),
+        }) as unknown as Record<string, string>,
+      },
+    ],
+  });
+  // without the "Executing: [...]" line: the deploy prints only a refusal's reason
+  run.addOverride('provisioner.0.local-exec.quiet', true);
+  run.addOverride(
+    `//.${DOCKER_HANDOFF_KEY}`,
+    Lazy.anyValue({
+      produce: (): DockerHandoff => ({
+        gateway: options.name,
+        container: container(),
+        user: GATEWAY_USER,
+        labels: { [options.label]: options.name },
+        env: [...(options.env ?? [])],
+        volumes: options.volume === undefined ? [] : [`${options.volume.name}:${options.volume.path}`],
+        command: [...options.command],
+        files: [
+          ...options.files().map((f) => handoffFile(f, { content_base64: base64Of(f) })),
+          ...options.secretFiles.map((f, i) => handoffFile(f, { env: `${HANDOFF_FILE_ENV_PREFIX}${i}` })),
+        ],
+      }),
+    }),
+  );
+  return run;
+}
+
+/**
+ * `serve --check` on the gateway's files (no network, no volume): a Swarm service waits for it, so a failing
+ * check stops the deploy with the gateway's one-line reason while the running replicas still serve.
+ */
+export function createPreflight(
+  scope: Construct,
+  options: Omit<OneShotRunOptions, 'role' | 'command' | 'label' | 'env' | 'volume'>,
+): DataResource {
+  return createOneShotRun(scope, 'Preflight', {
+    ...options,
+    role: 'preflight',
+    command: ['serve', '--config', GATEWAY_CONFIG_FILE, '--check'],
+    label: PREFLIGHT_LABEL,
+  });
+}
+
+/** Twelve hex digits naming the gateway's files and image (no secret: their values follow the revision). */
+function filesDigest(imageName: string, files: readonly ContainerFile[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ image: imageName, files: files.map((f) => ({ file: f.file, content: f.content })) }))
+    .digest('hex')
+    .slice(0, 12);
+}
+
+function handoffFile(f: ContainerFile, content: Pick<HandoffFile, 'content_base64' | 'env'>): HandoffFile {
+  const owner = f.ownedByGateway === true ? GATEWAY_UID : 0;
+  return { path: f.file, ...content, mode: f.permissions ?? '0444', uid: owner, gid: owner };
+}
+
+/** A literal file's bytes as the container gets them: Terraform's escapes undone (see `terraformLiteral`). */
+function base64Of(f: ContainerFile): string {
+  return Buffer.from(f.sensitive === true ? f.content : fromTerraformLiteral(f.content), 'utf8').toString('base64');
+}
+
+/**
+ * The engine the stack deploys to, for the `docker` CLI the run uses: the `host` and `cert_path` of the Docker
+ * provider without an alias (the one the gateway's resources use). Without a `host` the run takes the deploy's
+ * `DOCKER_HOST`, or the provider's default socket.
+ */
+function dockerHostEnvironment(scope: Construct): Record<string, string> {
+  const provider = TerraformStack.of(scope)
+    .node.findAll()
+    .find((c): c is DockerProvider => c instanceof DockerProvider && c.alias === undefined);
+  const env: Record<string, string> = {};
+  if (provider?.host !== undefined) env.DOCKER_HOST = provider.host;
+  if (provider?.certPath !== undefined)
+    Object.assign(env, { DOCKER_CERT_PATH: provider.certPath, DOCKER_TLS_VERIFY: '1' });
+  if (
+    [provider?.caMaterial, provider?.certMaterial, provider?.keyMaterial, provider?.sshOpts].some(
+      (v) => v !== undefined,
+    )
+  ) {
+    Annotations.of(scope).addWarning(
+      "the Docker provider's ca_material, cert_material, key_material and ssh_opts do not reach the docker CLI that " +
+        'hands a gateway its config: use cert_path (TLS) or ~/.ssh/config (ssh) for the same engine',
+    );
+  }
+  return env;
+}
