@@ -597,6 +597,8 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       assertOk(diff, 'cdktf diff (one field)');
       const lines = diff.output.trimEnd().split('\n');
       record('lines of `cdktf diff` for a validate_input toggle, single container', String(lines.length));
+      // what a reviewer reads: the change, not what the engine fills in around it
+      assert.ok(lines.length <= 60, `${lines.length} lines of plan:\n${diff.output}`);
       assert.match(diff.output, /~ validate_input\s+= true -> false/, diff.output);
       assert.doesNotMatch(diff.output, /docker_container\.support_Resource_/, 'the plan touches the gateway container');
       assert.doesNotMatch(diff.output, /"validate_input"/, 'the plan prints the config file');
