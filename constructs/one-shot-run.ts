@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { Annotations, DataResource, Lazy, TerraformStack } from 'cdktf';
+import { DataResource, Lazy, TerraformStack } from 'cdktf';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
 import { Construct } from 'constructs';
 import type { Image } from '@cdktf/provider-docker/lib/image';
@@ -82,6 +82,7 @@ export function createOneShotRun(scope: Construct, id: string, options: OneShotR
           '--docker',
         ],
         command: Lazy.stringValue({ produce: container }),
+        // a token: resolved at synthesis, once the stack has its provider whatever the order of construction
         environment: Lazy.anyValue({
           produce: () => ({
             [HANDOFF_IMAGE_ENV]: options.image.imageId,
@@ -94,6 +95,7 @@ export function createOneShotRun(scope: Construct, id: string, options: OneShotR
   });
   // without the "Executing: [...]" line: the deploy prints only a refusal's reason
   run.addOverride('provisioner.0.local-exec.quiet', true);
+  run.node.addValidation({ validate: () => unreachableEngine(scope, options.name) });
   run.addOverride(
     `//.${DOCKER_HANDOFF_KEY}`,
     Lazy.anyValue({
@@ -149,28 +151,36 @@ function base64Of(f: ContainerFile): string {
   return Buffer.from(f.sensitive === true ? f.content : fromTerraformLiteral(f.content), 'utf8').toString('base64');
 }
 
-/**
- * The engine the stack deploys to, for the `docker` CLI the run uses: the `host` and `cert_path` of the Docker
- * provider without an alias (the one the gateway's resources use). Without a `host` the run takes the deploy's
- * `DOCKER_HOST`, or the provider's default socket.
- */
-function dockerHostEnvironment(scope: Construct): Record<string, string> {
-  const provider = TerraformStack.of(scope)
+/** The Docker provider the gateway's resources use: the one without an alias. */
+function defaultProvider(scope: Construct): DockerProvider | undefined {
+  return TerraformStack.of(scope)
     .node.findAll()
     .find((c): c is DockerProvider => c instanceof DockerProvider && c.alias === undefined);
+}
+
+/**
+ * The engine the stack deploys to, for the `docker` CLI the run uses: the `host` and `cert_path` of the default
+ * provider. Without a `host` the run takes the deploy's `DOCKER_HOST`, or the provider's default socket.
+ */
+function dockerHostEnvironment(scope: Construct): Record<string, string> {
+  const provider = defaultProvider(scope);
   const env: Record<string, string> = {};
   if (provider?.host !== undefined) env.DOCKER_HOST = provider.host;
   if (provider?.certPath !== undefined)
     Object.assign(env, { DOCKER_CERT_PATH: provider.certPath, DOCKER_TLS_VERIFY: '1' });
-  if (
-    [provider?.caMaterial, provider?.certMaterial, provider?.keyMaterial, provider?.sshOpts].some(
-      (v) => v !== undefined,
-    )
-  ) {
-    Annotations.of(scope).addWarning(
-      "the Docker provider's ca_material, cert_material, key_material and ssh_opts do not reach the docker CLI that " +
-        'hands a gateway its config: use cert_path (TLS) or ~/.ssh/config (ssh) for the same engine',
-    );
-  }
   return env;
+}
+
+/** The provider settings the `docker` CLI cannot take: the run would reach no engine, or another one. */
+function unreachableEngine(scope: Construct, gateway: string): string[] {
+  const provider = defaultProvider(scope);
+  const set = (['caMaterial', 'certMaterial', 'keyMaterial', 'sshOpts'] as const).filter(
+    (k) => provider?.[k] !== undefined,
+  );
+  if (set.length === 0) return [];
+  const names = set.map((k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)).join(', ');
+  return [
+    `Gateway '${gateway}': the Docker provider sets ${names}, which the docker CLI that hands the gateway its config ` +
+      'cannot use: give the certificates as cert_path (TLS) or the ssh options in ~/.ssh/config (ssh)',
+  ];
 }
