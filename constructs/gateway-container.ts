@@ -61,7 +61,7 @@ export interface GatewayContainerOptions {
 
 /**
  * The single-container form of a gateway. The gateway serves the config in its state volume and reloads it in
- * place (`serve --watch --status-file`); the deploy's config hand-over (`createConfigApply`), run again whenever
+ * place (`serve --watch --status-file`); the deploy's config hand-over (`createOneShotRun`), run again whenever
  * the config or a secret changes, checks the new config, swaps it in and waits until the gateway reports serving it. So a config
  * change never replaces the gateway container, and a config the gateway refuses fails the deploy while the old one
  * keeps serving. Only a change of image, port, network, mount, CA bundle or session key replaces the container.

@@ -17,7 +17,8 @@ export const DOCKER_USAGE = `Usage: cdktf-mcp-gateway apply-config --docker CONT
 
 Run by a single-container gateway's deploy, on the deploying machine: starts the one-shot apply-config container
 CONTAINER as synthesis described it in FILE (default: cdk.tf.json in the current directory), with the docker
-CLI (DOCKER_HOST and contexts apply), on the gateway's files and state volume. Prints nothing when the gateway
+CLI, on the gateway's files and state volume. The engine is DOCKER_HOST's, else unix:///var/run/docker.sock as
+for the Docker provider (a CLI context does not apply). Prints nothing when the gateway
 serves or stored the config; prints "Gateway 'NAME' cannot start: REASON" and exits 1 when it refuses it.
 
 Options:
@@ -33,7 +34,7 @@ interface DockerRun {
 /** Thrown when the hand-over cannot run at all: the message is the line the deploy prints. */
 class HandoffError extends Error {}
 
-/** `apply-config --docker`: what a single-container gateway's `terraform_data` runs (see createConfigApply). */
+/** `apply-config --docker`: what a single-container gateway's `terraform_data` runs (see createOneShotRun). */
 export async function runDocker(argv: string[]): Promise<number> {
   let values;
   try {

@@ -18,7 +18,6 @@ import {
   type GatewayConfig,
   isPort,
   readUploadedConfig,
-  uploadedText,
 } from '../config';
 
 /** A gateway found in a synthesized stack. */
@@ -79,20 +78,10 @@ export function gatewaysInStack(stack: string, doc: Json): SynthesizedGateway[] 
     const name = labelValue(container, GATEWAY_LABEL);
     if (name === undefined) continue;
     const where = `stack ${stack}, docker_container.${id}`;
-    // the config travels in the hand-over a deploy runs (a single container), or uploaded (a replica's preflight)
+    // the config a deploy copies in through the gateway's hand-over
     const handoff = dockerHandoffsOf(doc).find((h) => h.gateway === name);
-    const upload = blocks(container.upload).find((u) => u.file === GATEWAY_CONFIG_FILE);
-    const text =
-      handoff !== undefined
-        ? handoffFileText(handoff, GATEWAY_CONFIG_FILE)
-        : upload === undefined
-          ? undefined
-          : uploadedText(upload);
-    if (text === undefined) {
-      throw new SynthOutputError(
-        `${where}: no config hand-over or upload of ${GATEWAY_CONFIG_FILE} with literal content`,
-      );
-    }
+    const text = handoff === undefined ? undefined : handoffFileText(handoff, GATEWAY_CONFIG_FILE);
+    if (text === undefined) throw new SynthOutputError(`${where}: no config hand-over of ${GATEWAY_CONFIG_FILE}`);
     let config: unknown;
     try {
       config = JSON.parse(text);

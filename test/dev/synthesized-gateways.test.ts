@@ -12,26 +12,46 @@ import { findSynthesizedGateways, gatewaysInStack } from '../../src/dev/synthesi
 
 const config = { version: 1, gateway: { name: 'agents', auth: 'none' }, tools: [] };
 
-function container(name: string, external: unknown, content: string = JSON.stringify(config)): Record<string, unknown> {
+function container(name: string, external: unknown): Record<string, unknown> {
   return {
     name: `gw-${name}`,
     image: '${docker_image.gw.image_id}',
     labels: [{ label: 'cdktf-mcp-gateway.gateway', value: name }],
-    upload: [{ file: '/etc/cdktf-mcp-gateway/gateway.json', content }],
     ports: [{ internal: 8080, external }],
   };
 }
 
-describe('synthesized gateways', () => {
-  it('finds labelled gateway containers with their uploaded config and host port', () => {
-    const doc = {
-      resource: {
-        docker_container: {
-          backend: { name: 'api', image: 'x', labels: [{ label: 'app', value: 'api' }] },
-          gw_agents: container('agents', 8080),
-          gw_legacy: container('legacy', 8081),
-        },
+/** The config hand-over a deploy runs for gateway `name`, as synthesis writes it under a `//` comment. */
+function handoff(name: string, content: string = JSON.stringify(config)): Record<string, unknown> {
+  const file = { path: '/etc/cdktf-mcp-gateway/gateway.json', mode: '0444', uid: 0, gid: 0 };
+  return {
+    '//': {
+      cdktf_mcp_gateway_handoff: {
+        gateway: name,
+        container: `gw-${name}-config-0123456789ab`,
+        files: [{ ...file, content_base64: Buffer.from(content).toString('base64') }],
       },
+    },
+  };
+}
+
+/** A stack document with gateway containers (name and published port) and their hand-overs. */
+function stackDoc(...gateways: [name: string, external: unknown][]): Record<string, unknown> {
+  return {
+    resource: {
+      docker_container: Object.fromEntries(gateways.map(([name, port]) => [`gw_${name}`, container(name, port)])),
+      terraform_data: Object.fromEntries(gateways.map(([name]) => [`apply_${name}`, handoff(name)])),
+    },
+  };
+}
+
+describe('synthesized gateways', () => {
+  it('finds labelled gateway containers with the config their hand-over copies and their host port', () => {
+    const doc = stackDoc(['agents', 8080], ['legacy', 8081]);
+    (doc.resource as { docker_container: Record<string, unknown> }).docker_container.backend = {
+      name: 'api',
+      image: 'x',
+      labels: [{ label: 'app', value: 'api' }],
     };
     const found = gatewaysInStack('desk', doc);
     assert.deepEqual(
@@ -44,40 +64,20 @@ describe('synthesized gateways', () => {
     assert.deepEqual(found[0].config, config);
   });
 
-  it("reads a single container's config from the hand-over its deploy runs", () => {
-    const { upload: _none, ...gateway } = container('agents', 8080);
-    const handoff = {
-      gateway: 'agents',
-      container: 'gw-agents-config-0123456789ab',
-      files: [
-        {
-          path: '/etc/cdktf-mcp-gateway/gateway.json',
-          content_base64: Buffer.from(JSON.stringify(config)).toString('base64'),
-          mode: '0444',
-          uid: 0,
-          gid: 0,
-        },
-      ],
-    };
-    const doc = {
-      resource: {
-        docker_container: { gw: gateway },
-        terraform_data: { apply: { '//': { cdktf_mcp_gateway_handoff: handoff } } },
-      },
-    };
-    assert.deepEqual(gatewaysInStack('desk', doc)[0].config, config);
-  });
-
-  it('refuses a gateway container without literal config content, naming stack and resource', () => {
-    const doc = { resource: { docker_container: { gw: { ...container('agents', 8080), upload: [] } } } };
+  it('refuses a gateway container without a hand-over of literal config content, naming stack and resource', () => {
+    const doc = { resource: { docker_container: { gw: container('agents', 8080) } } };
     assert.throws(() => gatewaysInStack('desk', doc), {
-      message:
-        'stack desk, docker_container.gw: no config hand-over or upload of /etc/cdktf-mcp-gateway/gateway.json with literal content',
+      message: 'stack desk, docker_container.gw: no config hand-over of /etc/cdktf-mcp-gateway/gateway.json',
     });
   });
 
   it('refuses a host port that is a Terraform expression', () => {
-    const doc = { resource: { docker_container: { gw: container('agents', '${var.port}') } } };
+    const doc = {
+      resource: {
+        docker_container: { gw: container('agents', '${var.port}') },
+        terraform_data: { apply: handoff('agents') },
+      },
+    };
     assert.throws(() => gatewaysInStack('desk', doc), {
       message: 'stack desk, docker_container.gw: ports.external must be a literal port number, got "${var.port}"',
     });
@@ -90,19 +90,14 @@ describe('synthesized gateways', () => {
         fs.mkdirSync(path.join(out, 'stacks', stack), { recursive: true });
         fs.writeFileSync(
           path.join(out, 'stacks', stack, 'cdk.tf.json'),
-          JSON.stringify({
-            resource: { docker_container: { gw: container(stack === 'a' ? 'agents' : 'legacy', 9000) } },
-          }),
+          JSON.stringify(stackDoc([stack === 'a' ? 'agents' : 'legacy', 9000])),
         );
       }
       assert.deepEqual(
         findSynthesizedGateways(out).map((g) => `${g.stack}/${g.name}`),
         ['a/agents', 'b/legacy'],
       );
-      fs.writeFileSync(
-        path.join(out, 'stacks', 'b', 'cdk.tf.json'),
-        JSON.stringify({ resource: { docker_container: { gw: container('agents', 9000) } } }),
-      );
+      fs.writeFileSync(path.join(out, 'stacks', 'b', 'cdk.tf.json'), JSON.stringify(stackDoc(['agents', 9000])));
       // two stacks reuse a gateway name, as the constructs allow: dev names them by stack
       assert.deepEqual(
         findSynthesizedGateways(out).map((g) => g.name),
