@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   dockerHandoffsOf,
-  HANDOFF_FILE_ENV_PREFIX,
   HANDOFF_IMAGE_ENV,
   type DockerHandoff,
   type HandoffFile,
@@ -11,6 +9,7 @@ import {
 import { isObject } from '../validation/json-object';
 import { UsageError } from '../config/package-error';
 import { usageFailure } from './usage-failure';
+import { docker, type ToolRun } from './external-tools';
 import { tarArchive, type TarEntry } from './tar-archive';
 
 export const DOCKER_USAGE = `Usage: cdktf-mcp-gateway apply-config --docker CONTAINER [--stack-file FILE]
@@ -24,12 +23,6 @@ serves or stored the config; prints "Gateway 'NAME' cannot start: REASON" and ex
 Options:
   --docker CONTAINER   the one-shot container's name (required)
   --stack-file FILE    the synthesized stack, default cdk.tf.json`;
-
-/** A `docker` command's exit code and output (stdout and stderr in the order they came). */
-interface DockerRun {
-  readonly code: number;
-  readonly output: string;
-}
 
 /** Thrown when the hand-over cannot run at all: the message is the line the deploy prints. */
 class HandoffError extends Error {}
@@ -123,7 +116,7 @@ function shapeProblem(h: DockerHandoff): string | undefined {
 }
 
 /** How a run ended: the container's exit (`start`), or the docker step that failed before it ran. */
-interface HandoffRun extends DockerRun {
+interface HandoffRun extends ToolRun {
   readonly step: 'create' | 'cp' | 'start';
 }
 
@@ -175,54 +168,4 @@ function tarEntry(f: HandoffFile): TarEntry {
     content = Buffer.from(value, 'utf8');
   }
   return { path: f.path.replace(/^\/+/, ''), content, mode: parseInt(f.mode, 8), uid: f.uid, gid: f.gid };
-}
-
-/** The most output of a docker command kept for the deploy's message: its end, where the reason is. */
-const MAX_OUTPUT_BYTES = 4096;
-
-/**
- * The docker CLI's environment: the deploy's, without the hand-over's variables (the secrets stay in this
- * process), and with the engine the Docker provider defaults to when neither the stack nor the deploy names one
- * (a CLI context would otherwise pick another engine than the provider's).
- */
-function dockerEnvironment(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => k !== HANDOFF_IMAGE_ENV && !k.startsWith(HANDOFF_FILE_ENV_PREFIX)),
-  );
-  if (env.DOCKER_HOST === undefined && process.platform !== 'win32') {
-    env.DOCKER_HOST = 'unix:///var/run/docker.sock';
-    delete env.DOCKER_CONTEXT;
-  }
-  return env;
-}
-
-/** Runs the docker CLI with `input` on its standard input. */
-function docker(args: readonly string[], input?: Buffer): Promise<DockerRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('docker', args, { stdio: ['pipe', 'pipe', 'pipe'], env: dockerEnvironment() });
-    const chunks: Buffer[] = [];
-    const take = (chunk: Buffer): void => {
-      chunks.push(chunk);
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    child.on('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        new HandoffError(
-          err.code === 'ENOENT'
-            ? 'cdktf-mcp-gateway: a gateway takes its config through the docker CLI, which is not on this PATH: install the Docker CLI (DOCKER_HOST selects a remote engine)'
-            : `cdktf-mcp-gateway: cannot run docker: ${err.message}`,
-        ),
-      ),
-    );
-    // docker may exit before reading its input (a refused create): its exit code says why, not EPIPE
-    child.stdin.on('error', () => undefined);
-    child.on('close', (code) => {
-      const all = Buffer.concat(chunks);
-      const output =
-        all.length > MAX_OUTPUT_BYTES ? `…${all.subarray(-MAX_OUTPUT_BYTES).toString('utf8')}` : all.toString('utf8');
-      resolve({ code: code ?? 1, output });
-    });
-    child.stdin.end(input);
-  });
 }

@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import { HANDOFF_FILE_ENV_PREFIX, HANDOFF_IMAGE_ENV } from '../config';
+
+/** A command's exit code and output (stdout and stderr in the order they came). */
+export interface ToolRun {
+  readonly code: number;
+  readonly output: string;
+}
+
+/** Thrown when a tool cannot run at all: the message is the line the deploy prints. */
+export class ToolError extends Error {}
+
+/** The most output of a command kept for the deploy's message: its end, where the reason is. */
+const MAX_OUTPUT_BYTES = 4096;
+
+/** The deploy's environment without the hand-over's variables: the secrets stay in this process. */
+function withoutHandoff(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k !== HANDOFF_IMAGE_ENV && !k.startsWith(HANDOFF_FILE_ENV_PREFIX)),
+  );
+}
+
+/**
+ * Runs the docker CLI with `input` on its standard input, on the engine the Docker provider defaults to when
+ * neither the stack nor the deploy names one (a CLI context would otherwise pick another engine than the provider's).
+ * @throws ToolError when there is no docker CLI to run
+ */
+export function docker(args: readonly string[], input?: Buffer): Promise<ToolRun> {
+  const env = withoutHandoff();
+  if (env.DOCKER_HOST === undefined && process.platform !== 'win32') {
+    env.DOCKER_HOST = 'unix:///var/run/docker.sock';
+    delete env.DOCKER_CONTEXT;
+  }
+  return run(
+    'docker',
+    args,
+    env,
+    'a gateway takes its config through the docker CLI, which is not on this PATH: install the Docker CLI (DOCKER_HOST selects a remote engine)',
+    input,
+  );
+}
+
+/**
+ * Runs kubectl with `input` on its standard input.
+ * @throws ToolError when there is no kubectl to run
+ */
+export function kubectl(args: readonly string[], input?: Buffer): Promise<ToolRun> {
+  return run(
+    'kubectl',
+    args,
+    withoutHandoff(),
+    'a Kubernetes gateway takes its config through kubectl, which is not on this PATH: install kubectl',
+    input,
+  );
+}
+
+function run(
+  tool: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  missing: string,
+  input: Buffer | undefined,
+): Promise<ToolRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tool, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
+    const chunks: Buffer[] = [];
+    const take = (chunk: Buffer): void => {
+      chunks.push(chunk);
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new ToolError(
+          err.code === 'ENOENT' ? `cdktf-mcp-gateway: ${missing}` : `cdktf-mcp-gateway: cannot run ${tool}: ${err.message}`,
+        ),
+      ),
+    );
+    // the tool may exit before reading its input (a refused create): its exit code says why, not EPIPE
+    child.stdin.on('error', () => undefined);
+    child.on('close', (code) => {
+      const all = Buffer.concat(chunks);
+      const output =
+        all.length > MAX_OUTPUT_BYTES ? `…${all.subarray(-MAX_OUTPUT_BYTES).toString('utf8')}` : all.toString('utf8');
+      resolve({ code: code ?? 1, output });
+    });
+    child.stdin.end(input);
+  });
+}
