@@ -17,8 +17,8 @@ import {
 } from '../src/config';
 import { type ContainerFile, GATEWAY_USER, uploadFiles } from './container-files';
 import { dockerName } from './docker-names';
+import type { ConfigSummary } from './config-summary';
 import { createOneShotRun } from './one-shot-run';
-import type { SecretsRevision } from './secrets-revision';
 
 /**
  * The health probe of gateway and dashboard containers: the image's own script, every 5 s, so that a deploy
@@ -55,8 +55,8 @@ export interface GatewayContainerOptions {
   readonly sessionKeyFile?: ContainerFile;
   /** Whether the audit log is on (a volume at the audit directory). */
   readonly auditLog: boolean;
-  /** Runs the config hand-over again when the secrets' values change, when there are secrets. */
-  readonly revision?: SecretsRevision;
+  /** The stack output that reports the config: it records a new one only once the hand-over gave it. */
+  readonly summary: ConfigSummary;
 }
 
 /**
@@ -81,6 +81,7 @@ export function createGatewayContainer(scope: Construct, options: GatewayContain
     volume: { resource: state, name: dockerName(scope, options.name, 'state'), path: GATEWAY_STATE_DIR },
     label: GATEWAY_CONFIG_LABEL,
   });
+  options.summary.after(apply);
   const audit = options.auditLog
     ? new Volume(scope, 'AuditLog', { name: dockerName(scope, options.name, 'audit') })
     : undefined;

@@ -17,9 +17,11 @@ import {
   GatewaySettings,
   sensitiveBase64,
 } from '../src/config';
+import type { ConfigSummary } from './config-summary';
 import { type ContainerFile } from './container-files';
 import { dockerName, quote } from './docker-names';
-import { createPreflight } from './one-shot-run';
+import { cliLocalExec, quietLocalExec } from './cli-local-exec';
+import { createPreflight, dockerHostEnvironment, unreachableEngine } from './one-shot-run';
 import type { SecretsRevision } from './secrets-revision';
 import {
   pushImage,
@@ -94,15 +96,27 @@ export interface GatewayServiceOptions {
   readonly registry?: GatewayRegistry;
   /** @default - any node */
   readonly placement?: GatewayPlacement;
+  /** The stack output that reports the config: it records a new one only once the hand-over gave it. */
+  readonly summary: ConfigSummary;
 }
 
 /**
  * The Swarm form of a gateway: a `docker_service` with `replicas` tasks running the gateway image, its config
- * as a `docker_config` named after the content's hash (a change is a new config and a rolling update), the
- * session key as a `docker_secret`, and a start-first, health-gated update that rolls back on failure.
+ * as a `docker_config` named after the content's hash (a change is a new config, checked first, and a rolling
+ * update), the session key as a `docker_secret`, and a start-first, health-gated update that rolls back on failure.
  */
 export function createGatewayService(scope: Construct, options: GatewayServiceOptions): DockerService {
+  const preflight = createPreflight(scope, {
+    name: options.name,
+    image: options.image,
+    imageName: options.imageName,
+    files: options.checkFiles,
+    secretFiles: options.checkSecretFiles,
+  });
+  options.revision?.after(preflight);
   const config = new Config(scope, 'Config', {
+    // only a config the gateway's check passed is created, so a refused one leaves nothing behind
+    dependsOn: [preflight],
     name: Lazy.stringValue({
       produce: () => `${dockerName(scope, options.name)}-${contentHash(options.configText())}`,
     }),
@@ -116,14 +130,6 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
       ? undefined
       : new Volume(scope, 'AuditLog', { name: dockerName(scope, options.name, 'audit') });
   const hostNetwork = options.publishMode === 'host-network';
-  const preflight = createPreflight(scope, {
-    name: options.name,
-    image: options.image,
-    imageName: options.imageName,
-    files: options.checkFiles,
-    secretFiles: options.checkSecretFiles,
-    revision: options.revision,
-  });
   const hostArgs = options.hostIp === undefined ? [] : ['--host', options.hostIp];
   const pushed =
     options.registry === undefined ? undefined : pushImage(scope, options.image, options.imageName, options.registry);
@@ -134,7 +140,9 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
   const service = new DockerService(scope, 'Resource', {
     dependsOn: [preflight],
     lifecycle: {
-      ignoreChanges: ['task_spec[0].networks_advanced'],
+      // the config roll below moves the service to a new config; the service itself changes only with its image,
+      // secrets, ports or settings
+      ignoreChanges: ['task_spec[0].networks_advanced', 'task_spec[0].container_spec[0].configs'],
       // as an address: cdktf 0.21 writes a construct given here with its path appended, which the engine refuses
       replaceTriggeredBy: [`${DataResource.tfResourceType}.${networkMode.friendlyUniqueId}`],
     },
@@ -189,7 +197,31 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
     // removed only after no task uses it
     convergeConfig: { delay: '1s', timeout: CONVERGE_TIMEOUT },
   });
+  options.summary.after(createConfigRoll(scope, options.name, service, config));
   return service;
+}
+
+/**
+ * Moves a running service to its new config, as Docker documents a config's rotation (`docker service update
+ * --config-rm OLD --config-add NEW`: a rolling update by the service's own settings), from a `terraform_data`
+ * replaced whenever the config's name changes. A plan then shows the config's new name, not the service's spec.
+ * The service's first deploy creates it on its config, and the roll finds nothing to do.
+ */
+function createConfigRoll(scope: Construct, gateway: string, service: DockerService, config: Config): DataResource {
+  const roll = new DataResource(scope, 'ConfigRoll', {
+    triggersReplace: { config: config.name },
+    dependsOn: [service],
+    provisioners: [
+      cliLocalExec(
+        ['apply-config', '--target', GATEWAY_CONFIG_FILE, '--config-name', config.name, '--swarm'],
+        service.name,
+        () => dockerHostEnvironment(scope),
+      ),
+    ],
+  });
+  quietLocalExec(roll);
+  roll.node.addValidation({ validate: () => unreachableEngine(scope, gateway) });
+  return roll;
 }
 
 /** The props of a `Gateway` that make it a Swarm service of replicas (`GatewayProps` extends them). */

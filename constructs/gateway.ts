@@ -485,7 +485,6 @@ export class Gateway extends Construct {
       ...serviceSecrets,
       ...(props.sessionKey !== undefined ? [[SESSION_KEY_SECRET_FILE, props.sessionKey] as const] : []),
     ];
-    const revision = secretValues.length > 0 ? new SecretsRevision(this, 'SecretsRevision', secretValues) : undefined;
     const secretFiles = secretValues.map(([name, value]) => secretFile(name, value));
     const registry = props.registry === undefined ? undefined : checkRegistry(props.registry, this.fail);
     const placement = props.placement === undefined ? undefined : checkPlacement(props.placement, this.fail);
@@ -496,7 +495,12 @@ export class Gateway extends Construct {
     }
     const image = GatewayImage.of(this).imageFor(baseImage, registry?.address);
     const imageName = GatewayImage.of(this).nameFor(baseImage, registry?.address);
-    new ConfigSummary(this, 'ConfigSummary', outputIdOf(this.name).replace(/_url$/, '_config'), () => this.config());
+    const summary = new ConfigSummary(
+      this,
+      'ConfigSummary',
+      outputIdOf(this.name).replace(/_url$/, '_config'),
+      () => this.config(),
+    );
     if (replicas === undefined) {
       return {
         container: createGatewayContainer(this, {
@@ -510,10 +514,12 @@ export class Gateway extends Construct {
           sessionKeyFile:
             props.sessionKey === undefined ? undefined : secretFile(SESSION_KEY_SECRET_FILE, props.sessionKey),
           auditLog: this.settings.audit_log !== false && this.settings.audit_log !== 'store',
-          revision,
+          summary,
         }),
       };
     }
+    // names the Docker secrets, which cannot change: a new value is a new secret under a new name
+    const revision = secretValues.length > 0 ? new SecretsRevision(this, 'SecretsRevision', secretValues) : undefined;
     return {
       service: createGatewayService(this, {
         name: this.name,
@@ -532,6 +538,7 @@ export class Gateway extends Construct {
         checkSecretFiles: secretFiles,
         registry,
         placement,
+        summary,
       }),
     };
   }

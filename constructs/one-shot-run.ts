@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import * as path from 'node:path';
 import { DataResource, Lazy, TerraformStack } from 'cdktf';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
 import { Construct } from 'constructs';
@@ -14,10 +13,9 @@ import {
   HANDOFF_IMAGE_ENV,
   type HandoffFile,
 } from '../src/config';
-import { packageRoot } from '../src/package-info';
 import { type ContainerFile, GATEWAY_UID, GATEWAY_USER } from './container-files';
+import { cliLocalExec, quietLocalExec } from './cli-local-exec';
 import { dockerName } from './docker-names';
-import type { SecretsRevision } from './secrets-revision';
 
 /** The label of a gateway's preflight check container (not `GATEWAY_LABEL`: it serves nothing). */
 export const PREFLIGHT_LABEL = 'cdktf-mcp-gateway.preflight';
@@ -31,10 +29,8 @@ export interface OneShotRunOptions {
   readonly imageName: string;
   /** The config (first) and CA bundles, read at synthesis: a change runs it again. */
   readonly files: () => readonly ContainerFile[];
-  /** The secrets as files: a change of value runs it again, through `revision`. */
+  /** The secrets as files: a change of value runs it again. */
   readonly secretFiles: readonly ContainerFile[];
-  /** Follows the secrets' values, when there are secrets. */
-  readonly revision?: SecretsRevision;
   /** The container name's part after the gateway's (`config`, `preflight`). */
   readonly role: string;
   /** The arguments after the image's entrypoint (the CLI). */
@@ -60,7 +56,10 @@ export function createOneShotRun(scope: Construct, id: string, options: OneShotR
   const run = new DataResource(scope, id, {
     triggersReplace: {
       files: Lazy.stringValue({ produce: digest }),
-      ...(options.revision !== undefined ? { secrets: options.revision.tag } : {}),
+      // the values themselves, sensitive (a plan shows "(sensitive value)"), never a hash a guess could be tested on
+      ...(options.secretFiles.length > 0
+        ? { secrets: Object.fromEntries(options.secretFiles.map((f) => [f.file, f.content])) }
+        : {}),
       ...(options.volume !== undefined ? { volume: options.volume.name } : {}),
     },
     ...(options.volume !== undefined
@@ -73,28 +72,18 @@ export function createOneShotRun(scope: Construct, id: string, options: OneShotR
         }
       : {}),
     provisioners: [
-      {
-        type: 'local-exec',
-        interpreter: [
-          'node',
-          path.join(packageRoot(__dirname), 'dist', 'src', 'cli', 'main.js'),
-          'apply-config',
-          '--docker',
-        ],
-        command: Lazy.stringValue({ produce: container }),
-        // a token: resolved at synthesis, once the stack has its provider whatever the order of construction
-        environment: Lazy.anyValue({
-          produce: () => ({
-            [HANDOFF_IMAGE_ENV]: options.image.imageId,
-            ...Object.fromEntries(options.secretFiles.map((f, i) => [`${HANDOFF_FILE_ENV_PREFIX}${i}`, f.content])),
-            ...dockerHostEnvironment(scope),
-          }),
-        }) as unknown as Record<string, string>,
-      },
+      cliLocalExec(
+        ['apply-config', '--docker'],
+        Lazy.stringValue({ produce: container }),
+        () => ({
+          [HANDOFF_IMAGE_ENV]: options.image.imageId,
+          ...Object.fromEntries(options.secretFiles.map((f, i) => [`${HANDOFF_FILE_ENV_PREFIX}${i}`, f.content])),
+          ...dockerHostEnvironment(scope),
+        }),
+      ),
     ],
   });
-  // without the "Executing: [...]" line: the deploy prints only a refusal's reason
-  run.addOverride('provisioner.0.local-exec.quiet', true);
+  quietLocalExec(run);
   run.node.addValidation({ validate: () => unreachableEngine(scope, options.name) });
   run.addOverride(
     `//.${DOCKER_HANDOFF_KEY}`,
@@ -162,7 +151,7 @@ function defaultProvider(scope: Construct): DockerProvider | undefined {
  * The engine the stack deploys to, for the `docker` CLI the run uses: the `host` and `cert_path` of the default
  * provider. Without a `host` the run takes the deploy's `DOCKER_HOST`, or the provider's default socket.
  */
-function dockerHostEnvironment(scope: Construct): Record<string, string> {
+export function dockerHostEnvironment(scope: Construct): Record<string, string> {
   const provider = defaultProvider(scope);
   const env: Record<string, string> = {};
   if (provider?.host !== undefined) env.DOCKER_HOST = provider.host;
@@ -172,7 +161,7 @@ function dockerHostEnvironment(scope: Construct): Record<string, string> {
 }
 
 /** The provider settings the `docker` CLI cannot take: the run would reach no engine, or another one. */
-function unreachableEngine(scope: Construct, gateway: string): string[] {
+export function unreachableEngine(scope: Construct, gateway: string): string[] {
   const provider = defaultProvider(scope);
   const set = (['caMaterial', 'certMaterial', 'keyMaterial', 'sshOpts'] as const).filter(
     (k) => provider?.[k] !== undefined,

@@ -1,4 +1,4 @@
-import { DataResource, Fn } from 'cdktf';
+import { DataResource, dependable, Fn, type ITerraformDependable } from 'cdktf';
 import { Construct } from 'constructs';
 
 /**
@@ -10,13 +10,19 @@ import { Construct } from 'constructs';
 export class SecretsRevision extends Construct {
   /** Eight hex digits of the revision's id, for Docker object names. */
   public readonly tag: string;
+  private readonly resource: DataResource;
 
   /** @param values the secret values (references to sensitive values), in a fixed order */
   public constructor(scope: Construct, id: string, values: readonly (readonly [string, string])[]) {
     super(scope, id);
-    const revision = new DataResource(this, 'Resource', {
+    this.resource = new DataResource(this, 'Resource', {
       triggersReplace: Object.fromEntries(values.map(([name, value]) => [name, value])),
     });
-    this.tag = Fn.substr(Fn.replace(revision.id, '-', ''), 0, 8);
+    this.tag = Fn.substr(Fn.replace(this.resource.id, '-', ''), 0, 8);
+  }
+
+  /** Moves to new values only after `check` passed them, so that a refused value names no new object. */
+  public after(check: ITerraformDependable): void {
+    this.resource.dependsOn = [...(this.resource.dependsOn ?? []), dependable(check)];
   }
 }

@@ -4,6 +4,7 @@ import { usageFailure } from './usage-failure';
 import { applyConfig } from './apply-config';
 import { DOCKER_USAGE, runDocker } from './apply-config-docker';
 import { KUBERNETES_USAGE, runKubernetes } from './apply-config-kubernetes';
+import { runSwarm, SWARM_USAGE } from './apply-config-swarm';
 
 const USAGE = `Usage: cdktf-mcp-gateway apply-config --config FILE --state-dir DIR [--timeout-ms N] [--quiet]
 
@@ -24,6 +25,8 @@ serves from DIR (it loads the config when it starts; exit 0), or the reason it w
 
 ${DOCKER_USAGE}
 
+${SWARM_USAGE}
+
 ${KUBERNETES_USAGE}`;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -32,6 +35,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 export async function run(argv: string[]): Promise<number> {
   if (argv.some((a) => a === '--kubernetes' || a.startsWith('--kubernetes='))) return runKubernetes(argv);
   if (argv.some((a) => a === '--docker' || a.startsWith('--docker='))) return runDocker(argv);
+  if (argv.some((a) => a === '--swarm' || a.startsWith('--swarm='))) return runSwarm(argv);
   let values;
   try {
     ({ values } = parseArgs({

@@ -88,8 +88,17 @@ describe('Gateway with replicas (docker_service)', () => {
         run.provisioner[0]['local-exec'].environment.CDKTF_MCP_GATEWAY_HANDOFF_IMAGE,
         service.task_spec.container_spec.image,
       );
-      assert.deepEqual(run.triggers_replace, { files: handoff.container.slice(-12), secrets: REVISION });
+      // the values themselves (a plan shows "(sensitive value)"): the revision naming the Docker secrets moves only
+      // once the check passed them, so a refused value names no new secret
+      assert.deepEqual(run.triggers_replace, {
+        files: handoff.container.slice(-12),
+        secrets: { '/run/secrets/cdktf-mcp-gateway-session-key': '${var.session_key}\n' },
+      });
       assert.deepEqual(service.depends_on, ['terraform_data.support_Preflight_72AE8286']);
+      const [revisionId] = Object.keys(json.resource.terraform_data).filter((id) =>
+        id.startsWith('support_SecretsRevision_'),
+      );
+      assert.deepEqual(json.resource.terraform_data[revisionId].depends_on, ['terraform_data.support_Preflight_72AE8286']);
     });
 
     it('runs the preflight check on the config and the session key the replicas get', () => {
@@ -118,7 +127,7 @@ describe('Gateway with replicas (docker_service)', () => {
       );
       assert.deepEqual(json.resource.terraform_data[markerId], { input: { publish_mode: 'host-network' } });
       assert.deepEqual(service.lifecycle, {
-        ignore_changes: ['task_spec[0].networks_advanced'],
+        ignore_changes: ['task_spec[0].networks_advanced', 'task_spec[0].container_spec[0].configs'],
         replace_triggered_by: [`terraform_data.${markerId}`],
       });
       assert.deepEqual(service.task_spec.container_spec.args, [
@@ -160,6 +169,34 @@ describe('Gateway with replicas (docker_service)', () => {
       assert.equal(doc.gateway.name, 'support');
       assert.equal(doc.gateway.session_key_file, '/run/secrets/cdktf-mcp-gateway-session-key');
       assert.equal(doc.tools[0].name, 'get_customer');
+    });
+
+    it('creates a new config only once the check passed, and moves the running service to it with the docker CLI', () => {
+      const config = only(json, 'docker_config');
+      assert.deepEqual(config.depends_on, ['terraform_data.support_Preflight_72AE8286']);
+      // the service keeps the config it mounts: the roll changes it, so a plan shows the config's name only
+      assert.ok(only(json, 'docker_service').lifecycle.ignore_changes.includes('task_spec[0].container_spec[0].configs'));
+      const [rollId] = Object.keys(json.resource.terraform_data).filter((id) => id.startsWith('support_ConfigRoll_'));
+      const roll = json.resource.terraform_data[rollId];
+      const [serviceId] = Object.keys(json.resource.docker_service);
+      assert.deepEqual(roll.triggers_replace, { config: '${docker_config.support_Config_BA7A5CE9.name}' });
+      assert.deepEqual(roll.depends_on, [`docker_service.${serviceId}`]);
+      const exec = roll.provisioner[0]['local-exec'];
+      assert.deepEqual(exec.interpreter.slice(0, 1), ['node']);
+      assert.match(exec.interpreter[1], /dist\/src\/cli\/main\.js$/);
+      assert.deepEqual(exec.interpreter.slice(2), [
+        'apply-config',
+        '--target',
+        '/etc/cdktf-mcp-gateway/gateway.json',
+        '--config-name',
+        '${docker_config.support_Config_BA7A5CE9.name}',
+        '--swarm',
+      ]);
+      assert.equal(exec.command, `\${docker_service.${serviceId}.name}`);
+      // the reviewer's summary records a new config only once the service serves it
+      assert.equal(json.output.gateway_support_config.value.handover, `\${terraform_data.${rollId}.id}`);
+      assert.equal(exec.quiet, true);
+      assert.deepEqual(exec.environment, {});
     });
 
     it('delivers the session key as a docker_secret from the sensitive variable, readable by the gateway user only', () => {

@@ -906,7 +906,10 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       assertOk(diff, 'cdktf diff (one field, replicas)');
       const lines = diff.output.trimEnd().split('\n');
       record('lines of `cdktf diff` for a validate_input toggle, 2 replicas', String(lines.length));
+      assert.ok(lines.length <= 60, `${lines.length} lines of plan:\n${diff.output}`);
       assert.match(diff.output, /~ validate_input\s+= false -> true/, diff.output);
+      // the service keeps its spec: the config roll moves it to the new config
+      assert.doesNotMatch(diff.output, /docker_service\.agents_[^\n]*will be updated/, diff.output);
       assert.doesNotMatch(diff.output, /"validate_input"/, 'the plan prints the config file');
       assert.ok(!diff.output.includes(sessionKey), 'a secret value in the plan');
       const concise = await app.diff({ ...vars, TF_CLI_ARGS_plan: '-concise' });
@@ -916,6 +919,55 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
         'lines of `cdktf diff` for a validate_input toggle, 2 replicas, with `TF_CLI_ARGS_plan=-concise`',
         String(concise.output.trimEnd().split('\n').length),
       );
+    });
+
+    it("fails a deploy the replicas' check refuses (a session key too short) with its reason: no new config, the replicas untouched, zero failed calls", async function () {
+      this.timeout(20 * 60_000);
+      const configsBefore = await configNames();
+      const tasksBefore = (await tasksByDesiredState(serviceName)).serving.map((t) => t.container).sort();
+      const load = startLoad(sdk!, 4, 150, 100_000);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // a config change too: only a checked config is ever created
+      app.params({ ...params, validateInput: true });
+      const run = await app.deploy({ TF_VAR_session_key: 'too-short' });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      load.stop();
+      const records = await load.done;
+      callsMade += records.length;
+      keep(run, 'cdktf deploy (replicas, session key too short)');
+      assert.notEqual(run.code, 0, `the deploy succeeded:\n${tail(run)}`);
+      assert.match(
+        run.output.replace(/\s+/g, ' '),
+        /Gateway 'agents' cannot start: cdktf-mcp-gateway: session key from session_key_file \/run\/secrets\/cdktf-mcp-gateway-session-key: not hex or base64 text/,
+        `the reason is not in the output:\n${tail(run)}`,
+      );
+      const failed = records.filter((r) => r.outcome === 'failure');
+      record(
+        'refused deploy (session key too short), 2 replicas',
+        `${run.seconds.toFixed(1)} s, ${records.length} calls, ${failed.length} failed`,
+      );
+      assert.ok(run.seconds < 30, `the refused deploy took ${run.seconds.toFixed(1)} s`);
+      assert.deepEqual(
+        failed.map((f) => f.detail),
+        [],
+      );
+      assert.deepEqual(await configNames(), configsBefore, 'a config was created');
+      const tasksAfter = (await tasksByDesiredState(serviceName)).serving.map((t) => t.container).sort();
+      assert.deepEqual(tasksAfter, tasksBefore, 'the replicas were replaced');
+      assert.equal((await oneCall(sdk!, false, 7)).outcome, 'forwarded', 'the old config (validate_input off) serves');
+      callsMade += 1;
+      // what the plan shows afterwards: the pending config change (the output kept what still serves), never the
+      // service
+      const pending = await app.diff(vars);
+      keep(pending, 'cdktf diff (replicas, after the refused deploy)');
+      assertOk(pending, 'cdktf diff (replicas, after the refused deploy)');
+      assert.doesNotMatch(pending.output, /docker_service\.agents_[^\n]*will be/, pending.output);
+      assert.match(pending.output, /~ validate_input\s+= false -> true/, pending.output);
+      app.params({ ...params, validateInput: false });
+      const again = await app.deploy(vars);
+      assertOk(again, 'cdktf deploy (replicas, session key as before)');
+      assert.equal((await oneCall(sdk!, true, 8)).outcome, 'ok', 'the session opened before still works');
+      callsMade += 1;
     });
 
     it("keeps answering while one replica's task is stopped (SIGTERM: hand-over and drain)", async function () {
