@@ -114,17 +114,7 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
     secretFiles: options.checkSecretFiles,
   });
   options.revision?.after(preflight);
-  const config = new Config(scope, 'Config', {
-    // only a config the gateway's check passed is created, so a refused one leaves nothing behind
-    dependsOn: [preflight],
-    name: Lazy.stringValue({
-      produce: () => `${dockerName(scope, options.name)}-${contentHash(options.configText())}`,
-    }),
-    // sensitive, so a plan prints "(sensitive value)" rather than the whole config; ConfigSummary shows the fields
-    data: Lazy.stringValue({ produce: () => sensitiveBase64(options.configText()) }),
-    // a new config exists before the service moves to it, and the old one goes only once no task uses it
-    lifecycle: { createBeforeDestroy: true },
-  });
+  const config = createConfig(scope, options, preflight);
   const volume =
     options.auditLog === false || options.auditLog === 'store'
       ? undefined
@@ -199,6 +189,23 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
   });
   options.summary.after(createConfigRoll(scope, options.name, service, config));
   return service;
+}
+
+/**
+ * The config as a `docker_config` named after its content hash, created only once the gateway's check passed it,
+ * so a refused one leaves nothing behind.
+ */
+function createConfig(scope: Construct, options: GatewayServiceOptions, preflight: DataResource): Config {
+  return new Config(scope, 'Config', {
+    dependsOn: [preflight],
+    name: Lazy.stringValue({
+      produce: () => `${dockerName(scope, options.name)}-${contentHash(options.configText())}`,
+    }),
+    // sensitive, so a plan prints "(sensitive value)" rather than the whole config; ConfigSummary shows the fields
+    data: Lazy.stringValue({ produce: () => sensitiveBase64(options.configText()) }),
+    // a new config exists before the service moves to it, and the old one goes only once no task uses it
+    lifecycle: { createBeforeDestroy: true },
+  });
 }
 
 /**

@@ -72,15 +72,11 @@ export function createOneShotRun(scope: Construct, id: string, options: OneShotR
         }
       : {}),
     provisioners: [
-      cliLocalExec(
-        ['apply-config', '--docker'],
-        Lazy.stringValue({ produce: container }),
-        () => ({
-          [HANDOFF_IMAGE_ENV]: options.image.imageId,
-          ...Object.fromEntries(options.secretFiles.map((f, i) => [`${HANDOFF_FILE_ENV_PREFIX}${i}`, f.content])),
-          ...dockerHostEnvironment(scope),
-        }),
-      ),
+      cliLocalExec(['apply-config', '--docker'], Lazy.stringValue({ produce: container }), () => ({
+        [HANDOFF_IMAGE_ENV]: options.image.imageId,
+        ...Object.fromEntries(options.secretFiles.map((f, i) => [`${HANDOFF_FILE_ENV_PREFIX}${i}`, f.content])),
+        ...dockerHostEnvironment(scope),
+      })),
     ],
   });
   quietLocalExec(run);

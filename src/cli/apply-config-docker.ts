@@ -1,11 +1,6 @@
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import {
-  dockerHandoffsOf,
-  HANDOFF_IMAGE_ENV,
-  type DockerHandoff,
-  type HandoffFile,
-} from '../config';
+import { dockerHandoffsOf, HANDOFF_IMAGE_ENV, type DockerHandoff, type HandoffFile } from '../config';
 import { isObject } from '../validation/json-object';
 import { UsageError } from '../config/package-error';
 import { usageFailure } from './usage-failure';

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { HANDOFF_FILE_ENV_PREFIX, HANDOFF_IMAGE_ENV } from '../config';
 
-/** A command's exit code and output (stdout and stderr in the order they came). */
+/** A command's exit code, its output (stdout and stderr in the order they came) and its stdout alone. */
 export interface ToolRun {
   readonly code: number;
   readonly output: string;
+  readonly stdout: string;
 }
 
 /** Thrown when a tool cannot run at all: the message is the line the deploy prints. */
@@ -64,15 +65,18 @@ function run(
   return new Promise((resolve, reject) => {
     const child = spawn(tool, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
     const chunks: Buffer[] = [];
-    const take = (chunk: Buffer): void => {
+    const stdout: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
+      stdout.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.on('error', (err: NodeJS.ErrnoException) =>
       reject(
         new ToolError(
-          err.code === 'ENOENT' ? `cdktf-mcp-gateway: ${missing}` : `cdktf-mcp-gateway: cannot run ${tool}: ${err.message}`,
+          err.code === 'ENOENT'
+            ? `cdktf-mcp-gateway: ${missing}`
+            : `cdktf-mcp-gateway: cannot run ${tool}: ${err.message}`,
         ),
       ),
     );
@@ -82,7 +86,7 @@ function run(
       const all = Buffer.concat(chunks);
       const output =
         all.length > MAX_OUTPUT_BYTES ? `…${all.subarray(-MAX_OUTPUT_BYTES).toString('utf8')}` : all.toString('utf8');
-      resolve({ code: code ?? 1, output });
+      resolve({ code: code ?? 1, output, stdout: Buffer.concat(stdout).toString('utf8') });
     });
     child.stdin.end(input);
   });

@@ -98,7 +98,7 @@ describe('apply-config --swarm (the deploy moves a replicated gateway to its new
     assert.ok(!calls.some((c) => c[1] === 'update'), JSON.stringify(calls));
   });
 
-  it('fails the deploy with the engine\'s reason when the rolling update fails', () => {
+  it("fails the deploy with the engine's reason when the rolling update fails", () => {
     const { status, out } = run(
       { 'desk-support': mounted('desk-support-old') },
       { FAKE_UPDATE_OUTPUT: 'rollback: update rolled back due to failure or early termination of task x\n' },
@@ -114,7 +114,10 @@ describe('apply-config --swarm (the deploy moves a replicated gateway to its new
   it('refuses a missing option with one usage line and exit code 2', () => {
     const { status, out, calls } = run({}, {}, ['--swarm', 'desk-support', '--target', TARGET]);
     assert.equal(status, 2);
-    assert.equal(out, 'cdktf-mcp-gateway: --config-name NAME is required (see: cdktf-mcp-gateway apply-config --help)\n');
+    assert.equal(
+      out,
+      'cdktf-mcp-gateway: --config-name NAME is required (see: cdktf-mcp-gateway apply-config --help)\n',
+    );
     assert.deepEqual(calls, []);
   });
 });

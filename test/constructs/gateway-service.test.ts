@@ -98,7 +98,9 @@ describe('Gateway with replicas (docker_service)', () => {
       const [revisionId] = Object.keys(json.resource.terraform_data).filter((id) =>
         id.startsWith('support_SecretsRevision_'),
       );
-      assert.deepEqual(json.resource.terraform_data[revisionId].depends_on, ['terraform_data.support_Preflight_72AE8286']);
+      assert.deepEqual(json.resource.terraform_data[revisionId].depends_on, [
+        'terraform_data.support_Preflight_72AE8286',
+      ]);
     });
 
     it('runs the preflight check on the config and the session key the replicas get', () => {
@@ -175,7 +177,9 @@ describe('Gateway with replicas (docker_service)', () => {
       const config = only(json, 'docker_config');
       assert.deepEqual(config.depends_on, ['terraform_data.support_Preflight_72AE8286']);
       // the service keeps the config it mounts: the roll changes it, so a plan shows the config's name only
-      assert.ok(only(json, 'docker_service').lifecycle.ignore_changes.includes('task_spec[0].container_spec[0].configs'));
+      assert.ok(
+        only(json, 'docker_service').lifecycle.ignore_changes.includes('task_spec[0].container_spec[0].configs'),
+      );
       const [rollId] = Object.keys(json.resource.terraform_data).filter((id) => id.startsWith('support_ConfigRoll_'));
       const roll = json.resource.terraform_data[rollId];
       const [serviceId] = Object.keys(json.resource.docker_service);
