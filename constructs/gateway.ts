@@ -495,11 +495,8 @@ export class Gateway extends Construct {
     }
     const image = GatewayImage.of(this).imageFor(baseImage, registry?.address);
     const imageName = GatewayImage.of(this).nameFor(baseImage, registry?.address);
-    const summary = new ConfigSummary(
-      this,
-      'ConfigSummary',
-      outputIdOf(this.name).replace(/_url$/, '_config'),
-      () => this.config(),
+    const summary = new ConfigSummary(this, 'ConfigSummary', outputIdOf(this.name).replace(/_url$/, '_config'), () =>
+      this.config(),
     );
     if (replicas === undefined) {
       return {
@@ -563,7 +560,9 @@ export class Gateway extends Construct {
       ...(props.sessionKey !== undefined ? [[K8S_SESSION_KEY, props.sessionKey] as const] : []),
     ];
     const revision = secretValues.length > 0 ? new SecretsRevision(this, 'SecretsRevision', secretValues) : undefined;
-    new ConfigSummary(this, 'ConfigSummary', outputIdOf(this.name).replace(/_url$/, '_config'), () => this.config());
+    const summary = new ConfigSummary(this, 'ConfigSummary', outputIdOf(this.name).replace(/_url$/, '_config'), () =>
+      this.config(),
+    );
     let image: { reference: string; pull: boolean; name: string };
     const dependsOn: TerraformResource[] = [];
     if (target.image !== undefined) {
@@ -598,6 +597,7 @@ export class Gateway extends Construct {
       revision,
       auditFile: this.settings.audit_log !== false && this.settings.audit_log !== 'store',
       dependsOn,
+      summary,
     });
     return { deployment, image: image.reference };
   }

@@ -570,6 +570,9 @@ backend nodes
   option redispatch 1
   # no retry after a response timeout: a tools/call may have reached the backend by then
   retry-on conn-failure empty-response
+  # a new connection per call: a call never waits on an idle connection to a node that is gone, where no
+  # answer and no reset would ever come; a connection that cannot open is retried on another node
+  option http-server-close
   default-server inter 1s fall 2 rise 2
   # which node answered, so that a load can count its calls per node
   http-response set-header x-served-by %s

@@ -1,55 +1,84 @@
 import { createHash } from 'node:crypto';
-import { type ITerraformDependable, Lazy, Token } from 'cdktf';
+import { DataResource, type ITerraformDependable, Lazy, TerraformStack, Token } from 'cdktf';
 import { Construct } from 'constructs';
 import {
   configDigest,
   GATEWAY_CONTAINER_PORT,
+  HANDOFF_IMAGE_ENV,
+  K8S_HANDOFF_KEY,
   K8S_NEXT_DIR,
-  K8S_OUTCOME_ANNOTATION as OUTCOME,
   K8S_SECRETS_SUBDIR,
+  type KubernetesHandoff,
   k8sLabels,
   k8sName,
   k8sNames,
 } from '../../src/config';
+import { cliLocalExec, quietLocalExec } from '../cli-local-exec';
 import type { GatewayKubernetesOptions } from './kubernetes-props';
-import { containerSecurity, podSecurity } from './gateway-pods';
-import { KubernetesDataSource, KubernetesResource } from './kubernetes-object';
+import { CONTAINER_SECURITY, POD_SECURITY } from './gateway-pods';
+import { KubernetesCluster } from './kubernetes-cluster';
+import { KubernetesResource } from './kubernetes-object';
+
+/** The label Kubernetes gives a job's pods: the apply job reads its own name from it. */
+const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 
 /**
- * The hand-over of each new config: the apply job (with its account and role) and the data source that reads the
- * outcome it records, whose postcondition fails the deploy with the gateway's reason. The Deployment waits for it,
- * so the first pods start with a checked config.
+ * The hand-over of each new config: a `terraform_data`, replaced whenever the config, the image or a secret's value
+ * changes, whose `local-exec` runs `apply-config --kubectl` on the deploying machine. That creates the apply job
+ * (with its account and role, made here) through kubectl, waits for the outcome it records, and fails the deploy
+ * with the gateway's reason when it was refused. The Deployment waits for it, so the first pods start with a
+ * checked config. A plan shows only the job's new name: the job itself lies under the resource's `//` comment.
  */
 export function createApplyConfig(
   scope: Construct,
   options: GatewayKubernetesOptions,
   namespace: KubernetesResource,
   after: readonly ITerraformDependable[],
-): KubernetesDataSource {
-  const { name } = options;
-  const ns = options.target.namespace;
+): DataResource {
+  const { name, target } = options;
+  const ns = target.namespace;
   const meta = (objectName: string) => ({ name: objectName, namespace: ns, labels: k8sLabels(name, 'gateway') });
   const applier = createApplierAccess(scope, name, ns, meta, namespace);
-  const job = createApplyJob(scope, options, [...after, ...applier]);
-  return new KubernetesDataSource(
-    scope,
-    'ApplyOutcome',
-    'kubernetes_resource',
-    { api_version: 'batch/v1', kind: 'Job', metadata: { name: job.jobName, namespace: ns } },
-    {
-      dependsOn: [job.resource],
-      lifecycle: {
-        postcondition: [
-          {
-            condition: `\${!startswith(try(self.object.metadata.annotations["${OUTCOME}"], "refused"), "refused")}`,
-            errorMessage:
-              `Gateway '${name}' did not take the new config: ` +
-              `\${try(self.object.metadata.annotations["${OUTCOME}"], "the apply-config job recorded no outcome; see kubectl -n ${ns} logs job/\${self.object.metadata.name}")}`,
-          },
-        ],
+  // named after what it hands over (the config, the image and the secrets' revision), so any change runs it again
+  const hash = Lazy.stringValue({
+    produce: () =>
+      createHash('sha256')
+        .update(JSON.stringify({ image: options.image.name, config: options.configText() }))
+        .digest('hex')
+        .slice(0, 10),
+  });
+  const prefix = `${k8sName(name).slice(0, 30)}-apply`;
+  const jobName = options.revision === undefined ? `${prefix}-${hash}` : `${prefix}-${hash}-${options.revision.tag}`;
+  const run = new DataResource(scope, 'ApplyConfig', {
+    triggersReplace: { job: jobName },
+    dependsOn: [...after, ...applier, ...(options.dependsOn ?? [])],
+    provisioners: [
+      cliLocalExec(['apply-config', '--kubectl', `${ns}/${name}`, '--job'], jobName, () => ({
+        [HANDOFF_IMAGE_ENV]: options.image.reference,
+      })),
+    ],
+  });
+  quietLocalExec(run);
+  run.addOverride(
+    `//.${K8S_HANDOFF_KEY}`,
+    Lazy.anyValue({
+      produce: (): KubernetesHandoff => {
+        const cluster = TerraformStack.of(scope)
+          .node.findAll()
+          .find((c): c is KubernetesCluster => c instanceof KubernetesCluster);
+        return {
+          gateway: name,
+          namespace: ns,
+          ...(cluster?.configPath === undefined ? {} : { kubeconfig: cluster.configPath }),
+          ...(cluster?.configContext === undefined ? {} : { context: cluster.configContext }),
+          labels: k8sLabels(name, 'apply-config'),
+          timeout_seconds: target.applyTimeoutSeconds + 120,
+          job: applyJob(options),
+        };
       },
-    },
+    }),
   );
+  return run;
 }
 
 /** The apply job's service account and the least it may do: its gateway's live copy, its pods, its jobs. */
@@ -103,128 +132,80 @@ function createApplierAccess(
 }
 
 /**
- * The one-shot job of a config change, named after what it hands over (the config, the image and the secrets'
- * revision), so any change of those replaces it and runs it again.
+ * The apply job as the Kubernetes API takes it, but for its name and its container's image (the deploy fills those
+ * in): the gateway image running `apply-config --kubernetes` on the config Terraform wrote.
  */
-function createApplyJob(
-  scope: Construct,
-  options: GatewayKubernetesOptions,
-  after: readonly ITerraformDependable[],
-): { resource: KubernetesResource; jobName: string } {
-  const { name, target } = options;
-  const hash = Lazy.stringValue({
-    produce: () =>
-      createHash('sha256')
-        .update(JSON.stringify({ image: options.image.name, config: options.configText() }))
-        .digest('hex')
-        .slice(0, 10),
-  });
-  const prefix = `${k8sName(name).slice(0, 30)}-apply`;
-  const jobName = options.revision === undefined ? `${prefix}-${hash}` : `${prefix}-${hash}-${options.revision.tag}`;
-  const labels = k8sLabels(name, 'apply-config');
-  const resource = new KubernetesResource(
-    scope,
-    'ApplyConfig',
-    'kubernetes_job_v1',
-    {
-      metadata: { name: jobName, namespace: target.namespace, labels },
-      spec: {
-        ...JOB_READ_BACK.job,
-        backoff_limit: 0,
-        active_deadline_seconds: target.applyTimeoutSeconds + 120,
-        template: {
-          metadata: { labels, annotations: {} },
-          spec: applyPodSpec(options, jobName),
-        },
-      },
-      wait_for_completion: true,
-      timeouts: { create: `${target.applyTimeoutSeconds + 120}s`, update: `${target.applyTimeoutSeconds + 120}s` },
-    },
-    {
-      dependsOn: [...after, ...(options.dependsOn ?? [])],
-    },
-  );
-  return { resource, jobName };
-}
-
-/** The apply job's pod: the gateway image running `apply-config --kubernetes` on the config Terraform wrote. */
-function applyPodSpec(options: GatewayKubernetesOptions, jobName: string): Record<string, unknown> {
+function applyJob(options: GatewayKubernetesOptions): Record<string, unknown> {
   const { name, target } = options;
   const names = k8sNames(name);
+  const labels = k8sLabels(name, 'apply-config');
   // the job waits until its mount holds this config, unless it holds a value known only at deploy
-  const expect = (): string[] => {
-    const text = options.configText();
-    return Token.isUnresolved(text) ? [] : ['--expect-digest', configDigest(text)];
-  };
+  const text = options.configText();
+  const expect = Token.isUnresolved(text) ? [] : ['--expect-digest', configDigest(text)];
   return {
-    ...JOB_READ_BACK.pod,
-    service_account_name: names.applier,
-    restart_policy: 'Never',
-    enable_service_links: false,
-    security_context: { ...podSecurity(), supplemental_groups: [] },
-    container: [
-      {
-        ...JOB_READ_BACK.container,
-        name: 'apply-config',
-        image: options.image.reference,
-        image_pull_policy: options.image.pull ? 'IfNotPresent' : 'Never',
-        args: Lazy.listValue({
-          produce: () => [
-            'apply-config',
-            '--kubernetes',
-            `${target.namespace}/${name}`,
-            '--job',
-            jobName,
-            '--next-dir',
-            K8S_NEXT_DIR,
-            '--port',
-            String(GATEWAY_CONTAINER_PORT),
-            '--timeout-ms',
-            String(target.applyTimeoutSeconds * 1000),
-            ...expect(),
-          ],
-        }),
-        resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
-        security_context: { ...containerSecurity(), capabilities: { add: [], drop: ['ALL'] } },
-        volume_mount: [
-          { name: 'next', mount_path: K8S_NEXT_DIR, read_only: true },
-          { name: 'tmp', mount_path: '/tmp' },
-        ],
-      },
-    ],
-    volume: [
-      {
-        name: 'next',
-        projected: {
-          default_mode: '0440',
-          sources: [
-            { config_map: { name: names.config, optional: false } },
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { namespace: target.namespace, labels },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: target.applyTimeoutSeconds + 120,
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: names.applier,
+          restartPolicy: 'Never',
+          enableServiceLinks: false,
+          securityContext: POD_SECURITY,
+          containers: [
             {
-              secret: {
-                name: names.secrets,
-                optional: false,
-                items: options.secrets.map(([n]) => ({ key: n, path: `${K8S_SECRETS_SUBDIR}/${n}` })),
+              name: 'apply-config',
+              imagePullPolicy: options.image.pull ? 'IfNotPresent' : 'Never',
+              env: [
+                { name: 'JOB_NAME', valueFrom: { fieldRef: { fieldPath: `metadata.labels['${JOB_NAME_LABEL}']` } } },
+              ],
+              args: [
+                'apply-config',
+                '--kubernetes',
+                `${target.namespace}/${name}`,
+                '--job',
+                '$(JOB_NAME)',
+                '--next-dir',
+                K8S_NEXT_DIR,
+                '--port',
+                String(GATEWAY_CONTAINER_PORT),
+                '--timeout-ms',
+                String(target.applyTimeoutSeconds * 1000),
+                ...expect,
+              ],
+              resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
+              securityContext: CONTAINER_SECURITY,
+              volumeMounts: [
+                { name: 'next', mountPath: K8S_NEXT_DIR, readOnly: true },
+                { name: 'tmp', mountPath: '/tmp' },
+              ],
+            },
+          ],
+          volumes: [
+            {
+              name: 'next',
+              projected: {
+                defaultMode: 0o440,
+                sources: [
+                  { configMap: { name: names.config, optional: false } },
+                  {
+                    secret: {
+                      name: names.secrets,
+                      optional: false,
+                      items: options.secrets.map(([n]) => ({ key: n, path: `${K8S_SECRETS_SUBDIR}/${n}` })),
+                    },
+                  },
+                ],
               },
             },
+            { name: 'tmp', emptyDir: { sizeLimit: '16Mi' } },
           ],
         },
       },
-      { name: 'tmp', empty_dir: { size_limit: '16Mi' } },
-    ],
+    },
   };
 }
-
-/**
- * What the provider reads back for an apply job, written out so that a replacement's plan lists what changes and
- * not each of these as "x -> null". (The provider leaves the indexed-mode fields out of a NonIndexed job.)
- */
-const JOB_READ_BACK = {
-  job: { completion_mode: 'NonIndexed', manual_selector: false, backoff_limit_per_index: 0, max_failed_indexes: 0 },
-  pod: {
-    node_selector: {},
-    scheduler_name: 'default-scheduler',
-    image_pull_secrets: [],
-    readiness_gate: [],
-  },
-  container: { command: [], termination_message_policy: 'File' },
-} as const;

@@ -7,9 +7,9 @@ import { KubernetesResource, requireKubernetesProvider } from './kubernetes-obje
 import type { GatewayKubernetesOptions } from './kubernetes-props';
 
 /**
- * A gateway's objects on Kubernetes. A config change is applied by a Job (replaced whenever the config, a secret
+ * A gateway's objects on Kubernetes. A config change is applied by a Job (run again whenever the config, a secret
  * or the image changes) that runs `apply-config --kubernetes`: it checks the config as the gateway would, copies it
- * into the live ConfigMap and Secret the pods mount, and waits until every ready pod serves it; a data source reads
+ * into the live ConfigMap and Secret the pods mount, and waits until every ready pod serves it; the deploy reads
  * the outcome it records, so a refused config fails the deploy with the gateway's reason while the pods keep the
  * config they had. The Deployment itself changes only with the image or a setting of its own.
  */
@@ -64,7 +64,8 @@ export function createGatewayKubernetes(scope: Construct, options: GatewayKubern
   const liveConfig = live('LiveConfig', 'kubernetes_config_map_v1');
   const liveSecret = live('LiveSecret', 'kubernetes_secret_v1');
 
-  const outcome = createApplyConfig(scope, options, namespace, [config, secrets, liveConfig, liveSecret]);
+  const apply = createApplyConfig(scope, options, namespace, [config, secrets, liveConfig, liveSecret]);
+  options.summary.after(apply);
 
   const deployment = new KubernetesResource(
     scope,
@@ -81,7 +82,7 @@ export function createGatewayKubernetes(scope: Construct, options: GatewayKubern
       wait_for_rollout: true,
       timeouts: { create: '5m', update: '5m' },
     },
-    { dependsOn: [outcome] },
+    { dependsOn: [apply] },
   );
   new KubernetesResource(
     scope,

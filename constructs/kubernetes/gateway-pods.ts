@@ -95,21 +95,39 @@ export function podSpec(options: GatewayKubernetesOptions, secretNames: readonly
   };
 }
 
+/** What every pod of a gateway runs as, as the Kubernetes API spells it (the apply job's manifest takes it so). */
+export const POD_SECURITY = {
+  runAsNonRoot: true,
+  runAsUser: GATEWAY_UID,
+  runAsGroup: GATEWAY_UID,
+  fsGroup: GATEWAY_UID,
+  seccompProfile: { type: 'RuntimeDefault' },
+} as const;
+
+/** What every container of a gateway may do, as the Kubernetes API spells it. */
+export const CONTAINER_SECURITY = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  runAsNonRoot: true,
+  capabilities: { drop: ['ALL'] },
+} as const;
+
+/** {@link POD_SECURITY} as the Terraform provider spells it. */
 export function podSecurity(): Record<string, unknown> {
-  return {
-    run_as_non_root: true,
-    run_as_user: String(GATEWAY_UID),
-    run_as_group: String(GATEWAY_UID),
-    fs_group: String(GATEWAY_UID),
-    seccomp_profile: { type: 'RuntimeDefault' },
-  };
+  return providerForm(POD_SECURITY);
 }
 
+/** {@link CONTAINER_SECURITY} as the Terraform provider spells it. */
 export function containerSecurity(): Record<string, unknown> {
-  return {
-    allow_privilege_escalation: false,
-    read_only_root_filesystem: true,
-    run_as_non_root: true,
-    capabilities: { drop: ['ALL'] },
-  };
+  return providerForm(CONTAINER_SECURITY);
+}
+
+/** The provider's spelling of API settings: snake_case names, and ids as strings. */
+function providerForm(settings: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(settings).map(([k, v]) => [
+      k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+      typeof v === 'number' ? String(v) : v,
+    ]),
+  );
 }

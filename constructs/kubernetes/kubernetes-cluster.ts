@@ -21,7 +21,10 @@ export interface KubernetesClusterProps {
  * new KubernetesCluster(stack, 'cluster', { configPath: process.env.KUBECONFIG });
  */
 export class KubernetesCluster extends TerraformProvider {
-  private readonly props: KubernetesClusterProps;
+  /** The kubeconfig file, when given: the deploy's kubectl uses it too. */
+  public readonly configPath?: string;
+  /** The kubeconfig context, when given. */
+  public readonly configContext?: string;
 
   public constructor(scope: Construct, id: string, props: KubernetesClusterProps = {}) {
     super(scope, id, {
@@ -37,13 +40,14 @@ export class KubernetesCluster extends TerraformProvider {
         throw new Error(`KubernetesCluster '${id}': ${prop} (${JSON.stringify(value)}) must be a non-empty string`);
       }
     }
-    this.props = props;
+    this.configPath = props.configPath;
+    this.configContext = props.configContext;
   }
 
   protected synthesizeAttributes(): Record<string, unknown> {
     return {
-      ...(this.props.configPath === undefined ? {} : { config_path: this.props.configPath }),
-      ...(this.props.configContext === undefined ? {} : { config_context: this.props.configContext }),
+      ...(this.configPath === undefined ? {} : { config_path: this.configPath }),
+      ...(this.configContext === undefined ? {} : { config_context: this.configContext }),
     };
   }
 }

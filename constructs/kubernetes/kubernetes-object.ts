@@ -1,10 +1,4 @@
-import {
-  TerraformDataSource,
-  TerraformResource,
-  TerraformStack,
-  type TerraformMetaArguments,
-  type TerraformResourceLifecycle,
-} from 'cdktf';
+import { TerraformResource, TerraformStack, type TerraformMetaArguments } from 'cdktf';
 import { Construct } from 'constructs';
 import { providerSource } from '../provider-source';
 
@@ -39,27 +33,6 @@ export class KubernetesResource extends TerraformResource {
     type: string,
     private readonly body: KubernetesBody,
     meta: TerraformMetaArguments = {},
-  ) {
-    super(scope, id, {
-      terraformResourceType: type,
-      terraformGeneratorMetadata: { providerName: 'kubernetes' },
-      ...meta,
-    });
-  }
-
-  protected synthesizeAttributes(): Record<string, unknown> {
-    return this.body;
-  }
-}
-
-/** One hashicorp/kubernetes data source, as {@link KubernetesResource}. */
-export class KubernetesDataSource extends TerraformDataSource {
-  public constructor(
-    scope: Construct,
-    id: string,
-    type: string,
-    private readonly body: KubernetesBody,
-    meta: { dependsOn?: TerraformMetaArguments['dependsOn']; lifecycle?: TerraformResourceLifecycle } = {},
   ) {
     super(scope, id, {
       terraformResourceType: type,

@@ -1,6 +1,7 @@
 import type { ITerraformDependable } from 'cdktf';
 import { k8sName } from '../../src/config';
 import { quote } from '../docker-names';
+import type { ConfigSummary } from '../config-summary';
 import type { SecretsRevision } from '../secrets-revision';
 
 /** How agents reach a gateway on Kubernetes. */
@@ -136,4 +137,6 @@ export interface GatewayKubernetesOptions {
   readonly auditFile: boolean;
   /** Resources to create first (the image's push). */
   readonly dependsOn?: readonly ITerraformDependable[];
+  /** The stack output that reports the config: it records a new one only once the hand-over gave it. */
+  readonly summary: ConfigSummary;
 }

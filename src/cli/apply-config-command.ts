@@ -3,6 +3,7 @@ import { UsageError } from '../config/package-error';
 import { usageFailure } from './usage-failure';
 import { applyConfig } from './apply-config';
 import { DOCKER_USAGE, runDocker } from './apply-config-docker';
+import { KUBECTL_USAGE, runKubectl } from './apply-config-kubectl';
 import { KUBERNETES_USAGE, runKubernetes } from './apply-config-kubernetes';
 import { runSwarm, SWARM_USAGE } from './apply-config-swarm';
 
@@ -27,6 +28,8 @@ ${DOCKER_USAGE}
 
 ${SWARM_USAGE}
 
+${KUBECTL_USAGE}
+
 ${KUBERNETES_USAGE}`;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -34,6 +37,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /** `cdktf-mcp-gateway apply-config`: what a single-container gateway's deploy runs for a new config. */
 export async function run(argv: string[]): Promise<number> {
   if (argv.some((a) => a === '--kubernetes' || a.startsWith('--kubernetes='))) return runKubernetes(argv);
+  if (argv.some((a) => a === '--kubectl' || a.startsWith('--kubectl='))) return runKubectl(argv);
   if (argv.some((a) => a === '--docker' || a.startsWith('--docker='))) return runDocker(argv);
   if (argv.some((a) => a === '--swarm' || a.startsWith('--swarm='))) return runSwarm(argv);
   let values;

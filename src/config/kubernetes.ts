@@ -73,3 +73,36 @@ export function k8sNames(gateway: string): {
     applier: `${name}-apply-config`,
   };
 }
+
+/**
+ * Where synthesis leaves what a Kubernetes gateway's deploy runs to hand a config over (a
+ * {@link KubernetesHandoff}): under this key of the `//` comment of its `terraform_data` in `cdk.tf.json`, which no
+ * plan prints. `apply-config --kubectl` reads it there.
+ */
+export const K8S_HANDOFF_KEY = 'cdktf_mcp_gateway_kubernetes_handoff';
+
+/** The apply job of a config change, as `apply-config --kubectl` creates it with kubectl. */
+export interface KubernetesHandoff {
+  /** The gateway's name, for messages. */
+  readonly gateway: string;
+  readonly namespace: string;
+  /** The provider's kubeconfig file and context, when the stack names them. */
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  /** The labels of this gateway's apply jobs: older ones are removed once a new config serves. */
+  readonly labels: Record<string, string>;
+  /** How long to wait for the job's outcome. */
+  readonly timeout_seconds: number;
+  /** The Job (`batch/v1`), but for its name and its container's image, which the deploy fills in. */
+  readonly job: Record<string, unknown>;
+}
+
+/** Every Kubernetes hand-over of a synthesized stack (a parsed `cdk.tf.json`). */
+export function kubernetesHandoffsOf(doc: unknown): KubernetesHandoff[] {
+  const resources = (doc as { resource?: { terraform_data?: Record<string, unknown> } } | null)?.resource
+    ?.terraform_data;
+  return Object.values(resources ?? {}).flatMap((r) => {
+    const handoff = (r as { '//'?: Record<string, unknown> } | null)?.['//']?.[K8S_HANDOFF_KEY];
+    return handoff === undefined ? [] : [handoff as KubernetesHandoff];
+  });
+}

@@ -7,6 +7,7 @@ import {
   dockerHandoffsOf,
   GatewayConfig,
   handoffFileText,
+  K8S_HANDOFF_KEY,
   type DockerHandoff,
 } from '../../src/config';
 
@@ -27,8 +28,10 @@ export function synth(stack: TerraformStack): Json {
   // Testing.synth drops every `//` comment; the config hand-overs live under one, so they are put back
   const full = JSON.parse(JSON.stringify(stack.toTerraform()));
   for (const [id, resource] of Object.entries(full.resource?.terraform_data ?? {})) {
-    const handoff = (resource as Json)['//']?.[DOCKER_HANDOFF_KEY];
-    if (handoff !== undefined) json.resource.terraform_data[id]['//'] = { [DOCKER_HANDOFF_KEY]: handoff };
+    for (const key of [DOCKER_HANDOFF_KEY, K8S_HANDOFF_KEY]) {
+      const handoff = (resource as Json)['//']?.[key];
+      if (handoff !== undefined) json.resource.terraform_data[id]['//'] = { [key]: handoff };
+    }
   }
   return json;
 }

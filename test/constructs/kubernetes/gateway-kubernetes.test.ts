@@ -13,7 +13,7 @@ import {
   Secret,
   Service,
 } from '../../../constructs';
-import { configDigest } from '../../../src/config';
+import { configDigest, K8S_HANDOFF_KEY } from '../../../src/config';
 import { hashOf, type Json, resourcesOf, synth, thrown } from '../synth';
 import { tempDir } from '../../helpers/temp-dir';
 
@@ -47,6 +47,13 @@ function only(json: Json, type: string): Json {
   const all = resourcesOf(json, type);
   assert.equal(all.length, 1, `one ${type}`);
   return all[0];
+}
+
+/** The config hand-over's terraform_data. */
+function applyConfig(json: Json): Json {
+  const id = Object.keys(json.resource.terraform_data).find((k) => k.startsWith('orders_ApplyConfig_'));
+  assert.ok(id, Object.keys(json.resource.terraform_data).join(', '));
+  return json.resource.terraform_data[id];
 }
 
 function configMap(json: Json, name: string): Json {
@@ -132,23 +139,70 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
     assert.deepEqual(live.lifecycle.ignore_changes, ['data']);
   });
 
-  it('hands a config over with a job named after it, whose recorded outcome a data source checks', () => {
+  it('hands a config over through a job the deploy creates with kubectl, named after it, and reads its outcome', () => {
     const json = synth(k8sStack().stack);
-    const job = only(json, 'kubernetes_job_v1');
+    assert.deepEqual(resourcesOf(json, 'kubernetes_job_v1'), []);
+    assert.equal(json.data, undefined, 'no data source reads the outcome: the deploy does');
+    const apply = applyConfig(json);
+    const jobName: string = apply.triggers_replace.job;
+    assert.match(jobName, /^orders-apply-[0-9a-f]{10}-\$\{substr\(replace\(terraform_data\./);
+    const exec = apply.provisioner[0]['local-exec'];
+    assert.deepEqual(exec.interpreter.slice(2), ['apply-config', '--kubectl', 'mcp-gateway-orders/orders', '--job']);
+    assert.equal(exec.command, jobName);
+    assert.equal(exec.quiet, true);
+    assert.deepEqual(exec.environment, { CDKTF_MCP_GATEWAY_HANDOFF_IMAGE: 'registry.internal/mcp-gateway:1' });
+    // the reviewer's summary records a new config only once the pods serve it
+    const applyId = Object.keys(json.resource.terraform_data).find((k) => k.startsWith('orders_ApplyConfig_'));
+    assert.equal(json.output.gateway_orders_config.value.handover, `\${terraform_data.${applyId}.id}`);
+    const handoff = apply['//'][K8S_HANDOFF_KEY];
+    assert.deepEqual(
+      { ...handoff, job: undefined },
+      {
+        gateway: 'orders',
+        namespace: 'mcp-gateway-orders',
+        kubeconfig: '/home/me/.kube/config',
+        labels: {
+          'app.kubernetes.io/name': 'cdktf-mcp-gateway',
+          'app.kubernetes.io/instance': 'orders',
+          'app.kubernetes.io/component': 'apply-config',
+        },
+        timeout_seconds: 210,
+        job: undefined,
+      },
+    );
+    const job = handoff.job;
+    assert.equal(job.kind, 'Job');
+    assert.equal(job.spec.backoffLimit, 0);
+    const [container] = job.spec.template.spec.containers;
+    const args: string[] = container.args;
+    assert.deepEqual(args.slice(0, 5), [
+      'apply-config',
+      '--kubernetes',
+      'mcp-gateway-orders/orders',
+      '--job',
+      '$(JOB_NAME)',
+    ]);
+    // the job learns its own name from the label Kubernetes gives its pods
+    assert.deepEqual(container.env, [
+      { name: 'JOB_NAME', valueFrom: { fieldRef: { fieldPath: "metadata.labels['batch.kubernetes.io/job-name']" } } },
+    ]);
     const text = configMap(json, 'orders-config').data['gateway.json'];
-    assert.match(job.metadata.name, /^orders-apply-[0-9a-f]{10}-\$\{substr\(replace\(terraform_data\./);
-    const args: string[] = job.spec.template.spec.container[0].args;
-    assert.deepEqual(args.slice(0, 3), ['apply-config', '--kubernetes', 'mcp-gateway-orders/orders']);
     assert.equal(args[args.indexOf('--expect-digest') + 1], configDigest(text));
-    assert.equal(job.wait_for_completion, true);
-    assert.equal(job.spec.backoff_limit, 0);
-    const outcome = json.data.kubernetes_resource[Object.keys(json.data.kubernetes_resource)[0]];
-    assert.equal(outcome.kind, 'Job');
-    assert.match(outcome.lifecycle.postcondition[0].condition, /mcp-gateway\.cdktf\.io\/outcome/);
-    assert.match(outcome.lifecycle.postcondition[0].error_message, /^Gateway 'orders' did not take the new config: /);
+    assert.equal(container.imagePullPolicy, 'Never');
+    assert.deepEqual(job.spec.template.spec.securityContext, {
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      runAsGroup: 1000,
+      fsGroup: 1000,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    assert.deepEqual(container.securityContext.capabilities, { drop: ['ALL'] });
+    assert.equal(container.securityContext.readOnlyRootFilesystem, true);
     // the Deployment waits for the first config to be in place
     assert.ok(
-      only(json, 'kubernetes_deployment_v1').depends_on.some((d: string) => d.startsWith('data.kubernetes_resource.')),
+      only(json, 'kubernetes_deployment_v1').depends_on.some((d: string) =>
+        d.startsWith('terraform_data.orders_ApplyConfig_'),
+      ),
     );
     // the job may touch only its gateway's live copy by name
     const role = only(json, 'kubernetes_role_v1');
@@ -156,8 +210,7 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
   });
 
   it('renames the job when the config changes, and keeps the name when it does not', () => {
-    const name = (props: Partial<GatewayProps>) =>
-      only(synth(k8sStack(props).stack), 'kubernetes_job_v1').metadata.name;
+    const name = (props: Partial<GatewayProps>) => applyConfig(synth(k8sStack(props).stack)).triggers_replace.job;
     assert.equal(name({}), name({}));
     assert.notEqual(name({ validateInput: false }), name({ validateInput: true }));
   });
@@ -169,7 +222,8 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
     const deployment = only(json, 'kubernetes_deployment_v1');
     assert.equal(deployment.metadata.name, 'orders-desk-v2');
     assert.equal(deployment.spec.selector.match_labels['app.kubernetes.io/instance'], 'orders-desk-v2');
-    assert.match(only(json, 'kubernetes_job_v1').metadata.name, /^orders-desk-v2-apply-/);
+    const apply = Object.values(json.resource.terraform_data).find((r: Json) => r['//'] !== undefined) as Json;
+    assert.match(apply.triggers_replace.job, /^orders-desk-v2-apply-/);
     assert.equal(
       json.output.gateway_Orders_Desk_v2_url.value,
       'http://orders-desk-v2.mcp-gateway-orders-desk-v2.svc.cluster.local:8080/mcp',

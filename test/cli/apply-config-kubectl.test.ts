@@ -1,0 +1,159 @@
+/**
+ * `apply-config --kubectl`: what a Kubernetes gateway's deploy runs on the deploying machine. A stand-in `kubectl`
+ * on PATH records every call and what it reads on stdin, and answers as the API server would; the real cluster
+ * runs it in the Kubernetes deploy test (test/kubernetes).
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { HANDOFF_IMAGE_ENV, K8S_HANDOFF_KEY, K8S_OUTCOME_ANNOTATION, type KubernetesHandoff } from '../../src/config';
+import { tempDir } from '../helpers/temp-dir';
+
+const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+
+/** A `kubectl` that logs its arguments, keeps `create`'s stdin, and answers `get job` with FAKE_JOB. */
+const FAKE_KUBECTL = `#!/usr/bin/env node
+const fs = require('fs');
+const dir = process.env.FAKE_KUBECTL_DIR;
+const args = process.argv.slice(2);
+fs.appendFileSync(dir + '/calls.jsonl', JSON.stringify(args) + '\\n');
+const verb = args[args.indexOf('--namespace') + 2];
+if (verb === 'create') fs.writeFileSync(dir + '/created.json', fs.readFileSync(0));
+if (verb === process.env.FAKE_KUBECTL_FAIL) {
+  process.stderr.write('error: You must be logged in to the server (Unauthorized)\\n');
+  process.exit(1);
+}
+if (verb === 'get') {
+  process.stderr.write('Warning: a deprecation notice kubectl may print\\n');
+  process.stdout.write(process.env.FAKE_JOB);
+}
+`;
+
+const HANDOFF: KubernetesHandoff = {
+  gateway: 'orders',
+  namespace: 'mcp-gateway-orders',
+  kubeconfig: '/home/me/.kube/config',
+  labels: { 'app.kubernetes.io/instance': 'orders', 'app.kubernetes.io/component': 'apply-config' },
+  timeout_seconds: 5,
+  job: {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { namespace: 'mcp-gateway-orders' },
+    spec: { template: { spec: { containers: [{ name: 'apply-config', args: ['apply-config'] }] } } },
+  },
+};
+
+/** What `kubectl get job -o jsonpath=…` prints: the failed count, a tab, the outcome annotation. */
+const job = (annotations: Record<string, string>, failed = 0) =>
+  `${failed === 0 ? '' : failed}\t${annotations[K8S_OUTCOME_ANNOTATION] ?? ''}`;
+
+describe('apply-config --kubectl (the deploy hands a Kubernetes gateway its config through kubectl)', () => {
+  let dir: string;
+  let bin: string;
+
+  beforeEach(() => {
+    dir = tempDir('apply-kubectl-');
+    bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, 'kubectl'), FAKE_KUBECTL);
+    chmodSync(path.join(bin, 'kubectl'), 0o755);
+    const stack = { resource: { terraform_data: { apply: { '//': { [K8S_HANDOFF_KEY]: HANDOFF } } } } };
+    writeFileSync(path.join(dir, 'cdk.tf.json'), JSON.stringify(stack));
+  });
+
+  function run(env: Record<string, string>, target = 'mcp-gateway-orders/orders') {
+    const result = spawnSync(process.execPath, [CLI, 'apply-config', '--kubectl', target, '--job', 'orders-apply-1'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: {
+        PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+        FAKE_KUBECTL_DIR: dir,
+        [HANDOFF_IMAGE_ENV]: 'registry:5000/gw@sha256:abc',
+        ...env,
+      },
+    });
+    let calls: string[][] = [];
+    try {
+      calls = readFileSync(path.join(dir, 'calls.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as string[]);
+    } catch {
+      // no call made
+    }
+    return { status: result.status, out: result.stdout + result.stderr, calls };
+  }
+
+  const base = ['--kubeconfig', '/home/me/.kube/config', '--namespace', 'mcp-gateway-orders'];
+
+  it("creates the job with its name and image, waits for its outcome, removes the gateway's older jobs; prints nothing", () => {
+    const { status, out, calls } = run({ FAKE_JOB: job({ [K8S_OUTCOME_ANNOTATION]: 'serving 0123 (3 pods)' }) });
+    assert.equal(status, 0, out);
+    assert.equal(out, '');
+    assert.deepEqual(calls, [
+      [...base, 'delete', 'job', 'orders-apply-1', '--ignore-not-found', '--wait=true'],
+      [...base, 'create', '-f', '-'],
+      [
+        ...base,
+        'get',
+        'job',
+        'orders-apply-1',
+        '--output',
+        'jsonpath={.status.failed}{"\\t"}{.metadata.annotations.mcp-gateway\\.cdktf\\.io/outcome}',
+      ],
+      [
+        ...base,
+        'delete',
+        'job',
+        '--selector',
+        'app.kubernetes.io/instance=orders,app.kubernetes.io/component=apply-config',
+        '--field-selector',
+        'metadata.name!=orders-apply-1',
+        '--wait=false',
+      ],
+    ]);
+    const created = JSON.parse(readFileSync(path.join(dir, 'created.json'), 'utf8'));
+    assert.equal(created.metadata.name, 'orders-apply-1');
+    assert.equal(created.spec.template.spec.containers[0].image, 'registry:5000/gw@sha256:abc');
+  });
+
+  it("fails the deploy with the gateway's reason when the job recorded a refusal, and keeps the older jobs", () => {
+    const outcome = 'refused: tools[0].backend.headers["X-Key"]: secret BACKEND_KEY is empty';
+    const { status, out, calls } = run({ FAKE_JOB: job({ [K8S_OUTCOME_ANNOTATION]: outcome }) });
+    assert.equal(status, 1);
+    assert.equal(out, `Gateway 'orders' did not take the new config: ${outcome}\n`);
+    assert.equal(calls.length, 3);
+  });
+
+  it('says where the logs are when the job failed without an outcome', () => {
+    const { status, out } = run({ FAKE_JOB: job({}, 1) });
+    assert.equal(status, 1);
+    assert.equal(
+      out,
+      "Gateway 'orders' did not take the new config: the apply job recorded no outcome; see kubectl -n mcp-gateway-orders logs job/orders-apply-1\n",
+    );
+  });
+
+  it("fails with kubectl's own message when it cannot reach the cluster", () => {
+    const { status, out } = run({ FAKE_JOB: job({}), FAKE_KUBECTL_FAIL: 'delete' });
+    assert.equal(status, 1);
+    assert.equal(out, 'kubectl delete failed: error: You must be logged in to the server (Unauthorized)\n');
+  });
+
+  it('names what is missing: a hand-over for another gateway, or kubectl itself', () => {
+    const other = run({ FAKE_JOB: job({}) }, 'mcp-gateway-orders/billing');
+    assert.equal(other.status, 1);
+    assert.equal(
+      other.out,
+      'cdktf-mcp-gateway: cdk.tf.json describes no Kubernetes hand-over for mcp-gateway-orders/billing\n',
+    );
+    const none = spawnSync(
+      process.execPath,
+      [CLI, 'apply-config', '--kubectl', 'mcp-gateway-orders/orders', '--job', 'orders-apply-1'],
+      { cwd: dir, encoding: 'utf8', env: { PATH: path.join(dir, 'empty'), [HANDOFF_IMAGE_ENV]: 'gw:1' } },
+    );
+    assert.equal(none.status, 1);
+    assert.match(none.stderr, /through kubectl, which is not on this PATH: install kubectl/);
+  });
+});
