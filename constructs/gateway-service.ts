@@ -183,8 +183,8 @@ export function createGatewayService(scope: Construct, options: GatewayServiceOp
       maxFailureRatio: '0',
     },
     rollbackConfig: { parallelism: 1, order: 'start-first', failureAction: 'pause', monitor: MONITOR, delay: '0s' },
-    // apply returns once the rolling update converged (or fails when it rolled back), so the old docker_config is
-    // removed only after no task uses it
+    // apply returns once a rolling update of the service's own settings (image, secrets) converged, or fails when
+    // it rolled back; a new config rolls through createConfigRoll, which waits the same way
     convergeConfig: { delay: '1s', timeout: CONVERGE_TIMEOUT },
   });
   options.summary.after(createConfigRoll(scope, options.name, service, config));

@@ -6,6 +6,7 @@ import {
   GATEWAY_CONTAINER_PORT,
   HANDOFF_IMAGE_ENV,
   K8S_HANDOFF_KEY,
+  K8S_NAMESPACE_UID_ENV,
   K8S_NEXT_DIR,
   K8S_SECRETS_SUBDIR,
   type KubernetesHandoff,
@@ -55,6 +56,8 @@ export function createApplyConfig(
     provisioners: [
       cliLocalExec(['apply-config', '--kubectl', `${ns}/${name}`, '--job'], jobName, () => ({
         [HANDOFF_IMAGE_ENV]: options.image.reference,
+        // the deploy checks that kubectl reaches the cluster Terraform deployed this namespace to
+        [K8S_NAMESPACE_UID_ENV]: namespace.getStringAttribute('metadata.0.uid'),
       })),
     ],
   });

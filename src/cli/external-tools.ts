@@ -11,6 +11,9 @@ export interface ToolRun {
 /** Thrown when a tool cannot run at all: the message is the line the deploy prints. */
 export class ToolError extends Error {}
 
+/** How long one command may run before it is killed and reported: a deploy never hangs on a tool. */
+const DEFAULT_TIMEOUT_MS = 120_000;
+
 /** The most output of a command kept for the deploy's message: its end, where the reason is. */
 const MAX_OUTPUT_BYTES = 4096;
 
@@ -26,7 +29,7 @@ function withoutHandoff(): NodeJS.ProcessEnv {
  * neither the stack nor the deploy names one (a CLI context would otherwise pick another engine than the provider's).
  * @throws ToolError when there is no docker CLI to run
  */
-export function docker(args: readonly string[], input?: Buffer): Promise<ToolRun> {
+export function docker(args: readonly string[], input?: Buffer, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<ToolRun> {
   const env = withoutHandoff();
   if (env.DOCKER_HOST === undefined && process.platform !== 'win32') {
     env.DOCKER_HOST = 'unix:///var/run/docker.sock';
@@ -38,6 +41,7 @@ export function docker(args: readonly string[], input?: Buffer): Promise<ToolRun
     env,
     'a gateway takes its config through the docker CLI, which is not on this PATH: install the Docker CLI (DOCKER_HOST selects a remote engine)',
     input,
+    timeoutMs,
   );
 }
 
@@ -52,6 +56,7 @@ export function kubectl(args: readonly string[], input?: Buffer): Promise<ToolRu
     withoutHandoff(),
     'a Kubernetes gateway takes its config through kubectl, which is not on this PATH: install kubectl',
     input,
+    DEFAULT_TIMEOUT_MS,
   );
 }
 
@@ -61,9 +66,15 @@ function run(
   env: NodeJS.ProcessEnv,
   missing: string,
   input: Buffer | undefined,
+  timeoutMs: number,
 ): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(tool, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     const chunks: Buffer[] = [];
     const stdout: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => {
@@ -71,22 +82,25 @@ function run(
       stdout.push(chunk);
     });
     child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.on('error', (err: NodeJS.ErrnoException) =>
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
       reject(
         new ToolError(
           err.code === 'ENOENT'
             ? `cdktf-mcp-gateway: ${missing}`
             : `cdktf-mcp-gateway: cannot run ${tool}: ${err.message}`,
         ),
-      ),
-    );
+      );
+    });
     // the tool may exit before reading its input (a refused create): its exit code says why, not EPIPE
     child.stdin.on('error', () => undefined);
     child.on('close', (code) => {
+      clearTimeout(timer);
       const all = Buffer.concat(chunks);
-      const output =
+      const end =
         all.length > MAX_OUTPUT_BYTES ? `…${all.subarray(-MAX_OUTPUT_BYTES).toString('utf8')}` : all.toString('utf8');
-      resolve({ code: code ?? 1, output, stdout: Buffer.concat(stdout).toString('utf8') });
+      const output = timedOut ? `${end}${end === '' ? '' : '\n'}no answer within ${timeoutMs / 1000} s` : end;
+      resolve({ code: timedOut ? 1 : (code ?? 1), output, stdout: Buffer.concat(stdout).toString('utf8') });
     });
     child.stdin.end(input);
   });

@@ -81,6 +81,12 @@ export function k8sNames(gateway: string): {
  */
 export const K8S_HANDOFF_KEY = 'cdktf_mcp_gateway_kubernetes_handoff';
 
+/**
+ * The environment variable that carries the uid Terraform recorded for the gateway's namespace to
+ * `apply-config --kubectl`, which checks that kubectl reaches the same cluster.
+ */
+export const K8S_NAMESPACE_UID_ENV = 'CDKTF_MCP_GATEWAY_NAMESPACE_UID';
+
 /** The apply job of a config change, as `apply-config --kubectl` creates it with kubectl. */
 export interface KubernetesHandoff {
   /** The gateway's name, for messages. */

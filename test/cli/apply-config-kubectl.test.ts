@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { HANDOFF_IMAGE_ENV, K8S_HANDOFF_KEY, K8S_OUTCOME_ANNOTATION, type KubernetesHandoff } from '../../src/config';
+import { HANDOFF_IMAGE_ENV, K8S_HANDOFF_KEY, type KubernetesHandoff } from '../../src/config';
 import { tempDir } from '../helpers/temp-dir';
 
 const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
@@ -24,9 +24,19 @@ if (verb === process.env.FAKE_KUBECTL_FAIL) {
   process.stderr.write('error: You must be logged in to the server (Unauthorized)\\n');
   process.exit(1);
 }
-if (verb === 'get') {
+if (verb === 'get' && args.includes('namespace')) process.stdout.write(process.env.FAKE_NAMESPACE_UID ?? 'uid-1');
+else if (verb === 'get') {
+  // FAKE_JOBS: what each read of the job prints, the last one from then on; ERROR fails that read
+  const answers = process.env.FAKE_JOBS.split('|');
+  const n = fs.existsSync(dir + '/reads') ? Number(fs.readFileSync(dir + '/reads', 'utf8')) : 0;
+  fs.writeFileSync(dir + '/reads', String(n + 1));
+  const answer = answers[Math.min(n, answers.length - 1)];
+  if (answer === 'ERROR') {
+    process.stderr.write('Unable to connect to the server: net/http: TLS handshake timeout\\n');
+    process.exit(1);
+  }
   process.stderr.write('Warning: a deprecation notice kubectl may print\\n');
-  process.stdout.write(process.env.FAKE_JOB);
+  process.stdout.write(answer);
 }
 `;
 
@@ -44,9 +54,8 @@ const HANDOFF: KubernetesHandoff = {
   },
 };
 
-/** What `kubectl get job -o jsonpath=…` prints: the failed count, a tab, the outcome annotation. */
-const job = (annotations: Record<string, string>, failed = 0) =>
-  `${failed === 0 ? '' : failed}\t${annotations[K8S_OUTCOME_ANNOTATION] ?? ''}`;
+/** What `kubectl get job -o jsonpath=…` prints: the Failed condition's reason, a tab, the outcome annotation. */
+const job = (outcome = '', failed = '') => `${failed}\t${outcome}`;
 
 describe('apply-config --kubectl (the deploy hands a Kubernetes gateway its config through kubectl)', () => {
   let dir: string;
@@ -70,6 +79,7 @@ describe('apply-config --kubectl (the deploy hands a Kubernetes gateway its conf
         PATH: `${bin}${path.delimiter}${process.env.PATH}`,
         FAKE_KUBECTL_DIR: dir,
         [HANDOFF_IMAGE_ENV]: 'registry:5000/gw@sha256:abc',
+        CDKTF_MCP_GATEWAY_NAMESPACE_UID: 'uid-1',
         ...env,
       },
     });
@@ -85,29 +95,33 @@ describe('apply-config --kubectl (the deploy hands a Kubernetes gateway its conf
     return { status: result.status, out: result.stdout + result.stderr, calls };
   }
 
-  const base = ['--kubeconfig', '/home/me/.kube/config', '--namespace', 'mcp-gateway-orders'];
+  const base = ['--kubeconfig', '/home/me/.kube/config', '--request-timeout=30s', '--namespace', 'mcp-gateway-orders'];
+  const selector = 'app.kubernetes.io/instance=orders,app.kubernetes.io/component=apply-config';
 
-  it("creates the job with its name and image, waits for its outcome, removes the gateway's older jobs; prints nothing", () => {
-    const { status, out, calls } = run({ FAKE_JOB: job({ [K8S_OUTCOME_ANNOTATION]: 'serving 0123 (3 pods)' }) });
+  it("checks the cluster, removes the gateway's apply jobs, creates this one, waits for its outcome, removes the rest; prints nothing", () => {
+    const { status, out, calls } = run({ FAKE_JOBS: `${job()}|${job('serving 0123 (3 pods)')}` });
     assert.equal(status, 0, out);
     assert.equal(out, '');
+    const read = [
+      ...base,
+      'get',
+      'job',
+      'orders-apply-1',
+      '--output',
+      `jsonpath={.status.conditions[?(@.type=="Failed")].reason}{"\\t"}{.metadata.annotations.mcp-gateway\\.cdktf\\.io/outcome}`,
+    ];
     assert.deepEqual(calls, [
-      [...base, 'delete', 'job', 'orders-apply-1', '--ignore-not-found', '--wait=true'],
+      [...base, 'get', 'namespace', 'mcp-gateway-orders', '--output', 'jsonpath={.metadata.uid}'],
+      [...base, 'delete', 'job', '--selector', selector, '--cascade=foreground', '--wait=true'],
       [...base, 'create', '-f', '-'],
-      [
-        ...base,
-        'get',
-        'job',
-        'orders-apply-1',
-        '--output',
-        'jsonpath={.status.failed}{"\\t"}{.metadata.annotations.mcp-gateway\\.cdktf\\.io/outcome}',
-      ],
+      read,
+      read,
       [
         ...base,
         'delete',
         'job',
         '--selector',
-        'app.kubernetes.io/instance=orders,app.kubernetes.io/component=apply-config',
+        selector,
         '--field-selector',
         'metadata.name!=orders-apply-1',
         '--wait=false',
@@ -118,31 +132,77 @@ describe('apply-config --kubectl (the deploy hands a Kubernetes gateway its conf
     assert.equal(created.spec.template.spec.containers[0].image, 'registry:5000/gw@sha256:abc');
   });
 
-  it("fails the deploy with the gateway's reason when the job recorded a refusal, and keeps the older jobs", () => {
-    const outcome = 'refused: tools[0].backend.headers["X-Key"]: secret BACKEND_KEY is empty';
-    const { status, out, calls } = run({ FAKE_JOB: job({ [K8S_OUTCOME_ANNOTATION]: outcome }) });
+  it('refuses to run on another cluster than Terraform deployed to (the namespace has another uid there)', () => {
+    const { status, out, calls } = run({ FAKE_JOBS: job(), FAKE_NAMESPACE_UID: 'uid-of-prod' });
     assert.equal(status, 1);
-    assert.equal(out, `Gateway 'orders' did not take the new config: ${outcome}\n`);
-    assert.equal(calls.length, 3);
+    assert.match(
+      out,
+      /^cdktf-mcp-gateway: kubectl reaches another cluster than Terraform: namespace mcp-gateway-orders has uid uid-of-prod there and uid-1 in Terraform's state/,
+    );
+    assert.equal(calls.length, 1, 'nothing created');
   });
 
-  it('says where the logs are when the job failed without an outcome', () => {
-    const { status, out } = run({ FAKE_JOB: job({}, 1) });
+  it("fails the deploy with the gateway's reason when the job recorded a refusal, and keeps the other jobs", () => {
+    const outcome = 'refused: tools[0].backend.headers["X-Key"]: secret BACKEND_KEY is empty';
+    const { status, out, calls } = run({ FAKE_JOBS: job(outcome) });
+    assert.equal(status, 1);
+    assert.equal(out, `Gateway 'orders' did not take the new config: ${outcome}\n`);
+    assert.equal(calls.length, 4);
+  });
+
+  it('reads again after a read that failed, as the job runs on', () => {
+    const { status, out } = run({ FAKE_JOBS: `ERROR|${job()}|${job('stored 0123')}` });
+    assert.equal(status, 0, out);
+  });
+
+  it('says why when the job failed without an outcome', () => {
+    const { status, out } = run({ FAKE_JOBS: job('', 'DeadlineExceeded') });
     assert.equal(status, 1);
     assert.equal(
       out,
-      "Gateway 'orders' did not take the new config: the apply job recorded no outcome; see kubectl -n mcp-gateway-orders logs job/orders-apply-1\n",
+      "Gateway 'orders' did not take the new config: the apply job failed (DeadlineExceeded) and recorded no outcome; " +
+        'see kubectl -n mcp-gateway-orders logs job/orders-apply-1\n',
     );
   });
 
+  it('removes a job that gave no outcome in time, so that it cannot hand its config over later', function () {
+    this.timeout(20_000);
+    const handoff = { ...HANDOFF, timeout_seconds: 2 };
+    writeFileSync(
+      path.join(dir, 'cdk.tf.json'),
+      JSON.stringify({ resource: { terraform_data: { apply: { '//': { [K8S_HANDOFF_KEY]: handoff } } } } }),
+    );
+    const { status, out, calls } = run({ FAKE_JOBS: job() });
+    assert.equal(status, 1);
+    assert.equal(
+      out,
+      "Gateway 'orders' did not take the new config: the apply job recorded no outcome within 2 s; " +
+        'see kubectl -n mcp-gateway-orders describe job/orders-apply-1\n',
+    );
+    assert.deepEqual(calls.at(-1), [...base, 'delete', 'job', 'orders-apply-1', '--ignore-not-found', '--wait=false']);
+  });
+
   it("fails with kubectl's own message when it cannot reach the cluster", () => {
-    const { status, out } = run({ FAKE_JOB: job({}), FAKE_KUBECTL_FAIL: 'delete' });
+    const { status, out } = run({ FAKE_JOBS: job(), FAKE_KUBECTL_FAIL: 'delete' });
     assert.equal(status, 1);
     assert.equal(out, 'kubectl delete failed: error: You must be logged in to the server (Unauthorized)\n');
   });
 
+  it('refuses a hand-over whose labels would select every job of the namespace', () => {
+    writeFileSync(
+      path.join(dir, 'cdk.tf.json'),
+      JSON.stringify({
+        resource: { terraform_data: { apply: { '//': { [K8S_HANDOFF_KEY]: { ...HANDOFF, labels: {} } } } } },
+      }),
+    );
+    const { status, out, calls } = run({ FAKE_JOBS: job() });
+    assert.equal(status, 1);
+    assert.match(out, /is malformed: labels must name at least one label/);
+    assert.deepEqual(calls, []);
+  });
+
   it('names what is missing: a hand-over for another gateway, or kubectl itself', () => {
-    const other = run({ FAKE_JOB: job({}) }, 'mcp-gateway-orders/billing');
+    const other = run({ FAKE_JOBS: job() }, 'mcp-gateway-orders/billing');
     assert.equal(other.status, 1);
     assert.equal(
       other.out,
@@ -151,7 +211,11 @@ describe('apply-config --kubectl (the deploy hands a Kubernetes gateway its conf
     const none = spawnSync(
       process.execPath,
       [CLI, 'apply-config', '--kubectl', 'mcp-gateway-orders/orders', '--job', 'orders-apply-1'],
-      { cwd: dir, encoding: 'utf8', env: { PATH: path.join(dir, 'empty'), [HANDOFF_IMAGE_ENV]: 'gw:1' } },
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { PATH: path.join(dir, 'empty'), [HANDOFF_IMAGE_ENV]: 'gw:1', CDKTF_MCP_GATEWAY_NAMESPACE_UID: 'uid-1' },
+      },
     );
     assert.equal(none.status, 1);
     assert.match(none.stderr, /through kubectl, which is not on this PATH: install kubectl/);

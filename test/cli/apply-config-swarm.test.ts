@@ -18,10 +18,19 @@ const fs = require('fs');
 const dir = process.env.FAKE_DOCKER_DIR;
 const args = process.argv.slice(2);
 fs.appendFileSync(dir + '/calls.jsonl', JSON.stringify(args) + '\\n');
+// what a docker CLI with a broken config file prints on every call
+process.stderr.write('WARNING: Error loading config file: /root/.docker/config.json: unexpected end of JSON input\\n');
 const services = JSON.parse(process.env.FAKE_SERVICES);
 if (args[0] === 'service' && args[1] === 'ls') {
   const prefix = args[args.indexOf('--filter') + 1].slice('name='.length);
   for (const name of Object.keys(services)) if (name.startsWith(prefix)) console.log(name);
+} else if (args[0] === 'service' && args[1] === 'inspect' && args[3].includes('UpdateStatus')) {
+  // FAKE_UPDATE_STATES: the states reported one after the other, the last one from then on
+  const states = (process.env.FAKE_UPDATE_STATES || 'completed').split(',');
+  const n = fs.existsSync(dir + '/polls') ? Number(fs.readFileSync(dir + '/polls', 'utf8')) : 0;
+  fs.writeFileSync(dir + '/polls', String(n + 1));
+  const state = states[Math.min(n, states.length - 1)];
+  console.log(JSON.stringify({ State: state, Message: 'update ' + state }));
 } else if (args[0] === 'service' && args[1] === 'inspect') {
   console.log(JSON.stringify(services[args[args.length - 1]]));
 } else if (args[0] === 'service' && args[1] === 'update' && process.env.FAKE_UPDATE_OUTPUT) {
@@ -73,7 +82,7 @@ describe('apply-config --swarm (the deploy moves a replicated gateway to its new
     const { status, out, calls } = run({ 'desk-support': mounted('desk-support-old'), 'desk-support-2': [] });
     assert.equal(status, 0, out);
     assert.equal(out, '');
-    assert.deepEqual(calls.at(-1), [
+    assert.deepEqual(calls.at(-2), [
       'service',
       'update',
       '--quiet',
@@ -92,10 +101,39 @@ describe('apply-config --swarm (the deploy moves a replicated gateway to its new
     assert.equal(calls.length, 1, JSON.stringify(calls));
   });
 
-  it('does nothing when the service already mounts the new config (a deploy run again)', () => {
-    const { status, out, calls } = run({ 'desk-support': mounted('desk-support-new') });
+  it('updates nothing when the service already mounts the new config (a deploy run again), but waits while Swarm still rolls it', () => {
+    const { status, out, calls } = run(
+      { 'desk-support': mounted('desk-support-new') },
+      { FAKE_UPDATE_STATES: 'updating,updating,completed' },
+    );
     assert.equal(status, 0, out);
     assert.ok(!calls.some((c) => c[1] === 'update'), JSON.stringify(calls));
+    assert.equal(calls.filter((c) => c.some((a) => a.includes('UpdateStatus'))).length, 3);
+  });
+
+  it('fails the deploy when Swarm rolled the update back, even if the CLI returned', () => {
+    const { status, out } = run(
+      { 'desk-support': mounted('desk-support-old') },
+      { FAKE_UPDATE_STATES: 'rollback_completed' },
+    );
+    assert.equal(status, 1);
+    assert.equal(
+      out,
+      'Gateway service desk-support did not move to config desk-support-new: its update ended rollback_completed ' +
+        '(update rollback_completed)\n',
+    );
+  });
+
+  it('refuses a name or a path that would add options to --config-add', () => {
+    for (const argv of [
+      ['--swarm', 'desk-support', '--target', TARGET, '--config-name', 'new,target=/etc/passwd'],
+      ['--swarm', 'desk-support', '--target', `${TARGET},uid=0`, '--config-name', 'new'],
+    ]) {
+      const { status, out, calls } = run({}, {}, argv);
+      assert.equal(status, 2, out);
+      assert.match(out, /^cdktf-mcp-gateway: --(config-name|target): must be /);
+      assert.deepEqual(calls, []);
+    }
   });
 
   it("fails the deploy with the engine's reason when the rolling update fails", () => {
@@ -104,10 +142,12 @@ describe('apply-config --swarm (the deploy moves a replicated gateway to its new
       { FAKE_UPDATE_OUTPUT: 'rollback: update rolled back due to failure or early termination of task x\n' },
     );
     assert.equal(status, 1);
+    // everything the engine printed, its warnings included: the reason is at the end
     assert.equal(
       out,
-      'Gateway service desk-support did not move to config desk-support-new: rollback: update rolled back due to ' +
-        'failure or early termination of task x\n',
+      'Gateway service desk-support did not move to config desk-support-new: WARNING: Error loading config file: ' +
+        '/root/.docker/config.json: unexpected end of JSON input\n' +
+        'rollback: update rolled back due to failure or early termination of task x\n',
     );
   });
 

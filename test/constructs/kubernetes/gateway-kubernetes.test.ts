@@ -150,7 +150,12 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
     assert.deepEqual(exec.interpreter.slice(2), ['apply-config', '--kubectl', 'mcp-gateway-orders/orders', '--job']);
     assert.equal(exec.command, jobName);
     assert.equal(exec.quiet, true);
-    assert.deepEqual(exec.environment, { CDKTF_MCP_GATEWAY_HANDOFF_IMAGE: 'registry.internal/mcp-gateway:1' });
+    const [namespaceId] = Object.keys(json.resource.kubernetes_namespace_v1);
+    assert.deepEqual(exec.environment, {
+      CDKTF_MCP_GATEWAY_HANDOFF_IMAGE: 'registry.internal/mcp-gateway:1',
+      // the deploy checks that kubectl reaches the cluster Terraform deployed to
+      CDKTF_MCP_GATEWAY_NAMESPACE_UID: `\${kubernetes_namespace_v1.${namespaceId}.metadata.0.uid}`,
+    });
     // the reviewer's summary records a new config only once the pods serve it
     const applyId = Object.keys(json.resource.terraform_data).find((k) => k.startsWith('orders_ApplyConfig_'));
     assert.equal(json.output.gateway_orders_config.value.handover, `\${terraform_data.${applyId}.id}`);
