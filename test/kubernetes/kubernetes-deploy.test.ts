@@ -366,7 +366,7 @@ describe('a gateway on a three-node Kubernetes cluster behind HAProxy (examples/
     assert.equal(after.filter((p) => before.some((b) => b.name === p.name)).length, 0, 'every pod replaced');
   });
 
-  it('loses a node: calls fail only until every replica is Ready elsewhere; reports both', async () => {
+  it('loses a node: calls fail only while the cluster moves its pods (until 10 s past every replica Ready elsewhere); reports both', async () => {
     const load = startLoad();
     await new Promise((r) => setTimeout(r, 3_000));
     const killed = Date.now();
@@ -381,7 +381,8 @@ describe('a gateway on a three-node Kubernetes cluster behind HAProxy (examples/
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     );
-    await new Promise((r) => setTimeout(r, 3_000));
+    // the load runs on past the grace below, so a call that still fails then is seen
+    await new Promise((r) => setTimeout(r, 15_000));
     const counts = await load.stop();
     record('node lost → 3 replicas Ready on the other nodes', `${readyAfter.toFixed(1)} s`);
     record(
@@ -390,19 +391,24 @@ describe('a gateway on a three-node Kubernetes cluster behind HAProxy (examples/
     );
     // what an operator (or a cloud's node controller) does once a machine is gone: its pods are then removed too
     await kubectl(['delete', 'node', 'mcpk8s-node3', '--wait=false']);
+    log(
+      `failed calls (sent at +s after the kill): ${JSON.stringify(
+        counts.failures.map((f) => `+${((Date.parse(f.slice(0, 24)) - killed) / 1000).toFixed(2)} ${f.slice(25)}`),
+      )}`,
+    );
     assert.equal(counts.session_404, 0, 'the session opened first stays valid');
     // What a lost node may cost: calls in flight on it when it went (their answer never comes), and calls that met
-    // what it took with it (a DNS pod, a backend pod) until Kubernetes noticed; none once every replica is Ready
-    // again elsewhere. The count is reported above, and docs/kubernetes.md keeps the runs.
+    // what it took with it (a DNS pod, a backend pod) until Kubernetes noticed: the other nodes' routes to those
+    // pods go a moment after the replicas are Ready again, and a backend call that met one waits out the gateway's
+    // 10 s backend timeout. None later. The count is reported above, and docs/kubernetes.md keeps the runs.
     assert.ok(counts.failed <= 10, JSON.stringify(counts));
+    const settled = killed + readyAfter * 1000 + 10_000;
     for (const failure of counts.failures) {
-      const sentAt = Date.parse(failure.slice(0, 24));
       assert.ok(
-        sentAt <= killed + readyAfter * 1000,
-        `a call sent after every replica was Ready again failed: ${failure} (ready at +${readyAfter.toFixed(1)} s)`,
+        Date.parse(failure.slice(0, 24)) <= settled,
+        `a call sent 10 s after every replica was Ready again failed: ${failure} (ready at +${readyAfter.toFixed(1)} s)`,
       );
     }
-    log(`failed calls: ${JSON.stringify(counts.failures)}`);
   });
 
   it('destroys everything it made', async () => {
