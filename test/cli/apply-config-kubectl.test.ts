@@ -5,9 +5,10 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { HANDOFF_IMAGE_ENV, K8S_HANDOFF_KEY, type KubernetesHandoff } from '../../src/config';
+import { installStandIn, standInCalls } from '../helpers/stand-in-tool';
 import { tempDir } from '../helpers/temp-dir';
 
 const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
@@ -59,14 +60,11 @@ const job = (outcome = '', failed = '') => `${failed}\t${outcome}`;
 
 describe('apply-config --kubectl (the deploy hands a Kubernetes gateway its config through kubectl)', () => {
   let dir: string;
-  let bin: string;
+  let toolPath: string;
 
   beforeEach(() => {
     dir = tempDir('apply-kubectl-');
-    bin = path.join(dir, 'bin');
-    mkdirSync(bin);
-    writeFileSync(path.join(bin, 'kubectl'), FAKE_KUBECTL);
-    chmodSync(path.join(bin, 'kubectl'), 0o755);
+    toolPath = installStandIn(dir, 'kubectl', FAKE_KUBECTL);
     const stack = { resource: { terraform_data: { apply: { '//': { [K8S_HANDOFF_KEY]: HANDOFF } } } } };
     writeFileSync(path.join(dir, 'cdk.tf.json'), JSON.stringify(stack));
   });
@@ -76,23 +74,14 @@ describe('apply-config --kubectl (the deploy hands a Kubernetes gateway its conf
       cwd: dir,
       encoding: 'utf8',
       env: {
-        PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+        PATH: toolPath,
         FAKE_KUBECTL_DIR: dir,
         [HANDOFF_IMAGE_ENV]: 'registry:5000/gw@sha256:abc',
         CDKTF_MCP_GATEWAY_NAMESPACE_UID: 'uid-1',
         ...env,
       },
     });
-    let calls: string[][] = [];
-    try {
-      calls = readFileSync(path.join(dir, 'calls.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as string[]);
-    } catch {
-      // no call made
-    }
-    return { status: result.status, out: result.stdout + result.stderr, calls };
+    return { status: result.status, out: result.stdout + result.stderr, calls: standInCalls(dir) };
   }
 
   const base = ['--kubeconfig', '/home/me/.kube/config', '--request-timeout=30s', '--namespace', 'mcp-gateway-orders'];

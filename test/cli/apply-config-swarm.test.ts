@@ -5,8 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { installStandIn, standInCalls } from '../helpers/stand-in-tool';
 import { tempDir } from '../helpers/temp-dir';
 
 const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
@@ -45,14 +45,11 @@ const mounted = (name: string) => [
 
 describe('apply-config --swarm (the deploy moves a replicated gateway to its new config)', () => {
   let dir: string;
-  let bin: string;
+  let toolPath: string;
 
   beforeEach(() => {
     dir = tempDir('apply-swarm-');
-    bin = path.join(dir, 'bin');
-    mkdirSync(bin);
-    writeFileSync(path.join(bin, 'docker'), FAKE_DOCKER);
-    chmodSync(path.join(bin, 'docker'), 0o755);
+    toolPath = installStandIn(dir, 'docker', FAKE_DOCKER);
   });
 
   function run(services: Record<string, unknown>, env: Record<string, string> = {}, args?: string[]) {
@@ -60,22 +57,13 @@ describe('apply-config --swarm (the deploy moves a replicated gateway to its new
     const result = spawnSync(process.execPath, [CLI, 'apply-config', ...argv], {
       encoding: 'utf8',
       env: {
-        PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+        PATH: toolPath,
         FAKE_DOCKER_DIR: dir,
         FAKE_SERVICES: JSON.stringify(services),
         ...env,
       },
     });
-    let calls: string[][] = [];
-    try {
-      calls = readFileSync(path.join(dir, 'calls.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as string[]);
-    } catch {
-      // no call made
-    }
-    return { status: result.status, out: result.stdout + result.stderr, calls };
+    return { status: result.status, out: result.stdout + result.stderr, calls: standInCalls(dir) };
   }
 
   it('removes the config mounted at the target and adds the new one in one rolling update, waiting for it; prints nothing', () => {

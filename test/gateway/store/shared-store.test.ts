@@ -312,8 +312,9 @@ if (REDIS_SERVER === undefined) {
       // nothing of the principal's other limit (100 calls a minute) in the refusal (the request id and retryAfterMs
       // are numbers that may hold "100")
       assert.doesNotMatch(over.message?.error?.message ?? '', /100|minute/);
-      assert.equal(over.message?.error?.data?.limit, 2);
-      assert.equal(over.message?.error?.data?.remaining, 0);
+      const data = over.message?.error?.data as { limit?: number; remaining?: number } | undefined;
+      assert.equal(data?.limit, 2);
+      assert.equal(data?.remaining, 0);
       for (let i = 0; i < 5; i++) assert.equal((await call(i % 2 ? a : b, i % 2 ? sa : sb, 'lookup')).status, 200);
     });
 
