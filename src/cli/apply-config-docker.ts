@@ -1,10 +1,10 @@
-import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { dockerHandoffsOf, HANDOFF_IMAGE_ENV, type DockerHandoff, type HandoffFile } from '../config';
 import { isObject } from '../validation/json-object';
 import { UsageError } from '../config/package-error';
 import { usageFailure } from './usage-failure';
 import { docker, type ToolRun } from './external-tools';
+import { HandoffError, readSynthesizedStack } from './synthesized-stack';
 import { tarArchive, type TarEntry } from './tar-archive';
 
 export const DOCKER_USAGE = `Usage: cdktf-mcp-gateway apply-config --docker CONTAINER [--stack-file FILE]
@@ -18,9 +18,6 @@ serves or stored the config; prints "Gateway 'NAME' cannot start: REASON" and ex
 Options:
   --docker CONTAINER   the one-shot container's name (required)
   --stack-file FILE    the synthesized stack, default cdk.tf.json`;
-
-/** Thrown when the hand-over cannot run at all: the message is the line the deploy prints. */
-class HandoffError extends Error {}
 
 /** `apply-config --docker`: what a single-container gateway's `terraform_data` runs (see createOneShotRun). */
 export async function runDocker(argv: string[]): Promise<number> {
@@ -65,15 +62,9 @@ export async function runDocker(argv: string[]): Promise<number> {
  * @throws HandoffError when the file or the hand-over is missing
  */
 export function readHandoff(stackFile: string, container: string): DockerHandoff {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(fs.readFileSync(stackFile, 'utf8'));
-  } catch (err) {
-    throw new HandoffError(
-      `cdktf-mcp-gateway: cannot read the synthesized stack ${stackFile}: ${(err as Error).message}`,
-    );
-  }
-  const handoff = dockerHandoffsOf(doc).find((h) => isObject(h) && h.container === container);
+  const handoff = dockerHandoffsOf(readSynthesizedStack(stackFile)).find(
+    (h) => isObject(h) && h.container === container,
+  );
   if (handoff === undefined) {
     throw new HandoffError(`cdktf-mcp-gateway: ${stackFile} describes no config hand-over named ${container}`);
   }

@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   HANDOFF_IMAGE_ENV,
@@ -9,7 +8,8 @@ import {
 } from '../config';
 import { UsageError } from '../config/package-error';
 import { isObject } from '../validation/json-object';
-import { kubectl, ToolError } from './external-tools';
+import { kubectl } from './external-tools';
+import { HandoffError, readSynthesizedStack } from './synthesized-stack';
 import { usageFailure } from './usage-failure';
 
 export const KUBECTL_USAGE = `Usage: cdktf-mcp-gateway apply-config --kubectl NAMESPACE/GATEWAY --job NAME [--stack-file FILE]
@@ -69,19 +69,15 @@ export async function runKubectl(argv: string[]): Promise<number> {
 
 /** The hand-over synthesis left for `NAMESPACE/GATEWAY`; throws the line to print when there is none. */
 function readHandoff(stackFile: string, target: string): KubernetesHandoff {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(fs.readFileSync(stackFile, 'utf8'));
-  } catch (err) {
-    throw new ToolError(`cdktf-mcp-gateway: cannot read the synthesized stack ${stackFile}: ${(err as Error).message}`);
-  }
-  const handoff = kubernetesHandoffsOf(doc).find((h) => isObject(h) && `${h.namespace}/${h.gateway}` === target);
+  const handoff = kubernetesHandoffsOf(readSynthesizedStack(stackFile)).find(
+    (h) => isObject(h) && `${h.namespace}/${h.gateway}` === target,
+  );
   if (handoff === undefined) {
-    throw new ToolError(`cdktf-mcp-gateway: ${stackFile} describes no Kubernetes hand-over for ${target}`);
+    throw new HandoffError(`cdktf-mcp-gateway: ${stackFile} describes no Kubernetes hand-over for ${target}`);
   }
   const problem = shapeProblem(handoff);
   if (problem !== undefined) {
-    throw new ToolError(
+    throw new HandoffError(
       `cdktf-mcp-gateway: the hand-over for ${target} in ${stackFile} is malformed: ${problem} (synthesize again)`,
     );
   }
@@ -113,7 +109,7 @@ function shapeProblem(h: KubernetesHandoff): string | undefined {
 async function applyWithKubectl(h: KubernetesHandoff, name: string): Promise<string | undefined> {
   const image = process.env[HANDOFF_IMAGE_ENV];
   if (image === undefined || image === '') {
-    throw new ToolError(`cdktf-mcp-gateway: ${HANDOFF_IMAGE_ENV} is not set (the deploy passes the image)`);
+    throw new HandoffError(`cdktf-mcp-gateway: ${HANDOFF_IMAGE_ENV} is not set (the deploy passes the image)`);
   }
   // the provider's own defaults when the stack names no kubeconfig or context
   const kubeconfig = h.kubeconfig ?? process.env.KUBE_CONFIG_PATH;
@@ -127,7 +123,7 @@ async function applyWithKubectl(h: KubernetesHandoff, name: string): Promise<str
   ];
   const ctl = async (args: string[], input?: Buffer): Promise<string> => {
     const run = await kubectl([...base, ...args], input);
-    if (run.code !== 0) throw new ToolError(`kubectl ${args[0]} failed: ${run.output.trim() || `exit ${run.code}`}`);
+    if (run.code !== 0) throw new HandoffError(`kubectl ${args[0]} failed: ${run.output.trim() || `exit ${run.code}`}`);
     return run.stdout;
   };
   await sameCluster(h, (args) => ctl(args));
@@ -163,13 +159,13 @@ async function applyWithKubectl(h: KubernetesHandoff, name: string): Promise<str
 async function sameCluster(h: KubernetesHandoff, ctl: (args: string[]) => Promise<string>): Promise<void> {
   const expected = process.env[K8S_NAMESPACE_UID_ENV];
   if (expected === undefined || expected === '') {
-    throw new ToolError(
+    throw new HandoffError(
       `cdktf-mcp-gateway: ${K8S_NAMESPACE_UID_ENV} is not set (the deploy passes the namespace's uid)`,
     );
   }
   const found = (await ctl(['get', 'namespace', h.namespace, '--output', 'jsonpath={.metadata.uid}'])).trim();
   if (found !== expected) {
-    throw new ToolError(
+    throw new HandoffError(
       `cdktf-mcp-gateway: kubectl reaches another cluster than Terraform: namespace ${h.namespace} has uid ${found} ` +
         `there and ${expected} in Terraform's state; name the kubeconfig and context on KubernetesCluster ` +
         '(configPath, configContext) so that both use them',
@@ -206,7 +202,7 @@ async function awaitOutcome(
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-  if (lastError !== '') throw new ToolError(lastError);
+  if (lastError !== '') throw new HandoffError(lastError);
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { HANDOFF_FILE_ENV_PREFIX, HANDOFF_IMAGE_ENV } from '../config';
+import { HandoffError } from './synthesized-stack';
 
 /** A command's exit code, its output (stdout and stderr in the order they came) and its stdout alone. */
 export interface ToolRun {
@@ -7,9 +8,6 @@ export interface ToolRun {
   readonly output: string;
   readonly stdout: string;
 }
-
-/** Thrown when a tool cannot run at all: the message is the line the deploy prints. */
-export class ToolError extends Error {}
 
 /** How long one command may run before it is killed and reported: a deploy never hangs on a tool. */
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -27,7 +25,7 @@ function withoutHandoff(): NodeJS.ProcessEnv {
 /**
  * Runs the docker CLI with `input` on its standard input, on the engine the Docker provider defaults to when
  * neither the stack nor the deploy names one (a CLI context would otherwise pick another engine than the provider's).
- * @throws ToolError when there is no docker CLI to run
+ * @throws HandoffError when there is no docker CLI to run
  */
 export function docker(args: readonly string[], input?: Buffer, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<ToolRun> {
   const env = withoutHandoff();
@@ -47,7 +45,7 @@ export function docker(args: readonly string[], input?: Buffer, timeoutMs = DEFA
 
 /**
  * Runs kubectl with `input` on its standard input.
- * @throws ToolError when there is no kubectl to run
+ * @throws HandoffError when there is no kubectl to run
  */
 export function kubectl(args: readonly string[], input?: Buffer): Promise<ToolRun> {
   return run(
@@ -85,7 +83,7 @@ function run(
     child.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       reject(
-        new ToolError(
+        new HandoffError(
           err.code === 'ENOENT'
             ? `cdktf-mcp-gateway: ${missing}`
             : `cdktf-mcp-gateway: cannot run ${tool}: ${err.message}`,

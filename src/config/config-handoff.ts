@@ -111,11 +111,16 @@ export interface DockerHandoff {
 
 /** The config hand-overs of a synthesized stack document (`cdk.tf.json`), in resource order. */
 export function dockerHandoffsOf(doc: unknown): DockerHandoff[] {
+  return handoffsUnder(doc, DOCKER_HANDOFF_KEY) as DockerHandoff[];
+}
+
+/** Every value under `key` of the `//` comments of a synthesized stack's `terraform_data` resources. */
+export function handoffsUnder(doc: unknown, key: string): unknown[] {
   const resources = (doc as { resource?: { terraform_data?: Record<string, unknown> } } | null)?.resource
     ?.terraform_data;
   return Object.values(resources ?? {}).flatMap((r) => {
-    const handoff = (r as { '//'?: Record<string, unknown> } | null)?.['//']?.[DOCKER_HANDOFF_KEY];
-    return handoff === undefined ? [] : [handoff as DockerHandoff];
+    const handoff = (r as { '//'?: Record<string, unknown> } | null)?.['//']?.[key];
+    return handoff === undefined ? [] : [handoff];
   });
 }
 

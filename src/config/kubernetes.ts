@@ -7,6 +7,7 @@
  * the job writes, after the gateway's own check passed. So a config the gateway refuses never reaches a pod, not
  * even one that starts later.
  */
+import { handoffsUnder } from './config-handoff';
 
 /** Where a pod mounts the live config (a projected volume of the live ConfigMap and Secret). */
 export const K8S_CONFIG_DIR = '/etc/cdktf-mcp-gateway';
@@ -105,10 +106,5 @@ export interface KubernetesHandoff {
 
 /** Every Kubernetes hand-over of a synthesized stack (a parsed `cdk.tf.json`). */
 export function kubernetesHandoffsOf(doc: unknown): KubernetesHandoff[] {
-  const resources = (doc as { resource?: { terraform_data?: Record<string, unknown> } } | null)?.resource
-    ?.terraform_data;
-  return Object.values(resources ?? {}).flatMap((r) => {
-    const handoff = (r as { '//'?: Record<string, unknown> } | null)?.['//']?.[K8S_HANDOFF_KEY];
-    return handoff === undefined ? [] : [handoff as KubernetesHandoff];
-  });
+  return handoffsUnder(doc, K8S_HANDOFF_KEY) as KubernetesHandoff[];
 }
