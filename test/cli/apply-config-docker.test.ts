@@ -5,9 +5,10 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DOCKER_HANDOFF_KEY, HANDOFF_IMAGE_ENV, type DockerHandoff } from '../../src/config';
+import { installStandIn, standInCalls } from '../helpers/stand-in-tool';
 import { tempDir } from '../helpers/temp-dir';
 
 const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
@@ -53,14 +54,11 @@ const HANDOFF: DockerHandoff = {
 
 describe('apply-config --docker (the deploy hands a single container its config through the docker CLI)', () => {
   let dir: string;
-  let bin: string;
+  let toolPath: string;
 
   beforeEach(() => {
     dir = tempDir('apply-docker-');
-    bin = path.join(dir, 'bin');
-    mkdirSync(bin);
-    writeFileSync(path.join(bin, 'docker'), FAKE_DOCKER);
-    chmodSync(path.join(bin, 'docker'), 0o755);
+    toolPath = installStandIn(dir, 'docker', FAKE_DOCKER);
     const stack = { resource: { terraform_data: { apply: { '//': { [DOCKER_HANDOFF_KEY]: HANDOFF } } } } };
     writeFileSync(path.join(dir, 'cdk.tf.json'), JSON.stringify(stack));
   });
@@ -70,24 +68,14 @@ describe('apply-config --docker (the deploy hands a single container its config 
       cwd: dir,
       encoding: 'utf8',
       env: {
-        PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+        PATH: toolPath,
         FAKE_DOCKER_DIR: dir,
         [HANDOFF_IMAGE_ENV]: 'sha256:abc',
         CDKTF_MCP_GATEWAY_HANDOFF_FILE_0: 's3cret\n',
         ...env,
       },
     });
-    const calls = (() => {
-      try {
-        return readFileSync(path.join(dir, 'calls.jsonl'), 'utf8')
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l) as string[]);
-      } catch {
-        return [];
-      }
-    })();
-    return { status: result.status, stdout: result.stdout, stderr: result.stderr, calls };
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr, calls: standInCalls(dir) };
   }
 
   it('creates the one-shot container with no network, copies the files in with their modes and owners, runs it and removes it; prints nothing when it succeeds', () => {
