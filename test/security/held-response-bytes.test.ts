@@ -69,6 +69,8 @@ describe('security: response bytes held across calls are bounded', function () {
     const logs: string[] = [];
     // 4 MiB of JSON: the answer carries it twice (the text and structuredContent), past what sockets buffer
     const body = JSON.stringify({ a: 'x'.repeat(4 * MIB - 10) });
+    // long enough for a few 4 MiB calls to finish on a loaded CI machine while the answer is held
+    const WRITE_TIMEOUT_MS = 8_000;
 
     before(async () => {
       bigServer = http.createServer((_req, res) => {
@@ -81,7 +83,7 @@ describe('security: response bytes held across calls are bounded', function () {
         config: botConfig([tool('big', big)], {
           max_response_bytes: 8 * MIB,
           max_held_response_bytes: 10 * MIB,
-          write_timeout_ms: 3_000,
+          write_timeout_ms: WRITE_TIMEOUT_MS,
         }),
         port: 0,
         host: '127.0.0.1',
@@ -116,7 +118,11 @@ describe('security: response bytes held across calls are bounded', function () {
           const result = (res.message as any).result;
           return result.isError === true ? result : false;
         },
-        { timeoutMs: 2_800, intervalMs: 50, what: 'a large call refused while the unread answer is held' },
+        {
+          timeoutMs: WRITE_TIMEOUT_MS - 500,
+          intervalMs: 50,
+          what: 'a large call refused while the unread answer is held',
+        },
       );
       assert.deepEqual(refused.content, [
         {
@@ -126,10 +132,13 @@ describe('security: response bytes held across calls are bounded', function () {
       ]);
       // the connection guard closes it once nothing was written for write_timeout_ms
       await eventually(() => logs.some((l) => l.startsWith('connection closed') && l.includes('"write_timeout"')), {
-        timeoutMs: 10_000,
+        timeoutMs: WRITE_TIMEOUT_MS + 10_000,
         what: 'the log of the unread answer',
       });
-      assert.ok(Date.now() - sentAt >= 2_800, `closed after ${Date.now() - sentAt} ms, before the deadline`);
+      assert.ok(
+        Date.now() - sentAt >= WRITE_TIMEOUT_MS - 200,
+        `closed after ${Date.now() - sentAt} ms, before the deadline`,
+      );
       // what the client gets once it reads: part of the answer, then the end of the connection
       let received = 0;
       slow.on('data', (chunk: Buffer) => (received += chunk.length));
