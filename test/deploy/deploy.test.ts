@@ -15,6 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
+import { GATEWAY_STATE_DIR as STATE_DIR } from '../../src/config';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { eventually } from '../helpers/eventually';
 import { connectSdkClient, initializeRequest, type SdkConnection } from '../helpers/mcp';
@@ -771,6 +772,8 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
     let params: Record<string, unknown> = {};
     const vars = { TF_VAR_session_key: sessionKey };
     let callsMade = 0;
+    /** The state volumes of the reload-in-place experiment, one per task slot (not the stack's: it never made them). */
+    const inPlaceVolume = `in-place-experiment-${suffix}`;
 
     async function configNames(): Promise<string[]> {
       return (await dockerObjects('config')).filter((n) => n.startsWith(serviceName));
@@ -819,6 +822,9 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       this.timeout(10 * 60_000);
       await sdk?.close();
       if ((await dockerObjects('service')).includes(serviceName)) await app.destroy(vars);
+      for (const slot of [1, 2]) {
+        await docker(['volume', 'rm', '--force', `${inPlaceVolume}-${slot}`]).catch((err: Error) => log(err.message));
+      }
       await backend?.close();
     });
 
@@ -883,6 +889,10 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
         'time from `cdktf deploy` to the new config on every replica (rolling update)',
         `${run.seconds.toFixed(1)} s`,
       );
+      // the roll alone, as OpenTofu timed its terraform_data (the rest of the deploy is the engine's refresh and plan)
+      const roll = /ConfigRoll[^\n]*Creation complete after (?:(\d+)m)?(\d+)s/.exec(run.output);
+      assert.ok(roll !== null, `no ConfigRoll in the deploy's output:\n${tail(run)}`);
+      record('the rolling update alone (ConfigRoll), 2 replicas', `${Number(roll[1] ?? 0) * 60 + Number(roll[2])} s`);
       assert.equal((await oneCall(sdk!, false, 3)).outcome, 'forwarded', 'every replica has validate_input off');
       assert.equal((await oneCall(sdk!, false, 5)).outcome, 'forwarded', 'every replica has validate_input off');
       callsMade += 2;
@@ -1015,6 +1025,138 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
         created >= 0 && destroyed > created,
         `the new image is built before the old one is removed:\n${tail(run)}`,
       );
+    });
+
+    // The other way a config change could reach replicas: each replica serving from a state volume of its own, as
+    // a single container does, and the deploy's one-shot hand-over run for each. Built here by hand on the deployed
+    // service, to measure it beside the rolling update; the product keeps the rolling update (docs/deploy.md).
+    it('measures a reload in place of both replicas beside the rolling update, under load with zero failed calls', async function () {
+      this.timeout(20 * 60_000);
+      const spec = JSON.parse(await docker(['service', 'inspect', '--format', '{{json .Spec}}', serviceName])) as {
+        TaskTemplate: { ContainerSpec: { Image: string; Args: string[]; Configs: { ConfigName: string }[] } };
+      };
+      const image = spec.TaskTemplate.ContainerSpec.Image;
+      const data = JSON.parse(
+        await docker([
+          'config',
+          'inspect',
+          '--format',
+          '{{json .Spec.Data}}',
+          spec.TaskTemplate.ContainerSpec.Configs[0].ConfigName,
+        ]),
+      ) as string;
+      const current = JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as {
+        gateway: { validate_input: boolean };
+      };
+      const next = { ...current, gateway: { ...current.gateway, validate_input: !current.gateway.validate_input } };
+      const dir = path.join(tmp, 'in-place');
+      fs.mkdirSync(dir, { mode: 0o755 });
+      fs.chmodSync(dir, 0o755);
+      fs.writeFileSync(path.join(dir, 'current.json'), JSON.stringify(current), { mode: 0o444 });
+      fs.writeFileSync(path.join(dir, 'next.json'), JSON.stringify(next), { mode: 0o444 });
+      const keyFile = path.join(dir, 'session-key');
+      fs.writeFileSync(keyFile, sessionKey, { mode: 0o400 });
+      fs.chownSync(keyFile, 1000, 1000);
+      const handOver = (slot: number, file: string): Promise<string> =>
+        docker(
+          [
+            'run',
+            '--rm',
+            '--network',
+            'none',
+            '--user',
+            '1000:1000',
+            '--volume',
+            `${inPlaceVolume}-${slot}:${STATE_DIR}`,
+            '--volume',
+            `${dir}:/hand-over:ro`,
+            '--volume',
+            `${keyFile}:/run/secrets/cdktf-mcp-gateway-session-key:ro`,
+            image,
+            'apply-config',
+            '--config',
+            `/hand-over/${file}`,
+            '--state-dir',
+            STATE_DIR,
+          ],
+          120_000,
+        );
+      // each slot's volume holds the served config before the service mounts it (not measured)
+      for (const slot of [1, 2]) assert.match(await handOver(slot, 'current.json'), /stored/);
+      await docker(
+        [
+          'service',
+          'update',
+          '--detach=false',
+          '--quiet',
+          '--mount-add',
+          `type=volume,source=${inPlaceVolume}-{{.Task.Slot}},target=${STATE_DIR}`,
+          '--args',
+          `serve --config ${STATE_DIR}/gateway.json --watch --status-file ${STATE_DIR}/status.json --port ${port} --host 127.0.0.1`,
+          serviceName,
+        ],
+        5 * 60_000,
+      );
+      await eventually(async () => (await healthyTasks(serviceName)) === 2, {
+        timeoutMs: 120_000,
+        intervalMs: 1_000,
+        what: 'both replicas healthy, each on its state volume',
+      });
+      const load = startLoad(sdk!, 4, 150, 100_000);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const start = Date.now();
+      const outcomes = await Promise.all([1, 2].map((slot) => handOver(slot, 'next.json')));
+      const seconds = (Date.now() - start) / 1000;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      load.stop();
+      const records = await load.done;
+      callsMade += records.length;
+      for (const out of outcomes) assert.match(out, /serving/, 'a replica did not report the new config');
+      const failed = records.filter((r) => r.outcome === 'failure');
+      record(
+        'reload in place of 2 replicas (experiment, both hand-overs at once): time to the new config on every replica',
+        `${seconds.toFixed(1)} s`,
+      );
+      record('calls during that reload in place / failed', `${records.length} / ${failed.length}`);
+      assert.deepEqual(
+        failed.map((f) => f.detail),
+        [],
+      );
+      const expected = next.gateway.validate_input ? 'refused' : 'forwarded';
+      for (const i of [11, 12, 13, 14]) assert.equal((await oneCall(sdk!, false, i)).outcome, expected);
+      callsMade += 4;
+      // Why the product keeps the rolling update: a task Swarm starts later (a scale-up here; a node lost, elsewhere)
+      // finds no config of its own in its slot's volume, on a node the hand-over never reached, and cannot start.
+      await docker(['service', 'scale', '--detach', `${serviceName}=3`]);
+      const third = await eventually(
+        async () => {
+          const tasks = await docker(['service', 'ps', '--no-trunc', '--format', '{{.Name}} {{.Error}}', serviceName]);
+          return tasks.split('\n').find((t) => t.startsWith(`${serviceName}.3 `) && t.includes('exit')) ?? false;
+        },
+        { timeoutMs: 120_000, intervalMs: 1_000, what: "the third replica's start to fail" },
+      );
+      record(
+        'the same after a scale-up to 3 replicas: the new task',
+        `fails to start (${third.slice(third.indexOf(' ') + 1)})`,
+      );
+      // back to the spec the deploy made (the state volumes stay until the service is gone)
+      await docker(
+        [
+          'service',
+          'update',
+          '--detach=false',
+          '--quiet',
+          '--replicas',
+          '2',
+          '--mount-rm',
+          STATE_DIR,
+          '--args',
+          spec.TaskTemplate.ContainerSpec.Args.join(' '),
+          serviceName,
+        ],
+        5 * 60_000,
+      );
+      assert.equal(await healthyTasks(serviceName), 2);
     });
 
     it('destroys every service, config, secret, volume and image of the stack', async function () {
