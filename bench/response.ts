@@ -157,10 +157,13 @@ export async function runResponseBench(): Promise<void> {
     const backendUrl = `http://127.0.0.1:${backendPort}`;
     const plain = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], true, sha256), 'plain');
     const shaped = await startGatewayProcess(dir, gatewayConfig([shapedTool(backendUrl)], true, sha256), 'shaped');
+    // the A/A pair: a second gateway just like the first, to show how far two identical ones read apart
+    const twin = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], true, sha256), 'twin');
     const targets: Target[] = [];
     for (const [name, gw] of [
       ['gateway, response controls off', plain],
       ['gateway, output validation + 1 redact pattern on', shaped],
+      ['gateway, response controls off (A/A: a second one)', twin],
     ] as const) {
       targets.push({
         name,
@@ -173,9 +176,10 @@ export async function runResponseBench(): Promise<void> {
     const probeText = await probe.text();
     if (!probeText.includes('[redacted]'))
       throw new Error(`the shaped call did not redact: ${probeText.slice(0, 300)}`);
-    const rows = await measure(targets);
+    const rows = await measure(targets.slice(0, 2));
     const paired = await pairedRatio(targets[0], targets[1]);
-    await Promise.all([stopChild(plain.child), stopChild(shaped.child)]);
+    const aa = await pairedRatio(targets[0], targets[2]);
+    await Promise.all([stopChild(plain.child), stopChild(shaped.child), stopChild(twin.child)]);
 
     console.log(
       `tools/call, ${CONNECTIONS} connections, pipelining 1, ${DURATION_S} s per row x ${ROUNDS} rounds interleaved, mean (autocannon)\n`,
@@ -197,6 +201,8 @@ export async function runResponseBench(): Promise<void> {
       `| controls on / off side by side (${PAIRED_ROUNDS} rounds of ${PAIRED_DURATION_S} s), req/s: median (range) | ${range(paired.rps)} | >= 0.90 |`,
     );
     console.log(`| controls on / off side by side, CPU per call: median (range) | ${range(paired.cpu)} | <= 1.05 |`);
+    console.log(`| A/A: off / off side by side, req/s: median (range) | ${range(aa.rps)} | ~1.00 (the noise) |`);
+    console.log(`| A/A: off / off side by side, CPU per call: median (range) | ${range(aa.cpu)} | ~1.00 (the noise) |`);
 
     printShapingTable();
     printHostileTable();
