@@ -822,7 +822,8 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
       this.timeout(10 * 60_000);
       await sdk?.close();
       if ((await dockerObjects('service')).includes(serviceName)) await app.destroy(vars);
-      for (const slot of [1, 2]) {
+      // slots 1 and 2, and the third the experiment's scale-up made
+      for (const slot of [1, 2, 3]) {
         await docker(['volume', 'rm', '--force', `${inPlaceVolume}-${slot}`]).catch((err: Error) => log(err.message));
       }
       await backend?.close();
