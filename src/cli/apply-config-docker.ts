@@ -110,6 +110,12 @@ interface HandoffRun extends ToolRun {
  * Creates the one-shot container, copies the files in (the archive's modes and owners kept), runs it to its end
  * and removes it.
  */
+/**
+ * Removes the one-shot container with the anonymous volumes the image declares where the hand-over mounts nothing
+ * (named volumes stay): without `--volumes`, every deploy would leave one behind on the Docker host.
+ */
+const REMOVE: readonly string[] = ['rm', '--force', '--volumes'];
+
 async function applyWithDocker(h: DockerHandoff): Promise<HandoffRun> {
   const image = process.env[HANDOFF_IMAGE_ENV];
   if (image === undefined || image === '') {
@@ -117,7 +123,7 @@ async function applyWithDocker(h: DockerHandoff): Promise<HandoffRun> {
   }
   const archive = tarArchive(h.files.map(tarEntry));
   // a container left by an interrupted deploy would hold the name
-  await docker(['rm', '--force', h.container]);
+  await docker(REMOVE.concat(h.container));
   const create = await docker([
     'create',
     '--name',
@@ -139,7 +145,7 @@ async function applyWithDocker(h: DockerHandoff): Promise<HandoffRun> {
     if (copy.code !== 0) return { ...copy, step: 'cp' };
     return { ...(await docker(['start', '--attach', h.container])), step: 'start' };
   } finally {
-    await docker(['rm', '--force', h.container]);
+    await docker(REMOVE.concat(h.container));
   }
 }
 

@@ -83,7 +83,7 @@ describe('apply-config --docker (the deploy hands a single container its config 
     assert.equal(status, 0, stderr);
     assert.equal(stdout + stderr, '');
     assert.deepEqual(calls, [
-      ['rm', '--force', HANDOFF.container],
+      ['rm', '--force', '--volumes', HANDOFF.container],
       [
         'create',
         '--name',
@@ -103,7 +103,7 @@ describe('apply-config --docker (the deploy hands a single container its config 
       ],
       ['cp', '-', `${HANDOFF.container}:/`],
       ['start', '--attach', HANDOFF.container],
-      ['rm', '--force', HANDOFF.container],
+      ['rm', '--force', '--volumes', HANDOFF.container],
     ]);
     // the secret travels in the archive on docker's stdin, never in its arguments or environment; the engine is
     // the provider's default when neither the stack nor the deploy names one
@@ -127,7 +127,7 @@ describe('apply-config --docker (the deploy hands a single container its config 
     });
     assert.equal(status, 1);
     assert.equal(stderr, "Gateway 'support' cannot start: cdktf-mcp-gateway: secret CRM_API_KEY is empty\n");
-    assert.deepEqual(calls.at(-1), ['rm', '--force', HANDOFF.container]);
+    assert.deepEqual(calls.at(-1), ['rm', '--force', '--volumes', HANDOFF.container]);
   });
 
   it('names the docker step that failed before the container ran, apart from a refusal', () => {

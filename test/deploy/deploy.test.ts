@@ -541,6 +541,10 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
         },
       ];
       const containerId = await inspect(names.gateway, '{{.Id}}');
+      // the one-shot hand-over's container has volumes of its own (the image declares them): gone with it
+      const dangling = async (): Promise<string[]> =>
+        (await docker(['volume', 'ls', '--quiet', '--filter', 'dangling=true'])).split('\n').filter(Boolean);
+      const danglingBefore = await dangling();
       for (const change of changes) {
         const notified = (stream.text().match(/tools\/list_changed/g) ?? []).length;
         params = { ...params, ...change.set };
@@ -584,6 +588,11 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
         'no reload was refused',
       );
       assert.equal(await inspect(names.gateway, '{{.Image}}'), imageBefore, 'the gateway runs the same image');
+      assert.deepEqual(
+        (await dangling()).filter((v) => !danglingBefore.includes(v)),
+        [],
+        'volumes the hand-overs left behind',
+      );
       stream.destroy();
     });
 
