@@ -107,15 +107,15 @@ interface HandoffRun extends ToolRun {
 }
 
 /**
- * Creates the one-shot container, copies the files in (the archive's modes and owners kept), runs it to its end
- * and removes it.
- */
-/**
  * Removes the one-shot container with the anonymous volumes the image declares where the hand-over mounts nothing
  * (named volumes stay): without `--volumes`, every deploy would leave one behind on the Docker host.
  */
 const REMOVE: readonly string[] = ['rm', '--force', '--volumes'];
 
+/**
+ * Creates the one-shot container, copies the files in (the archive's modes and owners kept), runs it to its end
+ * and removes it.
+ */
 async function applyWithDocker(h: DockerHandoff): Promise<HandoffRun> {
   const image = process.env[HANDOFF_IMAGE_ENV];
   if (image === undefined || image === '') {
