@@ -15,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
-import { GATEWAY_STATE_DIR as STATE_DIR } from '../../src/config';
+import { GATEWAY_STATE_DIR as STATE_DIR, STATE_CONFIG_FILE, STATE_STATUS_FILE } from '../../src/config';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { eventually } from '../helpers/eventually';
 import { connectSdkClient, initializeRequest, type SdkConnection } from '../helpers/mcp';
@@ -1056,7 +1056,7 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
         ]),
       ) as string;
       const current = JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as {
-        gateway: { validate_input: boolean };
+        gateway: { validate_input: boolean; session_key_file: string };
       };
       const next = { ...current, gateway: { ...current.gateway, validate_input: !current.gateway.validate_input } };
       const dir = path.join(tmp, 'in-place');
@@ -1081,7 +1081,7 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
             '--volume',
             `${dir}:/hand-over:ro`,
             '--volume',
-            `${keyFile}:/run/secrets/cdktf-mcp-gateway-session-key:ro`,
+            `${keyFile}:${current.gateway.session_key_file}:ro`,
             image,
             'apply-config',
             '--config',
@@ -1102,7 +1102,7 @@ describe('cdktf deploy with OpenTofu and the kreuzwerker/docker provider (real a
           '--mount-add',
           `type=volume,source=${inPlaceVolume}-{{.Task.Slot}},target=${STATE_DIR}`,
           '--args',
-          `serve --config ${STATE_DIR}/gateway.json --watch --status-file ${STATE_DIR}/status.json --port ${port} --host 127.0.0.1`,
+          `serve --config ${STATE_CONFIG_FILE} --watch --status-file ${STATE_STATUS_FILE} --port ${port} --host 127.0.0.1`,
           serviceName,
         ],
         5 * 60_000,
