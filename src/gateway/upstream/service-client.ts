@@ -5,6 +5,7 @@ import { CaDispatchers, tlsFailureReason } from './backend-tls';
 import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';
 import type { ResponseShaper } from '../../response';
 import { BodyThread, OFFLOAD_BYTES, OFFLOAD_SEARCHED_BYTES } from './body-thread';
+import { sharedHostLookup, type LookupFunction } from './host-lookup';
 import { bodyResult, failure, REQUEST_FAILED, type ServiceOutcome } from '../../response';
 
 /**
@@ -55,24 +56,34 @@ export class ServiceClient {
   /** The response bytes all calls hold right now, bounded by `max_held_response_bytes`. */
   private readonly held: HeldBytes;
 
+  /** How every connection to a backend resolves its host name: once for all, refreshed off the call's path. */
+  private readonly lookup: LookupFunction;
+
   /**
    * @param maxResponseBytes the largest response body accepted
    * @param bodies where large bodies become results, off the gateway's thread
    * @param maxHeldBytes the most response bytes held at once, over every call
+   * @param lookup resolves backend host names @default a {@link sharedHostLookup} of the system resolver
    */
   constructor(
     private maxResponseBytes: number,
     private readonly bodies: BodyThread = new BodyThread(),
     maxHeldBytes = defaultMaxHeldResponseBytes(maxResponseBytes),
+    lookup: LookupFunction = sharedHostLookup(),
   ) {
     this.held = { bytes: 0, limit: maxHeldBytes };
+    this.lookup = lookup;
     this.caDispatchers = new CaDispatchers(
-      (ca) => new (loadAgent())({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { ca } }),
+      (ca) => new (loadAgent())({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { ca, lookup } }),
     );
   }
 
   private get dispatcher(): Dispatcher {
-    this.pool ??= new (loadAgent())({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
+    this.pool ??= new (loadAgent())({
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 600_000,
+      connect: { lookup: this.lookup },
+    });
     return this.pool;
   }
 
@@ -151,7 +162,9 @@ export class ServiceClient {
       return;
     }
     const Client = loadClient();
-    const client = new Client(request.origin as string, ca === undefined ? {} : { connect: { ca } });
+    const client = new Client(request.origin as string, {
+      connect: ca === undefined ? { lookup: this.lookup } : { ca, lookup: this.lookup },
+    });
     this.oneOff.add(client);
     // a call that gives up (its deadline) takes the connection down too, even one still opening
     handler.dropConnection = () => void client.destroy().catch(() => undefined);
