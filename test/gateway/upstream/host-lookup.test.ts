@@ -46,6 +46,16 @@ describe('backend host lookup', () => {
     clock = 1_000_000;
   });
 
+  /** A lookup whose first query for `orders.internal` was answered `10.0.0.7` just now. */
+  async function resolvedOnce() {
+    const { resolve, queries } = manualResolver();
+    const lookup = sharedHostLookup(resolve, now);
+    const first = lookupOnce(lookup, 'orders.internal');
+    queries[0].cb(null, v4('10.0.0.7'));
+    await first;
+    return { lookup, queries };
+  }
+
   it('asks the resolver once for every connection opened while the first lookup runs, and answers them all', async () => {
     const { resolve, queries } = manualResolver();
     const lookup = sharedHostLookup(resolve, now);
@@ -60,22 +70,14 @@ describe('backend host lookup', () => {
   });
 
   it('answers from the last answer without a query while it is fresh', async () => {
-    const { resolve, queries } = manualResolver();
-    const lookup = sharedHostLookup(resolve, now);
-    const first = lookupOnce(lookup, 'orders.internal');
-    queries[0].cb(null, v4('10.0.0.7'));
-    await first;
+    const { lookup, queries } = await resolvedOnce();
     clock += REFRESH_AFTER_MS - 1;
     assert.deepEqual((await lookupOnce(lookup, 'orders.internal')).address, v4('10.0.0.7'));
     assert.equal(queries.length, 1);
   });
 
   it('answers an older answer at once and refreshes it in the background; a resolver that never answers delays nothing', async () => {
-    const { resolve, queries } = manualResolver();
-    const lookup = sharedHostLookup(resolve, now);
-    const first = lookupOnce(lookup, 'orders.internal');
-    queries[0].cb(null, v4('10.0.0.7'));
-    await first;
+    const { lookup, queries } = await resolvedOnce();
     clock += REFRESH_AFTER_MS;
     // the refresh gets no answer (a query lost): connections keep getting the last one, and only one query is asked
     for (let i = 0; i < 3; i++) {
@@ -90,11 +92,7 @@ describe('backend host lookup', () => {
   });
 
   it('keeps the last answer when a refresh fails, until it is too old; then the next connection waits for the resolver', async () => {
-    const { resolve, queries } = manualResolver();
-    const lookup = sharedHostLookup(resolve, now);
-    const first = lookupOnce(lookup, 'orders.internal');
-    queries[0].cb(null, v4('10.0.0.7'));
-    await first;
+    const { lookup, queries } = await resolvedOnce();
     clock += REFRESH_AFTER_MS;
     await lookupOnce(lookup, 'orders.internal');
     queries[1].cb(Object.assign(new Error('getaddrinfo EAI_AGAIN orders.internal'), { code: 'EAI_AGAIN' }), '');
