@@ -24,13 +24,13 @@ import {
 } from './npm-project';
 
 /**
- * Packed size and file count a release may not exceed (today ≈ 500 kB and ≈ 575 files: the gateway's rooms, the
+ * Packed size and file count a release may not exceed (today ≈ 730 kB and ≈ 750 files: the gateway's rooms, the
  * dashboard with its page assets, the OAuth modules, response controls and the OpenAPI import, each a .js and a
  * .d.ts, the image build context's copy of the runtime, and docs/ so that the README's links work). A guard
  * against shipping something by mistake (tests, sources, node_modules), not a budget.
  */
-const MAX_PACKED_BYTES = 750_000;
-const MAX_FILES = 750;
+const MAX_PACKED_BYTES = 900_000;
+const MAX_FILES = 900;
 
 const STACK_TS = `import { App, TerraformStack } from 'cdktf';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
