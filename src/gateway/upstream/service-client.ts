@@ -35,6 +35,9 @@ function loadClient(): typeof UndiciClient {
   }
 }
 
+/** How long the pools keep an idle backend connection, and at most what a backend's `Keep-Alive` may ask. */
+const KEEP_ALIVE = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 } as const;
+
 /** The most of a non-2xx body read (and dropped) to keep its connection; past this the connection is closed. */
 const DISCARD_LIMIT_BYTES = 131_072;
 
@@ -73,18 +76,17 @@ export class ServiceClient {
   ) {
     this.held = { bytes: 0, limit: maxHeldBytes };
     this.lookup = lookup;
-    this.caDispatchers = new CaDispatchers(
-      (ca) => new (loadAgent())({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { ca, lookup } }),
-    );
+    this.caDispatchers = new CaDispatchers((ca) => new (loadAgent())({ ...KEEP_ALIVE, connect: this.connect(ca) }));
   }
 
   private get dispatcher(): Dispatcher {
-    this.pool ??= new (loadAgent())({
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 600_000,
-      connect: { lookup: this.lookup },
-    });
+    this.pool ??= new (loadAgent())({ ...KEEP_ALIVE, connect: this.connect(undefined) });
     return this.pool;
+  }
+
+  /** How every backend connection opens: its host name looked up once for all, trusting `ca` when one is set. */
+  private connect(ca: string | undefined): { ca?: string; lookup: LookupFunction } {
+    return ca === undefined ? { lookup: this.lookup } : { ca, lookup: this.lookup };
   }
 
   /** Takes the limits of a reloaded config. */
@@ -162,9 +164,7 @@ export class ServiceClient {
       return;
     }
     const Client = loadClient();
-    const client = new Client(request.origin as string, {
-      connect: ca === undefined ? { lookup: this.lookup } : { ca, lookup: this.lookup },
-    });
+    const client = new Client(request.origin as string, { connect: this.connect(ca) });
     this.oneOff.add(client);
     // a call that gives up (its deadline) takes the connection down too, even one still opening
     handler.dropConnection = () => void client.destroy().catch(() => undefined);
