@@ -42,7 +42,7 @@ import { StatusFile } from './status-file';
 import { RateLimiter } from './limits';
 import { SharedStore } from './store';
 import { BodyThread, ServiceClient } from './upstream';
-import { BackendHealth, backendOrigins } from './upstream/backend-health';
+import { BackendHealth, backendOrigins, type BackendOrigin } from './upstream/backend-health';
 import type { SecretSource } from './upstream/secrets';
 import { modernAnswersOf } from './mcp/2026/answers';
 
@@ -223,7 +223,7 @@ class Gateway implements RunningGateway {
     audit.useStore?.(this.store);
     this.limiter = new RateLimiter(this.store);
     this.revocations = new SessionRevocations(this.sessions, this.store, log);
-    this.health = new BackendHealth(() => backendOrigins(this.state.config.tools.map((t) => t.backend.url)), log);
+    this.health = new BackendHealth(() => this.backendOrigins(), log);
     const calls = {
       services: this.services,
       audit,
@@ -279,6 +279,8 @@ class Gateway implements RunningGateway {
         guard,
       });
     }
+    // the first calls find their backends' names resolved: /readyz waits for them (bounded)
+    this.health.resolveNames((host) => this.services.resolve(host));
     // the first calls count in the store when it answers now; the gateway serves either way
     await this.store?.connected(STORE_CONNECT_WAIT_MS);
     await listen(this.server, port, this.host, reusePort);
@@ -330,6 +332,8 @@ class Gateway implements RunningGateway {
       this.services.setLimits(replacement.maxResponseBytes, replacement.maxHeldResponseBytes);
       this.swapStore(replacement);
       this.knowNames();
+      // a new backend's name resolves now rather than on its first call
+      for (const { host } of this.backendOrigins()) void this.services.resolve(host);
       this.configDigest = digest;
       this.configLoadedAt = Date.now();
       this.metrics?.recordReload('applied');
@@ -348,6 +352,11 @@ class Gateway implements RunningGateway {
       config_digest: this.configDigest,
     });
     this.status?.serving(this.configDigest);
+  }
+
+  /** The host and port of every backend the config calls. */
+  private backendOrigins(): BackendOrigin[] {
+    return backendOrigins(this.state.config.tools.map((t) => t.backend.url));
   }
 
   /** A store for the state's `store` config; the current one when that config (and its password) did not change. */
@@ -443,7 +452,7 @@ class Gateway implements RunningGateway {
 }
 
 /**
- * `/readyz`'s status and fields: not ready while no backend is reachable, or while the store is down and calls
+ * `/readyz`'s status and fields: not ready while the backends' names resolve at start, while no backend is reachable, or while the store is down and calls
  * would be refused for it (`on_unavailable: 'refuse'`); how limits count, and the store's state.
  */
 function readiness(
@@ -456,11 +465,12 @@ function readiness(
     store === undefined
       ? { rate_limits: limits }
       : { rate_limits: limits, store: store.available ? 'available' : 'unavailable' };
-  const status = !health.ready
-    ? 'backends_unreachable'
-    : store !== undefined && !store.available && store.onUnavailable === 'refuse'
-      ? 'store_unavailable'
-      : 'ok';
+  const status =
+    health.status !== 'ok'
+      ? health.status
+      : store !== undefined && !store.available && store.onUnavailable === 'refuse'
+        ? 'store_unavailable'
+        : 'ok';
   return { status, fields };
 }
 

@@ -4,6 +4,8 @@
  * after `FAILURES_BEFORE_PROBE` calls in a row that could not connect, it tries a TCP connection to every backend;
  * only when none connects is the process not ready, and it tries again every second until one does. A backend
  * that is down for everyone leaves the process ready (its calls get their `Service unavailable` error anywhere).
+ * At start it is not ready until its backends' host names have resolved (or {@link RESOLVE_WAIT_MS} has passed), so
+ * a process whose resolver stalls (a DNS pod lost with its node) gets no calls that would wait on it.
  */
 import { connect } from 'node:net';
 import type { Logger } from '../log/logger';
@@ -12,6 +14,11 @@ import type { Logger } from '../log/logger';
 const FAILURES_BEFORE_PROBE = 5;
 const PROBE_INTERVAL_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 1_000;
+/** The longest a start waits for its backends' names before reporting ready anyway (calls then wait for them). */
+export const RESOLVE_WAIT_MS = 10_000;
+
+/** What {@link BackendHealth} says of the process, `/readyz`'s status when it is not `ok`. */
+export type BackendStatus = 'ok' | 'resolving_backends' | 'backends_unreachable';
 
 /** A backend's host and port. */
 export interface BackendOrigin {
@@ -22,9 +29,11 @@ export interface BackendOrigin {
 /** The distinct origins of backend URLs (whose host and port never hold placeholders). */
 export function backendOrigins(urls: Iterable<string>): BackendOrigin[] {
   const seen = new Map<string, BackendOrigin>();
+  const authorities = new Set<string>();
   for (const url of urls) {
     const match = /^(https?):\/\/([^/?#]+)/i.exec(url);
-    if (match === null) continue;
+    if (match === null || authorities.has(match[0])) continue;
+    authorities.add(match[0]);
     const parsed = new URL(`${match[1]}://${match[2]}`);
     const port = parsed.port === '' ? (match[1].toLowerCase() === 'https' ? 443 : 80) : Number(parsed.port);
     const host = parsed.hostname.replace(/^\[|\]$/g, '');
@@ -38,15 +47,41 @@ export class BackendHealth {
   private unreachable = false;
   private probing = false;
   private timer: NodeJS.Timeout | undefined;
+  private resolving: NodeJS.Timeout | undefined;
 
   constructor(
     private origins: () => readonly BackendOrigin[],
     private readonly log: Logger,
   ) {}
 
-  /** Whether the process reaches at least one backend (or has no reason to think otherwise). */
-  get ready(): boolean {
-    return !this.unreachable;
+  /** `ok` unless the backends' names are still resolving at start, or no backend is reachable. */
+  get status(): BackendStatus {
+    if (this.unreachable) return 'backends_unreachable';
+    return this.resolving === undefined ? 'ok' : 'resolving_backends';
+  }
+
+  /**
+   * Looks up every backend's host name with `resolve`; the status is `resolving_backends` until all have settled
+   * (resolved or failed: a name that does not resolve fails its calls anywhere) or `waitMs` passed.
+   * @param waitMs the longest it reports `resolving_backends` @default RESOLVE_WAIT_MS
+   */
+  resolveNames(resolve: (host: string) => Promise<void>, waitMs = RESOLVE_WAIT_MS): void {
+    const hosts = new Set(this.origins().map((o) => o.host));
+    if (hosts.size === 0) return;
+    const timer = setTimeout(() => this.resolved(timer, waitMs), waitMs);
+    timer.unref();
+    this.resolving = timer;
+    void Promise.all([...hosts].map(resolve)).then(() => this.resolved(timer));
+  }
+
+  /** Ends the start's wait for names; `waitedMs` when it ended by timing out. */
+  private resolved(timer: NodeJS.Timeout, waitedMs?: number): void {
+    if (this.resolving !== timer) return;
+    clearTimeout(timer);
+    this.resolving = undefined;
+    if (waitedMs !== undefined) {
+      this.log('warn', 'backend names still resolving: ready without them', { wait_ms: waitedMs });
+    }
   }
 
   /** One call's outcome: `connected` unless the call could not connect to its backend. */
@@ -60,6 +95,7 @@ export class BackendHealth {
 
   close(): void {
     clearTimeout(this.timer);
+    clearTimeout(this.resolving);
   }
 
   private async check(): Promise<void> {

@@ -1,3 +1,5 @@
+import { ADDRCONFIG } from 'node:dns';
+import { isIP } from 'node:net';
 import type { Agent as UndiciAgent, Client as UndiciClient, Dispatcher } from 'undici';
 import { defaultMaxHeldResponseBytes } from '../../config/defaults';
 import { withIdentity, type CallerIdentity } from './backend-headers';
@@ -87,6 +89,15 @@ export class ServiceClient {
   /** How every backend connection opens: its host name looked up once for all, trusting `ca` when one is set. */
   private connect(ca: string | undefined): { ca?: string; lookup: LookupFunction } {
     return ca === undefined ? { lookup: this.lookup } : { ca, lookup: this.lookup };
+  }
+
+  /**
+   * Looks up a backend's host name as its connections will (the options `net.connect` passes), so that they find
+   * the answer ready. Settles once the lookup does, failed or not; an IP address needs none.
+   */
+  resolve(host: string): Promise<void> {
+    if (isIP(host) !== 0) return Promise.resolve();
+    return new Promise((done) => this.lookup(host, { hints: ADDRCONFIG, all: true }, () => done()));
   }
 
   /** Takes the limits of a reloaded config. */

@@ -1,17 +1,21 @@
 /**
  * `/readyz` follows the backends: a process that reaches none of them (calls that cannot connect, then a probe of
- * every backend) is not ready until one answers again; a backend down while another answers leaves it ready.
+ * every backend) is not ready until one answers again; a backend down while another answers leaves it ready; at
+ * start it is not ready until its backends' names have resolved, for a bounded time.
  */
 import { strict as assert } from 'node:assert';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { backendOrigins } from '../../../src/gateway/upstream/backend-health';
+import { BackendHealth, backendOrigins } from '../../../src/gateway/upstream/backend-health';
+import type { Logger } from '../../../src/gateway/log/logger';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { botConfig, tool } from '../../helpers/config';
 import { eventually } from '../../helpers/eventually';
 import { freePort } from '../../helpers/free-port';
 import { startInProcessGateway, type InProcessGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, postJson, toolsCallRequest } from '../../helpers/mcp';
+
+const tick = () => new Promise((r) => setImmediate(r));
 
 async function readyz(gw: InProcessGateway): Promise<{ status: number; body: { status: string } }> {
   const res = await fetch(gw.url.replace('/mcp', '/readyz'));
@@ -43,6 +47,60 @@ describe('readiness and the backends', function () {
         { host: '::1', port: 9 },
       ],
     );
+  });
+
+  it('is not ready at start until each backend name has resolved once, then ready', async () => {
+    const asked: string[] = [];
+    const answers: (() => void)[] = [];
+    const health = new BackendHealth(
+      () => [
+        { host: 'orders.cluster.test', port: 8080 },
+        { host: 'orders.cluster.test', port: 9090 },
+        { host: 'crm.cluster.test', port: 80 },
+      ],
+      () => undefined,
+    );
+    assert.equal(health.status, 'ok', 'nothing to wait for before resolveNames');
+    health.resolveNames((host) => {
+      asked.push(host);
+      return new Promise<void>((r) => answers.push(r));
+    });
+    assert.deepEqual(asked, ['orders.cluster.test', 'crm.cluster.test'], 'each name once');
+    assert.equal(health.status, 'resolving_backends');
+    answers[0]();
+    await tick();
+    assert.equal(health.status, 'resolving_backends', 'one name left');
+    answers[1]();
+    await tick();
+    assert.equal(health.status, 'ok');
+    health.close();
+  });
+
+  it('reports ready after the wait when a name never resolves, and says so once', async () => {
+    const lines: string[] = [];
+    const log: Logger = (level, msg) => void lines.push(`${level} ${msg}`);
+    const health = new BackendHealth(() => [{ host: 'orders.cluster.test', port: 8080 }], log);
+    health.resolveNames(() => new Promise<void>(() => undefined), 50);
+    assert.equal(health.status, 'resolving_backends');
+    await eventually(() => assert.equal(health.status, 'ok'), { timeoutMs: 2_000 });
+    assert.deepEqual(lines, ['warn backend names still resolving: ready without them']);
+    health.close();
+  });
+
+  it('is ready at start once a backend named by host name has resolved', async () => {
+    const gw = await startInProcessGateway(
+      botConfig([tool('up', `${backend.url.replace('127.0.0.1', 'localhost')}/y`)]),
+    );
+    opened.push(gw);
+    const ready = await eventually(async () => {
+      const r = await readyz(gw);
+      assert.equal(r.status, 200);
+      return r;
+    });
+    assert.equal(ready.body.status, 'ok');
+    const session = await initializeSession(gw.url, '2025-11-25');
+    const call = await postJson(gw.url, toolsCallRequest('up', {}), { 'mcp-session-id': session });
+    assert.equal(call.status, 200);
   });
 
   it('is not ready while no backend is reachable, and ready again once one answers', async () => {

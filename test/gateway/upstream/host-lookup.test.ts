@@ -188,9 +188,36 @@ describe('service calls and the backend host lookup', function () {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
   });
-  after(async () => {
+  afterEach(async () => {
     await client?.close();
+    client = undefined;
+  });
+  after(async () => {
     await new Promise((r) => server.close(r));
+  });
+
+  it('a name resolved ahead (as a start does) serves the first call with no query of its own', async () => {
+    const { resolve, queries } = manualResolver();
+    const services = new ServiceClient(1024 * 1024, new BodyThread(), undefined, sharedHostLookup(resolve));
+    client = services;
+    let resolved = false;
+    const ahead = services.resolve('orders.cluster.test').then(() => (resolved = true));
+    assert.equal(queries.length, 1);
+    await tick();
+    assert.equal(resolved, false, 'settles with the lookup');
+    queries[0].cb(null, v4('127.0.0.1'));
+    await ahead;
+    await services.resolve('127.0.0.1');
+    assert.equal(queries.length, 1, 'an address needs no lookup');
+    const plan = planServiceCall({
+      name: 'get_order',
+      description: 'd',
+      input_schema: { type: 'object' },
+      backend: { url: `http://orders.cluster.test:${port}/orders`, method: 'GET', timeout_ms: 2_000 },
+    });
+    const first = await services.call(plan, {});
+    assert.equal(first.ok, true, JSON.stringify(first));
+    assert.equal(queries.length, 1, "the connection's lookup found the answer: same name and options");
   });
 
   it('reaches a backend by a name only the lookup knows, and keeps calling it while the resolver stops answering', async () => {
