@@ -16,7 +16,6 @@ import {
   GatewaySettings,
   isPort,
   K8S_CONFIG_DIR,
-  K8S_SECRETS_SUBDIR,
   K8S_SESSION_KEY,
   k8sName,
   NAME_RULE,
@@ -197,8 +196,8 @@ export interface GatewayProps extends GatewayLimits, GatewayReplicaOptions {
    */
   readonly rateLimits?: readonly RateLimit[];
   /**
-   * Where the gateway's processes share rate limits and ended sessions: a `LimitStore` deployed beside it, or the
-   * `url` (and `password`) of a Redis or Valkey server of your own.
+   * Where the gateway's processes share rate limits and ended sessions: a `LimitStore` deployed beside it (with
+   * `kubernetes` set when the gateway has it), or the `url` (and `password`) of a Redis or Valkey server of your own.
    * @default - none: limits count per gateway process (per replica), and a `DELETE` ends a session in the replica
    *   that receives it
    */
@@ -303,12 +302,6 @@ export class Gateway extends Construct {
     if (k8s !== undefined) this.kubernetesAt = `${k8s.namespace}/${k8sName(this.name)}`;
     const endpoint = endpointOf(this.name, this.hostIp, this.port, k8s);
     const replicas = k8s === undefined ? checkReplicas(props, fail) : kubernetesReplicas(props, fail);
-    if (k8s !== undefined && LimitStore.isLimitStore(props.store)) {
-      fail(
-        `store: LimitStore '${props.store.name}' runs as a Docker container, which pods cannot reach: ` +
-          'pass store: { url } of a Redis or Valkey the pods reach (e.g. a Service in the cluster)',
-      );
-    }
     const baseImage = props.baseImage ?? DEFAULT_BASE_IMAGE;
     if (typeof baseImage !== 'string' || !/^[^\s]+$/.test(baseImage)) {
       fail(`baseImage ${quote(baseImage)} must be an image reference such as '${DEFAULT_BASE_IMAGE}'`);
@@ -331,9 +324,9 @@ export class Gateway extends Construct {
         : {}),
       ...limitSettings(props, fail),
       ...rateLimitSettings(props.rateLimits, fail),
-      ...this.storeSetting(props, replicas, fail),
+      ...this.storeSetting(props, replicas, k8s !== undefined, fail),
       ...(k8s !== undefined
-        ? { session_key_file: `${K8S_CONFIG_DIR}/${K8S_SECRETS_SUBDIR}/${K8S_SESSION_KEY}` }
+        ? { session_key_file: `${K8S_CONFIG_DIR}/${K8S_SESSION_KEY}` }
         : props.sessionKey !== undefined
           ? { session_key_file: SESSION_KEY_PATH }
           : replicas === undefined
@@ -415,6 +408,7 @@ export class Gateway extends Construct {
   private storeSetting(
     props: GatewayProps,
     replicas: number | undefined,
+    onKubernetes: boolean,
     fail: (m: string) => never,
   ): Pick<GatewaySettings, 'store'> {
     const store = props.store;
@@ -428,6 +422,15 @@ export class Gateway extends Construct {
       this.auditStoreTarget = { url: config.url, ...(password === undefined ? {} : { password }) };
       return { store: config };
     }
+    if (store.onKubernetes !== onKubernetes) {
+      fail(
+        onKubernetes
+          ? `store: LimitStore '${store.name}' runs as a Docker container, which pods cannot reach: ` +
+              'give it kubernetes: {} to run it in the cluster, or pass store: { url } of a Redis or Valkey the pods reach'
+          : `store: LimitStore '${store.name}' runs on Kubernetes, which a Docker gateway does not reach: ` +
+              'drop its kubernetes prop, or deploy the gateway to Kubernetes too',
+      );
+    }
     if (TerraformStack.of(store) !== TerraformStack.of(this)) {
       fail(
         `store: LimitStore '${store.name}' is in another stack, whose network this gateway does not join; create it in the gateway's stack`,
@@ -435,7 +438,7 @@ export class Gateway extends Construct {
     }
     let url = store.networkUrl;
     this.auditStoreTarget = { url, ...(store.password === undefined ? {} : { password: store.password }) };
-    if (replicas !== undefined) {
+    if (replicas !== undefined && !store.onKubernetes) {
       if ((props.publishMode ?? 'host-network') !== 'host-network' || store.hostUrl === undefined) {
         fail(
           `store: the replicas run in the host's network, where LimitStore '${store.name}' is reached only when published: ` +
@@ -557,6 +560,7 @@ export class Gateway extends Construct {
     }
     const secretValues = [
       ...this.secrets.entries(),
+      ...(this.storePassword === undefined ? [] : [[LIMIT_STORE_PASSWORD_SECRET, this.storePassword] as const]),
       ...(props.sessionKey !== undefined ? [[K8S_SESSION_KEY, props.sessionKey] as const] : []),
     ];
     const revision = secretValues.length > 0 ? new SecretsRevision(this, 'SecretsRevision', secretValues) : undefined;
@@ -595,7 +599,6 @@ export class Gateway extends Construct {
       configText: () => renderGatewayConfig(this.config()),
       secrets: secretValues,
       revision,
-      auditFile: this.settings.audit_log !== false && this.settings.audit_log !== 'store',
       dependsOn,
       summary,
     });

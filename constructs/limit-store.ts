@@ -8,6 +8,11 @@ import { uploadFiles } from './container-files';
 import { dockerName, quote } from './docker-names';
 import { GatewayNetwork } from './gateway-network';
 import { checkHostIp, urlHostOf } from './host-ip';
+import {
+  checkLimitStoreKubernetes,
+  createLimitStoreKubernetes,
+  type LimitStoreKubernetes,
+} from './kubernetes/limit-store-kubernetes';
 
 /** Props of a {@link LimitStore}. */
 export interface LimitStoreProps {
@@ -40,10 +45,27 @@ export interface LimitStoreProps {
    * @default '127.0.0.1' (this host only)
    */
   readonly hostIp?: string;
+  /**
+   * Run the store in a Kubernetes cluster (the stack's `kubernetes` provider) instead of Docker, for gateways
+   * deployed there: a Deployment of one pod behind a ClusterIP Service in a namespace of its own.
+   * @default - a Docker container on the stack's network
+   */
+  readonly kubernetes?: LimitStoreKubernetes;
 }
 
 /** The store's port inside its container. */
 const STORE_PORT = 6379;
+/** The server's settings (the password is added apart, as a sensitive value). */
+const STORE_SETTINGS = [
+  `port ${STORE_PORT}`,
+  'bind 0.0.0.0',
+  'dir /data',
+  'appendonly yes',
+  'appendfsync everysec',
+  'save ""',
+  // without a password the store answers only where it is reachable: the stack's network, or the cluster
+  'protected-mode no',
+];
 /** The store's config file inside its container (it holds the password). */
 const STORE_CONFIG_FILE = '/etc/cdktf-mcp-gateway/store.conf';
 
@@ -62,15 +84,21 @@ export class LimitStore extends Construct {
     return typeof x === 'object' && x !== null && LIMIT_STORE_SYMBOL in x;
   }
 
-  /** The store's name (its host name on the stack's network). */
+  /** The store's name (its host name on the stack's network, or its Service's name on Kubernetes). */
   public readonly name: string;
-  /** `redis://NAME:6379`: where a gateway container on the stack's network reaches the store. */
+  /**
+   * Where gateways reach the store: `redis://NAME:6379` from a container on the stack's network, or
+   * `redis://NAME.NAMESPACE.svc.cluster.local:6379` from a pod when the store runs on Kubernetes.
+   */
   public readonly networkUrl: string;
+  /** Whether the store runs on Kubernetes (`kubernetes` set), where only gateways deployed there reach it. */
+  public readonly onKubernetes: boolean;
   /** `redis://HOST_IP:PORT` when `hostPort` is set: where replicas in the host's network reach it. */
   public readonly hostUrl?: string;
   /** The password, when set (a gateway using the store is given it as a secret). */
   public readonly password?: string;
-  public readonly container: Container;
+  /** The store's Docker container (none on Kubernetes). */
+  public readonly container?: Container;
 
   public constructor(scope: Construct, id: string, props: LimitStoreProps = {}) {
     super(scope, id);
@@ -99,6 +127,11 @@ export class LimitStore extends Construct {
       }
     }
     this.password = props.password;
+    this.onKubernetes = props.kubernetes !== undefined;
+    if (props.kubernetes !== undefined) {
+      this.networkUrl = this.createKubernetes(props, image, fail);
+      return;
+    }
     this.networkUrl = `redis://${this.name}:${STORE_PORT}`;
     const hostIp = checkHostIp(props.hostIp, fail) ?? '127.0.0.1';
     if (props.hostIp !== undefined && props.hostPort === undefined) fail('hostIp needs hostPort: the port to publish');
@@ -121,21 +154,32 @@ export class LimitStore extends Construct {
       ports: props.hostPort === undefined ? [] : [{ internal: STORE_PORT, external: props.hostPort, ip: hostIp }],
       volumes: [{ volumeName: data.name, containerPath: '/data' }],
     });
-    const settings = [
-      `port ${STORE_PORT}`,
-      'bind 0.0.0.0',
-      'dir /data',
-      'appendonly yes',
-      'appendfsync everysec',
-      'save ""',
-      // without a password the store answers only on the stack's network (and the host's loopback)
-      `protected-mode no`,
-    ];
     // a sensitive variable's value keeps the whole file out of plans
     const password = this.password === undefined ? '' : `requirepass "${this.password}"\n`;
     uploadFiles(this.container, () => [
-      { file: STORE_CONFIG_FILE, content: `${terraformLiteral(settings.join('\n'))}\n${password}` },
+      { file: STORE_CONFIG_FILE, content: `${terraformLiteral(STORE_SETTINGS.join('\n'))}\n${password}` },
     ]);
+  }
+
+  /** The store's objects in the cluster (`kubernetes` set); returns its URL from the gateways' pods. */
+  private createKubernetes(props: LimitStoreProps, image: string, fail: (m: string) => never): string {
+    for (const prop of ['hostPort', 'hostIp'] as const) {
+      if (props[prop] !== undefined) fail(`${prop} applies to Docker only; on Kubernetes, leave it out`);
+    }
+    const target = checkLimitStoreKubernetes(this.name, props.kubernetes!, fail);
+    if (props.password === undefined) {
+      Annotations.of(this).addWarning(
+        'no password: any pod in the cluster that reaches the store can change rate-limit counts and end sessions. Set password',
+      );
+    }
+    return createLimitStoreKubernetes(this, {
+      name: this.name,
+      image,
+      port: STORE_PORT,
+      target,
+      settings: STORE_SETTINGS,
+      ...(props.password === undefined ? {} : { password: props.password }),
+    });
   }
 }
 

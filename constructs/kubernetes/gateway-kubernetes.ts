@@ -29,7 +29,6 @@ export function createGatewayKubernetes(scope: Construct, options: GatewayKubern
     metadata: { name: ns, labels: { 'app.kubernetes.io/managed-by': 'cdktf-mcp-gateway' } },
   });
   const inNs = { dependsOn: [namespace] };
-  const secretNames = options.secrets.map(([n]) => n);
   const config = new KubernetesResource(
     scope,
     'Config',
@@ -77,7 +76,7 @@ export function createGatewayKubernetes(scope: Construct, options: GatewayKubern
         replicas: String(options.replicas),
         selector: { match_labels: labels },
         strategy: { type: 'RollingUpdate', rolling_update: { max_surge: '1', max_unavailable: '0' } },
-        template: { metadata: { labels }, spec: podSpec(options, secretNames) },
+        template: { metadata: { labels }, spec: podSpec(options) },
       },
       wait_for_rollout: true,
       timeouts: { create: '5m', update: '5m' },

@@ -4,8 +4,6 @@ import {
   GATEWAY_CONTAINER_PORT,
   K8S_CONFIG_DIR,
   K8S_CONFIG_KEY,
-  K8S_SECRETS_SUBDIR,
-  K8S_SESSION_KEY,
   k8sLabels,
   k8sNames,
   SECRETS_DIR_ENV,
@@ -14,7 +12,7 @@ import { GATEWAY_UID } from '../container-files';
 import type { GatewayKubernetesOptions } from './kubernetes-props';
 
 /** The pod: non-root, read-only root, no capabilities, spread over nodes, drained before it stops. */
-export function podSpec(options: GatewayKubernetesOptions, secretNames: readonly string[]): Record<string, unknown> {
+export function podSpec(options: GatewayKubernetesOptions): Record<string, unknown> {
   const { target } = options;
   const names = k8sNames(options.name);
   const ports = [
@@ -51,7 +49,7 @@ export function podSpec(options: GatewayKubernetesOptions, secretNames: readonly
         image_pull_policy: options.image.pull ? 'IfNotPresent' : 'Never',
         args: ['serve', '--config', `${K8S_CONFIG_DIR}/${K8S_CONFIG_KEY}`, '--watch'],
         env: [
-          { name: SECRETS_DIR_ENV, value: `${K8S_CONFIG_DIR}/${K8S_SECRETS_SUBDIR}` },
+          { name: SECRETS_DIR_ENV, value: K8S_CONFIG_DIR },
           { name: AUDIT_NODE_ENV, value_from: { field_ref: { field_path: 'spec.nodeName' } } },
         ],
         port: ports,
@@ -66,7 +64,7 @@ export function podSpec(options: GatewayKubernetesOptions, secretNames: readonly
         volume_mount: [
           { name: 'config', mount_path: K8S_CONFIG_DIR, read_only: true },
           { name: 'tmp', mount_path: '/tmp' },
-          ...(options.auditFile ? [{ name: 'audit', mount_path: AUDIT_LOG_DIR }] : []),
+          { name: 'audit', mount_path: AUDIT_LOG_DIR },
         ],
       },
     ],
@@ -78,19 +76,15 @@ export function podSpec(options: GatewayKubernetesOptions, secretNames: readonly
           default_mode: '0440',
           sources: [
             { config_map: { name: names.live, items: [{ key: K8S_CONFIG_KEY, path: K8S_CONFIG_KEY }] } },
-            {
-              secret: {
-                name: names.live,
-                items: [...secretNames, K8S_SESSION_KEY]
-                  .filter((n, i, all) => all.indexOf(n) === i)
-                  .map((n) => ({ key: n, path: `${K8S_SECRETS_SUBDIR}/${n}` })),
-              },
-            },
+            // every key, each a file named as the config names it: a secret a later config adds reaches the pods
+            // with it, in place (a list of keys here would need a new pod template first)
+            { secret: { name: names.live } },
           ],
         },
       },
       { name: 'tmp', empty_dir: { size_limit: '64Mi' } },
-      ...(options.auditFile ? [{ name: 'audit', empty_dir: { size_limit: '1Gi' } }] : []),
+      // there whatever `audit_log` says, so that changing it (a store added) changes the config, not the pods
+      { name: 'audit', empty_dir: { size_limit: '1Gi' } },
     ],
   };
 }

@@ -67,12 +67,7 @@ const QUANTITY_RE = /^[0-9]+(\.[0-9]+)?(m|k|Ki|Mi|Gi|Ti|M|G|T)?$/;
 export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m: string) => never): KubernetesTarget {
   if (typeof k !== 'object' || k === null)
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp' }`);
-  const namespace = k.namespace ?? `mcp-gateway-${k8sName(gateway)}`;
-  if (typeof namespace !== 'string' || !NAMESPACE_RE.test(namespace)) {
-    fail(
-      `kubernetes.namespace (${quote(namespace)}) must be a DNS label: lowercase letters, digits and '-', at most 63`,
-    );
-  }
+  const namespace = checkNamespace(k.namespace ?? `mcp-gateway-${k8sName(gateway)}`, fail);
   const service = k.service ?? { type: 'NodePort' };
   if (typeof service !== 'object' || !['NodePort', 'LoadBalancer', 'ClusterIP'].includes(service.type)) {
     fail(`kubernetes.service (${quote(service)}) must be { type: 'NodePort' | 'LoadBalancer' | 'ClusterIP' }`);
@@ -88,16 +83,8 @@ export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m:
   if (k.image !== undefined && (typeof k.image !== 'string' || !/^\S+$/.test(k.image))) {
     fail(`kubernetes.image (${quote(k.image)}) must be an image reference such as 'registry.internal/mcp-gateway:1'`);
   }
-  for (const [prop, value] of [
-    ['requests', k.requests],
-    ['limits', k.limits],
-  ] as const) {
-    for (const [name, q] of Object.entries(value ?? {})) {
-      if (!['cpu', 'memory'].includes(name) || typeof q !== 'string' || !QUANTITY_RE.test(q)) {
-        fail(`kubernetes.${prop}.${name} (${quote(q)}) must be a quantity of cpu or memory, e.g. '250m' or '256Mi'`);
-      }
-    }
-  }
+  checkResources('requests', k.requests, fail);
+  checkResources('limits', k.limits, fail);
   const seconds = (prop: 'drainSeconds' | 'applyTimeoutSeconds', dflt: number, max: number): number => {
     const v = k[prop] ?? dflt;
     if (!Number.isInteger(v) || v < 0 || v > max) fail(`kubernetes.${prop} (${quote(v)}) must be an integer 0-${max}`);
@@ -112,6 +99,37 @@ export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m:
     drainSeconds: seconds('drainSeconds', 5, 300),
     applyTimeoutSeconds: seconds('applyTimeoutSeconds', 90, 3600),
   };
+}
+
+/** `kubernetes.namespace` checked: a DNS label. */
+export function checkNamespace(namespace: unknown, fail: (m: string) => never): string {
+  if (typeof namespace !== 'string' || !NAMESPACE_RE.test(namespace)) {
+    fail(
+      `kubernetes.namespace (${quote(namespace)}) must be a DNS label: lowercase letters, digits and '-', at most 63`,
+    );
+  }
+  return namespace;
+}
+
+/** `kubernetes.requests` or `kubernetes.limits` checked: cpu and memory, each a Kubernetes quantity. */
+export function checkResources(
+  prop: 'requests' | 'limits',
+  value: KubernetesResources | undefined,
+  fail: (m: string) => never,
+): void {
+  if (value !== undefined && (typeof value !== 'object' || value === null)) {
+    fail(`kubernetes.${prop} (${quote(value)}) must be { cpu?, memory? }, e.g. { cpu: '250m', memory: '256Mi' }`);
+  }
+  for (const [name, q] of Object.entries(value ?? {})) {
+    if (!['cpu', 'memory'].includes(name) || !isQuantity(q)) {
+      fail(`kubernetes.${prop}.${name} (${quote(q)}) must be a quantity of cpu or memory, e.g. '250m' or '256Mi'`);
+    }
+  }
+}
+
+/** Whether `q` is a Kubernetes quantity such as `250m`, `1.5` or `256Mi`. */
+export function isQuantity(q: unknown): q is string {
+  return typeof q === 'string' && QUANTITY_RE.test(q);
 }
 
 /** What `createGatewayKubernetes` needs from the `Gateway`. */
@@ -133,8 +151,6 @@ export interface GatewayKubernetesOptions {
   /** The secrets the config names (name, sensitive value), the user's session key among them when given. */
   readonly secrets: readonly (readonly [string, string])[];
   readonly revision?: SecretsRevision;
-  /** Whether the audit log is a file (an `emptyDir` per pod). */
-  readonly auditFile: boolean;
   /** Resources to create first (the image's push). */
   readonly dependsOn?: readonly ITerraformDependable[];
   /** The stack output that reports the config: it records a new one only once the hand-over gave it. */

@@ -112,15 +112,23 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
     assert.equal(spread.node_taints_policy, 'Honor');
   });
 
-  it('mounts the live copy as one projected volume: the config and the secrets the config names, and the session key', () => {
+  it('mounts the live copy as one projected volume: the config, and every secret whatever the config names', () => {
     const pod = only(synth(k8sStack().stack), 'kubernetes_deployment_v1').spec.template.spec;
     const volume = pod.volume.find((v: Json) => v.name === 'config');
     const [cm, secret] = volume.projected.sources;
     assert.equal(cm.config_map.name, 'orders-live');
-    assert.equal(secret.secret.name, 'orders-live');
+    assert.deepEqual(cm.config_map.items, [{ key: 'gateway.json', path: 'gateway.json' }]);
+    // no list of keys: a secret a later config adds reaches the pods without a new pod template
+    assert.deepEqual(secret, { secret: { name: 'orders-live' } });
+    const env = pod.container[0].env.find((e: Json) => e.name === 'CDKTF_MCP_GATEWAY_SECRETS_DIR');
+    assert.equal(env?.value, '/etc/cdktf-mcp-gateway');
+    const withAnother = only(
+      synth(k8sStack({ secrets: { BACKEND_KEY: 'x', OTHER: 'y' } }).stack),
+      'kubernetes_deployment_v1',
+    );
     assert.deepEqual(
-      secret.secret.items.map((i: Json) => i.path),
-      ['secrets/BACKEND_KEY', 'secrets/cdktf-mcp-gateway-session-key'],
+      withAnother.spec.template,
+      only(synth(k8sStack().stack), 'kubernetes_deployment_v1').spec.template,
     );
   });
 
@@ -129,7 +137,7 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
     const text = configMap(json, 'orders-config').data['gateway.json'];
     const config = JSON.parse(text);
     assert.equal(config.gateway.validate_input, false);
-    assert.equal(config.gateway.session_key_file, '/etc/cdktf-mcp-gateway/secrets/cdktf-mcp-gateway-session-key');
+    assert.equal(config.gateway.session_key_file, '/etc/cdktf-mcp-gateway/cdktf-mcp-gateway-session-key');
     assert.deepEqual(config.tools[0].backend.headers, { 'X-Backend-Key': { secret: 'BACKEND_KEY' } });
     const secrets = resourcesOf(json, 'kubernetes_secret_v1').find((s: Json) => s.metadata.name === 'orders-secrets');
     assert.equal(secrets.data.BACKEND_KEY, '${var.backend_key}\n', 'with a line break: an empty value stays in');
@@ -338,7 +346,7 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
       const err = thrown(() => k8sStackWith(stack, { store }));
       assert.match(
         err.message,
-        /LimitStore 'limit-store' runs as a Docker container, which pods cannot reach: pass store: \{ url \}/,
+        /LimitStore 'limit-store' runs as a Docker container, which pods cannot reach: give it kubernetes: \{\} to run it in the cluster, or pass store: \{ url \}/,
       );
     });
 
