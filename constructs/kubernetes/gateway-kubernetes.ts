@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { K8S_CONFIG_KEY, k8sLabels, k8sNames, terraformLiteral } from '../../src/config';
 import { createApplyConfig } from './apply-job';
 import { podSpec } from './gateway-pods';
-import { KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
+import { createNamespace, KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
 import type { GatewayKubernetesOptions } from './kubernetes-props';
 
 /**
@@ -25,9 +25,7 @@ export function createGatewayKubernetes(scope: Construct, options: GatewayKubern
     labels: { ...labels, ...extra },
   });
 
-  const namespace = new KubernetesResource(scope, 'Namespace', 'kubernetes_namespace_v1', {
-    metadata: { name: ns, labels: { 'app.kubernetes.io/managed-by': 'cdktf-mcp-gateway' } },
-  });
+  const namespace = createNamespace(scope, ns);
   const inNs = { dependsOn: [namespace] };
   const config = new KubernetesResource(
     scope,

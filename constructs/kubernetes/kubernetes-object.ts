@@ -45,3 +45,10 @@ export class KubernetesResource extends TerraformResource {
     return this.body;
   }
 }
+
+/** A namespace the stack creates for its objects, labelled as this package's. */
+export function createNamespace(scope: Construct, name: string): KubernetesResource {
+  return new KubernetesResource(scope, 'Namespace', 'kubernetes_namespace_v1', {
+    metadata: { name, labels: { 'app.kubernetes.io/managed-by': 'cdktf-mcp-gateway' } },
+  });
+}

@@ -2,7 +2,7 @@ import { Construct } from 'constructs';
 import { terraformLiteral } from '../../src/config';
 import { quote } from '../docker-names';
 import { containerSecurity } from './gateway-pods';
-import { KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
+import { createNamespace, KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
 import { checkNamespace, checkResources, isQuantity, type KubernetesResources } from './kubernetes-props';
 
 /** A `LimitStore` run in a Kubernetes cluster, beside gateways deployed there. */
@@ -103,9 +103,7 @@ export function createLimitStoreKubernetes(scope: Construct, options: LimitStore
     'app.kubernetes.io/component': 'limit-store',
   };
   const meta = { name, namespace: ns, labels };
-  const namespace = new KubernetesResource(scope, 'Namespace', 'kubernetes_namespace_v1', {
-    metadata: { name: ns, labels: { 'app.kubernetes.io/managed-by': 'cdktf-mcp-gateway' } },
-  });
+  const namespace = createNamespace(scope, ns);
   const inNs = { dependsOn: [namespace] };
   // a sensitive password keeps the whole file out of plans
   const password = options.password === undefined ? '' : `requirepass "${options.password}"\n`;
