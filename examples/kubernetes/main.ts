@@ -12,6 +12,9 @@
  *   GATEWAY_IMAGE=<image>      or: an image already on every node, used as is and never pulled
  *   BASE_IMAGE=<image>         the image the gateway is built on (with REGISTRY), default node:22-bookworm-slim
  *   WITH_SHIPPING=true         a second tool, track_shipment
+ *   STORE_IMAGE=<image>        a Redis image the nodes pull: a store in the cluster, where the pods share ended
+ *                              sessions and limits (track_shipment: 10 calls a minute per agent)
+ *   TF_VAR_store_password=<p>  with STORE_IMAGE: the store's password, a sensitive Terraform variable
  *   TF_VAR_backend_key=<key>   the backend's key, a sensitive Terraform variable (empty is refused)
  */
 import { readFileSync } from 'node:fs';
@@ -19,8 +22,8 @@ import * as path from 'node:path';
 import { App, TerraformResource, TerraformStack, TerraformVariable } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
-// Users write: import { Gateway, KubernetesCluster, Secret, Service } from 'cdktf-mcp-gateway';
-import { DEFAULT_BASE_IMAGE, Gateway, KubernetesCluster, Secret, Service } from '../../index';
+// Users write: import { Gateway, KubernetesCluster, LimitStore, Secret, Service } from 'cdktf-mcp-gateway';
+import { DEFAULT_BASE_IMAGE, Gateway, KubernetesCluster, LimitStore, Secret, Service } from '../../index';
 
 /** Where the backend runs, and its Service's address from the gateway's pods. */
 const BACKEND_NAMESPACE = 'mcp-example-backend';
@@ -34,6 +37,7 @@ interface Settings {
   readonly gatewayImage?: string;
   readonly baseImage: string;
   readonly withShipping: boolean;
+  readonly storeImage?: string;
 }
 
 function settings(env: NodeJS.ProcessEnv): Settings {
@@ -65,6 +69,7 @@ function settings(env: NodeJS.ProcessEnv): Settings {
     ...(gatewayImage === undefined ? {} : { gatewayImage }),
     baseImage: env.BASE_IMAGE || DEFAULT_BASE_IMAGE,
     withShipping: flag('WITH_SHIPPING', false),
+    ...(env.STORE_IMAGE ? { storeImage: env.STORE_IMAGE } : {}),
   };
 }
 
@@ -117,8 +122,14 @@ export class KubernetesExampleStack extends TerraformStack {
       );
     }
 
+    const store = s.storeImage === undefined ? undefined : createStore(this, s.storeImage);
     this.gateway = new Gateway(this, 'orders', {
       services,
+      ...(store === undefined ? {} : { store }),
+      // shared by every pod through the store
+      ...(store !== undefined && s.withShipping
+        ? { rateLimits: [{ tool: 'track_shipment', calls: 10, per: 'minute' as const }] }
+        : {}),
       auth: { tokens: [{ id: 'agent', sha256: s.tokenSha256 }] },
       validateInput: s.validateInput,
       secrets: { BACKEND_KEY: backendKey.stringValue },
@@ -134,6 +145,16 @@ export class KubernetesExampleStack extends TerraformStack {
     });
     createBackend(this, this.gateway.image!, s.registry !== undefined, backendKey.stringValue);
   }
+}
+
+/** A store in the cluster (namespace `mcp-store-limit-store`), its password the sensitive `store_password`. */
+function createStore(scope: Construct, image: string): LimitStore {
+  const password = new TerraformVariable(scope, 'store_password', {
+    type: 'string',
+    sensitive: true,
+    description: "The store's password (TF_VAR_store_password)",
+  });
+  return new LimitStore(scope, 'Store', { image, password: password.stringValue, kubernetes: {} });
 }
 
 /**
@@ -169,6 +190,9 @@ function createBackend(scope: Construct, image: string, pull: boolean, key: stri
       metadata: meta('orders-api'),
       spec: {
         selector: { match_labels: labels },
+        // a node's new pod is ready before its old one stops: the gateway pods there (which call only their own
+        // node's) are never left without one
+        strategy: { type: 'RollingUpdate', rolling_update: { max_surge: '1', max_unavailable: '0' } },
         template: {
           metadata: { labels },
           spec: {

@@ -66,6 +66,25 @@ describe('examples/kubernetes', () => {
     assert.equal(resourcesOf(pushed, 'docker_registry_image').length, 1);
   });
 
+  it('with STORE_IMAGE, runs a store in the cluster that the pods share, with a limit on track_shipment', () => {
+    const json = synth({ ...BASE_ENV, WITH_SHIPPING: 'true', STORE_IMAGE: 'redis:7.4-alpine' });
+    const config = gatewayConfig(json);
+    assert.deepEqual(config.gateway.store, {
+      url: 'redis://limit-store.mcp-store-limit-store.svc.cluster.local:6379',
+      password: { secret: 'MCP_LIMIT_STORE_PASSWORD' },
+    });
+    assert.deepEqual(config.gateway.rate_limits, [{ tool: 'track_shipment', calls: 10, per: 'minute' }]);
+    const store = resourcesOf(json, 'kubernetes_deployment_v1').find((d: Json) => d.metadata.name === 'limit-store');
+    assert.equal(store.spec.template.spec.container[0].image, 'redis:7.4-alpine');
+    assert.equal(json.variable.store_password.sensitive, true);
+    const backend = resourcesOf(json, 'kubernetes_daemon_set_v1').find((d: Json) => d.metadata?.name === 'orders-api');
+    assert.deepEqual(
+      backend.spec.strategy.rolling_update,
+      { max_surge: '1', max_unavailable: '0' },
+      "a node's new backend pod is ready before its old one stops",
+    );
+  });
+
   it('refuses a missing token hash, both or neither image setting, and a flag that is not true or false', () => {
     assert.throws(() => synth({ GATEWAY_IMAGE: 'x:1' }), /AGENT_TOKEN_SHA256 is not set/);
     assert.throws(() => synth({ AGENT_TOKEN_SHA256: BASE_ENV.AGENT_TOKEN_SHA256 }), /set one of REGISTRY=host:port/);
@@ -82,6 +101,8 @@ describe('examples/kubernetes', () => {
       'AGENT_TOKEN_SHA256=',
       'REGISTRY=',
       'GATEWAY_IMAGE=',
+      'STORE_IMAGE=',
+      'TF_VAR_store_password=',
     ]) {
       assert.ok(readme.includes(line), `README.md names ${line}`);
     }
