@@ -10,7 +10,7 @@ import {
   parseGatewayConfig,
   type GatewayConfig,
 } from '../config';
-import { noAudit, openAuditLog, StoreAuditLog, type AuditSink } from './audit';
+import { noAudit, openAuditLog, ReplaceableAudit, StoreAuditLog, type AuditSink } from './audit';
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, buildGatewayStateInSlices, type GatewayState } from './state/gateway-state';
 import { readConfigInSlices } from './reload/config-thread';
@@ -144,7 +144,7 @@ export async function startValidatedGateway(options: StartGatewayOptions): Promi
   const log = options.logger ?? jsonLogger();
   const host = options.host ?? config.gateway.host ?? DEFAULT_HOST;
   const key = sessionKey(config, options.env ?? process.env);
-  const audit = openAudit(config, options.auditLogPath, log);
+  const audit = new ReplaceableAudit(openAudit(config, options.auditLogPath, log));
   let gateway: Gateway;
   try {
     gateway = new Gateway(config, host, key, audit, options, log);
@@ -197,7 +197,7 @@ class Gateway implements RunningGateway {
     config: GatewayConfig,
     private readonly host: string,
     private readonly key: SessionKeyInfo,
-    private readonly audit: AuditSink,
+    private readonly audit: ReplaceableAudit,
     private readonly options: StartGatewayOptions,
     private readonly log: Logger,
   ) {
@@ -322,6 +322,8 @@ class Gateway implements RunningGateway {
       const replacement = await buildGatewayStateInSlices(parsed, this.host, this.log, this.options.secrets, slicer);
       if (this.shuttingDown) throw new Error('the gateway is shutting down');
       warnUnchangeable(this.state.config, parsed, this.log);
+      // a new audit target opens before anything changes: one that cannot be opened refuses the reload
+      const audit = this.auditFor(parsed);
       const previous = this.state;
       this.state = replacement;
       void replacement.auth.warm();
@@ -331,6 +333,11 @@ class Gateway implements RunningGateway {
       if (closed > 0) this.log('info', 'streams of removed tokens closed', { streams: closed });
       this.services.setLimits(replacement.maxResponseBytes, replacement.maxHeldResponseBytes);
       this.swapStore(replacement);
+      if (audit !== undefined) {
+        audit.useStore?.(this.store);
+        await this.audit.replace(audit);
+        this.log('info', 'audit log moved', { audit_log: auditTarget(parsed) });
+      }
       this.knowNames();
       // a new backend's name resolves now rather than on its first call
       for (const { host } of this.backendOrigins()) void this.services.resolve(host);
@@ -352,6 +359,13 @@ class Gateway implements RunningGateway {
       config_digest: this.configDigest,
     });
     this.status?.serving(this.configDigest);
+  }
+
+  /** A sink for `next`'s `audit_log` when it differs from the running one (never with `--audit-log`). */
+  private auditFor(next: GatewayConfig): AuditSink | undefined {
+    if (this.options.auditLogPath !== undefined) return undefined;
+    if (auditTarget(next) === auditTarget(this.state.config)) return undefined;
+    return openAudit(next, undefined, this.log);
   }
 
   /** The host and port of every backend the config calls. */
@@ -495,6 +509,11 @@ function sessionKey(config: GatewayConfig, env: Readonly<Record<string, string |
   }
 }
 
+/** What `audit_log` says, with its default, as text to compare. */
+function auditTarget(config: GatewayConfig): string {
+  return JSON.stringify(config.gateway.audit_log ?? true);
+}
+
 function openAudit(config: GatewayConfig, override: string | undefined, log: Logger): AuditSink {
   if (override !== undefined) return openAuditLog(override);
   const setting = config.gateway.audit_log ?? true;
@@ -535,7 +554,6 @@ function warnUnchangeable(current: GatewayConfig, next: GatewayConfig, log: Logg
   const restartOnly = [
     'host',
     'port',
-    'audit_log',
     'session_key_file',
     'session_key_store',
     'metrics',

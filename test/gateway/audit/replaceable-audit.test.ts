@@ -1,0 +1,88 @@
+/**
+ * `audit_log` changed by a reload takes effect with it: later records go to the new target, the previous file is
+ * flushed and closed, and a target that cannot be opened refuses the reload.
+ */
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { GatewayConfig } from '../../../src/config';
+import type { RunningGateway } from '../../../src/gateway';
+import { startBackend, type TestBackend } from '../../helpers/backend';
+import { botConfig, tool } from '../../helpers/config';
+import { startSilentGateway } from '../../helpers/in-process-gateway';
+import { initializeSession, postJson, toolsCallRequest } from '../../helpers/mcp';
+
+function withAudit(config: GatewayConfig, audit: GatewayConfig['gateway']['audit_log']): GatewayConfig {
+  return { ...config, gateway: { ...config.gateway, audit_log: audit } };
+}
+
+function records(file: string): { tool: string }[] {
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { tool: string })
+    : [];
+}
+
+describe('audit_log changed by a reload', () => {
+  let backend: TestBackend;
+  let gateway: RunningGateway | undefined;
+  let dir: string;
+
+  before(async () => {
+    backend = await startBackend();
+  });
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'audit-reload-'));
+  });
+  afterEach(async () => {
+    await gateway?.close();
+    gateway = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+  after(() => backend.close());
+
+  async function call(session: string, name: string): Promise<void> {
+    const res = await postJson(gateway!.url, toolsCallRequest(name, {}), { 'mcp-session-id': session });
+    assert.equal(res.status, 200);
+  }
+
+  it('sends later records to the new file, and the previous file keeps what it had', async () => {
+    const first = path.join(dir, 'first.jsonl');
+    const second = path.join(dir, 'second.jsonl');
+    const base = botConfig([tool('one', `${backend.url}/a`), tool('two', `${backend.url}/b`)]);
+    gateway = await startSilentGateway(withAudit(base, { path: first }));
+    const session = await initializeSession(gateway.url, '2025-11-25');
+    await call(session, 'one');
+    await gateway.reload(withAudit(base, { path: second }));
+    await call(session, 'two');
+    await gateway.close();
+    gateway = undefined;
+    assert.deepEqual(
+      records(first).map((r) => r.tool),
+      ['one'],
+    );
+    assert.deepEqual(
+      records(second).map((r) => r.tool),
+      ['two'],
+    );
+  });
+
+  it('refuses a reload whose audit file cannot be opened, and keeps auditing to the running one', async () => {
+    const first = path.join(dir, 'first.jsonl');
+    const base = botConfig([tool('one', `${backend.url}/a`)]);
+    gateway = await startSilentGateway(withAudit(base, { path: first }));
+    const session = await initializeSession(gateway.url, '2025-11-25');
+    // a directory where the file would be
+    await assert.rejects(gateway.reload(withAudit(base, { path: dir })));
+    await call(session, 'one');
+    await gateway.close();
+    gateway = undefined;
+    assert.deepEqual(
+      records(first).map((r) => r.tool),
+      ['one'],
+    );
+  });
+});
