@@ -1,4 +1,5 @@
-import { Annotations, Lazy, TerraformOutput, TerraformStack } from 'cdktf';
+import { posix } from 'node:path';
+import { Annotations, Lazy, TerraformOutput, TerraformStack, type TerraformResource } from 'cdktf';
 import { Construct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
 import type { Volume } from '@cdktf/provider-docker/lib/volume';
@@ -8,6 +9,7 @@ import {
   DASHBOARD_CONTAINER_PORT,
   DASHBOARD_LABEL,
   isPort,
+  k8sName,
   NAME_RULE,
   normalizeTokenSha256,
   PORT_RULE,
@@ -21,6 +23,11 @@ import { CONTAINER_HEALTHCHECK, WAIT_TIMEOUT_SECONDS } from './gateway-container
 import { checkHostIp, urlHostOf } from './host-ip';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
 import { GatewayNetwork } from './gateway-network';
+import {
+  checkDashboardKubernetes,
+  createDashboardKubernetes,
+  type AuditDashboardKubernetes,
+} from './kubernetes/audit-dashboard-kubernetes';
 
 /** When an agent counts as failing systematically on the dashboard. */
 export interface FlagRuleOptions {
@@ -76,6 +83,12 @@ export interface AuditDashboardProps {
    * @default - every interface of the Docker host ('0.0.0.0'); the URL says localhost
    */
   readonly hostIp?: string;
+  /**
+   * Run the dashboard in a Kubernetes cluster, for gateways deployed there that keep their audit in a store
+   * (`auditLog: 'store'`, the default with a store): one pod on the gateways' image, reading every pod's records.
+   * @default - a Docker container
+   */
+  readonly kubernetes?: AuditDashboardKubernetes;
 }
 
 /**
@@ -98,8 +111,10 @@ export class AuditDashboard extends Construct {
   public readonly url: string;
   /** The address the port is published on, when `hostIp` was given. */
   public readonly hostIp?: string;
-  /** The dashboard's `docker_container`. */
-  public readonly container: Container;
+  /** The dashboard's `docker_container` (none on Kubernetes). */
+  public readonly container?: Container;
+  /** The dashboard's Kubernetes Deployment, when it sets `kubernetes`. */
+  public readonly deployment?: TerraformResource;
 
   public constructor(scope: Construct, id: string, props: AuditDashboardProps) {
     super(scope, constructId(id, 'AuditDashboard'));
@@ -118,7 +133,14 @@ export class AuditDashboard extends Construct {
       fail(`port (${quote(props.port)}) must be ${PORT_RULE}`);
     }
     this.hostIp = checkHostIp(props.hostIp, fail);
-    const { volumes, stores } = auditSourcesOf(this, props.gateways, fail);
+    if (props.kubernetes !== undefined) {
+      for (const prop of ['port', 'hostIp', 'baseImage'] as const) {
+        if (props[prop] !== undefined) {
+          fail(`${prop} applies to Docker only; on Kubernetes, leave it out (the Service is kubernetes.service)`);
+        }
+      }
+    }
+    const { volumes, stores } = auditSourcesOf(this, props.gateways, props.kubernetes !== undefined, fail);
     const config = {
       audit_dirs: volumes.map((v) => v.dir),
       ...(stores.length === 0
@@ -142,13 +164,27 @@ export class AuditDashboard extends Construct {
           'call which tools and their refusal messages. Add auth.tokens for anything beyond a local test',
       );
     }
-    this.container = this.createContainer(
-      props.baseImage ?? DEFAULT_BASE_IMAGE,
-      volumes,
-      stores,
-      JSON.stringify(config, null, 2),
-    );
-    this.url = `http://${urlHostOf(this.hostIp)}:${this.port}/`;
+    if (props.kubernetes !== undefined) {
+      const target = checkDashboardKubernetes(this.name, props.kubernetes, fail);
+      this.deployment = createDashboardKubernetes(this, {
+        name: this.name,
+        ...target,
+        image: props.gateways[0].image!,
+        config: JSON.stringify(config, null, 2),
+        files: stores.flatMap((st) =>
+          st.passwordFile === undefined ? [] : [[posix.basename(st.passwordFile), st.password!]],
+        ),
+      });
+      this.url = `http://${k8sName(this.name)}.${target.namespace}.svc.cluster.local:${DASHBOARD_CONTAINER_PORT}/`;
+    } else {
+      this.container = this.createContainer(
+        props.baseImage ?? DEFAULT_BASE_IMAGE,
+        volumes,
+        stores,
+        JSON.stringify(config, null, 2),
+      );
+      this.url = `http://${urlHostOf(this.hostIp)}:${this.port}/`;
+    }
     new TerraformOutput(this, 'Url', {
       value: this.url,
       description: `Audit dashboard ${this.name}`,
@@ -213,6 +249,7 @@ interface AuditMount {
 function auditSourcesOf(
   scope: Construct,
   gateways: readonly Gateway[],
+  onKubernetes: boolean,
   fail: (m: string) => never,
 ): { volumes: AuditMount[]; stores: AuditStoreRead[] } {
   if (!Array.isArray(gateways) || gateways.length === 0) {
@@ -227,11 +264,24 @@ function auditSourcesOf(
       fail(`gateway '${gateway.name}' is in another stack: a dashboard mounts only its own stack's audit volumes`);
     }
     if (gateways.indexOf(gateway) !== i) fail(`gateway '${gateway.name}' is listed twice`);
+    if ((gateway.deployment !== undefined) !== onKubernetes) {
+      fail(
+        onKubernetes
+          ? `gateway '${gateway.name}' runs on Docker: a dashboard on Kubernetes reads gateways deployed there`
+          : `gateway '${gateway.name}' runs on Kubernetes: give the dashboard kubernetes: {} to run it there too`,
+      );
+    }
     const store = gateway.config().gateway.audit_log === 'store' ? gateway.auditStore : undefined;
     if (store !== undefined) {
       const passwordFile = store.password === undefined ? undefined : `${STORE_PASSWORD_DIR}/audit-store-${i}`;
       stores.push({ gateway: gateway.name, url: store.url, password: store.password, passwordFile });
       return;
+    }
+    if (onKubernetes) {
+      fail(
+        `gateway '${gateway.name}' keeps its audit in a file in each pod, which a dashboard cannot read: ` +
+          "give the gateway a store (its audit goes there, auditLog: 'store')",
+      );
     }
     const volume = gateway.auditVolume;
     if (volume === undefined) {

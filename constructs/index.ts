@@ -16,4 +16,6 @@ export type { GatewayStoreOptions, RateLimit, ServiceRateLimit } from './rate-li
 export type { GatewayPlacement, GatewayRegistry } from './gateway-registry';
 export { KubernetesCluster, type KubernetesClusterProps } from './kubernetes/kubernetes-cluster';
 export type { GatewayKubernetes, GatewayKubernetesService, KubernetesResources } from './kubernetes/kubernetes-props';
+export type { LimitStoreKubernetes } from './kubernetes/limit-store-kubernetes';
+export type { AuditDashboardKubernetes } from './kubernetes/audit-dashboard-kubernetes';
 export type { GatewayResponse } from './gateway-response';

@@ -1,4 +1,4 @@
-import { TerraformResource, TerraformStack, type TerraformMetaArguments } from 'cdktf';
+import { TerraformResource, TerraformStack, type ITerraformDependable, type TerraformMetaArguments } from 'cdktf';
 import { Construct } from 'constructs';
 import { providerSource } from '../provider-source';
 
@@ -51,4 +51,33 @@ export function createNamespace(scope: Construct, name: string): KubernetesResou
   return new KubernetesResource(scope, 'Namespace', 'kubernetes_namespace_v1', {
     metadata: { name, labels: { 'app.kubernetes.io/managed-by': 'cdktf-mcp-gateway' } },
   });
+}
+
+/**
+ * A Deployment of one pod (a store, a dashboard), waited for until it is ready; `recreate` stops the old pod before
+ * the new one starts, for a server two of which must never share its data.
+ */
+export function createSinglePod(
+  scope: Construct,
+  metadata: { name: string; namespace: string; labels: Record<string, string> },
+  pod: KubernetesBody,
+  options: { recreate?: boolean; dependsOn: ITerraformDependable[] },
+): KubernetesResource {
+  return new KubernetesResource(
+    scope,
+    'Deployment',
+    'kubernetes_deployment_v1',
+    {
+      metadata,
+      spec: {
+        replicas: '1',
+        selector: { match_labels: metadata.labels },
+        ...(options.recreate === true ? { strategy: { type: 'Recreate' } } : {}),
+        template: { metadata: { labels: metadata.labels }, spec: pod },
+      },
+      wait_for_rollout: true,
+      timeouts: { create: '5m', update: '5m' },
+    },
+    { dependsOn: options.dependsOn },
+  );
 }

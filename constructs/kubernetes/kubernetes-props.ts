@@ -68,18 +68,7 @@ export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m:
   if (typeof k !== 'object' || k === null)
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp' }`);
   const namespace = checkNamespace(k.namespace ?? `mcp-gateway-${k8sName(gateway)}`, fail);
-  const service = k.service ?? { type: 'NodePort' };
-  if (typeof service !== 'object' || !['NodePort', 'LoadBalancer', 'ClusterIP'].includes(service.type)) {
-    fail(`kubernetes.service (${quote(service)}) must be { type: 'NodePort' | 'LoadBalancer' | 'ClusterIP' }`);
-  }
-  if (service.type === 'NodePort' && service.nodePort !== undefined) {
-    const p = service.nodePort;
-    if (!Number.isInteger(p) || p < 30000 || p > 32767) {
-      fail(
-        `kubernetes.service.nodePort (${quote(p)}) must be in the cluster's node port range, 30000-32767 by default`,
-      );
-    }
-  }
+  const service = checkService(k.service ?? { type: 'NodePort' }, fail);
   if (k.image !== undefined && (typeof k.image !== 'string' || !/^\S+$/.test(k.image))) {
     fail(`kubernetes.image (${quote(k.image)}) must be an image reference such as 'registry.internal/mcp-gateway:1'`);
   }
@@ -99,6 +88,22 @@ export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m:
     drainSeconds: seconds('drainSeconds', 5, 300),
     applyTimeoutSeconds: seconds('applyTimeoutSeconds', 90, 3600),
   };
+}
+
+/** `kubernetes.service` checked: its type, and a node port in the cluster's default range. */
+export function checkService(service: GatewayKubernetesService, fail: (m: string) => never): GatewayKubernetesService {
+  if (typeof service !== 'object' || !['NodePort', 'LoadBalancer', 'ClusterIP'].includes(service.type)) {
+    fail(`kubernetes.service (${quote(service)}) must be { type: 'NodePort' | 'LoadBalancer' | 'ClusterIP' }`);
+  }
+  if (service.type === 'NodePort' && service.nodePort !== undefined) {
+    const p = service.nodePort;
+    if (!Number.isInteger(p) || p < 30000 || p > 32767) {
+      fail(
+        `kubernetes.service.nodePort (${quote(p)}) must be in the cluster's node port range, 30000-32767 by default`,
+      );
+    }
+  }
+  return service;
 }
 
 /** `kubernetes.namespace` checked: a DNS label. */

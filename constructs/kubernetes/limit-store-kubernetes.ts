@@ -1,8 +1,8 @@
 import { Construct } from 'constructs';
-import { terraformLiteral } from '../../src/config';
+import { k8sLabels, terraformLiteral } from '../../src/config';
 import { quote } from '../docker-names';
 import { containerSecurity } from './gateway-pods';
-import { createNamespace, KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
+import { createNamespace, createSinglePod, KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
 import { checkNamespace, checkResources, isQuantity, type KubernetesResources } from './kubernetes-props';
 
 /** A `LimitStore` run in a Kubernetes cluster, beside gateways deployed there. */
@@ -97,11 +97,7 @@ export function createLimitStoreKubernetes(scope: Construct, options: LimitStore
   requireKubernetesProvider(scope);
   const { name, target } = options;
   const ns = target.namespace;
-  const labels = {
-    'app.kubernetes.io/name': 'cdktf-mcp-gateway',
-    'app.kubernetes.io/instance': name,
-    'app.kubernetes.io/component': 'limit-store',
-  };
+  const labels = k8sLabels(name, 'limit-store');
   const meta = { name, namespace: ns, labels };
   const namespace = createNamespace(scope, ns);
   const inNs = { dependsOn: [namespace] };
@@ -134,23 +130,10 @@ export function createLimitStoreKubernetes(scope: Construct, options: LimitStore
           },
           inNs,
         );
-  new KubernetesResource(
-    scope,
-    'Deployment',
-    'kubernetes_deployment_v1',
-    {
-      metadata: meta,
-      spec: {
-        replicas: '1',
-        selector: { match_labels: labels },
-        strategy: { type: 'Recreate' },
-        template: { metadata: { labels }, spec: storePod(options, claim !== undefined) },
-      },
-      wait_for_rollout: true,
-      timeouts: { create: '5m', update: '5m' },
-    },
-    { dependsOn: [config, ...(claim === undefined ? [] : [claim])] },
-  );
+  createSinglePod(scope, meta, storePod(options, claim !== undefined), {
+    recreate: true,
+    dependsOn: [config, ...(claim === undefined ? [] : [claim])],
+  });
   new KubernetesResource(
     scope,
     'Service',

@@ -15,6 +15,7 @@
  *   STORE_IMAGE=<image>        a Redis image the nodes pull: a store in the cluster, where the pods share ended
  *                              sessions and limits (track_shipment: 10 calls a minute per agent)
  *   TF_VAR_store_password=<p>  with STORE_IMAGE: the store's password, a sensitive Terraform variable
+ *   DASHBOARD_TOKEN_SHA256=<hex>  with STORE_IMAGE: the audit dashboard in the cluster, for this token's holder
  *   TF_VAR_backend_key=<key>   the backend's key, a sensitive Terraform variable (empty is refused)
  */
 import { readFileSync } from 'node:fs';
@@ -22,8 +23,16 @@ import * as path from 'node:path';
 import { App, TerraformResource, TerraformStack, TerraformVariable } from 'cdktf';
 import { Construct } from 'constructs';
 import { DockerProvider } from '@cdktf/provider-docker/lib/provider';
-// Users write: import { Gateway, KubernetesCluster, LimitStore, Secret, Service } from 'cdktf-mcp-gateway';
-import { DEFAULT_BASE_IMAGE, Gateway, KubernetesCluster, LimitStore, Secret, Service } from '../../index';
+// Users write: import { AuditDashboard, Gateway, KubernetesCluster, … } from 'cdktf-mcp-gateway';
+import {
+  AuditDashboard,
+  DEFAULT_BASE_IMAGE,
+  Gateway,
+  KubernetesCluster,
+  LimitStore,
+  Secret,
+  Service,
+} from '../../index';
 
 /** Where the backend runs, and its Service's address from the gateway's pods. */
 const BACKEND_NAMESPACE = 'mcp-example-backend';
@@ -38,6 +47,7 @@ interface Settings {
   readonly baseImage: string;
   readonly withShipping: boolean;
   readonly storeImage?: string;
+  readonly dashboardTokenSha256?: string;
 }
 
 function settings(env: NodeJS.ProcessEnv): Settings {
@@ -62,6 +72,9 @@ function settings(env: NodeJS.ProcessEnv): Settings {
         'GATEWAY_IMAGE=<image already on every node>',
     );
   }
+  if (env.DASHBOARD_TOKEN_SHA256 && !env.STORE_IMAGE) {
+    throw new Error("DASHBOARD_TOKEN_SHA256 needs STORE_IMAGE: the dashboard reads the pods' audit from the store");
+  }
   return {
     validateInput: flag('VALIDATE_INPUT', true),
     tokenSha256,
@@ -70,6 +83,7 @@ function settings(env: NodeJS.ProcessEnv): Settings {
     baseImage: env.BASE_IMAGE || DEFAULT_BASE_IMAGE,
     withShipping: flag('WITH_SHIPPING', false),
     ...(env.STORE_IMAGE ? { storeImage: env.STORE_IMAGE } : {}),
+    ...(env.DASHBOARD_TOKEN_SHA256 ? { dashboardTokenSha256: env.DASHBOARD_TOKEN_SHA256 } : {}),
   };
 }
 
@@ -143,6 +157,14 @@ export class KubernetesExampleStack extends TerraformStack {
         ...(s.gatewayImage === undefined ? {} : { image: s.gatewayImage }),
       },
     });
+    if (s.dashboardTokenSha256 !== undefined) {
+      // every pod's audit, read from the store: `kubectl port-forward -n mcp-dashboard-audit service/audit 8090`
+      new AuditDashboard(this, 'audit', {
+        gateways: [this.gateway],
+        auth: { tokens: [{ id: 'ops', sha256: s.dashboardTokenSha256 }] },
+        kubernetes: {},
+      });
+    }
     createBackend(this, this.gateway.image!, s.registry !== undefined, backendKey.stringValue);
   }
 }

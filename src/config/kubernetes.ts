@@ -48,11 +48,17 @@ export function k8sName(gateway: string): string {
   return name === '' ? 'gateway' : name;
 }
 
-/** The labels every object of a gateway carries; `component` tells the pods that serve from the job. */
-export function k8sLabels(gateway: string, component: 'gateway' | 'apply-config'): Record<string, string> {
+/**
+ * The labels every object the package makes on Kubernetes carries: `instance` is the gateway's (or the store's, the
+ * dashboard's) name, and `component` tells a gateway's serving pods from its apply job.
+ */
+export function k8sLabels(
+  name: string,
+  component: 'gateway' | 'apply-config' | 'limit-store' | 'audit-dashboard',
+): Record<string, string> {
   return {
     'app.kubernetes.io/name': 'cdktf-mcp-gateway',
-    'app.kubernetes.io/instance': k8sName(gateway),
+    'app.kubernetes.io/instance': k8sName(name),
     'app.kubernetes.io/component': component,
   };
 }

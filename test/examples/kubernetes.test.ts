@@ -85,6 +85,21 @@ describe('examples/kubernetes', () => {
     );
   });
 
+  it('with DASHBOARD_TOKEN_SHA256 too, runs the audit dashboard in the cluster, reading the store', () => {
+    const json = synth({
+      ...BASE_ENV,
+      STORE_IMAGE: 'redis:7.4-alpine',
+      DASHBOARD_TOKEN_SHA256: hashOf('ops-token'),
+    });
+    const dashboard = resourcesOf(json, 'kubernetes_deployment_v1').find((d: Json) => d.metadata.name === 'audit');
+    assert.equal(dashboard.metadata.namespace, 'mcp-dashboard-audit');
+    assert.equal(dashboard.spec.template.spec.container[0].image, 'local/mcp-gateway:1');
+    assert.throws(
+      () => synth({ ...BASE_ENV, DASHBOARD_TOKEN_SHA256: hashOf('ops-token') }),
+      /DASHBOARD_TOKEN_SHA256 needs STORE_IMAGE/,
+    );
+  });
+
   it('refuses a missing token hash, both or neither image setting, and a flag that is not true or false', () => {
     assert.throws(() => synth({ GATEWAY_IMAGE: 'x:1' }), /AGENT_TOKEN_SHA256 is not set/);
     assert.throws(() => synth({ AGENT_TOKEN_SHA256: BASE_ENV.AGENT_TOKEN_SHA256 }), /set one of REGISTRY=host:port/);
@@ -103,6 +118,7 @@ describe('examples/kubernetes', () => {
       'GATEWAY_IMAGE=',
       'STORE_IMAGE=',
       'TF_VAR_store_password=',
+      'DASHBOARD_TOKEN_SHA256=',
     ]) {
       assert.ok(readme.includes(line), `README.md names ${line}`);
     }

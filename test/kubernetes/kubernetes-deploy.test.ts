@@ -3,8 +3,8 @@
  * Kubernetes cluster (scripts/k8s-cluster.sh: a control plane and three nodes in network namespaces of their own,
  * a registry, HAProxy in front checking /readyz), under a steady load of valid and invalid calls from one 2025
  * session (opened first, kept throughout) and 2026-07-28 requests through HAProxy: the toggle, a tool added, a
- * refused deploy, an image upgrade, a store added in the cluster (a limit and ended sessions shared by the pods) and
- * a lost node, each with no failed call, then `cdktf destroy`.
+ * refused deploy, an image upgrade, a store added in the cluster (a limit and ended sessions shared by the pods), the
+ * audit dashboard reading every pod's calls, and a lost node, each with no failed call, then `cdktf destroy`.
  *
  * Required under CI=true; pending elsewhere, with a title naming what is missing. Talks to private addresses only
  * inside the cluster's namespaces (through nsenter) and to 127.0.0.1 (the API server and registry forwards).
@@ -46,6 +46,9 @@ const WITH_STORE = {
   STORE_IMAGE,
   TF_VAR_store_password: randomBytes(12).toString('hex'),
 };
+/** Prints the dashboard's summary of the last hour (run inside its pod, with the token as the argument). */
+const SUMMARY = `fetch('http://127.0.0.1:8090/api/summary?window=1h', { headers: { authorization: 'Bearer ' +
+  process.argv[1] } }).then((r) => r.text()).then((t) => console.log(t))`;
 /** Prints a pod's own `/readyz` (run inside the pod). */
 const READYZ = `fetch('http://127.0.0.1:8080/readyz').then((r) => r.text()).then((t) => console.log(t))`;
 /**
@@ -146,6 +149,7 @@ describe('a gateway on a three-node Kubernetes cluster behind HAProxy (examples/
   }
   this.timeout(40 * 60_000);
   const agent = makeToken('k8s-agent');
+  const ops = makeToken('k8s-ops');
   const backendKey = randomBytes(16).toString('hex');
   const started: ChildProcess[] = [];
   let toolchain: Record<string, string> = {};
@@ -478,6 +482,30 @@ describe('a gateway on a three-node Kubernetes cluster behind HAProxy (examples/
     assert.deepEqual(ended.after, [404, 404, 404, 404, 404, 404], session);
   });
 
+  it("adds the audit dashboard in the cluster: it reads every pod's calls from the store", async () => {
+    const load = startLoad();
+    await new Promise((r) => setTimeout(r, 2_000));
+    const seconds = await deploy({ ...WITH_STORE, DASHBOARD_TOKEN_SHA256: ops.sha256 });
+    await new Promise((r) => setTimeout(r, 2_000));
+    const counts = await load.stop();
+    record('the audit dashboard added', `${seconds.toFixed(1)} s, ${counts.calls} calls, ${counts.failed} failed`);
+    assert.equal(counts.failed, 0, JSON.stringify(counts));
+    const pod = (
+      await kubectl(['-n', 'mcp-dashboard-audit', 'get', 'pods', '-o', 'jsonpath={.items[0].metadata.name}'])
+    ).trim();
+    const summary = await eventually(
+      async () => {
+        const out = await kubectl(['-n', 'mcp-dashboard-audit', 'exec', pod, '--', 'node', '-e', SUMMARY, ops.token]);
+        const body = JSON.parse(out) as { ingest: { stores: { records_by_node: Record<string, number> }[] } };
+        const byNode = body.ingest.stores[0].records_by_node;
+        assert.deepEqual(Object.keys(byNode).sort(), ['mcpk8s-node1', 'mcpk8s-node2', 'mcpk8s-node3'], out);
+        return byNode;
+      },
+      { timeoutMs: 30_000, intervalMs: 1_000 },
+    );
+    record('audit records the dashboard read, by node', JSON.stringify(summary));
+  });
+
   it('loses a node with no failed call; reports the seconds until every replica is Ready elsewhere', async () => {
     const load = startLoad();
     await new Promise((r) => setTimeout(r, 3_000));
@@ -513,10 +541,10 @@ describe('a gateway on a three-node Kubernetes cluster behind HAProxy (examples/
   });
 
   it('destroys everything it made', async () => {
-    const run = await cdktf(['destroy', '--auto-approve'], WITH_STORE);
+    const run = await cdktf(['destroy', '--auto-approve'], { ...WITH_STORE, DASHBOARD_TOKEN_SHA256: ops.sha256 });
     assert.equal(run.code, 0, run.output.slice(-3000));
     record('cdktf destroy', `${run.seconds.toFixed(1)} s`);
     const namespaces = await kubectl(['get', 'ns', '-o', 'jsonpath={.items[*].metadata.name}']);
-    assert.doesNotMatch(namespaces, /mcp-example|mcp-store/);
+    assert.doesNotMatch(namespaces, /mcp-example|mcp-store|mcp-dashboard/);
   });
 });
