@@ -307,6 +307,16 @@ function dashboard(yaml: ManifestYaml, name: string, d: Json): ManifestDashboard
     retentionDays: d.retention_days,
     flag: d.flag === undefined ? undefined : defined({ minRefusals: d.flag.min_refusals, minRate: d.flag.min_rate }),
     baseImage: d.base_image,
+    kubernetes:
+      d.kubernetes === undefined
+        ? undefined
+        : defined({
+            namespace: d.kubernetes.namespace,
+            service:
+              d.kubernetes.service === undefined
+                ? undefined
+                : defined({ type: d.kubernetes.service.type, nodePort: d.kubernetes.service.node_port }),
+          }),
     at: yaml.location(['dashboards', name], true),
   });
 }

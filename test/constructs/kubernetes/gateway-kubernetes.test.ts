@@ -399,6 +399,25 @@ ${kubernetes}
     return file;
   };
 
+  it('runs a dashboard of it in the cluster with the dashboard kubernetes block, reading its store', () => {
+    const file = manifest(`      image: registry.internal/gw:1
+    store: { url: 'redis://limits.store.svc:6379' }
+dashboards:
+  audit:
+    gateways: [orders]
+    auth: { tokens: [{ id: ops, sha256: ${hashOf('ops-token')} }] }
+    kubernetes: { namespace: ops, service: { type: NodePort, node_port: 30090 } }`);
+    const stack = new TerraformStack(Testing.app(), 'k8s');
+    new KubernetesCluster(stack, 'cluster');
+    new Manifest(stack, 'm', { path: file });
+    const json = synth(stack);
+    const dashboard = resourcesOf(json, 'kubernetes_deployment_v1').find((d: Json) => d.metadata.name === 'audit');
+    assert.equal(dashboard.metadata.namespace, 'ops');
+    assert.equal(dashboard.spec.template.spec.container[0].image, 'registry.internal/gw:1');
+    const service = resourcesOf(json, 'kubernetes_service_v1').find((d: Json) => d.metadata.name === 'audit');
+    assert.equal(service.spec.port[0].node_port, 30090);
+  });
+
   it('targets Kubernetes with the kubernetes block (snake_case, as the rest of the manifest)', () => {
     const stack = new TerraformStack(Testing.app(), 'k8s');
     new KubernetesCluster(stack, 'cluster');
