@@ -8,7 +8,13 @@ import {
 } from '../../src/config';
 import { quote } from '../docker-names';
 import { containerSecurity, podSecurity } from './gateway-pods';
-import { createNamespace, createSinglePod, KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
+import {
+  createNamespace,
+  createService,
+  createSinglePod,
+  KubernetesResource,
+  requireKubernetesProvider,
+} from './kubernetes-object';
 import { checkNamespace, checkService, type GatewayKubernetesService } from './kubernetes-props';
 
 /** An `AuditDashboard` run in a Kubernetes cluster, reading gateways there that keep their audit in a store. */
@@ -75,26 +81,10 @@ export function createDashboardKubernetes(scope: Construct, options: DashboardKu
   const deployment = createSinglePod(scope, meta, dashboardPod(options.image, name, configDir), {
     dependsOn: [secret],
   });
-  const svc = options.service;
-  new KubernetesResource(
+  createService(
     scope,
-    'Service',
-    'kubernetes_service_v1',
-    {
-      metadata: meta,
-      spec: {
-        type: svc.type,
-        selector: labels,
-        port: [
-          {
-            name: 'http',
-            port: DASHBOARD_CONTAINER_PORT,
-            target_port: 'http',
-            ...(svc.type === 'NodePort' && svc.nodePort !== undefined ? { node_port: svc.nodePort } : {}),
-          },
-        ],
-      },
-    },
+    meta,
+    { service: options.service, ports: [{ name: 'http', port: DASHBOARD_CONTAINER_PORT }] },
     inNs,
   );
   return deployment;

@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { K8S_CONFIG_KEY, k8sLabels, k8sNames, terraformLiteral } from '../../src/config';
 import { createApplyConfig } from './apply-job';
 import { podSpec } from './gateway-pods';
-import { createNamespace, KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
+import { createNamespace, createService, KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
 import type { GatewayKubernetesOptions } from './kubernetes-props';
 
 /**
@@ -19,7 +19,7 @@ export function createGatewayKubernetes(scope: Construct, options: GatewayKubern
   const ns = target.namespace;
   const names = k8sNames(name);
   const labels = k8sLabels(name, 'gateway');
-  const meta = (objectName: string, extra: Record<string, unknown> = {}) => ({
+  const meta = (objectName: string, extra: Record<string, string> = {}) => ({
     name: objectName,
     namespace: ns,
     labels: { ...labels, ...extra },
@@ -88,43 +88,20 @@ export function createGatewayKubernetes(scope: Construct, options: GatewayKubern
     { metadata: meta(names.gateway), spec: { max_unavailable: '1', selector: { match_labels: labels } } },
     inNs,
   );
-  createService(scope, options, meta(names.gateway), labels, inNs);
+  createGatewayService(scope, options, meta(names.gateway), inNs);
   return deployment;
 }
 
 /** The Service agents call: every node forwards only to its own pods, so a load balancer's check sees a lost node. */
-function createService(
+function createGatewayService(
   scope: Construct,
   options: GatewayKubernetesOptions,
-  metadata: Record<string, unknown>,
-  labels: Record<string, string>,
+  metadata: { name: string; namespace: string; labels: Record<string, string> },
   inNs: { dependsOn: KubernetesResource[] },
-): KubernetesResource {
-  const svc = options.target.service;
+): void {
   const ports = [
-    {
-      name: 'mcp',
-      port: options.port,
-      target_port: 'mcp',
-      ...(svc.type === 'NodePort' && svc.nodePort !== undefined ? { node_port: svc.nodePort } : {}),
-    },
-    ...(options.metricsPort === undefined
-      ? []
-      : [{ name: 'metrics', port: options.metricsPort, target_port: 'metrics' }]),
+    { name: 'mcp', port: options.port },
+    ...(options.metricsPort === undefined ? [] : [{ name: 'metrics', port: options.metricsPort }]),
   ];
-  return new KubernetesResource(
-    scope,
-    'Service',
-    'kubernetes_service_v1',
-    {
-      metadata,
-      spec: {
-        type: svc.type,
-        selector: labels,
-        port: ports,
-        ...(svc.type === 'ClusterIP' ? {} : { external_traffic_policy: 'Local' }),
-      },
-    },
-    inNs,
-  );
+  createService(scope, metadata, { service: options.target.service, ports, localTraffic: true }, inNs);
 }

@@ -1,6 +1,7 @@
 import { TerraformResource, TerraformStack, type ITerraformDependable, type TerraformMetaArguments } from 'cdktf';
 import { Construct } from 'constructs';
 import { providerSource } from '../provider-source';
+import type { GatewayKubernetesService } from './kubernetes-props';
 
 /**
  * The hashicorp/kubernetes releases the synthesized objects need: `match_label_keys` and `node_taints_policy` in a
@@ -79,5 +80,46 @@ export function createSinglePod(
       timeouts: { create: '5m', update: '5m' },
     },
     { dependsOn: options.dependsOn },
+  );
+}
+
+/**
+ * The Service in front of a stack's pods, selecting them by their labels (`metadata.labels`); each port forwards to
+ * the container port of its name, and a `NodePort` Service's node port is the first port's. With `localTraffic`, a
+ * `NodePort` or `LoadBalancer` Service forwards only to pods on the node a client reached.
+ */
+export function createService(
+  scope: Construct,
+  metadata: { name: string; namespace: string; labels: Record<string, string> },
+  options: {
+    service: GatewayKubernetesService;
+    ports: readonly { readonly name: string; readonly port: number }[];
+    localTraffic?: boolean;
+  },
+  meta: TerraformMetaArguments,
+): KubernetesResource {
+  const { service } = options;
+  const nodePort = service.type === 'NodePort' ? service.nodePort : undefined;
+  const port = options.ports.map((p, i) => ({
+    name: p.name,
+    port: p.port,
+    target_port: p.name,
+    ...(i === 0 && nodePort !== undefined ? { node_port: nodePort } : {}),
+  }));
+  const local = options.localTraffic === true && service.type !== 'ClusterIP';
+  return new KubernetesResource(
+    scope,
+    'Service',
+    'kubernetes_service_v1',
+    {
+      metadata,
+      spec: {
+        type: service.type,
+        selector: metadata.labels,
+        port,
+        ...(local ? { external_traffic_policy: 'Local' } : {}),
+      },
+    },
+    meta,
   );
 }

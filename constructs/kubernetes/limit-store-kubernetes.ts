@@ -2,7 +2,13 @@ import { Construct } from 'constructs';
 import { k8sLabels, terraformLiteral } from '../../src/config';
 import { quote } from '../docker-names';
 import { containerSecurity } from './gateway-pods';
-import { createNamespace, createSinglePod, KubernetesResource, requireKubernetesProvider } from './kubernetes-object';
+import {
+  createNamespace,
+  createService,
+  createSinglePod,
+  KubernetesResource,
+  requireKubernetesProvider,
+} from './kubernetes-object';
 import { checkNamespace, checkResources, isQuantity, type KubernetesResources } from './kubernetes-props';
 
 /** A `LimitStore` run in a Kubernetes cluster, beside gateways deployed there. */
@@ -134,20 +140,7 @@ export function createLimitStoreKubernetes(scope: Construct, options: LimitStore
     recreate: true,
     dependsOn: [config, ...(claim === undefined ? [] : [claim])],
   });
-  new KubernetesResource(
-    scope,
-    'Service',
-    'kubernetes_service_v1',
-    {
-      metadata: meta,
-      spec: {
-        type: 'ClusterIP',
-        selector: labels,
-        port: [{ name: 'redis', port: options.port, target_port: 'redis' }],
-      },
-    },
-    inNs,
-  );
+  createService(scope, meta, { service: { type: 'ClusterIP' }, ports: [{ name: 'redis', port: options.port }] }, inNs);
   return `redis://${name}.${ns}.svc.cluster.local:${options.port}`;
 }
 
