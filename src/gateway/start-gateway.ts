@@ -313,6 +313,8 @@ class Gateway implements RunningGateway {
     if (next === undefined && file === undefined) {
       throw new Error('reload() needs a config: the gateway was not started from a file');
     }
+    // a sink opened for this reload and not yet in use: closed if the reload fails after opening it
+    let unusedAudit: AuditSink | undefined;
     try {
       const slicer = new Slicer();
       const { config: parsed, digest } =
@@ -324,6 +326,7 @@ class Gateway implements RunningGateway {
       warnUnchangeable(this.state.config, parsed, this.log);
       // a new audit target opens before anything changes: one that cannot be opened refuses the reload
       const audit = this.auditFor(parsed);
+      unusedAudit = audit;
       const previous = this.state;
       this.state = replacement;
       void replacement.auth.warm();
@@ -335,6 +338,7 @@ class Gateway implements RunningGateway {
       this.swapStore(replacement);
       if (audit !== undefined) {
         audit.useStore?.(this.store);
+        unusedAudit = undefined;
         await this.audit.replace(audit);
         this.log('info', 'audit log moved', { audit_log: auditTarget(parsed) });
       }
@@ -345,6 +349,7 @@ class Gateway implements RunningGateway {
       this.configLoadedAt = Date.now();
       this.metrics?.recordReload('applied');
     } catch (err) {
+      void unusedAudit?.close();
       this.metrics?.recordReload('refused');
       this.log('error', 'reload refused; keeping the running config', { error: (err as Error).message });
       this.status?.refused((err as Error).message);

@@ -3,11 +3,11 @@
  * flushed and closed, and a target that cannot be opened refuses the reload.
  */
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { GatewayConfig } from '../../../src/config';
-import type { RunningGateway } from '../../../src/gateway';
+import { type RunningGateway, startGateway } from '../../../src/gateway';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { botConfig, tool } from '../../helpers/config';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
@@ -84,5 +84,36 @@ describe('audit_log changed by a reload', () => {
       records(first).map((r) => r.tool),
       ['one'],
     );
+  });
+
+  it('closes the new audit file when the reload fails after opening it', async () => {
+    const first = path.join(dir, 'first.jsonl');
+    const second = path.join(dir, 'second.jsonl');
+    const base = botConfig([tool('one', `${backend.url}/a`)]);
+    // a step after the audit file opens fails: here the log line of a store added without limits
+    const failing = 'limit store configured without rate_limits';
+    gateway = await startGateway({
+      config: withAudit(base, { path: first }),
+      port: 0,
+      host: '127.0.0.1',
+      logger: (_level, msg) => {
+        if (msg.startsWith(failing)) throw new Error('the logger failed');
+      },
+    });
+    const next = withAudit(base, { path: second });
+    await assert.rejects(
+      gateway.reload({ ...next, gateway: { ...next.gateway, store: { url: 'redis://127.0.0.1:1' } } }),
+      /the logger failed/,
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const open = readdirSync('/proc/self/fd').flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/self/fd/${fd}`)];
+      } catch {
+        return [];
+      }
+    });
+    assert.ok(open.includes(first), 'the running audit file stays open');
+    assert.ok(!open.includes(second), `${second} is still open`);
   });
 });
