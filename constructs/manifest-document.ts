@@ -1,5 +1,6 @@
 import type { AuditDashboardProps } from './audit-dashboard';
 import type { GatewayProps } from './gateway';
+import type { LimitStoreProps } from './limit-store';
 import type { OpenApiServicesProps } from './openapi-services';
 import type { ServiceProps } from './service';
 
@@ -51,6 +52,8 @@ export interface ManifestGateway extends Omit<GatewayProps, 'name' | 'services' 
   readonly storePasswordVariable?: string;
   readonly storeOnUnavailable?: 'allow' | 'refuse';
   readonly storeTimeoutMs?: number;
+  /** `store: { limit_store: NAME }`: the entry NAME under `limit_stores`. */
+  readonly storeLimitStore?: string;
   /** `registry: { address, username, password: { variable: NAME }, insecure }`, each field as written. */
   readonly registryAddress?: string;
   readonly registryUsername?: string;
@@ -82,11 +85,22 @@ export interface ManifestDashboard extends Omit<AuditDashboardProps, 'name' | 'g
   readonly at: ManifestLocation;
 }
 
+/** A limit store as read from the manifest: its `LimitStore` props, its password a variable's name. */
+export interface ManifestLimitStore extends Omit<LimitStoreProps, 'name' | 'password'> {
+  /** The store name: the entry's key under `limit_stores`. */
+  readonly name: string;
+  /** `password: { variable: NAME }`: the sensitive Terraform variable NAME holds the password. */
+  readonly passwordVariable?: string;
+  /** Where the entry's key is written. */
+  readonly at: ManifestLocation;
+}
+
 /** The whole manifest, in file order. */
 export interface ManifestDocument {
   readonly services: readonly ManifestService[];
   readonly gateways: readonly ManifestGateway[];
   readonly dashboards: readonly ManifestDashboard[];
+  readonly limitStores: readonly ManifestLimitStore[];
   readonly openapi: readonly ManifestOpenApi[];
 }
 

@@ -8,6 +8,7 @@ import {
   ManifestDashboard,
   ManifestDocument,
   ManifestGateway,
+  ManifestLimitStore,
   ManifestOpenApi,
   ManifestService,
 } from './manifest-document';
@@ -40,6 +41,7 @@ export function readManifest(file: string, text: string): ManifestDocument {
     services,
     gateways: entries(root.gateways).map(([name, g]) => gateway(yaml, name, g)),
     dashboards: entries(root.dashboards).map(([name, d]) => dashboard(yaml, name, d)),
+    limitStores: entries(root.limit_stores).map(([name, l]) => limitStore(yaml, name, l)),
     openapi: entries(root.openapi).map(([name, o]) => openapi(yaml, dir, name, o)),
   };
 }
@@ -50,6 +52,7 @@ function crossChecks(root: unknown): ManifestProblem[] {
   const problems: ManifestProblem[] = [];
   const serviceNames = isJsonObject(root.services) ? Object.keys(root.services) : [];
   const gatewayNames = isJsonObject(root.gateways) ? Object.keys(root.gateways) : [];
+  const storeNames = isJsonObject(root.limit_stores) ? Object.keys(root.limit_stores) : [];
   // the tools an `openapi` entry generates are known once its document is read: the Manifest checks those names
   const generatedTools = isJsonObject(root.openapi) && Object.keys(root.openapi).length > 0;
   for (const [name, s] of entries(root.services)) {
@@ -87,6 +90,14 @@ function crossChecks(root: unknown): ManifestProblem[] {
       });
     }
     problems.push(...tokenHashes(g.auth, [...at, 'auth']));
+    const store = isJsonObject(g.store) ? g.store.limit_store : undefined;
+    if (typeof store === 'string' && !storeNames.includes(store)) {
+      const declared = storeNames.join(', ') || 'none';
+      problems.push({
+        at: [...at, 'store', 'limit_store'],
+        reason: `unknown limit store \`${store}\` (declared under limit_stores: ${declared})`,
+      });
+    }
   }
   for (const [name, d] of entries(root.dashboards)) {
     if (!isJsonObject(d)) continue;
@@ -247,6 +258,7 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
     storePasswordVariable: g.store?.password?.variable,
     storeOnUnavailable: g.store?.on_unavailable,
     storeTimeoutMs: g.store?.timeout_ms,
+    storeLimitStore: g.store?.limit_store,
     registryAddress: g.registry?.address,
     registryUsername: g.registry?.username,
     registryPasswordVariable: g.registry?.password?.variable,
@@ -318,6 +330,31 @@ function dashboard(yaml: ManifestYaml, name: string, d: Json): ManifestDashboard
                 : defined({ type: d.kubernetes.service.type, nodePort: d.kubernetes.service.node_port }),
           }),
     at: yaml.location(['dashboards', name], true),
+  });
+}
+
+/** `limit_stores: { NAME: { image, password: { variable }, host_port, host_ip, kubernetes } }` → `LimitStore` props. */
+function limitStore(yaml: ManifestYaml, name: string, l: Json): ManifestLimitStore {
+  const k = l.kubernetes as Json | undefined;
+  return defined({
+    name,
+    image: l.image,
+    passwordVariable: l.password?.variable,
+    hostPort: l.host_port,
+    hostIp: l.host_ip,
+    kubernetes:
+      k === undefined
+        ? undefined
+        : defined({
+            namespace: k.namespace,
+            storage:
+              k.storage === undefined
+                ? undefined
+                : defined({ size: k.storage.size, storageClassName: k.storage.storage_class_name }),
+            requests: k.requests,
+            limits: k.limits,
+          }),
+    at: yaml.location(['limit_stores', name], true),
   });
 }
 

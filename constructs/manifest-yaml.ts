@@ -122,6 +122,7 @@ function entryKind(at: readonly string[]): string {
   if (at.length === 1 && at[0] === 'services') return 'service';
   if (at.length === 1 && at[0] === 'gateways') return 'gateway';
   if (at.length === 1 && at[0] === 'dashboards') return 'dashboard';
+  if (at.length === 1 && at[0] === 'limit_stores') return 'limit store';
   const last = at[at.length - 1];
   if (at[0] === 'services' && (last === 'input' || last === 'properties')) return 'parameter';
   if (last === 'headers') return 'header';

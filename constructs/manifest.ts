@@ -4,8 +4,15 @@ import { Secret } from './secret';
 import { Construct } from 'constructs';
 import { AuditDashboard } from './audit-dashboard';
 import { isInheritedName, ownChild } from './construct-id';
-import { Gateway } from './gateway';
-import { manifestErrorAt, ManifestDocument, ManifestError, ManifestLocation } from './manifest-document';
+import { Gateway, type GatewayProps } from './gateway';
+import { LimitStore } from './limit-store';
+import {
+  manifestErrorAt,
+  ManifestDocument,
+  ManifestError,
+  ManifestGateway,
+  ManifestLocation,
+} from './manifest-document';
 import { readManifest } from './manifest-props';
 import { OpenApiServices } from './openapi-services';
 import { Service } from './service';
@@ -35,6 +42,8 @@ export class Manifest extends Construct {
   public readonly gateways: ReadonlyMap<string, Gateway>;
   /** The audit dashboards, by name, in file order. */
   public readonly dashboards: ReadonlyMap<string, AuditDashboard>;
+  /** The limit stores, by name, in file order. */
+  public readonly limitStores: ReadonlyMap<string, LimitStore>;
   /** The `openapi` entries, by name, in file order (their generated services are in `services` too). */
   public readonly openapi: ReadonlyMap<string, OpenApiServices>;
 
@@ -56,7 +65,21 @@ export class Manifest extends Construct {
       ]),
     );
     this.services = withGeneratedTools(file, declared, doc.openapi, this.openapi);
-    this.gateways = createGateways(entryScope, file, doc.gateways, this.services, clashes);
+    this.limitStores = new Map(
+      doc.limitStores.map(({ at, passwordVariable, ...props }) => {
+        const password =
+          passwordVariable === undefined
+            ? undefined
+            : sensitiveVariable(scope, passwordVariable, STORE_PASSWORD_DESCRIPTION).stringValue;
+        const store = attempt(
+          file,
+          at,
+          () => new LimitStore(entryScope, props.name, password === undefined ? props : { ...props, password }),
+        );
+        return [props.name, store];
+      }),
+    );
+    this.gateways = createGateways(entryScope, file, doc.gateways, this.services, this.limitStores, clashes);
     this.dashboards = new Map(
       doc.dashboards.map(({ at, gateways: names, ...props }) => {
         const gateways = names.map((name) => this.gateways.get(name)!);
@@ -83,6 +106,7 @@ function sharedNames(file: string, doc: ManifestDocument, scope: Construct, mani
     ...doc.services.map((e) => ['services', e] as const),
     ...doc.gateways.map((e) => ['gateways', e] as const),
     ...doc.dashboards.map((e) => ['dashboards', e] as const),
+    ...doc.limitStores.map((e) => ['limit_stores', e] as const),
     ...doc.openapi.map((e) => ['openapi', e] as const),
   ];
   const problems: ManifestError[] = [];
@@ -90,7 +114,7 @@ function sharedNames(file: string, doc: ManifestDocument, scope: Construct, mani
     if (isInheritedName(entry.name)) {
       const reason =
         `the name \`${entry.name}\` is one every JavaScript object inherits, which the constructs library cannot ` +
-        'hold as a construct id (services, gateways and dashboards become constructs named after their keys): ' +
+        'hold as a construct id (services, gateways, dashboards and limit stores become constructs named after their keys): ' +
         'give the entry another name';
       problems.push(manifestErrorAt(file, entry.at, reason));
       continue;
@@ -105,7 +129,7 @@ function sharedNames(file: string, doc: ManifestDocument, scope: Construct, mani
             ? 'the id of this Manifest (give the Manifest another id)'
             : `a construct \`${entry.name}\` of the stack`;
       const reason =
-        `the name \`${entry.name}\` is taken by ${other}: services, gateways, dashboards and openapi entries become constructs ` +
+        `the name \`${entry.name}\` is taken by ${other}: services, gateways, dashboards, limit stores and openapi entries become constructs ` +
         'of the stack named after their keys, so each needs its own name';
       problems.push(manifestErrorAt(file, entry.at, reason));
     }
@@ -191,14 +215,20 @@ function createGateways(
   file: string,
   entries: ManifestDocument['gateways'],
   services: ReadonlyMap<string, Service>,
+  limitStores: ReadonlyMap<string, LimitStore>,
   clashes: ManifestError[],
 ): Map<string, Gateway> {
   const gateways = new Map<string, Gateway>();
   const ports = new Map<number, string>();
   for (const entry of entries) {
     const { at, services: names, servicesAt, sessionKeyVariable, ...rest } = entry;
-    const { storeUrl, storePasswordVariable, storeOnUnavailable, storeTimeoutMs, ...other } = rest;
+    const { storeUrl, storePasswordVariable, storeOnUnavailable, storeTimeoutMs, storeLimitStore, ...other } = rest;
     const { registryAddress, registryUsername, registryPasswordVariable, registryInsecure, ...props } = other;
+    const { store, storePassword } = gatewayStore(
+      scope,
+      { storeUrl, storePasswordVariable, storeOnUnavailable, storeTimeoutMs, storeLimitStore },
+      limitStores,
+    );
     const serving = names.map((name, i) => {
       const service = services.get(name);
       if (service !== undefined) return service;
@@ -211,23 +241,6 @@ function createGateways(
     });
     const sessionKey =
       sessionKeyVariable === undefined ? undefined : sensitiveVariable(scope, sessionKeyVariable).stringValue;
-    // the store's password: a sensitive variable, handed to the gateway as a secret of the same name
-    const storePassword =
-      storePasswordVariable === undefined
-        ? undefined
-        : {
-            [storePasswordVariable]: sensitiveVariable(scope, storePasswordVariable, STORE_PASSWORD_DESCRIPTION)
-              .stringValue,
-          };
-    const store =
-      storeUrl === undefined
-        ? undefined
-        : {
-            url: storeUrl,
-            ...(storePasswordVariable === undefined ? {} : { password: Secret.env(storePasswordVariable) }),
-            ...(storeOnUnavailable === undefined ? {} : { onUnavailable: storeOnUnavailable }),
-            ...(storeTimeoutMs === undefined ? {} : { timeoutMs: storeTimeoutMs }),
-          };
     const registry =
       registryAddress === undefined
         ? undefined
@@ -266,6 +279,32 @@ function createGateways(
     }
   }
   return gateways;
+}
+
+/**
+ * A gateway's `store`: one of the manifest's limit stores (`limit_store`, checked to name one) or a server of the
+ * user's (`url`), whose password is a sensitive variable handed to the gateway as a secret of the same name.
+ */
+function gatewayStore(
+  scope: Construct,
+  entry: Pick<
+    ManifestGateway,
+    'storeUrl' | 'storePasswordVariable' | 'storeOnUnavailable' | 'storeTimeoutMs' | 'storeLimitStore'
+  >,
+  limitStores: ReadonlyMap<string, LimitStore>,
+): { store?: GatewayProps['store']; storePassword?: Record<string, string> } {
+  const { storeUrl, storePasswordVariable, storeOnUnavailable, storeTimeoutMs, storeLimitStore } = entry;
+  if (storeLimitStore !== undefined) return { store: limitStores.get(storeLimitStore)! };
+  if (storeUrl === undefined) return {};
+  const store = {
+    url: storeUrl,
+    ...(storePasswordVariable === undefined ? {} : { password: Secret.env(storePasswordVariable) }),
+    ...(storeOnUnavailable === undefined ? {} : { onUnavailable: storeOnUnavailable }),
+    ...(storeTimeoutMs === undefined ? {} : { timeoutMs: storeTimeoutMs }),
+  };
+  if (storePasswordVariable === undefined) return { store };
+  const variable = sensitiveVariable(scope, storePasswordVariable, STORE_PASSWORD_DESCRIPTION);
+  return { store, storePassword: { [storePasswordVariable]: variable.stringValue } };
 }
 
 /**

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformVariable } from 'cdktf';
-import { AuditDashboard, Gateway, Manifest, Secret, Service } from '../../constructs';
+import { AuditDashboard, Gateway, LimitStore, Manifest, Secret, Service } from '../../constructs';
 import { hashOf, newStack, synth } from './synth';
 
 const SHA = hashOf('shop-token');
@@ -62,6 +62,55 @@ function typescript(): ReturnType<typeof newStack> {
   return stack;
 }
 
+/** A gateway with rate limits counted in a limit store the stack deploys, in YAML. */
+const STORE_YAML = `services:
+  get_invoice:
+    endpoint: { url: "http://billing:8080/invoices/{invoice_id}", method: GET }
+    input:
+      invoice_id: { type: string, required: true }
+gateways:
+  shop:
+    services: [get_invoice]
+    auth: { tokens: [{ id: shop-bot, sha256: "${SHA}" }] }
+    rate_limits: [{ calls: 60, per: minute }, { tool: get_invoice, calls: 10, per: second }]
+    store: { limit_store: limits }
+limit_stores:
+  limits:
+    image: "valkey/valkey:8-alpine"
+    password: { variable: STORE_PASSWORD }
+    host_port: 6380
+`;
+
+/** The same in TypeScript, as the docs write it. */
+function typescriptWithStore(): ReturnType<typeof newStack> {
+  const stack = newStack('shop');
+  const getInvoice = new Service(stack, 'get_invoice', {
+    endpoint: { url: 'http://billing:8080/invoices/{invoice_id}', method: 'GET' },
+    input: { invoice_id: { type: 'string', required: true } },
+  });
+  const password = new TerraformVariable(stack, 'STORE_PASSWORD', {
+    type: 'string',
+    sensitive: true,
+    description: 'Password of the limit store (Redis or Valkey) of the MCP gateways',
+  });
+  const store = new LimitStore(stack, 'limits', {
+    name: 'limits',
+    image: 'valkey/valkey:8-alpine',
+    password: password.stringValue,
+    hostPort: 6380,
+  });
+  new Gateway(stack, 'shop', {
+    services: [getInvoice],
+    auth: { tokens: [{ id: 'shop-bot', sha256: SHA }] },
+    rateLimits: [
+      { calls: 60, per: 'minute' },
+      { tool: 'get_invoice', calls: 10, per: 'second' },
+    ],
+    store,
+  });
+  return stack;
+}
+
 describe('a declaration in TypeScript or in a manifest', () => {
   let dir: string;
   before(() => {
@@ -75,5 +124,16 @@ describe('a declaration in TypeScript or in a manifest', () => {
     const stack = newStack('shop');
     new Manifest(stack, 'manifest', { path: file });
     assert.deepEqual(synth(stack), synth(typescript()));
+  });
+
+  it('synthesizes the same output with a limit store the stack deploys', () => {
+    const file = path.join(dir, 'store.yaml');
+    fs.writeFileSync(file, STORE_YAML);
+    const stack = newStack('shop');
+    const manifest = new Manifest(stack, 'manifest', { path: file });
+    assert.ok(manifest.limitStores.get('limits') instanceof LimitStore);
+    const synthesized = synth(stack);
+    assert.deepEqual(synthesized, synth(typescriptWithStore()));
+    assert.ok(JSON.stringify(synthesized).includes('valkey/valkey:8-alpine'));
   });
 });

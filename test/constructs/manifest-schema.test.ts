@@ -22,6 +22,7 @@ const TYPESCRIPT_ONLY: Record<string, string> = {
   'gateway.secrets':
     'the manifest gives every secret its services name a sensitive Terraform variable of that name (TF_VAR_NAME)',
   'dashboard.name': 'the dashboard name is the entry key under `dashboards`',
+  'limitStore.name': 'the store name is the entry key under `limit_stores`',
 };
 
 /** Manifest keys without a prop of the same name (snake_case of the prop), with the reason or the prop. */
@@ -31,6 +32,10 @@ const MANIFEST_ONLY: Record<string, string> = {
     'twin of `sessionKey`: the manifest names a sensitive Terraform variable, never the key itself',
   'gateway.registry.password.variable':
     'twin of `registry.password`: the manifest names a sensitive Terraform variable, never the password itself',
+  'gateway.store.limit_store':
+    'twin of `store` given a `LimitStore`: the manifest names an entry under `limit_stores`, deployed by the stack',
+  'limit_store.password.variable':
+    'twin of `password`: the manifest names a sensitive Terraform variable, never the password itself',
   'gateway.store.password.variable':
     'twin of `store.password`: the manifest names a sensitive Terraform variable (a `Secret.env(NAME)` in TypeScript), never the password itself',
 };
@@ -236,7 +241,7 @@ function schemaPaths(): string[] {
       if (!['input', 'input_schema', 'headers', 'env', 'args'].includes(key)) walk(child, `${at}.${key}`);
     }
   };
-  for (const kind of ['service', 'gateway', 'dashboard', 'openapi']) walk(defs[kind], kind);
+  for (const kind of ['service', 'gateway', 'dashboard', 'limit_store', 'openapi']) walk(defs[kind], kind);
   return paths;
 }
 
@@ -248,7 +253,7 @@ function refTarget(ref: string): Schema {
     .reduce((node: Schema, key) => node[key], MANIFEST_SCHEMA as Schema);
 }
 
-/** Dotted paths of the props of ServiceProps, GatewayProps and AuditDashboardProps, following nested options. */
+/** Dotted paths of the props of each construct a manifest declares, following nested options. */
 function propPaths(): string[] {
   const program = ts.createProgram([path.join(ROOT, 'constructs/index.ts')], { strict: true, skipLibCheck: true });
   const checker = program.getTypeChecker();
@@ -271,6 +276,7 @@ function propPaths(): string[] {
     ['constructs/service.ts', 'ServiceProps', 'service'],
     ['constructs/gateway.ts', 'GatewayProps', 'gateway'],
     ['constructs/audit-dashboard.ts', 'AuditDashboardProps', 'dashboard'],
+    ['constructs/limit-store.ts', 'LimitStoreProps', 'limitStore'],
     ['constructs/openapi-services.ts', 'OpenApiServicesProps', 'openapi'],
   ];
   for (const [file, name, kind] of roots) walk(interfaceType(program, file, name), kind, 0);

@@ -98,7 +98,7 @@ describe('Manifest', () => {
       assert.equal(
         errorOf(text),
         'support-desk.yaml:10:3: gateways.get_customer: the name `get_customer` is taken by services.get_customer: ' +
-          'services, gateways, dashboards and openapi entries become constructs of the stack named after their keys, so each needs ' +
+          'services, gateways, dashboards, limit stores and openapi entries become constructs of the stack named after their keys, so each needs ' +
           'its own name',
       );
     });
@@ -109,7 +109,7 @@ describe('Manifest', () => {
       assert.equal(
         err.message.split(`${dir}${path.sep}`).join(''),
         'support-desk.yaml:10:3: gateways.support: the name `support` is taken by the id of this Manifest (give the ' +
-          'Manifest another id): services, gateways, dashboards and openapi entries become constructs of the stack named after their ' +
+          'Manifest another id): services, gateways, dashboards, limit stores and openapi entries become constructs of the stack named after their ' +
           'keys, so each needs its own name',
       );
     });
@@ -145,6 +145,42 @@ describe('Manifest', () => {
         errorOf(text),
         'support-desk.yaml:11:30: gateways.support.services[1]: unknown service `get_ticket` (declared services: get_customer)',
       );
+    });
+
+    describe('a limit store', () => {
+      const WITH_STORE = `${GOOD}    store: { limit_store: limits }\nlimit_stores:\n  limits:\n    host_port: 6380\n`;
+
+      it('reports a gateway naming an unknown one, listing the declared', () => {
+        assert.equal(
+          errorOf(WITH_STORE.replace('limit_store: limits', 'limit_store: limit')),
+          'support-desk.yaml:17:27: gateways.support.store.limit_store: unknown limit store `limit` (declared under limit_stores: limits)',
+        );
+      });
+
+      it('reports a store given both a url and a limit_store at the url', () => {
+        assert.equal(
+          errorOf(WITH_STORE.replace('{ limit_store: limits }', '{ limit_store: limits, url: "redis://x:6379" }')),
+          'support-desk.yaml:17:35: gateways.support.store.url: unknown key `url` (expected one of: limit_store)',
+        );
+      });
+
+      it('reports a bad setting at its value, and a refusal of the construct at the entry', () => {
+        assert.equal(
+          errorOf(`${WITH_STORE}    kubernetes: { storage: { size: lots } }\n`),
+          "support-desk.yaml:21:36: limit_stores.limits.kubernetes.storage.size: expected a quantity of storage such as '1Gi'",
+        );
+        assert.match(
+          errorOf(WITH_STORE.replace('    host_port: 6380\n', '    host_ip: 10.0.0.5\n')),
+          /^support-desk\.yaml:19:3: limit_stores\.limits: .*hostIp/,
+        );
+      });
+
+      it('reports a store declared twice', () => {
+        assert.equal(
+          errorOf(`${WITH_STORE}  limits:\n    host_port: 6381\n`),
+          "support-desk.yaml:21:3: limit_stores: duplicate limit store 'limits'",
+        );
+      });
     });
 
     it('reports a missing required key at its map', () => {

@@ -495,7 +495,7 @@ gateways:
       const message = thrown(() => new Manifest(newStack(), 'm', { path: file })).message;
       const why =
         'is one every JavaScript object inherits, which the constructs library cannot hold as a construct id ' +
-        '(services, gateways and dashboards become constructs named after their keys): give the entry another name';
+        '(services, gateways, dashboards and limit stores become constructs named after their keys): give the entry another name';
       assert.equal(
         message.replaceAll(file, 'names.yaml'),
         `names.yaml:2:3: services.toString: the name \`toString\` ${why}\n` +
