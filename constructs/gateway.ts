@@ -299,7 +299,6 @@ export class Gateway extends Construct {
     this.hostIp = checkHostIp(props.hostIp, fail);
     this.secrets = new GatewaySecrets(this, props.secrets, fail);
     const k8s = props.kubernetes === undefined ? undefined : checkKubernetes(this.name, props.kubernetes, fail);
-    if (k8s !== undefined) this.kubernetesAt = `${k8s.namespace}/${k8sName(this.name)}`;
     const endpoint = endpointOf(this.name, this.hostIp, this.port, k8s);
     const replicas = k8s === undefined ? checkReplicas(props, fail) : kubernetesReplicas(props, fail);
     const baseImage = props.baseImage ?? DEFAULT_BASE_IMAGE;
@@ -459,9 +458,6 @@ export class Gateway extends Construct {
       store: { url, ...(store.password === undefined ? {} : { password: { secret: LIMIT_STORE_PASSWORD_SECRET } }) },
     };
   }
-
-  /** `NAMESPACE/NAME` of a Kubernetes gateway's objects, which no other gateway of the stack may share. */
-  private kubernetesAt: string | undefined;
 
   /** Fails naming the gateway. */
   private fail: (message: string) => never = () => {
@@ -723,12 +719,6 @@ export class Gateway extends Construct {
         errors.push(
           `Gateways '${other.name}' and '${this.name}' would both write the output '${outputIdOf(this.name)}': ` +
             "give one of them a 'name' that differs in more than '.' and '_'",
-        );
-      }
-      if (this.kubernetesAt !== undefined && other.kubernetesAt === this.kubernetesAt) {
-        errors.push(
-          `Gateways '${other.name}' and '${this.name}' would both be the Kubernetes objects ${this.kubernetesAt}: ` +
-            'give one of them another name or kubernetes.namespace',
         );
       }
       // Kubernetes gateways publish in namespaces of their own, not on the Docker host's ports

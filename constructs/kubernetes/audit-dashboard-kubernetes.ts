@@ -64,7 +64,7 @@ export function createDashboardKubernetes(scope: Construct, options: DashboardKu
   const name = k8sName(options.name);
   const labels = k8sLabels(name, 'audit-dashboard');
   const meta = { name, namespace: options.namespace, labels };
-  const namespace = createNamespace(scope, options.namespace);
+  const namespace = createNamespace(scope, options.namespace, `AuditDashboard '${options.name}'`);
   const inNs = { dependsOn: [namespace] };
   const configDir = DASHBOARD_CONFIG_FILE.slice(0, DASHBOARD_CONFIG_FILE.lastIndexOf('/'));
   const configName = DASHBOARD_CONFIG_FILE.slice(configDir.length + 1);

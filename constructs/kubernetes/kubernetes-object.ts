@@ -47,8 +47,27 @@ export class KubernetesResource extends TerraformResource {
   }
 }
 
-/** A namespace the stack creates for its objects, labelled as this package's. */
-export function createNamespace(scope: Construct, name: string): KubernetesResource {
+/** The namespaces each stack creates, by name: the construct that owns each (`Gateway 'support'`). */
+const namespaceOwners = new WeakMap<TerraformStack, Map<string, string>>();
+
+/**
+ * A namespace the stack creates for `owner`'s objects, labelled as this package's. Each construct owns its own and
+ * deletes it with its objects, so a namespace another construct of the stack already owns is refused here, rather
+ * than by the cluster in the middle of a deploy.
+ * @param owner the construct as its errors name it, e.g. `LimitStore 'limits'`
+ */
+export function createNamespace(scope: Construct, name: string, owner: string): KubernetesResource {
+  const stack = TerraformStack.of(scope);
+  const owners = namespaceOwners.get(stack) ?? new Map<string, string>();
+  namespaceOwners.set(stack, owners);
+  const other = owners.get(name);
+  if (other !== undefined) {
+    throw new Error(
+      `${owner}: kubernetes.namespace '${name}' is also the namespace of ${other}; each gateway, store and ` +
+        'dashboard creates its own namespace and deletes it with its objects: give this one another namespace',
+    );
+  }
+  owners.set(name, owner);
   return new KubernetesResource(scope, 'Namespace', 'kubernetes_namespace_v1', {
     metadata: { name, labels: { 'app.kubernetes.io/managed-by': 'cdktf-mcp-gateway' } },
   });

@@ -105,7 +105,7 @@ export function createLimitStoreKubernetes(scope: Construct, options: LimitStore
   const ns = target.namespace;
   const labels = k8sLabels(name, 'limit-store');
   const meta = { name, namespace: ns, labels };
-  const namespace = createNamespace(scope, ns);
+  const namespace = createNamespace(scope, ns, `LimitStore '${name}'`);
   const inNs = { dependsOn: [namespace] };
   // a sensitive password keeps the whole file out of plans
   const password = options.password === undefined ? '' : `requirepass "${options.password}"\n`;

@@ -139,6 +139,15 @@ describe('LimitStore on Kubernetes (constructs/kubernetes)', () => {
       it(what, () => assert.match(thrown(() => storeStack(props)).message, message));
     }
 
+    it("a namespace the gateway's own objects are in, before the cluster would", () => {
+      assert.equal(
+        thrown(() => storeStack({ kubernetes: { namespace: 'mcp-gateway-orders' } })).message,
+        "Gateway 'orders': kubernetes.namespace 'mcp-gateway-orders' is also the namespace of LimitStore " +
+          "'limit-store'; each gateway, store and dashboard creates its own namespace and deletes it with its objects: " +
+          'give this one another namespace',
+      );
+    });
+
     it('a store on Kubernetes for a gateway on Docker', () => {
       assert.match(
         thrown(() => storeStack({}, 'docker')).message,
