@@ -368,8 +368,13 @@ class Gateway implements RunningGateway {
 
   /** A sink for `next`'s `audit_log` when it differs from the running one (never with `--audit-log`). */
   private auditFor(next: GatewayConfig): AuditSink | undefined {
-    if (this.options.auditLogPath !== undefined) return undefined;
     if (auditTarget(next) === auditTarget(this.state.config)) return undefined;
+    if (this.options.auditLogPath !== undefined) {
+      this.log('warn', 'audit_log changed but not applied: --audit-log (or its environment variable) sets the audit', {
+        audit_log: this.options.auditLogPath,
+      });
+      return undefined;
+    }
     return openAudit(next, undefined, this.log);
   }
 

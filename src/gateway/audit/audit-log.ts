@@ -1,8 +1,10 @@
 import {
   appendFileSync,
   closeSync,
+  constants,
   createWriteStream,
   existsSync,
+  fstatSync,
   mkdirSync,
   openSync,
   type WriteStream,
@@ -40,14 +42,20 @@ export interface AuditRecord {
 /** Receives audit records. */
 export interface AuditSink {
   write(record: AuditRecord): void;
-  /** Writes what is buffered and closes the file. */
-  close(): Promise<void>;
+  /**
+   * Writes what is buffered and closes the sink.
+   * @param successor the sink that takes over (a reload that moves the audit): records this one cannot write go there
+   */
+  close(successor?: AuditSink): Promise<void>;
   /** The gateway's store, for a sink that writes there (`audit_log: 'store'`); called again when a reload swaps it. */
   useStore?(store: SharedStore | undefined): void;
 }
 
 /** An audit sink that drops records (`audit_log: false`). */
 export const noAudit: AuditSink = { write: () => undefined, close: async () => undefined };
+
+/** Why a pipe or socket is refused as the audit file. */
+const NOT_A_FILE = 'a pipe or socket, which holds every write until something reads it';
 
 /** How long a record may wait in memory before it is written, in ms. @default 20 */
 const FLUSH_INTERVAL_MS = 20;
@@ -62,16 +70,25 @@ const FLUSH_CHARS = 65_536;
  * @throws ConfigError when the file cannot be opened (checked at start-up, not at the first call)
  */
 export function openAuditLog(path: string): AuditSink {
+  let fd: number;
   try {
     makeDirectories(dirname(path));
-    closeSync(openSync(path, 'a'));
+    // O_NONBLOCK: a FIFO with no reader fails at once (ENXIO) instead of holding the event loop until one opens it
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o644);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw new ConfigError(
-      `gateway.audit_log: cannot open ${path}: ${code} (pass --audit-log FILE or set audit_log: false)`,
+      `gateway.audit_log: cannot open ${path}: ${code === 'ENXIO' ? NOT_A_FILE : code} ` +
+        '(pass --audit-log FILE or set audit_log: false)',
     );
   }
-  const stream: WriteStream = createWriteStream(path, { flags: 'a' });
+  const stat = fstatSync(fd);
+  // a pipe or socket blocks writers while nobody reads it: the gateway's records, and its exit, would wait on it
+  if (stat.isFIFO() || stat.isSocket()) {
+    closeSync(fd);
+    throw new ConfigError(`gateway.audit_log: cannot open ${path}: ${NOT_A_FILE} (give the path of a file)`);
+  }
+  const stream: WriteStream = createWriteStream(path, { fd, flags: 'a' });
   let pending = '';
   let timer: NodeJS.Timeout | undefined;
   let failed = false;

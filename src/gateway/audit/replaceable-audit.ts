@@ -16,11 +16,14 @@ export class ReplaceableAudit implements AuditSink {
     this.current.useStore?.(store);
   }
 
-  /** Sends every later record to `next`; resolves once the previous target has written what it held. */
+  /**
+   * Sends every later record to `next`; resolves once the previous target has written what it held, or handed
+   * to `next` what it could not write (a store that is down or removed).
+   */
   replace(next: AuditSink): Promise<void> {
     const previous = this.current;
     this.current = next;
-    return previous.close();
+    return previous.close(next);
   }
 
   close(): Promise<void> {

@@ -66,18 +66,25 @@ export class StoreAuditLog implements AuditSink {
     this.schedule(0);
   }
 
-  async close(): Promise<void> {
+  async close(successor?: AuditSink): Promise<void> {
     this.closed = true;
     const deadline = Date.now() + CLOSE_WAIT_MS;
     while (this.pending.length > 0 && Date.now() < deadline && this.store?.available === true) {
       await this.flush();
     }
     await this.sending;
-    if (this.pending.length > 0) {
-      this.log('error', 'audit records not written: the store did not take them before shutdown', {
-        records: this.backlog,
-      });
+    if (this.pending.length === 0) return;
+    if (successor !== undefined) {
+      // after the records the successor took meanwhile: each keeps its own ts
+      const records = this.backlog;
+      for (let i = 1; i < this.pending.length; i += 2) successor.write(JSON.parse(this.pending[i]) as AuditRecord);
+      this.pending = [];
+      this.log('warn', 'audit records the store had not taken went to the new audit target', { records });
+      return;
     }
+    this.log('error', 'audit records not written: the store did not take them before shutdown', {
+      records: this.backlog,
+    });
   }
 
   /** `MS-SEQ` on this process's clock, never repeating or going back (the store orders a stream by it). */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AUDIT_RECORD_KEYS, type AuditRecord, readAuditText, waitForAuditRecords } from '../../helpers/audit-log';
@@ -141,6 +142,35 @@ describe('the audit log', () => {
       return true;
     });
   });
+});
+
+describe('an audit path that is a pipe', () => {
+  /** A FIFO in a fresh directory (`mkfifo`), and a reader holding it open when `reader` is set. */
+  function fifo(reader: boolean): { path: string; close: () => void } {
+    const path = join(tempDir('gw-audit-fifo-'), 'audit.jsonl');
+    assert.equal(spawnSync('mkfifo', [path]).status, 0, 'mkfifo');
+    const fd = reader ? openSync(path, constants.O_RDONLY | constants.O_NONBLOCK) : undefined;
+    return { path, close: () => fd !== undefined && closeSync(fd) };
+  }
+
+  for (const reader of [false, true]) {
+    it(`is refused at start at once, ${reader ? 'with' : 'without'} a reader: writes would wait on it`, async () => {
+      const { path, close } = fifo(reader);
+      try {
+        await assert.rejects(startSilentGateway(botConfig([]), { auditLogPath: path }), (err: Error) => {
+          assert.equal(
+            err.message,
+            `gateway.audit_log: cannot open ${path}: a pipe or socket, which holds every write until something ` +
+              'reads it (' +
+              (reader ? 'give the path of a file)' : 'pass --audit-log FILE or set audit_log: false)'),
+          );
+          return true;
+        });
+      } finally {
+        close();
+      }
+    });
+  }
 });
 
 describe('the audit record of each outcome, and of names a caller chose', function () {

@@ -3,6 +3,7 @@
  * flushed and closed, and a target that cannot be opened refuses the reload.
  */
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -84,6 +85,56 @@ describe('audit_log changed by a reload', () => {
       records(first).map((r) => r.tool),
       ['one'],
     );
+  });
+
+  it('refuses a reload to a pipe at once, and keeps serving and auditing', async () => {
+    const first = path.join(dir, 'first.jsonl');
+    const pipe = path.join(dir, 'pipe');
+    assert.equal(spawnSync('mkfifo', [pipe]).status, 0, 'mkfifo');
+    const base = botConfig([tool('one', `${backend.url}/a`)]);
+    gateway = await startSilentGateway(withAudit(base, { path: first }));
+    const session = await initializeSession(gateway.url, '2025-11-25');
+    await assert.rejects(
+      gateway.reload(withAudit(base, { path: pipe })),
+      /cannot open .*pipe: a pipe or socket, which holds every write until something reads it/,
+    );
+    await call(session, 'one');
+    await gateway.reload(withAudit(base, { path: path.join(dir, 'second.jsonl') }));
+    await gateway.close();
+    gateway = undefined;
+    assert.deepEqual(
+      records(first).map((r) => r.tool),
+      ['one'],
+    );
+  });
+
+  it('says so when --audit-log holds the audit and a reload changes audit_log, and keeps the audit there', async () => {
+    const held = path.join(dir, 'held.jsonl');
+    const base = botConfig([tool('one', `${backend.url}/a`)]);
+    const lines: string[] = [];
+    gateway = await startGateway({
+      config: withAudit(base, { path: path.join(dir, 'first.jsonl') }),
+      auditLogPath: held,
+      port: 0,
+      host: '127.0.0.1',
+      logger: (level, msg) => lines.push(`${level} ${msg}`),
+    });
+    const session = await initializeSession(gateway.url, '2025-11-25');
+    await gateway.reload(withAudit(base, { path: path.join(dir, 'second.jsonl') }));
+    await call(session, 'one');
+    await gateway.close();
+    gateway = undefined;
+    assert.ok(
+      lines.includes(
+        'warn audit_log changed but not applied: --audit-log (or its environment variable) sets the audit',
+      ),
+      lines.join('\n'),
+    );
+    assert.deepEqual(
+      records(held).map((r) => r.tool),
+      ['one'],
+    );
+    assert.equal(existsSync(path.join(dir, 'second.jsonl')), false);
   });
 
   it('closes the new audit file when the reload fails after opening it', async () => {

@@ -6,16 +6,20 @@
  */
 import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { Redis } from 'ioredis';
 import type { GatewayConfig } from '../../../src/config';
 import { startDashboard, type RunningDashboard } from '../../../src/dashboard';
+import { startGateway } from '../../../src/gateway';
 import { silentLogger } from '../../../src/gateway/log/logger';
 import { SharedStore } from '../../../src/gateway/store';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { botConfig, objectSchema, tool } from '../../helpers/config';
 import { eventually } from '../../helpers/eventually';
 import { killAllGatewayProcesses, startGatewayProcess, type GatewayProcess } from '../../helpers/gateway-process';
-import { initializeRequest, postMcp, toolsCallRequest } from '../../helpers/mcp';
+import { initializeRequest, initializeSession, postJson, postMcp, toolsCallRequest } from '../../helpers/mcp';
 import { NEEDS_REDIS, REDIS_SERVER, startRedis, type RedisServer } from '../../helpers/redis-server';
 import { BOT } from '../../helpers/tokens';
 
@@ -161,6 +165,53 @@ if (REDIS_SERVER === undefined) {
       );
       assert.match(gw.stdout(), /limit store available again/);
     });
+
+    for (const keepStore of [true, false]) {
+      it(`a reload to a file while the store is down writes the records waiting for it there (store ${keepStore ? 'kept' : 'removed'})`, async () => {
+        const dir = mkdtempSync(path.join(tmpdir(), 'store-audit-reload-'));
+        const file = path.join(dir, 'audit.jsonl');
+        const doc = config(`gw-${randomBytes(3).toString('hex')}`);
+        const lines: string[] = [];
+        const gw = await startGateway({
+          config: doc,
+          port: 0,
+          host: '127.0.0.1',
+          logger: (level, msg, fields) => lines.push(`${level} ${msg} ${JSON.stringify(fields)}`),
+        });
+        try {
+          const session = await initializeSession(gw.url, '2025-11-25');
+          await redis.kill();
+          for (let i = 0; i < 5; i++) {
+            const res = await postJson(gw.url, toolsCallRequest('lookup', { q: `x${i}` }), {
+              'mcp-session-id': session,
+            });
+            assert.equal(res.status, 200);
+          }
+          const { store, ...withoutStore } = doc.gateway;
+          await gw.reload({
+            ...doc,
+            gateway: { ...(keepStore ? { ...withoutStore, store } : withoutStore), audit_log: { path: file } },
+          });
+          await gw.close();
+          const written = readFileSync(file, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '');
+          assert.deepEqual(
+            written.map((l) => (JSON.parse(l) as { tool: string; outcome: string }).outcome),
+            ['ok', 'ok', 'ok', 'ok', 'ok'],
+          );
+          assert.ok(
+            lines.some((l) => l.startsWith('warn audit records the store had not taken went to the new audit target')),
+            lines.join('\n'),
+          );
+          assert.ok(!lines.some((l) => l.includes('not written')), lines.join('\n'));
+        } finally {
+          await gw.close();
+          await redis.restart();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      });
+    }
 
     it('a batch sent again (a timeout after the store took it) is stored once', async () => {
       const store = new SharedStore({ url: redis.url }, undefined, 'retry-gw', silentLogger);
