@@ -107,8 +107,11 @@ export class LimitStore extends Construct {
     const fail = (message: string): never => {
       throw new Error(`LimitStore '${this.name}': ${message}`);
     };
-    if (typeof this.name !== 'string' || !/^[a-z][a-z0-9-]{0,62}$/.test(this.name)) {
-      fail(`name (${quote(this.name)}) must be a host name: lower-case letters, digits and -, starting with a letter`);
+    if (typeof this.name !== 'string' || !/^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/.test(this.name)) {
+      fail(
+        `name (${quote(this.name)}) must be a host name: lower-case letters, digits and -, starting with a letter ` +
+          'and not ending with -',
+      );
     }
     const image = props.image ?? 'redis:7.4-alpine';
     if (typeof image !== 'string' || !/^[^\s]+$/.test(image))

@@ -51,7 +51,7 @@ export function checkDashboardKubernetes(
   if (typeof k !== 'object' || k === null) {
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp-dashboard' }`);
   }
-  const namespace = checkNamespace(k.namespace ?? `mcp-dashboard-${k8sName(name)}`, fail);
+  const namespace = checkNamespace(k.namespace, fail, `mcp-dashboard-${k8sName(name)}`);
   return { namespace, service: checkService(k.service ?? { type: 'ClusterIP' }, fail) };
 }
 
@@ -84,7 +84,11 @@ export function createDashboardKubernetes(scope: Construct, options: DashboardKu
   createService(
     scope,
     meta,
-    { service: options.service, ports: [{ name: 'http', port: DASHBOARD_CONTAINER_PORT }] },
+    {
+      service: options.service,
+      ports: [{ name: 'http', port: DASHBOARD_CONTAINER_PORT }],
+      owner: `AuditDashboard '${options.name}'`,
+    },
     inNs,
   );
   return deployment;

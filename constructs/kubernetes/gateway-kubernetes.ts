@@ -103,5 +103,10 @@ function createGatewayService(
     { name: 'mcp', port: options.port },
     ...(options.metricsPort === undefined ? [] : [{ name: 'metrics', port: options.metricsPort }]),
   ];
-  createService(scope, metadata, { service: options.target.service, ports, localTraffic: true }, inNs);
+  createService(
+    scope,
+    metadata,
+    { service: options.target.service, ports, localTraffic: true, owner: `Gateway '${options.name}'` },
+    inNs,
+  );
 }

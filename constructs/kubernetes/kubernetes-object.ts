@@ -47,8 +47,18 @@ export class KubernetesResource extends TerraformResource {
   }
 }
 
-/** The namespaces each stack creates, by name: the construct that owns each (`Gateway 'support'`). */
-const namespaceOwners = new WeakMap<TerraformStack, Map<string, string>>();
+/** What the constructs of each stack took that a cluster has once (`namespace mcp`, `node port 30080`): by whom. */
+const claims = new WeakMap<TerraformStack, Map<string, string>>();
+
+/** Records that `owner` takes `what` in `scope`'s stack; the owner that took it already, if any. */
+function claim(scope: Construct, what: string, owner: string): string | undefined {
+  const stack = TerraformStack.of(scope);
+  const taken = claims.get(stack) ?? new Map<string, string>();
+  claims.set(stack, taken);
+  const other = taken.get(what);
+  if (other === undefined) taken.set(what, owner);
+  return other;
+}
 
 /**
  * A namespace the stack creates for `owner`'s objects, labelled as this package's. Each construct owns its own and
@@ -57,17 +67,13 @@ const namespaceOwners = new WeakMap<TerraformStack, Map<string, string>>();
  * @param owner the construct as its errors name it, e.g. `LimitStore 'limits'`
  */
 export function createNamespace(scope: Construct, name: string, owner: string): KubernetesResource {
-  const stack = TerraformStack.of(scope);
-  const owners = namespaceOwners.get(stack) ?? new Map<string, string>();
-  namespaceOwners.set(stack, owners);
-  const other = owners.get(name);
+  const other = claim(scope, `namespace ${name}`, owner);
   if (other !== undefined) {
     throw new Error(
       `${owner}: kubernetes.namespace '${name}' is also the namespace of ${other}; each gateway, store and ` +
         'dashboard creates its own namespace and deletes it with its objects: give this one another namespace',
     );
   }
-  owners.set(name, owner);
   return new KubernetesResource(scope, 'Namespace', 'kubernetes_namespace_v1', {
     metadata: { name, labels: { 'app.kubernetes.io/managed-by': 'cdktf-mcp-gateway' } },
   });
@@ -114,11 +120,20 @@ export function createService(
     service: GatewayKubernetesService;
     ports: readonly { readonly name: string; readonly port: number }[];
     localTraffic?: boolean;
+    /** The construct as its errors name it, e.g. `Gateway 'support'`. */
+    owner: string;
   },
   meta: TerraformMetaArguments,
 ): KubernetesResource {
-  const { service } = options;
+  const { service, owner } = options;
   const nodePort = service.type === 'NodePort' ? service.nodePort : undefined;
+  const other = nodePort === undefined ? undefined : claim(scope, `node port ${nodePort}`, owner);
+  if (other !== undefined) {
+    throw new Error(
+      `${owner}: kubernetes.service.nodePort (${nodePort}) is also the node port of ${other}; a node port is ` +
+        "the cluster's, on every node: give each its own, or leave it out and Kubernetes picks a free one",
+    );
+  }
   const port = options.ports.map((p, i) => ({
     name: p.name,
     port: p.port,

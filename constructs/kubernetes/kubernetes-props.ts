@@ -1,6 +1,7 @@
 import type { ITerraformDependable } from 'cdktf';
 import { k8sName } from '../../src/config';
 import { quote } from '../docker-names';
+import { isQuantity, quantityValue } from './quantity';
 import type { ConfigSummary } from '../config-summary';
 import type { SecretsRevision } from '../secrets-revision';
 
@@ -61,13 +62,12 @@ export interface KubernetesTarget {
 }
 
 const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const QUANTITY_RE = /^[0-9]+(\.[0-9]+)?(m|k|Ki|Mi|Gi|Ti|M|G|T)?$/;
 
 /** The `kubernetes` prop checked: each bad value fails naming the field, the value and what is allowed. */
 export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m: string) => never): KubernetesTarget {
   if (typeof k !== 'object' || k === null)
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp' }`);
-  const namespace = checkNamespace(k.namespace ?? `mcp-gateway-${k8sName(gateway)}`, fail);
+  const namespace = checkNamespace(k.namespace, fail, `mcp-gateway-${k8sName(gateway)}`);
   const service = checkService(k.service ?? { type: 'NodePort' }, fail);
   if (k.image !== undefined && (typeof k.image !== 'string' || !/^\S+$/.test(k.image))) {
     fail(`kubernetes.image (${quote(k.image)}) must be an image reference such as 'registry.internal/mcp-gateway:1'`);
@@ -79,12 +79,16 @@ export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m:
     if (!Number.isInteger(v) || v < 0 || v > max) fail(`kubernetes.${prop} (${quote(v)}) must be an integer 0-${max}`);
     return v;
   };
+  const resources = {
+    requests: k.requests ?? { cpu: '100m', memory: '128Mi' },
+    limits: k.limits ?? { memory: '512Mi' },
+  };
+  checkWithinLimits(resources, { requests: k.requests !== undefined, limits: k.limits !== undefined }, fail);
   return {
     namespace,
     service,
     ...(k.image === undefined ? {} : { image: k.image }),
-    requests: k.requests ?? { cpu: '100m', memory: '128Mi' },
-    limits: k.limits ?? { memory: '512Mi' },
+    ...resources,
     drainSeconds: seconds('drainSeconds', 5, 300),
     applyTimeoutSeconds: seconds('applyTimeoutSeconds', 90, 3600),
   };
@@ -94,6 +98,12 @@ export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m:
 export function checkService(service: GatewayKubernetesService, fail: (m: string) => never): GatewayKubernetesService {
   if (typeof service !== 'object' || !['NodePort', 'LoadBalancer', 'ClusterIP'].includes(service.type)) {
     fail(`kubernetes.service (${quote(service)}) must be { type: 'NodePort' | 'LoadBalancer' | 'ClusterIP' }`);
+  }
+  const nodePort = (service as { nodePort?: unknown }).nodePort;
+  if (service.type !== 'NodePort' && nodePort !== undefined) {
+    fail(
+      `kubernetes.service.nodePort (${quote(nodePort)}) applies to type 'NodePort' only; leave it out for '${service.type}'`,
+    );
   }
   if (service.type === 'NodePort' && service.nodePort !== undefined) {
     const p = service.nodePort;
@@ -106,14 +116,31 @@ export function checkService(service: GatewayKubernetesService, fail: (m: string
   return service;
 }
 
-/** `kubernetes.namespace` checked: a DNS label. */
-export function checkNamespace(namespace: unknown, fail: (m: string) => never): string {
-  if (typeof namespace !== 'string' || !NAMESPACE_RE.test(namespace)) {
+/** Namespaces every cluster has: the stack could not create one of them as its own. */
+const CLUSTER_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+/**
+ * `kubernetes.namespace` checked: a DNS label the stack may create. When it is not given, `fallback` (`mcp-store-`
+ * and the construct's name) is the namespace, and a name too long for it is said as such.
+ */
+export function checkNamespace(namespace: unknown, fail: (m: string) => never, fallback?: string): string {
+  if (namespace === undefined && fallback !== undefined && fallback.length > 63) {
     fail(
-      `kubernetes.namespace (${quote(namespace)}) must be a DNS label: lowercase letters, digits and '-', at most 63`,
+      `the default kubernetes.namespace, '${fallback}', is longer than 63 characters: give a shorter name, or set ` +
+        'kubernetes.namespace',
     );
   }
-  return namespace;
+  const ns = namespace ?? fallback;
+  if (typeof ns !== 'string' || !NAMESPACE_RE.test(ns)) {
+    fail(`kubernetes.namespace (${quote(ns)}) must be a DNS label: lowercase letters, digits and '-', at most 63`);
+  }
+  if (CLUSTER_NAMESPACES.includes(ns)) {
+    fail(
+      `kubernetes.namespace ('${ns}') is one every cluster has: the stack creates a namespace of its own (and ` +
+        'deletes it with its objects), so give one no other object uses',
+    );
+  }
+  return ns;
 }
 
 /** `kubernetes.requests` or `kubernetes.limits` checked: cpu and memory, each a Kubernetes quantity. */
@@ -132,9 +159,34 @@ export function checkResources(
   }
 }
 
-/** Whether `q` is a Kubernetes quantity such as `250m`, `1.5` or `256Mi`. */
-export function isQuantity(q: unknown): q is string {
-  return typeof q === 'string' && QUANTITY_RE.test(q);
+/**
+ * Requests and limits as the pod will have them (the defaults filled in) checked against each other, since Kubernetes
+ * refuses a request above its limit; and no memory in thousandths of a byte (`m`), a slip for `Mi`.
+ */
+export function checkWithinLimits(
+  resources: { readonly requests: KubernetesResources; readonly limits: KubernetesResources },
+  given: { readonly requests: boolean; readonly limits: boolean },
+  fail: (m: string) => never,
+): void {
+  const shown = (prop: 'requests' | 'limits', name: 'cpu' | 'memory'): string =>
+    `kubernetes.${prop}.${name} (${quote(resources[prop][name])}${given[prop] ? '' : ', the default'})`;
+  for (const prop of ['requests', 'limits'] as const) {
+    const memory = resources[prop].memory;
+    if (memory !== undefined && memory.endsWith('m')) {
+      fail(
+        `${shown(prop, 'memory')} is in thousandths of a byte: write Mi for mebibytes, e.g. '${memory.slice(0, -1)}Mi'`,
+      );
+    }
+  }
+  for (const name of ['cpu', 'memory'] as const) {
+    const request = resources.requests[name];
+    const limit = resources.limits[name];
+    if (request !== undefined && limit !== undefined && quantityValue(request) > quantityValue(limit)) {
+      fail(
+        `${shown('requests', name)} is above ${shown('limits', name)}, which Kubernetes refuses: raise the limit or lower the request`,
+      );
+    }
+  }
 }
 
 /** What `createGatewayKubernetes` needs from the `Gateway`. */

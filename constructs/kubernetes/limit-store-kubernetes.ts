@@ -9,7 +9,8 @@ import {
   KubernetesResource,
   requireKubernetesProvider,
 } from './kubernetes-object';
-import { checkNamespace, checkResources, isQuantity, type KubernetesResources } from './kubernetes-props';
+import { checkNamespace, checkResources, checkWithinLimits, type KubernetesResources } from './kubernetes-props';
+import { isQuantity, quantityValue } from './quantity';
 
 /** A `LimitStore` run in a Kubernetes cluster, beside gateways deployed there. */
 export interface LimitStoreKubernetes {
@@ -49,13 +50,13 @@ export function checkLimitStoreKubernetes(
   if (typeof k !== 'object' || k === null) {
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp-store' }`);
   }
-  const namespace = checkNamespace(k.namespace ?? `mcp-store-${name}`, fail);
+  const namespace = checkNamespace(k.namespace, fail, `mcp-store-${name}`);
   const storage = k.storage;
   if (storage !== undefined) {
     if (typeof storage !== 'object' || storage === null) {
       fail(`kubernetes.storage (${quote(storage)}) must be { size, storageClassName? }, e.g. { size: '1Gi' }`);
     }
-    if (!isQuantity(storage.size)) {
+    if (!isQuantity(storage.size) || quantityValue(storage.size) <= 0) {
       fail(`kubernetes.storage.size (${quote(storage.size)}) must be a quantity of storage, e.g. '1Gi'`);
     }
     if (
@@ -68,12 +69,9 @@ export function checkLimitStoreKubernetes(
   }
   checkResources('requests', k.requests, fail);
   checkResources('limits', k.limits, fail);
-  return {
-    namespace,
-    ...(storage === undefined ? {} : { storage }),
-    requests: k.requests ?? { cpu: '50m', memory: '64Mi' },
-    limits: k.limits ?? { memory: '256Mi' },
-  };
+  const resources = { requests: k.requests ?? { cpu: '50m', memory: '64Mi' }, limits: k.limits ?? { memory: '256Mi' } };
+  checkWithinLimits(resources, { requests: k.requests !== undefined, limits: k.limits !== undefined }, fail);
+  return { namespace, ...(storage === undefined ? {} : { storage }), ...resources };
 }
 
 /** The directory of the store's config file in its pod (a Secret: it holds the password). */
@@ -140,7 +138,12 @@ export function createLimitStoreKubernetes(scope: Construct, options: LimitStore
     recreate: true,
     dependsOn: [config, ...(claim === undefined ? [] : [claim])],
   });
-  createService(scope, meta, { service: { type: 'ClusterIP' }, ports: [{ name: 'redis', port: options.port }] }, inNs);
+  createService(
+    scope,
+    meta,
+    { service: { type: 'ClusterIP' }, ports: [{ name: 'redis', port: options.port }], owner: `LimitStore '${name}'` },
+    inNs,
+  );
   return `redis://${name}.${ns}.svc.cluster.local:${options.port}`;
 }
 

@@ -8,6 +8,7 @@ import { Manifest } from '../../constructs';
 import { MANIFEST_SCHEMA } from '../../constructs/manifest-schema';
 import { BACKEND_METHODS, MAX_PORT, VALIDATION_CHANNELS } from '../../src/config';
 import { PARAM_TYPES } from '../../src/validation';
+import { isQuantity } from '../../constructs/kubernetes/quantity';
 import { newStack, thrown } from './synth';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -59,6 +60,38 @@ describe('manifest.schema.json', () => {
     assert.deepEqual(defs.gateway.properties.validation_errors.enum, [...VALIDATION_CHANNELS]);
     assert.deepEqual(defs.port, { type: 'integer', minimum: 1, maximum: MAX_PORT });
     assert.deepEqual(defs.param.properties.type.enum, [...PARAM_TYPES]);
+  });
+
+  it('takes the Kubernetes quantities the constructs take, wherever it asks for one', () => {
+    const patterns = new Set<string>();
+    const walk = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const n = node as Schema;
+      if (typeof n.pattern === 'string' && n.pattern.includes('Mi')) patterns.add(n.pattern);
+      Object.values(n).forEach(walk);
+    };
+    walk(MANIFEST_SCHEMA);
+    assert.equal(patterns.size, 1, [...patterns].join('\n'));
+    const schemaTakes = new RegExp([...patterns][0]);
+    for (const q of [
+      '250m',
+      '1.5',
+      '256Mi',
+      '1Pi',
+      '2Ei',
+      '1e3',
+      '5E-2',
+      '1E',
+      '0',
+      'lots',
+      '1x',
+      '-1',
+      '1.',
+      '',
+      ' 1Gi',
+    ]) {
+      assert.equal(schemaTakes.test(q), isQuantity(q), q);
+    }
   });
 
   describe('and the construct props', () => {

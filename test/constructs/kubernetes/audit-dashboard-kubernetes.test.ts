@@ -110,6 +110,18 @@ describe('AuditDashboard on Kubernetes (constructs/kubernetes)', () => {
       );
     });
 
+    it("the gateway's node port", () => {
+      const { dashboard } = dashboardStack(
+        { kubernetes: { service: { type: 'NodePort', nodePort: 30080 } } },
+        { kubernetes: { image: 'registry.internal/mcp-gateway:1', service: { type: 'NodePort', nodePort: 30080 } } },
+      );
+      assert.equal(
+        thrown(dashboard).message,
+        "AuditDashboard 'audit': kubernetes.service.nodePort (30080) is also the node port of Gateway 'orders'; a " +
+          "node port is the cluster's, on every node: give each its own, or leave it out and Kubernetes picks a free one",
+      );
+    });
+
     for (const prop of ['port', 'hostIp'] as const) {
       it(`Docker's ${prop}`, () => {
         const { dashboard } = dashboardStack({ [prop]: prop === 'port' ? 8091 : '127.0.0.1' });

@@ -331,6 +331,31 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
         { kubernetes: { image: 'gw:1', limits: { memory: 'lots' } } },
         /kubernetes\.limits\.memory \('lots'\) must be a quantity/,
       ],
+      [
+        'a node port on a ClusterIP Service (from JavaScript)',
+        { kubernetes: { image: 'gw:1', service: { type: 'ClusterIP', nodePort: 30001 } as never } },
+        /kubernetes\.service\.nodePort \(30001\) applies to type 'NodePort' only; leave it out for 'ClusterIP'/,
+      ],
+      [
+        'a namespace every cluster has',
+        { kubernetes: { image: 'gw:1', namespace: 'kube-system' } },
+        /kubernetes\.namespace \('kube-system'\) is one every cluster has: the stack creates a namespace of its own/,
+      ],
+      [
+        'requests above the default limit',
+        { kubernetes: { image: 'gw:1', requests: { memory: '1Gi' } } },
+        /kubernetes\.requests\.memory \('1Gi'\) is above kubernetes\.limits\.memory \('512Mi', the default\), which Kubernetes refuses: raise the limit or lower the request/,
+      ],
+      [
+        'a limit below the default request',
+        { kubernetes: { image: 'gw:1', limits: { cpu: '50m' } } },
+        /kubernetes\.requests\.cpu \('100m', the default\) is above kubernetes\.limits\.cpu \('50m'\)/,
+      ],
+      [
+        'memory in thousandths of a byte',
+        { kubernetes: { image: 'gw:1', limits: { memory: '512m' } } },
+        /kubernetes\.limits\.memory \('512m'\) is in thousandths of a byte: write Mi for mebibytes, e\.g\. '512Mi'/,
+      ],
       ['placement', { placement: { constraints: ['node.role == manager'] } }, /placement applies to Docker only/],
       ['zero replicas', { replicas: 0 }, /replicas \(0\) must be an integer 1-1000/],
       ['a literal session key', { sessionKey: 'hunter2' }, /sessionKey must be a reference to a sensitive value/],

@@ -134,10 +134,46 @@ describe('LimitStore on Kubernetes (constructs/kubernetes)', () => {
         { kubernetes: { limits: { memory: 'lots' } } },
         /kubernetes\.limits\.memory \('lots'\) must be a quantity/,
       ],
+      [
+        'a request above the default limit',
+        { kubernetes: { requests: { memory: '512Mi' } } },
+        /kubernetes\.requests\.memory \('512Mi'\) is above kubernetes\.limits\.memory \('256Mi', the default\)/,
+      ],
+      [
+        'an empty claim',
+        { kubernetes: { storage: { size: '0' } } },
+        /kubernetes\.storage\.size \('0'\) must be a quantity of storage, e.g. '1Gi'/,
+      ],
+      [
+        'a name ending with -',
+        { name: 'store-', kubernetes: { namespace: 'mcp-store' } },
+        /name \('store-'\) must be a host name: lower-case letters, digits and -, starting with a letter and not ending with -/,
+      ],
+      [
+        'a name too long for the default namespace',
+        { name: `s${'x'.repeat(59)}` },
+        /the default kubernetes\.namespace, 'mcp-store-sx+', is longer than 63 characters: give a shorter name, or set kubernetes\.namespace/,
+      ],
+      [
+        'the namespace default',
+        { kubernetes: { namespace: 'default' } },
+        /kubernetes\.namespace \('default'\) is one every cluster has/,
+      ],
     ];
     for (const [what, props, message] of cases) {
       it(what, () => assert.match(thrown(() => storeStack(props)).message, message));
     }
+
+    it('takes every quantity Kubernetes does: 1Pi, 1e3, 0.5', () => {
+      const json = synth(
+        storeStack({ kubernetes: { storage: { size: '1Pi' }, requests: { cpu: '0.5' }, limits: { cpu: '1e3' } } })
+          .stack,
+      );
+      assert.equal(
+        named(json, 'kubernetes_persistent_volume_claim_v1', 'limit-store-data').spec.resources.requests.storage,
+        '1Pi',
+      );
+    });
 
     it("a namespace the gateway's own objects are in, before the cluster would", () => {
       assert.equal(
