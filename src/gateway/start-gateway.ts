@@ -219,7 +219,7 @@ class Gateway implements RunningGateway {
     const concurrency = { active: 0, byPrincipal: new Map<Principal, number>() };
     this.metrics = this.createMetrics(concurrency);
     this.knowNames();
-    this.store = this.storeFor(this.state);
+    ({ store: this.store, identity: this.storeIdentity } = this.storeFor(this.state));
     audit.useStore?.(this.store);
     this.limiter = new RateLimiter(this.store);
     this.revocations = new SessionRevocations(this.sessions, this.store, log);
@@ -313,8 +313,9 @@ class Gateway implements RunningGateway {
     if (next === undefined && file === undefined) {
       throw new Error('reload() needs a config: the gateway was not started from a file');
     }
-    // a sink opened for this reload and not yet in use: closed if the reload fails after opening it
+    // a sink opened and a store client made for this reload, not yet in use: closed if the reload is refused
     let unusedAudit: AuditSink | undefined;
+    let unusedStore: SharedStore | undefined;
     try {
       const slicer = new Slicer();
       const { config: parsed, digest } =
@@ -324,9 +325,12 @@ class Gateway implements RunningGateway {
       const replacement = await buildGatewayStateInSlices(parsed, this.host, this.log, this.options.secrets, slicer);
       if (this.shuttingDown) throw new Error('the gateway is shutting down');
       warnUnchangeable(this.state.config, parsed, this.log);
-      // a new audit target opens before anything changes: one that cannot be opened refuses the reload
+      // Everything that may fail happens before anything changes, so a refused reload changes nothing: a new
+      // audit target is opened (one that cannot be opened refuses the reload) and a new store's client made.
       const audit = this.auditFor(parsed);
       unusedAudit = audit;
+      const store = this.storeFor(replacement);
+      if (store.store !== this.store) unusedStore = store.store;
       const previous = this.state;
       this.state = replacement;
       void replacement.auth.warm();
@@ -335,7 +339,8 @@ class Gateway implements RunningGateway {
       const closed = this.streams.closePrincipals((p) => replacement.credentialOf(p) === previous.credentialOf(p));
       if (closed > 0) this.log('info', 'streams of removed tokens closed', { streams: closed });
       this.services.setLimits(replacement.maxResponseBytes, replacement.maxHeldResponseBytes);
-      this.swapStore(replacement);
+      unusedStore = undefined;
+      this.swapStore(store);
       if (audit !== undefined) {
         audit.useStore?.(this.store);
         unusedAudit = undefined;
@@ -350,6 +355,7 @@ class Gateway implements RunningGateway {
       this.metrics?.recordReload('applied');
     } catch (err) {
       void unusedAudit?.close();
+      void unusedStore?.close();
       this.metrics?.recordReload('refused');
       this.log('error', 'reload refused; keeping the running config', { error: (err as Error).message });
       this.status?.refused((err as Error).message);
@@ -383,13 +389,15 @@ class Gateway implements RunningGateway {
     return backendOrigins(this.state.config.tools.map((t) => t.backend.url));
   }
 
-  /** A store for the state's `store` config; the current one when that config (and its password) did not change. */
-  private storeFor(state: GatewayState): SharedStore | undefined {
+  /**
+   * A store for the state's `store` config: the current one when that config (and its password) did not change, or
+   * a new one (its client made, not yet in use) that {@link swapStore} puts in place.
+   */
+  private storeFor(state: GatewayState): { readonly store: SharedStore | undefined; readonly identity: string } {
     const config = state.config.gateway.store;
     const identity = config === undefined ? '' : JSON.stringify([config, state.storePassword ?? null]);
-    if (identity === this.storeIdentity) return this.store;
-    this.storeIdentity = identity;
-    if (config === undefined) return undefined;
+    if (identity === this.storeIdentity) return { store: this.store, identity };
+    if (config === undefined) return { store: undefined, identity };
     const store = new SharedStore(config, state.storePassword, state.name, this.log, {
       availability: (up) => (this.storeUp = up),
     });
@@ -397,13 +405,13 @@ class Gateway implements RunningGateway {
       const holds = state.config.gateway.audit_log === 'store' ? 'ended sessions and the audit' : 'ended sessions';
       this.log('info', `limit store configured without rate_limits: it holds ${holds} only`, {});
     }
-    return store;
+    return { store, identity };
   }
 
-  /** Moves limits and ended sessions to a reloaded config's store (closing the one it replaces). */
-  private swapStore(state: GatewayState): void {
+  /** Moves limits, ended sessions and the audit to a reloaded config's store (closing the one it replaces). */
+  private swapStore({ store: next, identity }: ReturnType<Gateway['storeFor']>): void {
     const previous = this.store;
-    const next = this.storeFor(state);
+    this.storeIdentity = identity;
     if (next === previous) return;
     this.store = next;
     this.limiter.useStore(next);

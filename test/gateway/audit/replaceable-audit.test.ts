@@ -137,11 +137,11 @@ describe('audit_log changed by a reload', () => {
     assert.equal(existsSync(path.join(dir, 'second.jsonl')), false);
   });
 
-  it('closes the new audit file when the reload fails after opening it', async () => {
+  it('a reload refused after its audit file opened changes nothing and leaves nothing open', async () => {
     const first = path.join(dir, 'first.jsonl');
     const second = path.join(dir, 'second.jsonl');
     const base = botConfig([tool('one', `${backend.url}/a`)]);
-    // a step after the audit file opens fails: here the log line of a store added without limits
+    // the last step that may refuse a reload fails: here the log line of a store added without limits
     const failing = 'limit store configured without rate_limits';
     gateway = await startGateway({
       config: withAudit(base, { path: first }),
@@ -151,20 +151,39 @@ describe('audit_log changed by a reload', () => {
         if (msg.startsWith(failing)) throw new Error('the logger failed');
       },
     });
-    const next = withAudit(base, { path: second });
+    const socketsBefore = openTargets().filter((t) => t.startsWith('socket:')).length;
+    const next = withAudit(botConfig([tool('one', `${backend.url}/a`), tool('two', `${backend.url}/b`)]), {
+      path: second,
+    });
     await assert.rejects(
       gateway.reload({ ...next, gateway: { ...next.gateway, store: { url: 'redis://127.0.0.1:1' } } }),
       /the logger failed/,
     );
-    await new Promise((resolve) => setImmediate(resolve));
-    const open = readdirSync('/proc/self/fd').flatMap((fd) => {
-      try {
-        return [readlinkSync(`/proc/self/fd/${fd}`)];
-      } catch {
-        return [];
-      }
-    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const open = openTargets();
     assert.ok(open.includes(first), 'the running audit file stays open');
     assert.ok(!open.includes(second), `${second} is still open`);
+    assert.ok(open.filter((t) => t.startsWith('socket:')).length <= socketsBefore, 'a store client left open');
+    const session = await initializeSession(gateway.url, '2025-11-25');
+    const listed = await postJson(
+      gateway.url,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { 'mcp-session-id': session },
+    );
+    assert.deepEqual(
+      (listed.json as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name),
+      ['one'],
+    );
   });
 });
+
+/** What this process's file descriptors point at (`/proc/self/fd`). */
+function openTargets(): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      return [readlinkSync(`/proc/self/fd/${fd}`)];
+    } catch {
+      return [];
+    }
+  });
+}
