@@ -3,7 +3,7 @@ import { normalizeTokenSha256, secretNameProblem } from '../src/config';
 import { isJsonObject } from '../src/validation';
 import { generateInputSchema, InputSpec, InputSpecError, ParamSpec } from '../src/schema';
 import type { GatewayAuth } from './gateway';
-import type { GatewayKubernetes } from './kubernetes/kubernetes-props';
+import type { GatewayKubernetes, KubernetesResources } from './kubernetes/kubernetes-props';
 import {
   ManifestDashboard,
   ManifestDocument,
@@ -278,8 +278,8 @@ function kubernetes(k: Json): GatewayKubernetes {
     namespace: k.namespace,
     service: k.service === undefined ? undefined : defined({ type: k.service.type, nodePort: k.service.node_port }),
     image: k.image,
-    requests: k.requests,
-    limits: k.limits,
+    requests: quantities(k.requests),
+    limits: quantities(k.limits),
     drainSeconds: k.drain_seconds,
     applyTimeoutSeconds: k.apply_timeout_seconds,
   });
@@ -350,12 +350,24 @@ function limitStore(yaml: ManifestYaml, name: string, l: Json): ManifestLimitSto
             storage:
               k.storage === undefined
                 ? undefined
-                : defined({ size: k.storage.size, storageClassName: k.storage.storage_class_name }),
-            requests: k.requests,
-            limits: k.limits,
+                : defined({ size: quantity(k.storage.size), storageClassName: k.storage.storage_class_name }),
+            requests: quantities(k.requests),
+            limits: quantities(k.limits),
           }),
     at: yaml.location(['limit_stores', name], true),
   });
+}
+
+/** A quantity as Kubernetes writes it: YAML reads `cpu: 1` or `cpu: 0.5` as a number. */
+function quantity(q: string | number): string {
+  return typeof q === 'number' ? String(q) : q;
+}
+
+/** `{ cpu?, memory? }` with each quantity as text. */
+function quantities(r: Json | undefined): KubernetesResources | undefined {
+  return r === undefined
+    ? undefined
+    : (Object.fromEntries(Object.entries(r).map(([k, q]) => [k, quantity(q)])) as KubernetesResources);
 }
 
 function auth(a: 'none' | Json): GatewayAuth {

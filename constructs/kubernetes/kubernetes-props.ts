@@ -1,7 +1,7 @@
 import type { ITerraformDependable } from 'cdktf';
 import { k8sName } from '../../src/config';
 import { quote } from '../docker-names';
-import { isQuantity, quantityValue } from './quantity';
+import { compareQuantities, isQuantity } from './quantity';
 import type { ConfigSummary } from '../config-summary';
 import type { SecretsRevision } from '../secrets-revision';
 
@@ -181,7 +181,7 @@ export function checkWithinLimits(
   for (const name of ['cpu', 'memory'] as const) {
     const request = resources.requests[name];
     const limit = resources.limits[name];
-    if (request !== undefined && limit !== undefined && quantityValue(request) > quantityValue(limit)) {
+    if (request !== undefined && limit !== undefined && compareQuantities(request, limit) > 0) {
       fail(
         `${shown('requests', name)} is above ${shown('limits', name)}, which Kubernetes refuses: raise the limit or lower the request`,
       );

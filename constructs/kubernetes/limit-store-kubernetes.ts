@@ -10,7 +10,7 @@ import {
   requireKubernetesProvider,
 } from './kubernetes-object';
 import { checkNamespace, checkResources, checkWithinLimits, type KubernetesResources } from './kubernetes-props';
-import { isQuantity, quantityValue } from './quantity';
+import { compareQuantities, isQuantity } from './quantity';
 
 /** A `LimitStore` run in a Kubernetes cluster, beside gateways deployed there. */
 export interface LimitStoreKubernetes {
@@ -56,7 +56,7 @@ export function checkLimitStoreKubernetes(
     if (typeof storage !== 'object' || storage === null) {
       fail(`kubernetes.storage (${quote(storage)}) must be { size, storageClassName? }, e.g. { size: '1Gi' }`);
     }
-    if (!isQuantity(storage.size) || quantityValue(storage.size) <= 0) {
+    if (!isQuantity(storage.size) || compareQuantities(storage.size, '0') <= 0) {
       fail(`kubernetes.storage.size (${quote(storage.size)}) must be a quantity of storage, e.g. '1Gi'`);
     }
     if (

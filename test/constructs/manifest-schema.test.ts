@@ -74,21 +74,8 @@ describe('manifest.schema.json', () => {
     assert.equal(patterns.size, 1, [...patterns].join('\n'));
     const schemaTakes = new RegExp([...patterns][0]);
     for (const q of [
-      '250m',
-      '1.5',
-      '256Mi',
-      '1Pi',
-      '2Ei',
-      '1e3',
-      '5E-2',
-      '1E',
-      '0',
-      'lots',
-      '1x',
-      '-1',
-      '1.',
-      '',
-      ' 1Gi',
+      ...['250m', '1.5', '256Mi', '1Pi', '2Ei', '1e3', '5E-2', '1E', '0', '.5', '1.', '+1'],
+      ...['lots', '1x', '-1', '', ' 1Gi', '1e400', '1e', '1ki', '.', '+', '1.5.1'],
     ]) {
       assert.equal(schemaTakes.test(q), isQuantity(q), q);
     }

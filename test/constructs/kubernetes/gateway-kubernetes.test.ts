@@ -467,6 +467,28 @@ dashboards:
     assert.equal(only(json, 'kubernetes_service_v1').spec.port[0].node_port, 30080);
   });
 
+  it('takes quantities written as YAML numbers, as Kubernetes manifests do, and a limit store in the cluster', () => {
+    const stack = new TerraformStack(Testing.app(), 'k8s');
+    new KubernetesCluster(stack, 'cluster');
+    new Manifest(stack, 'm', {
+      path: manifest(`      image: registry.internal/gw:1
+      requests: { cpu: 0.5, memory: 128Mi }
+      limits: { cpu: 1, memory: 1Gi }
+    store: { limit_store: limits }
+limit_stores:
+  limits:
+    kubernetes: { requests: { cpu: 700m }, limits: { cpu: 0.7 }, storage: { size: 1e9 } }`),
+    });
+    const json = synth(stack);
+    const gateway = resourcesOf(json, 'kubernetes_deployment_v1').find((d: Json) => d.metadata.name === 'orders');
+    assert.deepEqual(gateway.spec.template.spec.container[0].resources, {
+      requests: { cpu: '0.5', memory: '128Mi' },
+      limits: { cpu: '1', memory: '1Gi' },
+    });
+    const claim = only(json, 'kubernetes_persistent_volume_claim_v1');
+    assert.equal(claim.spec.resources.requests.storage, '1000000000');
+  });
+
   it('refuses a bad kubernetes block with its line and what is expected', () => {
     const stack = new TerraformStack(Testing.app(), 'k8s');
     const err = thrown(() => new Manifest(stack, 'm', { path: manifest('      service: { type: Ingress }') }));

@@ -140,6 +140,16 @@ describe('LimitStore on Kubernetes (constructs/kubernetes)', () => {
         /kubernetes\.requests\.memory \('512Mi'\) is above kubernetes\.limits\.memory \('256Mi', the default\)/,
       ],
       [
+        'a request above a limit by less than a float can tell',
+        { kubernetes: { requests: { cpu: '1.0000000000000000001' }, limits: { cpu: '1' } } },
+        /kubernetes\.requests\.cpu \('1\.0000000000000000001'\) is above kubernetes\.limits\.cpu \('1'\)/,
+      ],
+      [
+        'an exponent Kubernetes cannot hold',
+        { kubernetes: { limits: { cpu: '1e400' } } },
+        /kubernetes\.limits\.cpu \('1e400'\) must be a quantity/,
+      ],
+      [
         'an empty claim',
         { kubernetes: { storage: { size: '0' } } },
         /kubernetes\.storage\.size \('0'\) must be a quantity of storage, e.g. '1Gi'/,
@@ -164,7 +174,16 @@ describe('LimitStore on Kubernetes (constructs/kubernetes)', () => {
       it(what, () => assert.match(thrown(() => storeStack(props)).message, message));
     }
 
-    it('takes every quantity Kubernetes does: 1Pi, 1e3, 0.5', () => {
+    it('takes every quantity Kubernetes does (1Pi, 1e3, .5), and a request equal to its limit however written', () => {
+      for (const [request, limit] of [
+        ['700m', '0.7'],
+        ['.5', '500m'],
+        ['1k', '1e3'],
+        ['1Ki', '1024'],
+        ['+1', '1.'],
+      ]) {
+        synth(storeStack({ kubernetes: { requests: { cpu: request }, limits: { cpu: limit } } }).stack);
+      }
       const json = synth(
         storeStack({ kubernetes: { storage: { size: '1Pi' }, requests: { cpu: '0.5' }, limits: { cpu: '1e3' } } })
           .stack,
