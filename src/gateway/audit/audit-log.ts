@@ -1,5 +1,4 @@
 import {
-  appendFileSync,
   closeSync,
   constants,
   createWriteStream,
@@ -7,6 +6,7 @@ import {
   fstatSync,
   mkdirSync,
   openSync,
+  writeSync,
   type WriteStream,
 } from 'node:fs';
 import { dirname } from 'node:path';
@@ -47,15 +47,32 @@ export interface AuditSink {
    * @param successor the sink that takes over (a reload that moves the audit): records this one cannot write go there
    */
   close(successor?: AuditSink): Promise<void>;
+  /** Set on a sink that keeps nothing (`audit_log: false`). */
+  readonly discards?: true;
   /** The gateway's store, for a sink that writes there (`audit_log: 'store'`); called again when a reload swaps it. */
   useStore?(store: SharedStore | undefined): void;
 }
 
 /** An audit sink that drops records (`audit_log: false`). */
-export const noAudit: AuditSink = { write: () => undefined, close: async () => undefined };
+export const noAudit: AuditSink = { write: () => undefined, close: async () => undefined, discards: true };
 
-/** Why a pipe or socket is refused as the audit file. */
-const NOT_A_FILE = 'a pipe or socket, which holds every write until something reads it';
+/** Why a pipe or socket with no reader is refused as the audit file. */
+const NO_READER = 'a pipe or socket with nothing reading it, which would hold every write';
+/** Flags of every open of the audit file: a pipe with no reader fails at once (ENXIO) instead of blocking. */
+const APPEND_NOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;
+
+/** Appends `line` to `path` now, or drops it when that would block (a full pipe, one with no reader). */
+function appendNow(path: string, line: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, APPEND_NOW, 0o644);
+    writeSync(fd, line);
+  } catch {
+    // reported by the stream's error handler already, or the file is gone
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 /** How long a record may wait in memory before it is written, in ms. @default 20 */
 const FLUSH_INTERVAL_MS = 20;
@@ -73,20 +90,18 @@ export function openAuditLog(path: string): AuditSink {
   let fd: number;
   try {
     makeDirectories(dirname(path));
-    // O_NONBLOCK: a FIFO with no reader fails at once (ENXIO) instead of holding the event loop until one opens it
-    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o644);
+    fd = openSync(path, APPEND_NOW, 0o644);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw new ConfigError(
-      `gateway.audit_log: cannot open ${path}: ${code === 'ENXIO' ? NOT_A_FILE : code} ` +
+      `gateway.audit_log: cannot open ${path}: ${code === 'ENXIO' ? NO_READER : code} ` +
         '(pass --audit-log FILE or set audit_log: false)',
     );
   }
-  const stat = fstatSync(fd);
-  // a pipe or socket blocks writers while nobody reads it: the gateway's records, and its exit, would wait on it
-  if (stat.isFIFO() || stat.isSocket()) {
+  // a pipe something reads (a container's stdout) takes records as a file does: written to blocking, off the loop
+  if (fstatSync(fd).isFIFO()) {
     closeSync(fd);
-    throw new ConfigError(`gateway.audit_log: cannot open ${path}: ${NOT_A_FILE} (give the path of a file)`);
+    fd = openSync(path, 'a');
   }
   const stream: WriteStream = createWriteStream(path, { fd, flags: 'a' });
   let pending = '';
@@ -109,12 +124,9 @@ export function openAuditLog(path: string): AuditSink {
   return {
     write(record) {
       if (closed) {
-        // A call that outlived the drain timeout still gets its record, synchronously.
-        try {
-          appendFileSync(path, jsonLine(record));
-        } catch {
-          // reported by the stream's error handler already, or the disk is gone
-        }
+        // A call that outlived the drain timeout still gets its record, synchronously, unless the file is now a
+        // pipe that is full or has no reader: then the record is lost rather than the event loop held.
+        appendNow(path, jsonLine(record));
         return;
       }
       pending += jsonLine(record);

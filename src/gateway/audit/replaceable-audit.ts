@@ -6,6 +6,9 @@ import type { AuditSink } from './audit-log';
  * go to the current target, and the one replaced is flushed and closed.
  */
 export class ReplaceableAudit implements AuditSink {
+  /** The previous target's close (its hand-over): a shutdown waits for it too. */
+  private replaced: Promise<void> = Promise.resolve();
+
   constructor(private current: AuditSink) {}
 
   write(record: Parameters<AuditSink['write']>[0]): void {
@@ -23,10 +26,14 @@ export class ReplaceableAudit implements AuditSink {
   replace(next: AuditSink): Promise<void> {
     const previous = this.current;
     this.current = next;
-    return previous.close(next);
+    const replaced = this.replaced.then(() => previous.close(next));
+    this.replaced = replaced;
+    return replaced;
   }
 
-  close(): Promise<void> {
+  /** Closes the current target once every replaced one has finished handing over. */
+  async close(): Promise<void> {
+    await this.replaced;
     return this.current.close();
   }
 }

@@ -71,10 +71,12 @@ export class StoreAuditLog implements AuditSink {
     const deadline = Date.now() + CLOSE_WAIT_MS;
     while (this.pending.length > 0 && Date.now() < deadline && this.store?.available === true) {
       await this.flush();
+      // a store that answers but refuses the records would otherwise be asked again at once, holding the loop
+      if (this.failing) break;
     }
     await this.sending;
     if (this.pending.length === 0) return;
-    if (successor !== undefined) {
+    if (successor !== undefined && successor.discards !== true) {
       // after the records the successor took meanwhile: each keeps its own ts
       const records = this.backlog;
       for (let i = 1; i < this.pending.length; i += 2) successor.write(JSON.parse(this.pending[i]) as AuditRecord);
@@ -82,9 +84,8 @@ export class StoreAuditLog implements AuditSink {
       this.log('warn', 'audit records the store had not taken went to the new audit target', { records });
       return;
     }
-    this.log('error', 'audit records not written: the store did not take them before shutdown', {
-      records: this.backlog,
-    });
+    const reason = successor === undefined ? 'before shutdown' : 'before the audit was turned off';
+    this.log('error', `audit records not written: the store did not take them ${reason}`, { records: this.backlog });
   }
 
   /** `MS-SEQ` on this process's clock, never repeating or going back (the store orders a stream by it). */

@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AUDIT_RECORD_KEYS, type AuditRecord, readAuditText, waitForAuditRecords } from '../../helpers/audit-log';
@@ -145,32 +156,51 @@ describe('the audit log', () => {
 });
 
 describe('an audit path that is a pipe', () => {
-  /** A FIFO in a fresh directory (`mkfifo`), and a reader holding it open when `reader` is set. */
-  function fifo(reader: boolean): { path: string; close: () => void } {
+  /** A FIFO in a fresh directory (`mkfifo`). */
+  function fifo(): string {
     const path = join(tempDir('gw-audit-fifo-'), 'audit.jsonl');
     assert.equal(spawnSync('mkfifo', [path]).status, 0, 'mkfifo');
-    const fd = reader ? openSync(path, constants.O_RDONLY | constants.O_NONBLOCK) : undefined;
-    return { path, close: () => fd !== undefined && closeSync(fd) };
+    return path;
   }
 
-  for (const reader of [false, true]) {
-    it(`is refused at start at once, ${reader ? 'with' : 'without'} a reader: writes would wait on it`, async () => {
-      const { path, close } = fifo(reader);
-      try {
-        await assert.rejects(startSilentGateway(botConfig([]), { auditLogPath: path }), (err: Error) => {
-          assert.equal(
-            err.message,
-            `gateway.audit_log: cannot open ${path}: a pipe or socket, which holds every write until something ` +
-              'reads it (' +
-              (reader ? 'give the path of a file)' : 'pass --audit-log FILE or set audit_log: false)'),
-          );
-          return true;
-        });
-      } finally {
-        close();
-      }
+  it('is refused at start at once when nothing reads it: every write would wait', async () => {
+    const path = fifo();
+    await assert.rejects(startSilentGateway(botConfig([]), { auditLogPath: path }), (err: Error) => {
+      assert.equal(
+        err.message,
+        `gateway.audit_log: cannot open ${path}: a pipe or socket with nothing reading it, which would hold every ` +
+          'write (pass --audit-log FILE or set audit_log: false)',
+      );
+      return true;
     });
-  }
+  });
+
+  it("takes the records while something reads it (a container's stdout)", async () => {
+    const path = fifo();
+    const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const sink = openAuditLog(path);
+      sink.write({ ...record(1), tool: 'lookup' });
+      await sink.close();
+      const read = Buffer.alloc(4096);
+      const text = read.subarray(0, readSync(reader, read)).toString();
+      assert.equal((JSON.parse(text) as GatewayAuditRecord).tool, 'lookup');
+    } finally {
+      closeSync(reader);
+    }
+  });
+
+  it('drops a late record rather than block when the file became a pipe nothing reads', async () => {
+    const dir = tempDir('gw-audit-fifo-');
+    const path = join(dir, 'audit.jsonl');
+    const sink = openAuditLog(path);
+    await sink.close();
+    renameSync(path, `${path}.1`);
+    assert.equal(spawnSync('mkfifo', [path]).status, 0, 'mkfifo');
+    // a call that outlived the shutdown drain: written at once, or dropped, never waited for
+    sink.write({ ...record(2), tool: 'late' });
+    assert.equal(readFileSync(`${path}.1`, 'utf8'), '');
+  });
 });
 
 describe('the audit record of each outcome, and of names a caller chose', function () {

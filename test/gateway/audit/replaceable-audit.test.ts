@@ -87,7 +87,7 @@ describe('audit_log changed by a reload', () => {
     );
   });
 
-  it('refuses a reload to a pipe at once, and keeps serving and auditing', async () => {
+  it('refuses a reload to a pipe nothing reads at once, and keeps serving and auditing', async () => {
     const first = path.join(dir, 'first.jsonl');
     const pipe = path.join(dir, 'pipe');
     assert.equal(spawnSync('mkfifo', [pipe]).status, 0, 'mkfifo');
@@ -96,7 +96,7 @@ describe('audit_log changed by a reload', () => {
     const session = await initializeSession(gateway.url, '2025-11-25');
     await assert.rejects(
       gateway.reload(withAudit(base, { path: pipe })),
-      /cannot open .*pipe: a pipe or socket, which holds every write until something reads it/,
+      /cannot open .*pipe: a pipe or socket with nothing reading it, which would hold every write/,
     );
     await call(session, 'one');
     await gateway.reload(withAudit(base, { path: path.join(dir, 'second.jsonl') }));
