@@ -80,6 +80,7 @@ export class Manifest extends Construct {
       }),
     );
     this.gateways = createGateways(entryScope, file, doc.gateways, this.services, this.limitStores, clashes);
+    clashes.push(...storeClashes(file, doc.limitStores, this.services, this.gateways));
     this.dashboards = new Map(
       doc.dashboards.map(({ at, gateways: names, ...props }) => {
         const gateways = names.map((name) => this.gateways.get(name)!);
@@ -279,6 +280,42 @@ function createGateways(
     }
   }
   return gateways;
+}
+
+/**
+ * What a limit store on Docker shares with another entry, said at the store: its name, which is its host name on the
+ * stack's network, with a service's backend container; its `host_port` with a gateway's or another store's.
+ */
+function storeClashes(
+  file: string,
+  stores: ManifestDocument['limitStores'],
+  services: ReadonlyMap<string, Service>,
+  gateways: ReadonlyMap<string, Gateway>,
+): ManifestError[] {
+  const hosts = new Map(
+    [...services].flatMap(([name, s]) => (s.containerHost === undefined ? [] : [[s.containerHost, name]])),
+  );
+  const ports = new Map<number, string>(
+    [...gateways].flatMap(([name, g]) => (g.deployment === undefined ? [[g.port, `gateways.${name}`] as const] : [])),
+  );
+  const clashes: ManifestError[] = [];
+  for (const { name, at, hostPort, kubernetes } of stores) {
+    if (kubernetes !== undefined) continue;
+    const service = hosts.get(name);
+    if (service !== undefined) {
+      const reason =
+        `the store's name \`${name}\` is also the host of services.${service}'s container: on the stack's network ` +
+        'one name reaches one container, so the gateway would call one of them for both; give the store another name';
+      clashes.push(manifestErrorAt(file, at, reason));
+    }
+    if (hostPort === undefined) continue;
+    const other = ports.get(hostPort);
+    if (other !== undefined) {
+      const reason = `host port ${hostPort} is already published by ${other}: give the store its own \`host_port\``;
+      clashes.push(manifestErrorAt(file, at, reason));
+    } else ports.set(hostPort, `limit_stores.${name}`);
+  }
+  return clashes;
 }
 
 /**

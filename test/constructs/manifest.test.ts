@@ -175,6 +175,21 @@ describe('Manifest', () => {
         );
       });
 
+      it("reports a store named like a service's backend host, and one publishing a gateway's port", () => {
+        // GOOD's service runs a container reached as `crm`, and its gateway publishes 8080
+        assert.equal(
+          errorOf(WITH_STORE.replace('limit_store: limits', 'limit_store: crm').replace('  limits:\n', '  crm:\n')),
+          "support-desk.yaml:19:3: limit_stores.crm: the store's name `crm` is also the host of services.get_customer's " +
+            "container: on the stack's network one name reaches one container, so the gateway would call one of them " +
+            'for both; give the store another name',
+        );
+        assert.equal(
+          errorOf(WITH_STORE.replace('host_port: 6380', 'host_port: 8080')),
+          'support-desk.yaml:19:3: limit_stores.limits: host port 8080 is already published by gateways.support: give ' +
+            'the store its own `host_port`',
+        );
+      });
+
       it('reports a store declared twice', () => {
         assert.equal(
           errorOf(`${WITH_STORE}  limits:\n    host_port: 6381\n`),
