@@ -1,4 +1,4 @@
-import { Document, isMap, isScalar, isSeq, LineCounter, Node, Pair, parseDocument } from 'yaml';
+import { Alias, Document, isMap, isScalar, isSeq, LineCounter, Node, Pair, parseDocument, visit } from 'yaml';
 import { explainYamlErrors } from '../src/config';
 import { ManifestError, ManifestLocation } from './manifest-document';
 
@@ -40,7 +40,13 @@ export class ManifestYaml {
         problem.column,
       );
     }
-    this.value = this.doc.toJS({ maxAliasCount: 100 });
+    try {
+      this.value = this.doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // an alias before its anchor, or aliases expanding past the bound: said at the alias that fails
+      const { line, col } = this.lines.linePos(failingAlias(this.doc)?.range?.[0] ?? 0);
+      throw new ManifestError(`${file}:${line}:${col}: ${(err as Error).message}`, file, line, col);
+    }
   }
 
   /** Keys written twice in one map: each repeat, at the repeat, naming the map it is in. */
@@ -127,4 +133,21 @@ function entryKind(at: readonly string[]): string {
   if (at[0] === 'services' && (last === 'input' || last === 'properties')) return 'parameter';
   if (last === 'headers') return 'header';
   return 'key';
+}
+
+/** The first alias that names no anchor before it, else the first alias (the document's aliases expand too far). */
+function failingAlias(doc: Document): Alias | undefined {
+  let first: Alias | undefined;
+  let unresolved: Alias | undefined;
+  visit(doc, {
+    Alias(_, alias) {
+      first ??= alias;
+      if (alias.resolve(doc) === undefined) {
+        unresolved = alias;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return unresolved ?? first;
 }

@@ -190,6 +190,18 @@ describe('Manifest', () => {
         );
       });
 
+      it('reports an alias written before its anchor at the alias', () => {
+        assert.equal(
+          errorOf(
+            WITH_STORE.replace('limit_store: limits', 'limit_store: *name').replace(
+              '  limits:\n',
+              '  &name limits :\n',
+            ),
+          ),
+          'support-desk.yaml:17:27: Unresolved alias (the anchor must be set before the alias): name',
+        );
+      });
+
       it('reports a store declared twice', () => {
         assert.equal(
           errorOf(`${WITH_STORE}  limits:\n    host_port: 6381\n`),
