@@ -398,13 +398,14 @@ class Gateway implements RunningGateway {
     const identity = config === undefined ? '' : JSON.stringify([config, state.storePassword ?? null]);
     if (identity === this.storeIdentity) return { store: this.store, identity };
     if (config === undefined) return { store: undefined, identity };
-    const store = new SharedStore(config, state.storePassword, state.name, this.log, {
-      availability: (up) => (this.storeUp = up),
-    });
     if (state.limits.any === false) {
       const holds = state.config.gateway.audit_log === 'store' ? 'ended sessions and the audit' : 'ended sessions';
       this.log('info', `limit store configured without rate_limits: it holds ${holds} only`, {});
     }
+    // made last: a client, once made, reconnects until closed
+    const store = new SharedStore(config, state.storePassword, state.name, this.log, {
+      availability: (up) => (this.storeUp = up),
+    });
     return { store, identity };
   }
 
