@@ -12,7 +12,7 @@ import {
   ManifestOpenApi,
   ManifestService,
 } from './manifest-document';
-import { schemaProblems } from './manifest-schema';
+import { camelCase, schemaProblems } from './manifest-schema';
 import { ManifestProblem, ManifestYaml } from './manifest-yaml';
 import { Secret } from './secret';
 import type { ServiceContainer, ServiceEndpoint } from './service';
@@ -440,10 +440,6 @@ function param(spec: Json): ParamSpec {
     } else out[name] = value;
   }
   return out as unknown as ParamSpec;
-}
-
-function camelCase(key: string): string {
-  return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
 function entries(map: unknown): [string, Json][] {

@@ -7,7 +7,8 @@ export { MANIFEST_SCHEMA };
 /**
  * The manifest's own annotations, beside the JSON Schema keywords (editors ignore them):
  * - `x-message`: the reason reported for a failure of any keyword of that schema node (as the gateway config
- *   schema does), so a refusal reads `expected a boolean or { path }` rather than an ajv keyword dump;
+ *   schema does), so a refusal reads `expected a boolean or { path }` rather than an ajv keyword dump; after a
+ *   missing required key, what the node takes instead or why the key is needed;
  * - `x-keys`: the keys an `unknown key` message lists, when not all of `properties` (other spellings);
  * - `x-at`: the child key a failure of that node is reported at.
  */
@@ -35,7 +36,10 @@ function problemOf(error: ErrorObject): ManifestProblem {
   const at = pointerSegments(error.instancePath);
   const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
   if (error.keyword === 'required') {
-    return { at, reason: `missing required key \`${(error.params as { missingProperty: string }).missingProperty}\`` };
+    const missing = `missing required key \`${(error.params as { missingProperty: string }).missingProperty}\``;
+    // the node's own message says what else it takes (`{ url } or { limit_store }`) or why the key is needed
+    const hint = schema['x-message'];
+    return { at, reason: typeof hint === 'string' ? `${missing}: ${hint}` : missing };
   }
   if (error.keyword === 'additionalProperties') {
     const key = (error.params as { additionalProperty: string }).additionalProperty;
@@ -95,3 +99,40 @@ function pointerSegments(pointer: string): string[] {
         .slice(1)
         .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
+
+/** A manifest key's construct prop: `timeout_ms` → `timeoutMs`. */
+export function camelCase(key: string): string {
+  return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * `message`, a construct's refusal of props the manifest made, in the manifest's spelling: `headerTimeoutMs` reads
+ * `header_timeout_ms`, as the user wrote it; `'publishMode'` reads `'publish_mode'`. A word in double quotes or
+ * backticks (a value, a field of an input) is left as it is.
+ */
+export function inManifestTerms(message: string): string {
+  return message.replace(
+    /(?<![\w"`-])[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+(?![\w"`-])/g,
+    (word) => SPELLINGS.get(word) ?? word,
+  );
+}
+
+/** Each prop the manifest spells another way, by prop; not a spelling the manifest takes as it is (`maxLength`). */
+const SPELLINGS: ReadonlyMap<string, string> = (() => {
+  const keys = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (typeof node === 'object' && node !== null) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'properties' && typeof value === 'object' && value !== null) {
+          for (const name of Object.keys(value)) keys.add(name);
+        }
+        walk(value);
+      }
+    }
+  };
+  walk(MANIFEST_SCHEMA);
+  const spellings = new Map<string, string>();
+  for (const key of keys) if (key.includes('_') && !keys.has(camelCase(key))) spellings.set(camelCase(key), key);
+  return spellings;
+})();

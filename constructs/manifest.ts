@@ -14,6 +14,7 @@ import {
   ManifestLocation,
 } from './manifest-document';
 import { readManifest } from './manifest-props';
+import { inManifestTerms } from './manifest-schema';
 import { OpenApiServices } from './openapi-services';
 import { Service } from './service';
 
@@ -392,6 +393,6 @@ function attempt<T>(file: string, at: ManifestLocation, create: () => T): T {
   try {
     return create();
   } catch (err) {
-    throw manifestErrorAt(file, at, (err as Error).message);
+    throw manifestErrorAt(file, at, inManifestTerms((err as Error).message));
   }
 }

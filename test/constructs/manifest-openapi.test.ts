@@ -161,7 +161,7 @@ gateways:
     const badOverride = YAML.replace('timeout_ms: 5000', 'timeout_ms: soon');
     assert.equal(
       thrown(() => new Manifest(newStack(), 'manifest', { path: manifest(badOverride, 'override.yaml') })).message,
-      `${path.join(dir, 'override.yaml')}:15:21: openapi.crm.overrides.createTicket.timeout_ms: expected an integer`,
+      `${path.join(dir, 'override.yaml')}:15:21: openapi.crm.overrides.createTicket.timeout_ms: expected an integer between 1 and 600000 (milliseconds)`,
     );
     const badSecret = YAML.replace('secret: CRM_TOKEN', 'secret: crm token');
     assert.match(

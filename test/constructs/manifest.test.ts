@@ -171,7 +171,7 @@ describe('Manifest', () => {
         );
         assert.match(
           errorOf(WITH_STORE.replace('    host_port: 6380\n', '    host_ip: 10.0.0.5\n')),
-          /^support-desk\.yaml:19:3: limit_stores\.limits: .*hostIp/,
+          /^support-desk\.yaml:19:3: limit_stores\.limits: .*host_ip needs host_port/,
         );
       });
 
@@ -213,6 +213,48 @@ describe('Manifest', () => {
     it('reports a missing required key at its map', () => {
       const text = GOOD.replace('    endpoint: { url: "http://crm:8080/customers/{customer_id}", method: GET }\n', '');
       assert.equal(errorOf(text), 'support-desk.yaml:3:5: services.get_customer: missing required key `endpoint`');
+    });
+
+    it('says what a map takes instead of a missing key', () => {
+      assert.equal(
+        errorOf(`${GOOD}    store: {}\n`),
+        'support-desk.yaml:17:12: gateways.support.store: missing required key `url`: ' +
+          'expected { url, password?, on_unavailable?, timeout_ms? } or { limit_store: NAME }',
+      );
+    });
+
+    it('asks replicas for a session key at the gateway, in the manifest spelling', () => {
+      assert.equal(
+        errorOf(`${GOOD}    replicas: 3\n`),
+        'support-desk.yaml:11:5: gateways.support: missing required key `session_key`: replicas above 1 share a ' +
+          'session key, so that any replica serves any session: add session_key: { variable: NAME } and set it ' +
+          'with TF_VAR_NAME=$(openssl rand -base64 32)',
+      );
+      const oneReplica = new Manifest(newStack(), 'm', { path: file(`${GOOD}    replicas: 1\n`) });
+      assert.equal(oneReplica.gateways.size, 1);
+      const shared = `${GOOD}    replicas: 3\n    session_key: { variable: support_session_key }\n`;
+      assert.equal(new Manifest(newStack(), 'm', { path: file(shared) }).gateways.size, 1);
+    });
+
+    it("words a construct's refusal in the manifest's keys", () => {
+      const text = `${GOOD}    header_timeout_ms: 60000\n    request_timeout_ms: 30000\n`;
+      assert.equal(
+        errorOf(text),
+        "support-desk.yaml:10:3: gateways.support: Gateway 'support': header_timeout_ms (60000) is longer than " +
+          'request_timeout_ms (30000); the headers are part of the request, so set header_timeout_ms to at most 30000',
+      );
+      assert.equal(
+        errorOf(`${GOOD}    publish_mode: ingress\n`),
+        "support-desk.yaml:10:3: gateways.support: Gateway 'support': publish_mode applies to replicas only: set " +
+          "'replicas', or drop 'publish_mode'",
+      );
+    });
+
+    it("reports a service's timeout outside its range at its line", () => {
+      assert.equal(
+        errorOf(GOOD.replace('timeout_ms: 5000', 'timeout_ms: 0')),
+        'support-desk.yaml:7:17: services.get_customer.timeout_ms: expected an integer between 1 and 600000 (milliseconds)',
+      );
     });
 
     it('reports a value outside its choices', () => {
