@@ -316,6 +316,7 @@ class Gateway implements RunningGateway {
     // a sink opened and a store client made for this reload, not yet in use: closed if the reload is refused
     let unusedAudit: AuditSink | undefined;
     let unusedStore: SharedStore | undefined;
+    let prepared;
     try {
       const slicer = new Slicer();
       const { config: parsed, digest } =
@@ -327,32 +328,10 @@ class Gateway implements RunningGateway {
       warnUnchangeable(this.state.config, parsed, this.log);
       // Everything that may fail happens before anything changes, so a refused reload changes nothing: a new
       // audit target is opened (one that cannot be opened refuses the reload) and a new store's client made.
-      const audit = this.auditFor(parsed);
-      unusedAudit = audit;
+      unusedAudit = this.auditFor(parsed);
       const store = this.storeFor(replacement);
       if (store.store !== this.store) unusedStore = store.store;
-      const previous = this.state;
-      this.state = replacement;
-      void replacement.auth.warm();
-      this.sessions.setTtlMs(replacement.sessionTtlMs);
-      this.streams.setLimit(replacement.maxStreamsPerPrincipal);
-      const closed = this.streams.closePrincipals((p) => replacement.credentialOf(p) === previous.credentialOf(p));
-      if (closed > 0) this.log('info', 'streams of removed tokens closed', { streams: closed });
-      this.services.setLimits(replacement.maxResponseBytes, replacement.maxHeldResponseBytes);
-      unusedStore = undefined;
-      this.swapStore(store);
-      if (audit !== undefined) {
-        audit.useStore?.(this.store);
-        unusedAudit = undefined;
-        await this.audit.replace(audit);
-        this.log('info', 'audit log moved', { audit_log: auditTarget(parsed) });
-      }
-      this.knowNames();
-      // a new backend's name resolves now rather than on its first call
-      for (const { host } of this.backendOrigins()) void this.services.resolve(host);
-      this.configDigest = digest;
-      this.configLoadedAt = Date.now();
-      this.metrics?.recordReload('applied');
+      prepared = { parsed, digest, replacement, audit: unusedAudit, store };
     } catch (err) {
       void unusedAudit?.close();
       void unusedStore?.close();
@@ -361,6 +340,28 @@ class Gateway implements RunningGateway {
       this.status?.refused((err as Error).message);
       throw err;
     }
+    // From here on the reload is applied: nothing below refuses it.
+    const { parsed, digest, replacement, audit, store } = prepared;
+    const previous = this.state;
+    this.state = replacement;
+    this.swapStore(store);
+    void replacement.auth.warm();
+    this.sessions.setTtlMs(replacement.sessionTtlMs);
+    this.streams.setLimit(replacement.maxStreamsPerPrincipal);
+    const closed = this.streams.closePrincipals((p) => replacement.credentialOf(p) === previous.credentialOf(p));
+    if (closed > 0) this.log('info', 'streams of removed tokens closed', { streams: closed });
+    this.services.setLimits(replacement.maxResponseBytes, replacement.maxHeldResponseBytes);
+    if (audit !== undefined) {
+      audit.useStore?.(this.store);
+      await this.audit.replace(audit);
+      this.log('info', 'audit log moved', { audit_log: auditTarget(parsed) });
+    }
+    this.knowNames();
+    // a new backend's name resolves now rather than on its first call
+    for (const { host } of this.backendOrigins()) void this.services.resolve(host);
+    this.configDigest = digest;
+    this.configLoadedAt = Date.now();
+    this.metrics?.recordReload('applied');
     const notified = this.streams.toolsListChanged();
     const { name, toolSet } = this.state;
     this.log('info', 'config reloaded', {
