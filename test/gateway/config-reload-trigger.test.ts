@@ -3,23 +3,11 @@ import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../src/config';
 import { startFakeService, type FakeService } from '../helpers/backend';
-import { botConfig, objectSchema, tool } from '../helpers/config';
 import { eventually } from '../helpers/eventually';
 import { startSilentGateway } from '../helpers/in-process-gateway';
-import { initializeSession, postJson } from '../helpers/mcp';
+import { initializeSession } from '../helpers/mcp';
+import { listedTools, reloadVersions } from '../helpers/reload-versions';
 import { tempDir } from '../helpers/temp-dir';
-
-const schema = (type: string) => ({
-  type: 'object',
-  properties: { q: { type } },
-  required: ['q'],
-  additionalProperties: false,
-});
-
-async function listedTools(url: string, session: string): Promise<string[]> {
-  const { json } = await postJson(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': session });
-  return (json as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-}
 
 describe('config reload triggers: SIGHUP and --watch', () => {
   let service: FakeService;
@@ -28,11 +16,7 @@ describe('config reload triggers: SIGHUP and --watch', () => {
 
   before(async () => {
     service = await startFakeService();
-    v1 = botConfig([tool('lookup', `${service.url}/lookup`, { inputSchema: schema('string') })]);
-    v2 = botConfig([
-      tool('lookup', `${service.url}/lookup`, { inputSchema: schema('integer') }),
-      tool('health', `${service.url}/health`, { inputSchema: objectSchema({}) }),
-    ]);
+    ({ v1, v2 } = reloadVersions(service.url));
   });
   after(() => service.close());
 

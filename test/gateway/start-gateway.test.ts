@@ -8,25 +8,14 @@ import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayConfig } from '../../src/config';
 import { startFakeService, type FakeService } from '../helpers/backend';
-import { botConfig, objectSchema, tool } from '../helpers/config';
+import { botConfig, tool } from '../helpers/config';
 import { eventually, sleep } from '../helpers/eventually';
 import { rawRequest } from '../helpers/http';
 import { startSilentGateway } from '../helpers/in-process-gateway';
-import { connectClient, initializeSession, postJson, rawCall } from '../helpers/mcp';
+import { connectClient, initializeSession, rawCall } from '../helpers/mcp';
 import { BOT } from '../helpers/tokens';
+import { listedTools, reloadVersions } from '../helpers/reload-versions';
 import { tempDir } from '../helpers/temp-dir';
-
-const schema = (type: string) => ({
-  type: 'object',
-  properties: { q: { type } },
-  required: ['q'],
-  additionalProperties: false,
-});
-
-async function listedTools(url: string, session: string): Promise<string[]> {
-  const { json } = await postJson(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': session });
-  return (json as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-}
 
 describe('reload()', () => {
   let service: FakeService;
@@ -35,11 +24,7 @@ describe('reload()', () => {
 
   before(async () => {
     service = await startFakeService();
-    v1 = botConfig([tool('lookup', `${service.url}/lookup`, { inputSchema: schema('string') })]);
-    v2 = botConfig([
-      tool('lookup', `${service.url}/lookup`, { inputSchema: schema('integer') }),
-      tool('health', `${service.url}/health`, { inputSchema: objectSchema({}) }),
-    ]);
+    ({ v1, v2 } = reloadVersions(service.url));
   });
   after(() => service.close());
 
