@@ -119,6 +119,10 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(
         `Reload failed, the gateways keep serving what they served: ${(err as Error).message.split('\n')[0]}\n`,
       );
+      // the app's own error (a manifest's file:line, a construct's message) is in what the synthesis printed
+      if (err instanceof SynthError && err.output !== '') {
+        process.stdout.write(`--- synthesis output (tail) ---\n${err.output}`);
+      }
     }
   });
   await stopped;
