@@ -28,6 +28,11 @@ export interface ManifestLocation {
   readonly column: number;
   /** The dotted path of the entry, e.g. `services.get_customer`. */
   readonly path: string;
+  /**
+   * For an entry: where each key under it is written, by its path from the entry (`host_ip`, `endpoint.url`,
+   * `rate_limits[0].tool`), so that a construct's refusal of the entry is said at the key it names.
+   */
+  readonly keys?: ReadonlyMap<string, { readonly line: number; readonly column: number }>;
 }
 
 /** A service as read from the manifest: its `Service` props and where it is written. */
@@ -104,7 +109,23 @@ export interface ManifestDocument {
   readonly openapi: readonly ManifestOpenApi[];
 }
 
-/** Format an error found after reading (e.g. thrown by a construct) at a manifest entry. */
+/** Format an error found after reading (a clash between entries) at a manifest entry. */
 export function manifestErrorAt(file: string, at: ManifestLocation, message: string): ManifestError {
   return new ManifestError(`${file}:${at.line}:${at.column}: ${at.path}: ${message}`, file, at.line, at.column);
+}
+
+/** A construct's refusal of an entry: at the first of the entry's keys the message names, else at the entry. */
+export function refusalAt(file: string, at: ManifestLocation, message: string): ManifestError {
+  const { line, column } = keyNamedIn(at, message) ?? at;
+  return new ManifestError(`${file}:${line}:${column}: ${at.path}: ${message}`, file, line, column);
+}
+
+/** The first key path of the entry `message` names (a word outside quotes, with its `.key` and `[i]` parts). */
+function keyNamedIn(at: ManifestLocation, message: string): { line: number; column: number } | undefined {
+  if (at.keys === undefined) return undefined;
+  for (const [path] of message.matchAll(/(?<![\w'"`.[-])[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*|\[\d+\])*/g)) {
+    const found = at.keys.get(path);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

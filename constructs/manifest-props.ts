@@ -154,7 +154,7 @@ function specSpellings(spec: unknown, at: string[]): ManifestProblem[] {
   ];
 }
 
-/** A declared input the schema generator refuses, at the parameter key it names (else at `input`). */
+/** A declared input the schema generator refuses: at the spec key at fault, else at the parameter, else at `input`. */
 function inputProblem(service: string, input: InputSpec | undefined): ManifestProblem[] {
   if (input === undefined) return [];
   try {
@@ -162,8 +162,10 @@ function inputProblem(service: string, input: InputSpec | undefined): ManifestPr
     return [];
   } catch (err) {
     const at = ['services', service, 'input'];
-    if (!(err instanceof InputSpecError) || err.keyword === undefined) return [{ at, reason: (err as Error).message }];
-    return [{ at: [...at, ...paramNodePath(err.path), err.keyword], reason: err.message, named: at }];
+    if (!(err instanceof InputSpecError)) return [{ at, reason: (err as Error).message }];
+    const param = err.path === '' ? at : [...at, ...paramNodePath(err.path)];
+    if (err.keyword === undefined) return [{ at: param, reason: err.message, named: at, atKey: err.path !== '' }];
+    return [{ at: [...param, err.keyword], reason: err.message, named: at }];
   }
 }
 
@@ -203,7 +205,7 @@ function service(yaml: ManifestYaml, dir: string, name: string, s: Json): Manife
     idempotent: s.idempotent,
     requiredScopes: s.required_scopes,
     rateLimits: s.rate_limits,
-    at: yaml.location(at, true),
+    at: yaml.entry(at),
   });
 }
 
@@ -268,7 +270,7 @@ function gateway(yaml: ManifestYaml, name: string, g: Json): ManifestGateway {
         ? undefined
         : defined({ constraints: g.placement.constraints, maxReplicasPerNode: g.placement.max_replicas_per_node }),
     kubernetes: g.kubernetes === undefined ? undefined : kubernetes(g.kubernetes),
-    at: yaml.location(['gateways', name], true),
+    at: yaml.entry(['gateways', name]),
   });
 }
 
@@ -305,7 +307,7 @@ function openapi(yaml: ManifestYaml, dir: string, name: string, o: Json): Manife
     headers: o.headers === undefined ? undefined : headers(o.headers),
     overrides: o.overrides === undefined ? undefined : Object.fromEntries(overrides),
     container: o.container === undefined ? undefined : container(o.container, dir),
-    at: yaml.location(['openapi', name], true),
+    at: yaml.entry(['openapi', name]),
   });
 }
 
@@ -329,7 +331,7 @@ function dashboard(yaml: ManifestYaml, name: string, d: Json): ManifestDashboard
                 ? undefined
                 : defined({ type: d.kubernetes.service.type, nodePort: d.kubernetes.service.node_port }),
           }),
-    at: yaml.location(['dashboards', name], true),
+    at: yaml.entry(['dashboards', name]),
   });
 }
 
@@ -354,7 +356,7 @@ function limitStore(yaml: ManifestYaml, name: string, l: Json): ManifestLimitSto
             requests: quantities(k.requests),
             limits: quantities(k.limits),
           }),
-    at: yaml.location(['limit_stores', name], true),
+    at: yaml.entry(['limit_stores', name]),
   });
 }
 

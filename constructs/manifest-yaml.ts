@@ -98,6 +98,30 @@ export class ManifestYaml {
     return { line: pos.line, column: pos.col, path: manifestPath(at) };
   }
 
+  /** Where the entry at `at` is written (its key), and where each key under it is (their values). */
+  public entry(at: readonly string[]): ManifestLocation {
+    const keys = new Map<string, { line: number; column: number }>();
+    const walk = (node: unknown, path: string): void => {
+      if (isMap(node)) {
+        for (const pair of node.items) {
+          const key = path === '' ? keyOf(pair) : `${path}.${keyOf(pair)}`;
+          const { line, column } = this.location([...at, ...segmentsOf(key)]);
+          // the first spelling met stands: a repeated key is refused before any entry is read
+          if (!keys.has(key)) keys.set(key, { line, column });
+          walk(pair.value, key);
+        }
+      } else if (isSeq(node)) {
+        node.items.forEach((item, i) => {
+          const key = `${path}[${i}]`;
+          keys.set(key, this.location([...at, ...segmentsOf(key)]));
+          walk(item, key);
+        });
+      }
+    };
+    walk(this.doc.getIn(at, true), '');
+    return { ...this.location(at, true), keys };
+  }
+
   /** The `ManifestError` for `problems` (at least one), in file order. */
   public error(problems: readonly ManifestProblem[]): ManifestError {
     const located = problems.map((p) => {
@@ -117,6 +141,11 @@ export function manifestPath(at: readonly string[]): string {
     if (/^\d+$/.test(segment)) return `${path}[${segment}]`;
     return path === '' ? segment : `${path}.${segment}`;
   }, '');
+}
+
+/** `endpoint.url` → `['endpoint', 'url']`; `rate_limits[0].tool` → `['rate_limits', '0', 'tool']`. */
+function segmentsOf(path: string): string[] {
+  return path.split(/\.|\[|\]/).filter((segment) => segment !== '');
 }
 
 function keyOf(pair: Pair): string {

@@ -8,6 +8,7 @@ import { Gateway, type GatewayProps } from './gateway';
 import { LimitStore } from './limit-store';
 import {
   manifestErrorAt,
+  refusalAt,
   ManifestDocument,
   ManifestError,
   ManifestGateway,
@@ -393,6 +394,6 @@ function attempt<T>(file: string, at: ManifestLocation, create: () => T): T {
   try {
     return create();
   } catch (err) {
-    throw manifestErrorAt(file, at, inManifestTerms((err as Error).message));
+    throw refusalAt(file, at, inManifestTerms((err as Error).message));
   }
 }

@@ -515,10 +515,13 @@ ${gatewayLines}`,
     assert.equal(only(json, 'docker_secret').data, '${base64encode(var.gw_session_key)}');
   });
 
-  it("reports a missing session key at the gateway, with the construct's advice", () => {
+  it("reports a missing session key at the gateway, with the manifest's way to set one", () => {
     const err = thrown(() => manifest('    replicas: 2\n')) as ManifestError;
     assert.ok(err instanceof ManifestError);
-    assert.match(err.message, /^.*m\.yaml:6:3: gateways\.support: Gateway 'support': replicas: 2 needs 'sessionKey'/);
+    assert.match(
+      err.message,
+      /^.*m\.yaml:7:5: gateways\.support: missing required key `session_key`: .*add session_key: \{ variable: NAME \}/,
+    );
   });
 
   it('refuses a key written in the manifest, without echoing it, and bad replicas / publish_mode', () => {

@@ -61,6 +61,20 @@ gateways:
     auth: { tokens: [{ id: bot, sha256: "${SHA}" }] }
 `;
 
+  it('needs no `services` map when the tools come from openapi entries alone', () => {
+    const openapiOnly = YAML.slice(YAML.indexOf('openapi:')).replace(
+      '[lookup, create_ticket, health]',
+      '[create_ticket, health]',
+    );
+    const built = new Manifest(newStack(), 'manifest', { path: manifest(openapiOnly, 'only.yaml') });
+    assert.deepEqual([...built.gateways.keys()], ['support']);
+    const empty = thrown(() => new Manifest(newStack(), 'manifest', { path: manifest('gateways: {}\n', 'none.yaml') }));
+    assert.equal(
+      empty.message,
+      `${path.join(dir, 'none.yaml')}:1:1: expected a map with \`gateways\` and the tools they serve, under \`services\` or \`openapi\``,
+    );
+  });
+
   /** The same stack in TypeScript. */
   function typescript(): ReturnType<typeof newStack> {
     const stack = newStack('crm');
@@ -150,7 +164,7 @@ gateways:
     const unknownOperation = YAML.replace('[createTicket]', '[createTickets]');
     assert.match(
       thrown(() => new Manifest(newStack(), 'manifest', { path: manifest(unknownOperation, 'op.yaml') })).message,
-      /op\.yaml:7:3: openapi\.crm: OpenApiServices 'crm': .*createTickets/,
+      /op\.yaml:8:15: openapi\.crm: OpenApiServices 'crm': .*createTickets/,
     );
     const badKey = YAML.replace('base_url:', 'baseUrl:');
     assert.equal(

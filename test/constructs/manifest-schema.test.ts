@@ -202,6 +202,21 @@ describe('manifest.schema.json', () => {
       );
     });
 
+    it('point a refusal of a parameter that names no one spec key at the parameter', () => {
+      const text =
+        `services:\n${SERVICE}    input:\n      invoice_id: { type: string, required: true }\n` +
+        `      lines: { type: integer, minimum: 10, maximum: 1 }\n${GATEWAY}`;
+      assert.match(
+        errorOf(text),
+        /^m\.yaml:6:7: services\.get_invoice\.input: Invalid input spec at `lines`: minimum \(10\) must be <= maximum \(1\)/,
+      );
+      const snake = `services:\n${SERVICE}    input:\n      invoice_id: { type: string, min_length: -1 }\n${GATEWAY}`;
+      assert.match(
+        errorOf(snake),
+        /^m\.yaml:5:7: services\.get_invoice\.input: Invalid input spec at `invoice_id`: minLength/,
+      );
+    });
+
     it('read container.healthcheck and a dashboard host_ip into the props', () => {
       const file = path.join(dir, 'twins.yaml');
       fs.writeFileSync(

@@ -164,14 +164,14 @@ describe('Manifest', () => {
         );
       });
 
-      it('reports a bad setting at its value, and a refusal of the construct at the entry', () => {
+      it('reports a bad setting at its value, and a refusal of the construct at the key it names', () => {
         assert.equal(
           errorOf(`${WITH_STORE}    kubernetes: { storage: { size: lots } }\n`),
           "support-desk.yaml:21:36: limit_stores.limits.kubernetes.storage.size: expected a quantity of storage such as '1Gi'",
         );
         assert.match(
           errorOf(WITH_STORE.replace('    host_port: 6380\n', '    host_ip: 10.0.0.5\n')),
-          /^support-desk\.yaml:19:3: limit_stores\.limits: .*host_ip needs host_port/,
+          /^support-desk\.yaml:20:14: limit_stores\.limits: .*host_ip needs host_port/,
         );
       });
 
@@ -236,16 +236,16 @@ describe('Manifest', () => {
       assert.equal(new Manifest(newStack(), 'm', { path: file(shared) }).gateways.size, 1);
     });
 
-    it("words a construct's refusal in the manifest's keys", () => {
+    it("words a construct's refusal in the manifest's keys, at the first key it names", () => {
       const text = `${GOOD}    header_timeout_ms: 60000\n    request_timeout_ms: 30000\n`;
       assert.equal(
         errorOf(text),
-        "support-desk.yaml:10:3: gateways.support: Gateway 'support': header_timeout_ms (60000) is longer than " +
+        "support-desk.yaml:17:24: gateways.support: Gateway 'support': header_timeout_ms (60000) is longer than " +
           'request_timeout_ms (30000); the headers are part of the request, so set header_timeout_ms to at most 30000',
       );
       assert.equal(
         errorOf(`${GOOD}    publish_mode: ingress\n`),
-        "support-desk.yaml:10:3: gateways.support: Gateway 'support': publish_mode applies to replicas only: set " +
+        "support-desk.yaml:17:19: gateways.support: Gateway 'support': publish_mode applies to replicas only: set " +
           "'replicas', or drop 'publish_mode'",
       );
     });
@@ -297,7 +297,7 @@ describe('Manifest', () => {
       const text = GOOD.replace('{customer_id}', '{id}');
       assert.equal(
         errorOf(text),
-        "support-desk.yaml:2:3: services.get_customer: Service 'get_customer': endpoint.url placeholder {id} names " +
+        "support-desk.yaml:4:22: services.get_customer: Service 'get_customer': endpoint.url placeholder {id} names " +
           "no parameter: declare a top-level parameter 'id' (or one with forwardAs: 'id') or remove the placeholder",
       );
     });
