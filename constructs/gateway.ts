@@ -41,6 +41,7 @@ import { GatewayNetwork } from './gateway-network';
 import { GatewaySecrets } from './gateway-secrets';
 import { checkHostIp, urlHostOf } from './host-ip';
 import { checkOAuth, checkResourceUrl, checkScopes, type GatewayOAuth } from './oauth-props';
+import { worded } from './refusal-wording';
 import {
   checkReplicas,
   checkSessionKey,
@@ -347,7 +348,7 @@ export class Gateway extends Construct {
       value: this.url,
       description: `MCP endpoint of gateway ${this.name}`,
     }).overrideLogicalId(outputIdOf(this.name));
-    this.node.addValidation({ validate: () => this.validateGateway() });
+    this.node.addValidation({ validate: () => worded(this, this.validateGateway()) });
   }
 
   /**

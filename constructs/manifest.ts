@@ -16,6 +16,7 @@ import {
 } from './manifest-document';
 import { readManifest } from './manifest-props';
 import { inManifestTerms } from './manifest-schema';
+import { wordRefusals } from './refusal-wording';
 import { OpenApiServices } from './openapi-services';
 import { Service } from './service';
 
@@ -272,6 +273,8 @@ function createGateways(
           ...(registry === undefined ? {} : { registry }),
         }),
     );
+    // its checks at synthesis (a rate limit's tool, a backend a Swarm service cannot reach) read as its other errors
+    wordRefusals(gateway, (message) => refusalAt(file, at, inManifestTerms(message)).message);
     gateways.set(props.name, gateway);
     const first = ports.get(gateway.port);
     if (first === undefined) ports.set(gateway.port, props.name);

@@ -250,6 +250,16 @@ describe('Manifest', () => {
       );
     });
 
+    it("says a gateway's checks at synthesis at the manifest's line, in its keys", () => {
+      const text = `${GOOD}    rate_limits:\n      - { calls: 10, per: minute, tool: get_ticket }\n`;
+      const stack = newStack();
+      new Manifest(stack, 'm', { path: file(text) });
+      assert.match(
+        thrown(() => synth(stack)).message,
+        /support-desk\.yaml:18:41: gateways\.support: Gateway 'support': rate_limits\[0\]\.tool 'get_ticket' is not a service of this gateway/,
+      );
+    });
+
     it("reports a service's timeout outside its range at its line", () => {
       assert.equal(
         errorOf(GOOD.replace('timeout_ms: 5000', 'timeout_ms: 0')),
