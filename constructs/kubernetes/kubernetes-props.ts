@@ -177,6 +177,16 @@ export function checkWithinLimits(
         `${shown(prop, 'memory')} is in thousandths of a byte: write Mi for mebibytes, e.g. '${memory.slice(0, -1)}Mi'`,
       );
     }
+    // a bare number counts bytes: a container is given too little to start (or is never scheduled, for cpu)
+    if (memory !== undefined && compareQuantities(memory, '1Mi') < 0) {
+      fail(
+        `${shown(prop, 'memory')} is less than a mebibyte (a bare number counts bytes): write Mi or Gi, e.g. '256Mi'`,
+      );
+    }
+    const cpu = resources[prop].cpu;
+    if (cpu !== undefined && /[KMGTPE]i$/.test(cpu)) {
+      fail(`${shown(prop, 'cpu')} has a suffix of bytes: cpu counts cores or thousandths of one, e.g. '250m' or 0.5`);
+    }
   }
   for (const name of ['cpu', 'memory'] as const) {
     const request = resources.requests[name];

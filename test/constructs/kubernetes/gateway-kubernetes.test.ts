@@ -356,6 +356,16 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
         { kubernetes: { image: 'gw:1', limits: { memory: '512m' } } },
         /kubernetes\.limits\.memory \('512m'\) is in thousandths of a byte: write Mi for mebibytes, e\.g\. '512Mi'/,
       ],
+      [
+        'memory in bytes',
+        { kubernetes: { image: 'gw:1', requests: { memory: '2' } } },
+        /kubernetes\.requests\.memory \('2'\) is less than a mebibyte \(a bare number counts bytes\): write Mi or Gi/,
+      ],
+      [
+        'cpu with a suffix of bytes',
+        { kubernetes: { image: 'gw:1', requests: { cpu: '256Mi' } } },
+        /kubernetes\.requests\.cpu \('256Mi'\) has a suffix of bytes: cpu counts cores or thousandths of one/,
+      ],
       ['placement', { placement: { constraints: ['node.role == manager'] } }, /placement applies to Docker only/],
       ['zero replicas', { replicas: 0 }, /replicas \(0\) must be an integer 1-1000/],
       ['a literal session key', { sessionKey: 'hunter2' }, /sessionKey must be a reference to a sensitive value/],

@@ -179,11 +179,11 @@ describe('LimitStore on Kubernetes (constructs/kubernetes)', () => {
         ['700m', '0.7'],
         ['.5', '500m'],
         ['1k', '1e3'],
-        ['1Ki', '1024'],
         ['+1', '1.'],
       ]) {
         synth(storeStack({ kubernetes: { requests: { cpu: request }, limits: { cpu: limit } } }).stack);
       }
+      synth(storeStack({ kubernetes: { requests: { memory: '1Gi' }, limits: { memory: '1073741824' } } }).stack);
       const json = synth(
         storeStack({ kubernetes: { storage: { size: '1Pi' }, requests: { cpu: '0.5' }, limits: { cpu: '1e3' } } })
           .stack,
