@@ -43,6 +43,7 @@ function problemOf(error: ErrorObject): ManifestProblem {
   }
   if (error.keyword === 'additionalProperties') {
     const key = (error.params as { additionalProperty: string }).additionalProperty;
+    if (key === '<<') return { at: [...at, key], reason: MERGE_KEY, atKey: true };
     const known = (schema['x-keys'] as string[] | undefined) ?? Object.keys(schema.properties ?? {});
     return { at: [...at, key], reason: `unknown key \`${key}\` (expected one of: ${known.join(', ')})`, atKey: true };
   }
@@ -50,6 +51,11 @@ function problemOf(error: ErrorObject): ManifestProblem {
   const child = schema['x-at'];
   return { at: typeof child === 'string' ? [...at, child] : at, reason };
 }
+
+/** YAML 1.1's merge key, which the YAML 1.2 the manifest is read as does not have. */
+const MERGE_KEY =
+  'merge keys (`<<: *anchor`) are not read: write the keys out, or make the whole value an alias ' +
+  '(`input: *shared_input`), its anchor under a top-level `x-` key';
 
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',

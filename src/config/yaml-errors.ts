@@ -19,8 +19,12 @@ export interface YamlProblem {
  */
 export function explainYamlErrors(errors: readonly YAMLError[], text: string, lines: LineCounter): YamlProblem {
   const lineTexts = text.split(/\r?\n/);
-  // `a: 1` followed by a deeper `b: 2` gives two errors; the second one names the line of the offending key
-  const error = errors.find((e) => e.code === 'MULTILINE_IMPLICIT_KEY') ?? errors[0];
+  // A tab makes the lines after it look misindented: said first. `a: 1` followed by a deeper `b: 2` gives two
+  // errors; the second one names the line of the offending key.
+  const error =
+    errors.find((e) => e.code === 'TAB_AS_INDENT') ??
+    errors.find((e) => e.code === 'MULTILINE_IMPLICIT_KEY') ??
+    errors[0];
   const start = lines.linePos(error.pos[0]);
   // BAD_INDENT also stands for an unclosed flow collection, whose own message is clear
   const code = error.code === 'BAD_INDENT' && !error.message.startsWith('All mapping items') ? 'OTHER' : error.code;
@@ -42,14 +46,29 @@ export function explainYamlErrors(errors: readonly YAMLError[], text: string, li
         column: start.col,
         message: 'this line is indented with a tab: YAML indents with spaces only',
       };
-    default:
-      return {
-        line: start.line,
-        column: start.col,
-        message: error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, ''),
-      };
+    default: {
+      const message = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+      const hint = HINTS.find(([test]) => test(error.code, message))?.[1];
+      return { line: start.line, column: start.col, message: hint === undefined ? message : `${message}: ${hint}` };
+    }
   }
 }
+
+/** What to do about the library's own messages a newcomer meets most. */
+const HINTS: readonly [(code: string, message: string) => boolean, string][] = [
+  [
+    (code) => code === 'BAD_DQ_ESCAPE',
+    "in double quotes a backslash starts an escape: write the value in single quotes ('^\\d{5}$') or double the backslash",
+  ],
+  [
+    (code, message) => code === 'UNEXPECTED_TOKEN' && /flow-(map|seq)-start at node end/.test(message),
+    "inside { … } or [ … ], quote a value that holds {, }, [, ] or a comma, e.g. url: 'http://api:8080/items/{id}'",
+  ],
+  [
+    (code, message) => code === 'BAD_INDENT' && message.startsWith('Flow '),
+    'close the { … } or [ … ] on its line, or indent its next lines deeper than its key',
+  ],
+];
 
 function indentOf(line: string): number {
   return line.length - line.trimStart().length;
@@ -90,6 +109,15 @@ function badIndent(lineTexts: readonly string[], line: number): YamlProblem {
 function deeperThanKeyWithValue(lineTexts: readonly string[], keyLine: number, offendingLine: number): YamlProblem {
   const text = lineTexts[offendingLine - 1] ?? '';
   const parent = lineTexts[keyLine - 1] ?? '';
+  // `port:8081` is one text to YAML, not a key and its value: the line below then looks misindented
+  const glued = /^(\s*(?:- )?)([A-Za-z_][\w-]*):(\S.*)$/.exec(parent);
+  if (glued !== null) {
+    return {
+      line: keyLine,
+      column: glued[1].length + glued[2].length + 2,
+      message: `\`${parent.trim()}\` needs a space after the colon: write \`${glued[2]}: ${glued[3]}\``,
+    };
+  }
   return {
     line: offendingLine,
     column: indentOf(text) + 1,

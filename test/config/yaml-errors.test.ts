@@ -63,6 +63,25 @@ describe('YAML indentation errors', () => {
 
     it('says that YAML indents with spaces when a tab indents a line', () => {
       assert.equal(manifestError(TAB), 'm.yaml:2:1: this line is indented with a tab: YAML indents with spaces only');
+      // a tab before keys indented with spaces: the tab, not the line after it
+      const mixed = 'services:\n  a:\n\tdescription: x\n    endpoint: y\n';
+      assert.equal(manifestError(mixed), 'm.yaml:3:1: this line is indented with a tab: YAML indents with spaces only');
+    });
+
+    it('says what to do about the slips a newcomer makes most', () => {
+      assert.equal(
+        manifestError('gateways:\n  support:\n    port:8081\n    auth: none\n'),
+        'm.yaml:3:10: `port:8081` needs a space after the colon: write `port: 8081`',
+      );
+      assert.equal(
+        manifestError('services:\n  a:\n    input:\n      zip: { type: string, pattern: "^\\d{5}$" }\n'),
+        'm.yaml:4:39: Invalid escape sequence \\d: in double quotes a backslash starts an escape: write the value ' +
+          "in single quotes ('^\\d{5}$') or double the backslash",
+      );
+      assert.match(
+        manifestError('services:\n  a:\n    endpoint: { url: http://api:8080/w/{city}, method: GET }\n'),
+        /^m\.yaml:3:40: Unexpected flow-map-start at node end: inside \{ … \} or \[ … \], quote a value that holds/,
+      );
     });
   });
 

@@ -120,7 +120,8 @@ describe('Manifest', () => {
       const text = GOOD.replace('    timeout_ms: 5000', '    timeout_ms: [5000');
       assert.equal(
         errorOf(text),
-        'support-desk.yaml:8:5: Flow sequence in block collection must be sufficiently indented and end with a ]',
+        'support-desk.yaml:8:5: Flow sequence in block collection must be sufficiently indented and end with a ]: ' +
+          'close the { … } or [ … ] on its line, or indent its next lines deeper than its key',
       );
     });
 
@@ -257,6 +258,18 @@ describe('Manifest', () => {
       assert.match(
         thrown(() => synth(stack)).message,
         /support-desk\.yaml:18:41: gateways\.support: Gateway 'support': rate_limits\[0\]\.tool 'get_ticket' is not a service of this gateway/,
+      );
+    });
+
+    it('takes anchors under a top-level x- key, and refuses merge keys with the way to share instead', () => {
+      const shared = `x-shared:\n  tokens: &tokens [{ id: support-bot, sha256: "${SHA}" }]\n${GOOD}`.replace(
+        `auth: { tokens: [{ id: support-bot, sha256: "${SHA}" }] }`,
+        'auth: { tokens: *tokens }',
+      );
+      assert.equal(new Manifest(newStack(), 'm', { path: file(shared) }).gateways.size, 1);
+      assert.match(
+        errorOf(GOOD.replace('    timeout_ms: 5000\n', '    <<: { timeout_ms: 5000 }\n')),
+        /^support-desk\.yaml:7:5: services\.get_customer\.<<: merge keys \(`<<: \*anchor`\) are not read: write the keys out/,
       );
     });
 
