@@ -59,7 +59,7 @@ const MERGE_KEY =
 
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',
-  boolean: 'a boolean',
+  boolean: 'a boolean (true or false)',
   integer: 'an integer',
   number: 'a number',
   object: 'a map',

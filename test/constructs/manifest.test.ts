@@ -127,7 +127,7 @@ describe('Manifest', () => {
 
     it('reports a value of the wrong type at the value', () => {
       const text = GOOD.replace('    validate_input: true', '    validate_input: "yes"');
-      assert.equal(errorOf(text), 'support-desk.yaml:12:21: gateways.support.validate_input: expected a boolean');
+      assert.equal(errorOf(text), 'support-desk.yaml:12:21: gateways.support.validate_input: expected a boolean (true or false)');
     });
 
     it('reports an unknown key at the key, listing the known ones', () => {
