@@ -127,7 +127,10 @@ describe('Manifest', () => {
 
     it('reports a value of the wrong type at the value', () => {
       const text = GOOD.replace('    validate_input: true', '    validate_input: "yes"');
-      assert.equal(errorOf(text), 'support-desk.yaml:12:21: gateways.support.validate_input: expected a boolean (true or false)');
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:12:21: gateways.support.validate_input: expected a boolean (true or false)',
+      );
     });
 
     it('reports an unknown key at the key, listing the known ones', () => {
@@ -270,6 +273,14 @@ describe('Manifest', () => {
       assert.match(
         errorOf(GOOD.replace('    timeout_ms: 5000\n', '    <<: { timeout_ms: 5000 }\n')),
         /^support-desk\.yaml:7:5: services\.get_customer\.<<: merge keys \(`<<: \*anchor`\) are not read: write the keys out/,
+      );
+    });
+
+    it('refuses a header that expects ${…} to be expanded, with the secret to use instead', () => {
+      const text = GOOD.replace('method: GET }', 'method: GET, headers: { Authorization: "Bearer ${CRM_TOKEN}" } }');
+      assert.match(
+        errorOf(text),
+        /^support-desk\.yaml:4:\d+: services\.get_customer\.endpoint\.headers\.Authorization: `\$\{…\}` is not expanded in a manifest: write the header as \{ secret: NAME \}/,
       );
     });
 
