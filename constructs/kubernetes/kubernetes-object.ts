@@ -1,4 +1,10 @@
-import { TerraformResource, TerraformStack, type ITerraformDependable, type TerraformMetaArguments } from 'cdktf';
+import {
+  TerraformProvider,
+  TerraformResource,
+  TerraformStack,
+  type ITerraformDependable,
+  type TerraformMetaArguments,
+} from 'cdktf';
 import { Construct } from 'constructs';
 import { providerSource } from '../provider-source';
 import type { GatewayKubernetesService } from './kubernetes-props';
@@ -17,7 +23,23 @@ export function requireKubernetesProvider(scope: Construct): void {
   const stack = TerraformStack.of(scope);
   stack.addOverride('terraform.required_providers.kubernetes.source', providerSource('hashicorp/kubernetes'));
   stack.addOverride('terraform.required_providers.kubernetes.version', KUBERNETES_PROVIDER_CONSTRAINT);
+  if (checkedForCluster.has(stack)) return;
+  checkedForCluster.add(stack);
+  // cdktf's own refusal names only the provider; this one says which construct is the cluster (a manifest cannot)
+  stack.node.addValidation({
+    validate: () =>
+      stack.node.findAll().some((c) => c instanceof TerraformProvider && c.terraformResourceType === 'kubernetes')
+        ? []
+        : [
+            'the stack deploys to Kubernetes but names no cluster: add ' +
+              "new KubernetesCluster(stack, 'cluster', { configPath: process.env.KUBECONFIG }) to it " +
+              '(or a hashicorp/kubernetes provider of your own)',
+          ],
+  });
 }
+
+/** The stacks given the check that a cluster is named. */
+const checkedForCluster = new WeakSet<TerraformStack>();
 
 /** A Terraform body in the provider's own (snake_case) names; nested blocks are objects or lists of objects. */
 export type KubernetesBody = Record<string, unknown>;

@@ -402,6 +402,15 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
       const err = thrown(() => synth(stack));
       assert.match(err.message, /service 'greet' deploys its backend as a docker_container, which pods cannot reach/);
     });
+
+    it('a stack that names no cluster, with the construct that does', () => {
+      const stack = new TerraformStack(Testing.app(), 'k8s');
+      k8sStackWith(stack, {});
+      assert.match(
+        thrown(() => synth(stack)).message,
+        /the stack deploys to Kubernetes but names no cluster: add new KubernetesCluster\(stack, 'cluster', \{ configPath: process\.env\.KUBECONFIG \}\)/,
+      );
+    });
   });
 });
 
