@@ -166,8 +166,9 @@ export function limitSettings(props: GatewayLimits, fail: (m: string) => never):
   const request = props.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   if (headers > request) {
     fail(
-      `headerTimeoutMs (${headers}) is longer than requestTimeoutMs (${request}); the headers are part of the ` +
-        `request, so set headerTimeoutMs to at most ${request}`,
+      `headerTimeoutMs (${headers}${props.headerTimeoutMs === undefined ? ', the default' : ''}) is longer than ` +
+        `requestTimeoutMs (${request}${props.requestTimeoutMs === undefined ? ', the default' : ''}); the headers ` +
+        `are part of the request, so set headerTimeoutMs to at most ${request}`,
     );
   }
   return out;

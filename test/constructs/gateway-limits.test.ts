@@ -71,7 +71,7 @@ describe('Gateway limits (the twins of the gateway config limits)', () => {
     );
     assert.equal(
       message({ headerTimeoutMs: 40_000 }),
-      "Gateway 'support': headerTimeoutMs (40000) is longer than requestTimeoutMs (30000); the headers are part of the request, so set headerTimeoutMs to at most 30000",
+      "Gateway 'support': headerTimeoutMs (40000) is longer than requestTimeoutMs (30000, the default); the headers are part of the request, so set headerTimeoutMs to at most 30000",
     );
     assert.doesNotThrow(() => gatewayWith({ toolsListTtlMs: 0, headerTimeoutMs: 40_000, requestTimeoutMs: 40_000 }));
   });
