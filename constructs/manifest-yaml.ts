@@ -101,19 +101,25 @@ export class ManifestYaml {
   /** Where the entry at `at` is written (its key), and where each key under it is (their values). */
   public entry(at: readonly string[]): ManifestLocation {
     const keys = new Map<string, { line: number; column: number }>();
+    // each key's place from its own nodes, as `location` finds it: the value, or the key when it has none
+    const place = (key: Node | undefined, value: unknown): { line: number; column: number } => {
+      const node = value as Node | null;
+      const empty = node === null || (isScalar(node) && node.value === null && node.range?.[0] === node.range?.[1]);
+      const pos = this.lines.linePos((empty && key !== undefined ? key.range?.[0] : node?.range?.[0]) ?? 0);
+      return { line: pos.line, column: pos.col };
+    };
     const walk = (node: unknown, path: string): void => {
       if (isMap(node)) {
         for (const pair of node.items) {
           const key = path === '' ? keyOf(pair) : `${path}.${keyOf(pair)}`;
-          const { line, column } = this.location([...at, ...segmentsOf(key)]);
-          // the first spelling met stands: a repeated key is refused before any entry is read
-          if (!keys.has(key)) keys.set(key, { line, column });
+          // the last of repeated keys, as in the plain data (a repeat is refused before any entry is read)
+          keys.set(key, place(pair.key as Node, pair.value));
           walk(pair.value, key);
         }
       } else if (isSeq(node)) {
         node.items.forEach((item, i) => {
           const key = `${path}[${i}]`;
-          keys.set(key, this.location([...at, ...segmentsOf(key)]));
+          keys.set(key, place(undefined, item));
           walk(item, key);
         });
       }
@@ -141,11 +147,6 @@ export function manifestPath(at: readonly string[]): string {
     if (/^\d+$/.test(segment)) return `${path}[${segment}]`;
     return path === '' ? segment : `${path}.${segment}`;
   }, '');
-}
-
-/** `endpoint.url` → `['endpoint', 'url']`; `rate_limits[0].tool` → `['rate_limits', '0', 'tool']`. */
-function segmentsOf(path: string): string[] {
-  return path.split(/\.|\[|\]/).filter((segment) => segment !== '');
 }
 
 function keyOf(pair: Pair): string {
