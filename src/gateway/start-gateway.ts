@@ -353,7 +353,10 @@ class Gateway implements RunningGateway {
     this.services.setLimits(replacement.maxResponseBytes, replacement.maxHeldResponseBytes);
     if (audit !== undefined) {
       audit.useStore?.(this.store);
-      await this.audit.replace(audit);
+      // the new target is in use already: a previous one that fails to close is said, and the reload stands
+      await this.audit.replace(audit).catch((err: unknown) => {
+        this.log('error', 'the previous audit target did not close', { error: (err as Error).message });
+      });
       this.log('info', 'audit log moved', { audit_log: auditTarget(parsed) });
     }
     this.knowNames();

@@ -11,6 +11,7 @@ import type { GatewayConfig } from '../../../src/config';
 import { type RunningGateway, startGateway } from '../../../src/gateway';
 import { startBackend, type TestBackend } from '../../helpers/backend';
 import { botConfig, tool } from '../../helpers/config';
+import { ReplaceableAudit } from '../../../src/gateway/audit/replaceable-audit';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession, postJson, toolsCallRequest } from '../../helpers/mcp';
 
@@ -135,6 +136,39 @@ describe('audit_log changed by a reload', () => {
       ['one'],
     );
     assert.equal(existsSync(path.join(dir, 'second.jsonl')), false);
+  });
+
+  it('applies a reload whose previous audit target fails to close, and says so', async () => {
+    const second = path.join(dir, 'second.jsonl');
+    const base = botConfig([tool('one', `${backend.url}/a`)]);
+    const lines: string[] = [];
+    gateway = await startGateway({
+      config: withAudit(base, { path: path.join(dir, 'first.jsonl') }),
+      port: 0,
+      host: '127.0.0.1',
+      logger: (level, msg) => lines.push(`${level} ${msg}`),
+    });
+    const session = await initializeSession(gateway.url, '2025-11-25');
+    // no built-in target's close rejects: one that would is put in its place
+    const replace = ReplaceableAudit.prototype.replace;
+    ReplaceableAudit.prototype.replace = function (this: ReplaceableAudit, next) {
+      void replace.call(this, next);
+      return Promise.reject(new Error('close failed'));
+    };
+    try {
+      await gateway.reload(withAudit(base, { path: second }));
+    } finally {
+      ReplaceableAudit.prototype.replace = replace;
+    }
+    await call(session, 'one');
+    await gateway.close();
+    gateway = undefined;
+    assert.ok(lines.includes('error the previous audit target did not close'), lines.join('\n'));
+    assert.ok(lines.includes('info config reloaded'), lines.join('\n'));
+    assert.deepEqual(
+      records(second).map((r) => r.tool),
+      ['one'],
+    );
   });
 
   it('a reload refused after its audit file opened changes nothing and leaves nothing open', async () => {
