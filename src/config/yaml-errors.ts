@@ -19,12 +19,12 @@ export interface YamlProblem {
  */
 export function explainYamlErrors(errors: readonly YAMLError[], text: string, lines: LineCounter): YamlProblem {
   const lineTexts = text.split(/\r?\n/);
-  // A tab makes the lines after it look misindented: said first. `a: 1` followed by a deeper `b: 2` gives two
-  // errors; the second one names the line of the offending key.
+  // A tab makes the lines after it look misindented: said when it comes first. `a: 1` followed by a deeper
+  // `b: 2` gives two errors; the second one names the line of the offending key.
   const error =
-    errors.find((e) => e.code === 'TAB_AS_INDENT') ??
-    errors.find((e) => e.code === 'MULTILINE_IMPLICIT_KEY') ??
-    errors[0];
+    errors[0].code === 'TAB_AS_INDENT'
+      ? errors[0]
+      : (errors.find((e) => e.code === 'MULTILINE_IMPLICIT_KEY') ?? errors[0]);
   const start = lines.linePos(error.pos[0]);
   // BAD_INDENT also stands for an unclosed flow collection, whose own message is clear
   const code = error.code === 'BAD_INDENT' && !error.message.startsWith('All mapping items') ? 'OTHER' : error.code;
@@ -109,8 +109,9 @@ function badIndent(lineTexts: readonly string[], line: number): YamlProblem {
 function deeperThanKeyWithValue(lineTexts: readonly string[], keyLine: number, offendingLine: number): YamlProblem {
   const text = lineTexts[offendingLine - 1] ?? '';
   const parent = lineTexts[keyLine - 1] ?? '';
-  // `port:8081` is one text to YAML, not a key and its value: the line below then looks misindented
-  const glued = /^(\s*(?:- )?)([A-Za-z_][\w-]*):(\S.*)$/.exec(parent);
+  // `port:8081` is one text to YAML, not a key and its value: the line below then looks misindented. Not a list
+  // item (`- localhost:8080` is a text on purpose) nor a URL (`https://…`).
+  const glued = /^(\s*)([A-Za-z_][\w-]*):(?!\/\/)(\S.*)$/.exec(parent);
   if (glued !== null) {
     return {
       line: keyLine,

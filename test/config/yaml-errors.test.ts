@@ -78,6 +78,14 @@ describe('YAML indentation errors', () => {
         'm.yaml:4:39: Invalid escape sequence \\d: in double quotes a backslash starts an escape: write the value ' +
           "in single quotes ('^\\d{5}$') or double the backslash",
       );
+      // a list item of host:port or a URL is a text on purpose: the deeper line after it is the mistake
+      assert.equal(
+        manifestError('gateways:\n  a:\n    allowed_hosts:\n      - localhost:8080\n        port: 80\n'),
+        'm.yaml:5:9: `port` is indented deeper than `localhost` above it, which already has a value on its line: ' +
+          'indent it like its siblings, or move that value to nested lines',
+      );
+      // the first error is said, a tab after it too
+      assert.match(manifestError('a:\n  b: "\\d"\n  c:\n\td: 1\n'), /^m\.yaml:2:\d+: Invalid escape sequence/);
       assert.match(
         manifestError('services:\n  a:\n    endpoint: { url: http://api:8080/w/{city}, method: GET }\n'),
         /^m\.yaml:3:40: Unexpected flow-map-start at node end: inside \{ … \} or \[ … \], quote a value that holds/,
