@@ -33,6 +33,8 @@ export interface ManifestLocation {
    * `rate_limits[0].tool`), so that a construct's refusal of the entry is said at the key it names.
    */
   readonly keys?: ReadonlyMap<string, { readonly line: number; readonly column: number }>;
+  /** Every camelCase word written anywhere in the manifest: a user's own names, which a message keeps as written. */
+  readonly written?: ReadonlySet<string>;
 }
 
 /** A service as read from the manifest: its `Service` props and where it is written. */
@@ -114,18 +116,12 @@ export function manifestErrorAt(file: string, at: ManifestLocation, message: str
   return new ManifestError(`${file}:${at.line}:${at.column}: ${at.path}: ${message}`, file, at.line, at.column);
 }
 
-/** A construct's refusal of an entry: at the first of the entry's keys the message names, else at the entry. */
+/**
+ * A construct's refusal of an entry: at the key the message is about (its subject, right after `Kind 'name': `,
+ * e.g. `host_ip`, `endpoint.url`, `rate_limits[0].tool`), else at the entry.
+ */
 export function refusalAt(file: string, at: ManifestLocation, message: string): ManifestError {
-  const { line, column } = keyNamedIn(at, message) ?? at;
+  const subject = /^[A-Z][A-Za-z]* '[^']*': '?([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*|\[\d+\])*)/.exec(message)?.[1];
+  const { line, column } = (subject === undefined ? undefined : at.keys?.get(subject)) ?? at;
   return new ManifestError(`${file}:${line}:${column}: ${at.path}: ${message}`, file, line, column);
-}
-
-/** The first key path of the entry `message` names (a word outside quotes, with its `.key` and `[i]` parts). */
-function keyNamedIn(at: ManifestLocation, message: string): { line: number; column: number } | undefined {
-  if (at.keys === undefined) return undefined;
-  for (const [path] of message.matchAll(/(?<![\w'"`.[-])[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*|\[\d+\])*/g)) {
-    const found = at.keys.get(path);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }

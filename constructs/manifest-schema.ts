@@ -39,11 +39,13 @@ function problemOf(error: ErrorObject): ManifestProblem {
     const missing = `missing required key \`${(error.params as { missingProperty: string }).missingProperty}\``;
     // the node's own message says what else it takes (`{ url } or { limit_store }`) or why the key is needed
     const hint = schema['x-message'];
-    return { at, reason: typeof hint === 'string' ? `${missing}: ${hint}` : missing };
+    const reason = typeof hint === 'string' ? `${missing}: ${hint}` : missing;
+    // said at the key that makes it required (`replicas` for `session_key`) when the node names one
+    const child = schema['x-at'];
+    return typeof child === 'string' ? { at: [...at, child], reason, named: at } : { at, reason };
   }
   if (error.keyword === 'additionalProperties') {
     const key = (error.params as { additionalProperty: string }).additionalProperty;
-    if (key === '<<') return { at: [...at, key], reason: MERGE_KEY, atKey: true };
     const known = (schema['x-keys'] as string[] | undefined) ?? Object.keys(schema.properties ?? {});
     return { at: [...at, key], reason: `unknown key \`${key}\` (expected one of: ${known.join(', ')})`, atKey: true };
   }
@@ -51,11 +53,6 @@ function problemOf(error: ErrorObject): ManifestProblem {
   const child = schema['x-at'];
   return { at: typeof child === 'string' ? [...at, child] : at, reason };
 }
-
-/** YAML 1.1's merge key, which the YAML 1.2 the manifest is read as does not have. */
-const MERGE_KEY =
-  'merge keys (`<<: *anchor`) are not read: write the keys out, or make the whole value an alias ' +
-  '(`input: *shared_input`), its anchor under a top-level `x-` key';
 
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',
@@ -113,14 +110,23 @@ export function camelCase(key: string): string {
 
 /**
  * `message`, a construct's refusal of props the manifest made, in the manifest's spelling: `headerTimeoutMs` reads
- * `header_timeout_ms`, as the user wrote it; `'publishMode'` reads `'publish_mode'`. A word in double quotes or
- * backticks (a value, a field of an input) is left as it is.
+ * `header_timeout_ms`, as the user wrote it. A word the manifest itself holds (`written`: a parameter, an
+ * operation, a path or a pattern of the user's), or one inside quotes, braces, a path or a query, stays as it is.
  */
-export function inManifestTerms(message: string): string {
-  return message.replace(
-    /(?<![\w"`-])[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+(?![\w"`-])/g,
-    (word) => SPELLINGS.get(word) ?? word,
-  );
+export function inManifestTerms(message: string, written: ReadonlySet<string> = new Set()): string {
+  return message.replace(/"[^"]*"|`[^`]*`|(?<![A-Za-z])'[^']*'|\{[^}]*\}|[^\s"`'{]+/g, (part) => {
+    if (/^["`'{]/.test(part)) return part.startsWith("'") ? quotedProp(part, written) : part;
+    return part.replace(/(?<![\w/?=&:-])[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+(?![\w/=-])/g, (word) =>
+      written.has(word) ? word : (SPELLINGS.get(word) ?? word),
+    );
+  });
+}
+
+/** `'publishMode'`, a prop named alone in quotes, as `'publish_mode'`; any other quoted text as it is. */
+function quotedProp(part: string, written: ReadonlySet<string>): string {
+  const word = part.slice(1, -1);
+  const spelled = written.has(word) ? undefined : SPELLINGS.get(word);
+  return spelled === undefined ? part : `'${spelled}'`;
 }
 
 /** Each prop the manifest spells another way, by prop; not a spelling the manifest takes as it is (`maxLength`). */

@@ -23,11 +23,14 @@ export class ManifestYaml {
   public readonly value: unknown;
   private readonly lines = new LineCounter();
   private readonly doc: Document;
+  /** Every camelCase word of the text: names of the user's, which messages keep as written. */
+  private readonly written: ReadonlySet<string>;
 
   public constructor(
     private readonly file: string,
     text: string,
   ) {
+    this.written = new Set(text.match(/[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+/g));
     // duplicate keys are found below, where the map they are in can be named
     this.doc = parseDocument(text, { lineCounter: this.lines, uniqueKeys: false, prettyErrors: true });
     if (this.doc.errors.length > 0) {
@@ -47,6 +50,22 @@ export class ManifestYaml {
       const { line, col } = this.lines.linePos(failingAlias(this.doc)?.range?.[0] ?? 0);
       throw new ManifestError(`${file}:${line}:${col}: ${(err as Error).message}`, file, line, col);
     }
+  }
+
+  /** Merge keys (`<<`), anywhere: each at its key, before what the schema would say of the map it merges. */
+  public mergeKeys(): ManifestProblem[] {
+    const problems: ManifestProblem[] = [];
+    const walk = (node: unknown, at: string[]): void => {
+      if (isMap(node)) {
+        for (const pair of node.items) {
+          const key = keyOf(pair);
+          if (key === '<<') problems.push({ at: [...at, key], reason: MERGE_KEY, atKey: true });
+          else walk(pair.value, [...at, key]);
+        }
+      } else if (isSeq(node)) node.items.forEach((item, i) => walk(item, [...at, String(i)]));
+    };
+    walk(this.doc.contents, []);
+    return problems;
   }
 
   /** Keys written twice in one map: each repeat, at the repeat, naming the map it is in. */
@@ -74,8 +93,8 @@ export class ManifestYaml {
     return problems;
   }
 
-  /** Where the node at `at` is written (its key when `atKey`, or when it has no value of its own). */
-  public location(at: readonly string[], atKey = false): ManifestLocation {
+  /** The node at `at`, or the deepest one on the way to it, and the key it is under. */
+  private nodeAt(at: readonly string[]): { node: unknown; key: Node | undefined } {
     let node: unknown = this.doc.contents;
     let key: Node | undefined;
     for (const segment of at) {
@@ -90,6 +109,12 @@ export class ManifestYaml {
         node = node.items[Number(segment)];
       } else break;
     }
+    return { node, key };
+  }
+
+  /** Where the node at `at` is written (its key when `atKey`, or when it has no value of its own). */
+  public location(at: readonly string[], atKey = false): ManifestLocation {
+    const { node, key } = this.nodeAt(at);
     const value = node as Node | null;
     // `key:` with nothing after it: an empty null scalar; report it at the key, where the reader looks
     const empty = value === null || (isScalar(value) && value.value === null && value.range?.[0] === value.range?.[1]);
@@ -124,8 +149,8 @@ export class ManifestYaml {
         });
       }
     };
-    walk(this.doc.getIn(at, true), '');
-    return { ...this.location(at, true), keys };
+    walk(this.nodeAt(at).node, '');
+    return { ...this.location(at, true), keys, written: this.written };
   }
 
   /** The `ManifestError` for `problems` (at least one), in file order. */
@@ -148,6 +173,11 @@ export function manifestPath(at: readonly string[]): string {
     return path === '' ? segment : `${path}.${segment}`;
   }, '');
 }
+
+/** YAML 1.1's merge key, which the YAML 1.2 the manifest is read as does not have. */
+const MERGE_KEY =
+  'merge keys (`<<: *anchor`) are not read: write the keys out, or make the whole value an alias ' +
+  '(`input: *shared_input`), its anchor under a top-level `x-` key';
 
 function keyOf(pair: Pair): string {
   return isScalar(pair.key) ? String(pair.key.value) : String(pair.key);

@@ -179,9 +179,8 @@ export function checkWithinLimits(
     }
     // a bare number counts bytes: a container is given too little to start (or is never scheduled, for cpu)
     if (memory !== undefined && compareQuantities(memory, '1Mi') < 0) {
-      fail(
-        `${shown(prop, 'memory')} is less than a mebibyte (a bare number counts bytes): write Mi or Gi, e.g. '256Mi'`,
-      );
+      const bytes = /^[0-9.eE+-]+$/.test(memory) ? ' (a bare number counts bytes)' : '';
+      fail(`${shown(prop, 'memory')} is less than a mebibyte${bytes}: write Mi or Gi, e.g. '256Mi'`);
     }
     const cpu = resources[prop].cpu;
     if (cpu !== undefined && /[KMGTPE]i$/.test(cpu)) {

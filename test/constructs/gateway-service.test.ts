@@ -520,7 +520,7 @@ ${gatewayLines}`,
     assert.ok(err instanceof ManifestError);
     assert.match(
       err.message,
-      /^.*m\.yaml:7:5: gateways\.support: missing required key `session_key`: .*add session_key: \{ variable: NAME \}/,
+      /^.*m\.yaml:9:15: gateways\.support: missing required key `session_key`: .*add session_key: \{ variable: NAME \}/,
     );
   });
 

@@ -164,7 +164,7 @@ gateways:
     const unknownOperation = YAML.replace('[createTicket]', '[createTickets]');
     assert.match(
       thrown(() => new Manifest(newStack(), 'manifest', { path: manifest(unknownOperation, 'op.yaml') })).message,
-      /op\.yaml:8:15: openapi\.crm: OpenApiServices 'crm': .*createTickets/,
+      /op\.yaml:10:17: openapi\.crm: OpenApiServices 'crm': .*createTickets/,
     );
     const badKey = YAML.replace('base_url:', 'baseUrl:');
     assert.equal(

@@ -230,7 +230,7 @@ describe('Manifest', () => {
     it('asks replicas for a session key at the gateway, in the manifest spelling', () => {
       assert.equal(
         errorOf(`${GOOD}    replicas: 3\n`),
-        'support-desk.yaml:11:5: gateways.support: missing required key `session_key`: replicas above 1 share a ' +
+        'support-desk.yaml:17:15: gateways.support: missing required key `session_key`: replicas above 1 share a ' +
           'session key, so that any replica serves any session: add session_key: { variable: NAME } and set it ' +
           'with TF_VAR_NAME=$(openssl rand -base64 32)',
       );
@@ -281,6 +281,39 @@ describe('Manifest', () => {
       assert.match(
         errorOf(text),
         /^support-desk\.yaml:4:\d+: services\.get_customer\.endpoint\.headers\.Authorization: `\$\{…\}` is not expanded in a manifest: write the header as \{ secret: NAME \}/,
+      );
+    });
+
+    it("keeps the user's own names as written, and says a message about another entry at the gateway", () => {
+      const text = GOOD.replace('/customers/{customer_id}', '/customers/{customer_id}/{retentionDays}').replace(
+        '      customer_id: { type: string, required: true, min_length: 6 }\n',
+        '      customer_id: { type: string, required: true, min_length: 6 }\n      retentionDays: { type: integer }\n',
+      );
+      assert.match(
+        errorOf(text),
+        /^support-desk\.yaml:4:\d+: services\.get_customer: .*placeholder \{retentionDays\} is filled from parameter 'retentionDays', which is not required: set required: true on input\.retentionDays/,
+      );
+      const twice =
+        GOOD.replace('    timeout_ms: 5000\n', '    timeout_ms: 5000\n    rate_limits: [{ calls: 5, per: minute }]\n') +
+        '    rate_limits:\n      - { calls: 50, per: minute }\n      - { calls: 9, per: minute, tool: get_customer }\n';
+      const stack = newStack();
+      new Manifest(stack, 'm', { path: file(twice) });
+      // about the service's rate_limits[0], not the gateway's: said at the gateway
+      assert.match(
+        thrown(() => synth(stack)).message,
+        /support-desk\.yaml:11:3: gateways\.support: Gateway 'support': service/,
+      );
+    });
+
+    it('refuses a merge key wherever it is, before what the schema says of its map', () => {
+      const text = `x-shared:\n  id: &id { type: string }\n${GOOD}`.replace(
+        '      customer_id: { type: string, required: true, min_length: 6 }\n',
+        '      <<: { customer_id: *id }\n',
+      );
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:8:7: services.get_customer.input.<<: merge keys (`<<: *anchor`) are not read: write the ' +
+          'keys out, or make the whole value an alias (`input: *shared_input`), its anchor under a top-level `x-` key',
       );
     });
 

@@ -362,6 +362,11 @@ describe('Gateway on Kubernetes (constructs/kubernetes)', () => {
         /kubernetes\.requests\.memory \('2'\) is less than a mebibyte \(a bare number counts bytes\): write Mi or Gi/,
       ],
       [
+        'memory under a mebibyte with a suffix',
+        { kubernetes: { image: 'gw:1', requests: { memory: '1000Ki' } } },
+        /kubernetes\.requests\.memory \('1000Ki'\) is less than a mebibyte: write Mi or Gi/,
+      ],
+      [
         'cpu with a suffix of bytes',
         { kubernetes: { image: 'gw:1', requests: { cpu: '256Mi' } } },
         /kubernetes\.requests\.cpu \('256Mi'\) has a suffix of bytes: cpu counts cores or thousandths of one/,
