@@ -115,36 +115,34 @@ export class ManifestYaml {
   /** Where the node at `at` is written (its key when `atKey`, or when it has no value of its own). */
   public location(at: readonly string[], atKey = false): ManifestLocation {
     const { node, key } = this.nodeAt(at);
+    return { ...this.place(key, node, atKey), path: manifestPath(at) };
+  }
+
+  /** Where a value is written, or its key (`atKey`, or when the value is empty and there is a key). */
+  private place(key: Node | undefined, node: unknown, atKey = false): { line: number; column: number } {
     const value = node as Node | null;
     // `key:` with nothing after it: an empty null scalar; report it at the key, where the reader looks
     const empty = value === null || (isScalar(value) && value.value === null && value.range?.[0] === value.range?.[1]);
     const offset = (atKey || empty) && key !== undefined ? key.range?.[0] : value?.range?.[0];
     const pos = this.lines.linePos(offset ?? 0);
-    return { line: pos.line, column: pos.col, path: manifestPath(at) };
+    return { line: pos.line, column: pos.col };
   }
 
   /** Where the entry at `at` is written (its key), and where each key under it is (their values). */
   public entry(at: readonly string[]): ManifestLocation {
     const keys = new Map<string, { line: number; column: number }>();
-    // each key's place from its own nodes, as `location` finds it: the value, or the key when it has none
-    const place = (key: Node | undefined, value: unknown): { line: number; column: number } => {
-      const node = value as Node | null;
-      const empty = node === null || (isScalar(node) && node.value === null && node.range?.[0] === node.range?.[1]);
-      const pos = this.lines.linePos((empty && key !== undefined ? key.range?.[0] : node?.range?.[0]) ?? 0);
-      return { line: pos.line, column: pos.col };
-    };
     const walk = (node: unknown, path: string): void => {
       if (isMap(node)) {
         for (const pair of node.items) {
           const key = path === '' ? keyOf(pair) : `${path}.${keyOf(pair)}`;
           // the last of repeated keys, as in the plain data (a repeat is refused before any entry is read)
-          keys.set(key, place(pair.key as Node, pair.value));
+          keys.set(key, this.place(pair.key as Node, pair.value));
           walk(pair.value, key);
         }
       } else if (isSeq(node)) {
         node.items.forEach((item, i) => {
           const key = `${path}[${i}]`;
-          keys.set(key, place(undefined, item));
+          keys.set(key, this.place(undefined, item));
           walk(item, key);
         });
       }
