@@ -12,7 +12,7 @@ import {
   ManifestOpenApi,
   ManifestService,
 } from './manifest-document';
-import { camelCase, schemaProblems } from './manifest-schema';
+import { camelCase, inManifestTerms, schemaProblems } from './manifest-schema';
 import { ManifestProblem, ManifestYaml } from './manifest-yaml';
 import { Secret } from './secret';
 import type { ServiceContainer, ServiceEndpoint } from './service';
@@ -37,8 +37,8 @@ export function readManifest(file: string, text: string): ManifestDocument {
   const root = yaml.value as Json;
   const dir = nodePath.dirname(file);
   const services = entries(root.services).map(([name, s]) => service(yaml, dir, name, s));
-  const inputProblems = services.flatMap((s) => inputProblem(s.name, s.input));
-  if (inputProblems.length > 0) throw yaml.error(inputProblems);
+  const refused = services.flatMap((s) => inputProblems(yaml, s.name, s.input));
+  if (refused.length > 0) throw yaml.error(refused);
   return {
     services,
     gateways: entries(root.gateways).map(([name, g]) => gateway(yaml, name, g)),
@@ -156,18 +156,28 @@ function specSpellings(spec: unknown, at: string[]): ManifestProblem[] {
   ];
 }
 
-/** A declared input the schema generator refuses: at the spec key at fault, else at the parameter, else at `input`. */
-function inputProblem(service: string, input: InputSpec | undefined): ManifestProblem[] {
+/** The declared inputs the schema generator refuses, each parameter's own; then what only the whole input breaks. */
+function inputProblems(yaml: ManifestYaml, service: string, input: InputSpec | undefined): ManifestProblem[] {
   if (input === undefined) return [];
+  const at = ['services', service, 'input'];
+  const each = Object.entries(input).flatMap(([name, spec]) => inputProblem(yaml, at, { [name]: spec }, [...at, name]));
+  return each.length > 0 ? each : inputProblem(yaml, at, input, at);
+}
+
+/**
+ * A declared input (at `at`) the schema generator refuses: at the spec key at fault, else at the parameter, else at
+ * `input`; its keys named as the manifest spells them under `written` (`min_length`).
+ */
+function inputProblem(yaml: ManifestYaml, at: string[], input: InputSpec, written: string[]): ManifestProblem[] {
   try {
     generateInputSchema(input);
     return [];
   } catch (err) {
-    const at = ['services', service, 'input'];
-    if (!(err instanceof InputSpecError)) return [{ at, reason: (err as Error).message }];
+    const reason = inManifestTerms((err as Error).message, yaml.entry(written));
+    if (!(err instanceof InputSpecError)) return [{ at, reason }];
     const param = err.path === '' ? at : [...at, ...paramNodePath(err.path)];
-    if (err.keyword === undefined) return [{ at: param, reason: err.message, named: at, atKey: err.path !== '' }];
-    return [{ at: [...param, err.keyword], reason: err.message, named: at }];
+    if (err.keyword === undefined) return [{ at: param, reason, named: at, atKey: err.path !== '' }];
+    return [{ at: [...param, err.keyword], reason, named: at }];
   }
 }
 

@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import MANIFEST_SCHEMA from '../manifest.schema.json';
 import type { ManifestProblem } from './manifest-yaml';
+import type { ManifestLocation } from './manifest-document';
 
 export { MANIFEST_SCHEMA };
 
@@ -110,22 +111,27 @@ export function camelCase(key: string): string {
 
 /**
  * `message`, a construct's refusal of props the manifest made, in the manifest's spelling: `headerTimeoutMs` reads
- * `header_timeout_ms`, as the user wrote it. A word the manifest itself holds (`written`: a parameter, an
+ * `header_timeout_ms`, as the user wrote it. A word the manifest itself holds (`at.written`: a parameter, an
  * operation, a path or a pattern of the user's), or one inside quotes, braces, a path or a query, stays as it is.
+ * A key the manifest takes in both spellings (`minLength`) reads as the entry at hand writes it (`min_length`).
  */
-export function inManifestTerms(message: string, written: ReadonlySet<string> = new Set()): string {
+export function inManifestTerms(message: string, at: Pick<ManifestLocation, 'written' | 'keys'> = {}): string {
+  const written = at.written ?? new Set<string>();
+  const entryKeys = new Set([...(at.keys?.keys() ?? [])].map((key) => key.replace(/^.*\.|\[\d+\]$/g, '')));
+  const spell = (word: string): string | undefined => {
+    const snake = word.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (entryKeys.has(snake)) return snake;
+    return written.has(word) ? undefined : SPELLINGS.get(word);
+  };
   return message.replace(/"[^"]*"|`[^`]*`|(?<![A-Za-z])'[^']*'|\{[^}]*\}|[^\s"`'{]+/g, (part) => {
-    if (/^["`'{]/.test(part)) return part.startsWith("'") ? quotedProp(part, written) : part;
-    return part.replace(/(?<![\w/?=&:-])[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+(?![\w/=-])/g, (word) =>
-      written.has(word) ? word : (SPELLINGS.get(word) ?? word),
-    );
+    if (/^["`'{]/.test(part)) return part.startsWith("'") ? quotedProp(part, spell) : part;
+    return part.replace(/(?<![\w/?=&:-])[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+(?![\w/=-])/g, (word) => spell(word) ?? word);
   });
 }
 
 /** `'publishMode'`, a prop named alone in quotes, as `'publish_mode'`; any other quoted text as it is. */
-function quotedProp(part: string, written: ReadonlySet<string>): string {
-  const word = part.slice(1, -1);
-  const spelled = written.has(word) ? undefined : SPELLINGS.get(word);
+function quotedProp(part: string, spell: (word: string) => string | undefined): string {
+  const spelled = spell(part.slice(1, -1));
   return spelled === undefined ? part : `'${spelled}'`;
 }
 

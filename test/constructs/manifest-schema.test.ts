@@ -213,8 +213,24 @@ describe('manifest.schema.json', () => {
       const snake = `services:\n${SERVICE}    input:\n      invoice_id: { type: string, min_length: -1 }\n${GATEWAY}`;
       assert.match(
         errorOf(snake),
-        /^m\.yaml:5:7: services\.get_invoice\.input: Invalid input spec at `invoice_id`: minLength/,
+        /^m\.yaml:5:7: services\.get_invoice\.input: Invalid input spec at `invoice_id`: min_length/,
       );
+    });
+
+    it('report every refused parameter, its keys named as the manifest writes them', () => {
+      const text =
+        `services:\n${SERVICE}    input:\n      code: { type: string, min_length: 5, max_length: 2 }\n` +
+        `      lines: { type: integer, minimum: 10, maximum: 1 }\n      retentionDays: { type: string, minLength: -1 }\n${GATEWAY}`;
+      const lines = errorOf(text).split('\n');
+      assert.equal(lines.length, 3, lines.join('\n'));
+      assert.match(
+        lines[0],
+        /^m\.yaml:5:7: services\.get_invoice\.input: Invalid input spec at `code`: .*min_length.*max_length/,
+      );
+      assert.doesNotMatch(lines[0], /minLength|maxLength/);
+      assert.match(lines[1], /^m\.yaml:6:7: .*`lines`: minimum \(10\) must be <= maximum \(1\)/);
+      // written in TypeScript's spelling, said in it
+      assert.match(lines[2], /^m\.yaml:7:7: .*`retentionDays`: minLength must be a non-negative integer/);
     });
 
     it('read container.healthcheck and a dashboard host_ip into the props', () => {
