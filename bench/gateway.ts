@@ -328,10 +328,10 @@ function requestOptions(
 }
 
 /** Unmeasured load (JIT, connection pools). */
-async function warm(target: Target): Promise<void> {
+async function warm(target: Target, connections = CONNECTIONS): Promise<void> {
   if (WARMUP_S <= 0) return;
   const options = requestOptions(target);
-  await autocannon({ url: target.url, ...options, connections: CONNECTIONS, pipelining: 1, duration: WARMUP_S });
+  await autocannon({ url: target.url, ...options, connections, pipelining: 1, duration: WARMUP_S });
 }
 
 async function load(target: Target, connections = CONNECTIONS, duration = DURATION_S): Promise<Row> {
@@ -383,7 +383,9 @@ export interface PairedRatio {
 export async function pairedRatio(a: Target, b: Target): Promise<PairedRatio> {
   const connections = Math.max(1, CONNECTIONS >> 1);
   const run = (target: Target, duration: number) => load(target, connections, duration);
-  await Promise.all([run(a, 1), run(b, 1)]);
+  // Both warmed as long as a row is: a side loaded here first (an A/A twin) would otherwise count its JIT
+  // compilation in its first rounds' CPU while the other side, already measured, does not.
+  await Promise.all([warm(a, connections), warm(b, connections)]);
   const cpu: number[] = [];
   const rps: number[] = [];
   for (let round = 0; round < PAIRED_ROUNDS; round++) {
