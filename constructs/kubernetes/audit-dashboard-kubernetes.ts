@@ -33,6 +33,8 @@ export interface AuditDashboardKubernetes {
 export interface DashboardKubernetesOptions {
   readonly name: string;
   readonly namespace: string;
+  /** Whether `namespace` is the default (`kubernetes.namespace` not given). */
+  readonly defaultNamespace: boolean;
   readonly service: GatewayKubernetesService;
   /** The gateway image the pods of the gateways it reads run (it holds the dashboard). */
   readonly image: string;
@@ -47,12 +49,13 @@ export function checkDashboardKubernetes(
   name: string,
   k: AuditDashboardKubernetes,
   fail: (m: string) => never,
-): { namespace: string; service: GatewayKubernetesService } {
+): { namespace: string; defaultNamespace: boolean; service: GatewayKubernetesService } {
   if (typeof k !== 'object' || k === null) {
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp-dashboard' }`);
   }
   const namespace = checkNamespace(k.namespace, fail, `mcp-dashboard-${k8sName(name)}`);
-  return { namespace, service: checkService(k.service ?? { type: 'ClusterIP' }, fail) };
+  const service = checkService(k.service ?? { type: 'ClusterIP' }, fail);
+  return { namespace, defaultNamespace: k.namespace === undefined, service };
 }
 
 /**
@@ -64,7 +67,12 @@ export function createDashboardKubernetes(scope: Construct, options: DashboardKu
   const name = k8sName(options.name);
   const labels = k8sLabels(name, 'audit-dashboard');
   const meta = { name, namespace: options.namespace, labels };
-  const namespace = createNamespace(scope, options.namespace, `AuditDashboard '${options.name}'`);
+  const namespace = createNamespace(
+    scope,
+    options.namespace,
+    `AuditDashboard '${options.name}'`,
+    options.defaultNamespace,
+  );
   const inNs = { dependsOn: [namespace] };
   const configDir = DASHBOARD_CONFIG_FILE.slice(0, DASHBOARD_CONFIG_FILE.lastIndexOf('/'));
   const configName = DASHBOARD_CONFIG_FILE.slice(configDir.length + 1);

@@ -25,7 +25,7 @@ export function createGatewayKubernetes(scope: Construct, options: GatewayKubern
     labels: { ...labels, ...extra },
   });
 
-  const namespace = createNamespace(scope, ns, `Gateway '${name}'`);
+  const namespace = createNamespace(scope, ns, `Gateway '${name}'`, target.defaultNamespace);
   const inNs = { dependsOn: [namespace] };
   const config = new KubernetesResource(
     scope,

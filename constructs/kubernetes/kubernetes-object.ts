@@ -87,13 +87,16 @@ function claim(scope: Construct, what: string, owner: string): string | undefine
  * deletes it with its objects, so a namespace another construct of the stack already owns is refused here, rather
  * than by the cluster in the middle of a deploy.
  * @param owner the construct as its errors name it, e.g. `LimitStore 'limits'`
+ * @param isDefault whether `name` is the construct's default, not one its props give
  */
-export function createNamespace(scope: Construct, name: string, owner: string): KubernetesResource {
+export function createNamespace(scope: Construct, name: string, owner: string, isDefault: boolean): KubernetesResource {
   const other = claim(scope, `namespace ${name}`, owner);
   if (other !== undefined) {
+    const which = isDefault ? `the default kubernetes.namespace, '${name}',` : `kubernetes.namespace '${name}'`;
+    const fix = isDefault ? 'set kubernetes.namespace to another one' : 'give this one another namespace';
     throw new Error(
-      `${owner}: kubernetes.namespace '${name}' is also the namespace of ${other}; each gateway, store and ` +
-        'dashboard creates its own namespace and deletes it with its objects: give this one another namespace',
+      `${owner}: ${which} is also the namespace of ${other}; each gateway, store and dashboard creates its own ` +
+        `namespace and deletes it with its objects: ${fix}`,
     );
   }
   return new KubernetesResource(scope, 'Namespace', 'kubernetes_namespace_v1', {

@@ -53,6 +53,8 @@ export interface GatewayKubernetes {
 /** The `kubernetes` prop as checked, with its defaults. */
 export interface KubernetesTarget {
   readonly namespace: string;
+  /** Whether `namespace` is the default (`kubernetes.namespace` not given). */
+  readonly defaultNamespace: boolean;
   readonly service: GatewayKubernetesService;
   readonly image?: string;
   readonly requests: KubernetesResources;
@@ -86,6 +88,7 @@ export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m:
   checkWithinLimits(resources, { requests: k.requests !== undefined, limits: k.limits !== undefined }, fail);
   return {
     namespace,
+    defaultNamespace: k.namespace === undefined,
     service,
     ...(k.image === undefined ? {} : { image: k.image }),
     ...resources,

@@ -36,6 +36,8 @@ export interface LimitStoreKubernetes {
 /** The `kubernetes` prop of a `LimitStore` as checked, with its defaults. */
 export interface LimitStoreKubernetesTarget {
   readonly namespace: string;
+  /** Whether `namespace` is the default (`kubernetes.namespace` not given). */
+  readonly defaultNamespace: boolean;
   readonly storage?: { readonly size: string; readonly storageClassName?: string };
   readonly requests: KubernetesResources;
   readonly limits: KubernetesResources;
@@ -71,7 +73,12 @@ export function checkLimitStoreKubernetes(
   checkResources('limits', k.limits, fail);
   const resources = { requests: k.requests ?? { cpu: '50m', memory: '64Mi' }, limits: k.limits ?? { memory: '256Mi' } };
   checkWithinLimits(resources, { requests: k.requests !== undefined, limits: k.limits !== undefined }, fail);
-  return { namespace, ...(storage === undefined ? {} : { storage }), ...resources };
+  return {
+    namespace,
+    defaultNamespace: k.namespace === undefined,
+    ...(storage === undefined ? {} : { storage }),
+    ...resources,
+  };
 }
 
 /** The directory of the store's config file in its pod (a Secret: it holds the password). */
@@ -103,7 +110,7 @@ export function createLimitStoreKubernetes(scope: Construct, options: LimitStore
   const ns = target.namespace;
   const labels = k8sLabels(name, 'limit-store');
   const meta = { name, namespace: ns, labels };
-  const namespace = createNamespace(scope, ns, `LimitStore '${name}'`);
+  const namespace = createNamespace(scope, ns, `LimitStore '${name}'`, target.defaultNamespace);
   const inNs = { dependsOn: [namespace] };
   // a sensitive password keeps the whole file out of plans
   const password = options.password === undefined ? '' : `requirepass "${options.password}"\n`;

@@ -197,9 +197,9 @@ describe('LimitStore on Kubernetes (constructs/kubernetes)', () => {
     it("a namespace the gateway's own objects are in, before the cluster would", () => {
       assert.equal(
         thrown(() => storeStack({ kubernetes: { namespace: 'mcp-gateway-orders' } })).message,
-        "Gateway 'orders': kubernetes.namespace 'mcp-gateway-orders' is also the namespace of LimitStore " +
-          "'limit-store'; each gateway, store and dashboard creates its own namespace and deletes it with its objects: " +
-          'give this one another namespace',
+        "Gateway 'orders': the default kubernetes.namespace, 'mcp-gateway-orders', is also the namespace of " +
+          "LimitStore 'limit-store'; each gateway, store and dashboard creates its own namespace and deletes it with " +
+          'its objects: set kubernetes.namespace to another one',
       );
     });
 
