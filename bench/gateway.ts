@@ -39,6 +39,8 @@ export const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /** Rounds of a paired ratio ({@link pairedRatio}). */
 export const PAIRED_ROUNDS = Number(process.env.BENCH_PAIRED_ROUNDS ?? 8);
+/** Processes per side of the paired ratios of suites that start several (a round each in turn). */
+export const PAIRED_PROCESSES = Math.max(1, Number(process.env.BENCH_PAIRED_PROCESSES ?? 4));
 /** Seconds of load per round of a paired ratio. */
 export const PAIRED_DURATION_S = Number(process.env.BENCH_PAIRED_DURATION_S ?? 3);
 
@@ -379,17 +381,25 @@ export interface PairedRatio {
  * gateway measured alone read 74 to 120 µs of CPU per call within a minute), so two identical gateways measured
  * one after the other read 0.83 to 1.02 of each other: no way to tell 1.05 from 1.15. Side by side, the same two
  * read 0.96 to 1.05 per round (`gateway A/A` in the table).
+ *
+ * Given lists (`a[i]` against `b[i]`), the rounds go to each pair in turn: two processes of one config differ by a
+ * few percent for as long as they run (what their JIT made of them), so a ratio read on one pair of processes
+ * leans with that pair, and on several it leans less.
  */
-export async function pairedRatio(a: Target, b: Target): Promise<PairedRatio> {
+export async function pairedRatio(a: Target | readonly Target[], b: Target | readonly Target[]): Promise<PairedRatio> {
+  const as = ([] as Target[]).concat(a);
+  const bs = ([] as Target[]).concat(b);
+  if (as.length !== bs.length) throw new Error(`pairedRatio: ${as.length} against ${bs.length} targets`);
   const connections = Math.max(1, CONNECTIONS >> 1);
   const run = (target: Target, duration: number) => load(target, connections, duration);
-  // Both warmed as long as a row is: a side loaded here first (an A/A twin) would otherwise count its JIT
-  // compilation in its first rounds' CPU while the other side, already measured, does not.
-  await Promise.all([warm(a, connections), warm(b, connections)]);
+  // Each side warmed as long as a row is: one loaded here first (an A/A twin) would otherwise count its JIT
+  // compilation in its first rounds' CPU while the other, already measured, does not.
+  for (const [i, x] of as.entries()) await Promise.all([warm(x, connections), warm(bs[i], connections)]);
   const cpu: number[] = [];
   const rps: number[] = [];
   for (let round = 0; round < PAIRED_ROUNDS; round++) {
-    const [x, y] = await Promise.all([run(a, PAIRED_DURATION_S), run(b, PAIRED_DURATION_S)]);
+    const i = round % as.length;
+    const [x, y] = await Promise.all([run(as[i], PAIRED_DURATION_S), run(bs[i], PAIRED_DURATION_S)]);
     cpu.push(y.cpuUs / x.cpuUs);
     rps.push(y.rps / x.rps);
   }

@@ -26,6 +26,7 @@ import {
   mcpHeaders,
   measure,
   PAIRED_DURATION_S,
+  PAIRED_PROCESSES,
   PAIRED_ROUNDS,
   pairedRatio,
   portOf,
@@ -136,19 +137,24 @@ export async function runRateLimitsBench(): Promise<void> {
         { ...base, gateway: { ...base.gateway, audit_log: 'store', store: { url: redis.url } } },
       ],
     ] as const;
-    const targets: Target[] = [];
+    // PAIRED_PROCESSES of each, for the side-by-side ratios; the rows are measured on the first of each
+    const sides: Target[][] = gateways.map(() => []);
     const started: ChildProcess[] = [];
-    for (const [i, [name, config]] of gateways.entries()) {
-      const gw = await startGatewayProcess(dir, config, `gw${i}`, undefined, config.gateway.audit_log === 'store');
-      started.push(gw.child);
-      const headers = await mcpHeaders(gw.url, token);
-      targets.push({
-        name,
-        url: gw.url,
-        pid: gw.child.pid,
-        options: { method: 'POST', headers, body: (id) => callBody(id) },
-      });
+    for (let n = 0; n < PAIRED_PROCESSES; n++) {
+      for (const [i, [name, config]] of gateways.entries()) {
+        const label = `gw${i}-${n}`;
+        const gw = await startGatewayProcess(dir, config, label, undefined, config.gateway.audit_log === 'store');
+        started.push(gw.child);
+        const headers = await mcpHeaders(gw.url, token);
+        sides[i].push({
+          name,
+          url: gw.url,
+          pid: gw.child.pid,
+          options: { method: 'POST', headers, body: (id) => callBody(id) },
+        });
+      }
     }
+    const targets = sides.map((side) => side[0]);
     const probe = await fetch(targets[1].url, {
       method: 'POST',
       headers: targets[1].options.headers,
@@ -163,10 +169,10 @@ export async function runRateLimitsBench(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const k of round % 2 === 0 ? [0, 1] : [1, 0]) fixed[k].push(...(await fixedRate(targets[k], FIXED_SECONDS)));
     }
-    const store = await pairedRatio(targets[0], targets[1]);
-    const local = await pairedRatio(targets[0], targets[2]);
-    const aa = await pairedRatio(targets[0], targets[3]);
-    const auditStore = await pairedRatio(targets[0], targets[4]);
+    const store = await pairedRatio(sides[0], sides[1]);
+    const local = await pairedRatio(sides[0], sides[2]);
+    const aa = await pairedRatio(sides[0], sides[3]);
+    const auditStore = await pairedRatio(sides[0], sides[4]);
     await Promise.all(started.map((c) => stopChild(c)));
 
     console.log(
@@ -201,7 +207,7 @@ export async function runRateLimitsBench(): Promise<void> {
     console.log(
       `| store limits on − off, p99 ms saturated (${CONNECTIONS} connections) | ${fmt(shared.p99 - off.p99, 1)} | – |`,
     );
-    const side = `side by side (${PAIRED_ROUNDS} rounds of ${PAIRED_DURATION_S} s), req/s: median (range)`;
+    const side = `side by side (${PAIRED_ROUNDS} rounds of ${PAIRED_DURATION_S} s, ${PAIRED_PROCESSES} processes a side), req/s: median (range)`;
     console.log(`| store limits on / off ${side} | ${range(store.rps)} | >= 0.85 |`);
     console.log(`| store limits on / off side by side, CPU per call | ${range(store.cpu)} | – |`);
     console.log(`| per-process limits on / off ${side} | ${range(local.rps)} | – |`);

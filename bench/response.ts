@@ -8,6 +8,7 @@
  * nowhere; one 1 MiB string holding a single match; and (no target) a pattern matching in every order; then
  * hostile responses, per MiB. Targets are reported, not asserted.
  */
+import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,7 @@ import {
   mcpHeaders,
   measure,
   PAIRED_DURATION_S,
+  PAIRED_PROCESSES,
   PAIRED_ROUNDS,
   pairedRatio,
   type Spread,
@@ -155,31 +157,44 @@ export async function runResponseBench(): Promise<void> {
   try {
     const { value: backendPort } = await spawnAndRead([path.join(__dirname, 'echo-backend.js')], portOf);
     const backendUrl = `http://127.0.0.1:${backendPort}`;
-    const plain = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], true, sha256), 'plain');
-    const shaped = await startGatewayProcess(dir, gatewayConfig([shapedTool(backendUrl)], true, sha256), 'shaped');
-    // the A/A pair: a second gateway just like the first, to show how far two identical ones read apart
-    const twin = await startGatewayProcess(dir, gatewayConfig([getCustomerTool(backendUrl)], true, sha256), 'twin');
-    const targets: Target[] = [];
-    for (const [name, gw] of [
-      ['gateway, response controls off', plain],
-      ['gateway, output validation + 1 redact pattern on', shaped],
-      ['gateway, response controls off (A/A: a second one)', twin],
-    ] as const) {
-      targets.push({
-        name,
-        url: gw.url,
-        pid: gw.child.pid,
-        options: { method: 'POST', headers: await mcpHeaders(gw.url, token), body: callBody(2) },
-      });
-    }
-    const probe = await fetch(shaped.url, { method: 'POST', headers: targets[1].options.headers, body: callBody(3) });
+    const plainConfig = gatewayConfig([getCustomerTool(backendUrl)], true, sha256);
+    const kinds = [
+      ['gateway, response controls off', 'plain', plainConfig],
+      [
+        'gateway, output validation + 1 redact pattern on',
+        'shaped',
+        gatewayConfig([shapedTool(backendUrl)], true, sha256),
+      ],
+      // the A/A pair: gateways just like the first, to show how far identical ones read apart
+      ['gateway, response controls off (A/A: a second one)', 'twin', plainConfig],
+    ] as const;
+    // PAIRED_PROCESSES of each, for the side-by-side ratios; the rows are measured on the first of each
+    const gateways: ChildProcess[] = [];
+    const [plain, shaped, twin] = await Promise.all(
+      kinds.map(async ([name, label, config]) => {
+        const started: Target[] = [];
+        for (let i = 0; i < PAIRED_PROCESSES; i++) {
+          const gw = await startGatewayProcess(dir, config, `${label}-${i}`);
+          gateways.push(gw.child);
+          const headers = await mcpHeaders(gw.url, token);
+          started.push({
+            name,
+            url: gw.url,
+            pid: gw.child.pid,
+            options: { method: 'POST', headers, body: callBody(2) },
+          });
+        }
+        return started;
+      }),
+    );
+    const probe = await fetch(shaped[0].url, { method: 'POST', headers: shaped[0].options.headers, body: callBody(3) });
     const probeText = await probe.text();
     if (!probeText.includes('[redacted]'))
       throw new Error(`the shaped call did not redact: ${probeText.slice(0, 300)}`);
-    const rows = await measure(targets.slice(0, 2));
-    const paired = await pairedRatio(targets[0], targets[1]);
-    const aa = await pairedRatio(targets[0], targets[2]);
-    await Promise.all([stopChild(plain.child), stopChild(shaped.child), stopChild(twin.child)]);
+    const rows = await measure([plain[0], shaped[0]]);
+    const paired = await pairedRatio(plain, shaped);
+    const aa = await pairedRatio(plain, twin);
+    await Promise.all(gateways.map((c) => stopChild(c)));
 
     console.log(
       `tools/call, ${CONNECTIONS} connections, pipelining 1, ${DURATION_S} s per row x ${ROUNDS} rounds interleaved, mean (autocannon)\n`,
@@ -198,7 +213,7 @@ export async function runResponseBench(): Promise<void> {
     console.log(`| controls on / off, CPU per call | ${fmt(on.cpuUs / off.cpuUs, 2)} | <= 1.05 |`);
     const range = (r: Spread) => `${fmt(r.median, 2)} (${fmt(r.min, 2)}–${fmt(r.max, 2)})`;
     console.log(
-      `| controls on / off side by side (${PAIRED_ROUNDS} rounds of ${PAIRED_DURATION_S} s), req/s: median (range) | ${range(paired.rps)} | >= 0.90 |`,
+      `| controls on / off side by side (${PAIRED_ROUNDS} rounds of ${PAIRED_DURATION_S} s, ${PAIRED_PROCESSES} processes a side), req/s: median (range) | ${range(paired.rps)} | >= 0.90 |`,
     );
     console.log(`| controls on / off side by side, CPU per call: median (range) | ${range(paired.cpu)} | <= 1.05 |`);
     console.log(`| A/A: off / off side by side, req/s: median (range) | ${range(aa.rps)} | ~1.00 (the noise) |`);
