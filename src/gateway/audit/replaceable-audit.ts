@@ -21,13 +21,14 @@ export class ReplaceableAudit implements AuditSink {
 
   /**
    * Sends every later record to `next`; resolves once the previous target has written what it held, or handed
-   * to `next` what it could not write (a store that is down or removed).
+   * to `next` what it could not write (a store that is down or removed). A close that fails is this call's to
+   * report: the targets replaced after it are closed all the same.
    */
   replace(next: AuditSink): Promise<void> {
     const previous = this.current;
     this.current = next;
     const replaced = this.replaced.then(() => previous.close(next));
-    this.replaced = replaced;
+    this.replaced = replaced.catch(() => undefined);
     return replaced;
   }
 

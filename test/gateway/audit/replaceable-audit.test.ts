@@ -227,3 +227,25 @@ function openTargets(): string[] {
 function timers(): number {
   return process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 }
+
+describe('ReplaceableAudit', () => {
+  /** A target that records its close, failing it when `fails`. */
+  function target(closed: string[], name: string, fails = false) {
+    return {
+      write: () => undefined,
+      close: async () => {
+        closed.push(name);
+        if (fails) throw new Error(`${name} did not close`);
+      },
+    };
+  }
+
+  it('closes every replaced target in turn when one of their closes fails', async () => {
+    const closed: string[] = [];
+    const audit = new ReplaceableAudit(target(closed, 'first', true));
+    await assert.rejects(audit.replace(target(closed, 'second')), /first did not close/);
+    await audit.replace(target(closed, 'third'));
+    await audit.close();
+    assert.deepEqual(closed, ['first', 'second', 'third']);
+  });
+});
