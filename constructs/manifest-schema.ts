@@ -69,7 +69,13 @@ function defaultReason(error: ErrorObject, schema: Record<string, unknown>): str
   switch (error.keyword) {
     case 'type': {
       const types = ([] as string[]).concat((error.params as { type: string | string[] }).type);
-      return `expected ${types.map((t) => TYPE_NAMES[t] ?? t).join(' or ')}`;
+      const expected = `expected ${types.map((t) => TYPE_NAMES[t] ?? t).join(' or ')}`;
+      // `services: [2024]`, `version: 1.10`: YAML reads an unquoted number or `yes`-like word as such
+      const data: unknown = error.data;
+      const scalar = typeof data === 'number' || typeof data === 'boolean';
+      return types.includes('string') && scalar
+        ? `${expected} (YAML reads ${data} as a ${typeof data}: put it in quotes)`
+        : expected;
     }
     case 'enum':
       return `expected one of ${(schema.enum as unknown[]).join(', ')}`;

@@ -112,10 +112,27 @@ export class ManifestYaml {
     return { node, key };
   }
 
+  /**
+   * `['services', 'a', 'tokens', '0']` → `services.a.tokens[0]`: how manifest errors name a place. A number is an
+   * index in a list, and a key like any other in a map (a service named `2024`: `services.2024`).
+   */
+  private pathOf(at: readonly string[]): string {
+    let node: unknown = this.doc.contents;
+    let path = '';
+    for (const segment of at) {
+      const index = isSeq(node) || (node === undefined && /^\d+$/.test(segment));
+      path = index ? `${path}[${segment}]` : path === '' ? segment : `${path}.${segment}`;
+      if (isMap(node)) node = node.items.filter((p) => keyOf(p) === segment).pop()?.value;
+      else if (isSeq(node)) node = node.items[Number(segment)];
+      else node = undefined;
+    }
+    return path;
+  }
+
   /** Where the node at `at` is written (its key when `atKey`, or when it has no value of its own). */
   public location(at: readonly string[], atKey = false): ManifestLocation {
     const { node, key } = this.nodeAt(at);
-    return { ...this.place(key, node, atKey), path: manifestPath(at) };
+    return { ...this.place(key, node, atKey), path: this.pathOf(at) };
   }
 
   /** Where a value is written, or its key (`atKey`, or when the value is empty and there is a key). */
@@ -155,21 +172,13 @@ export class ManifestYaml {
   public error(problems: readonly ManifestProblem[]): ManifestError {
     const located = problems.map((p) => {
       const { line, column } = this.location(p.at, p.atKey);
-      const path = manifestPath(p.named ?? p.at);
+      const path = this.pathOf(p.named ?? p.at);
       return { line, column, text: `${this.file}:${line}:${column}: ${path === '' ? '' : `${path}: `}${p.reason}` };
     });
     located.sort((a, b) => a.line - b.line || a.column - b.column);
     const unique = located.filter((p, i) => located.findIndex((q) => q.text === p.text) === i);
     return new ManifestError(unique.map((p) => p.text).join('\n'), this.file, unique[0].line, unique[0].column);
   }
-}
-
-/** `['services', 'a', 'tokens', '0']` → `services.a.tokens[0]`: how manifest errors name a place. */
-export function manifestPath(at: readonly string[]): string {
-  return at.reduce((path, segment) => {
-    if (/^\d+$/.test(segment)) return `${path}[${segment}]`;
-    return path === '' ? segment : `${path}.${segment}`;
-  }, '');
 }
 
 /** YAML 1.1's merge key, which the YAML 1.2 the manifest is read as does not have. */

@@ -233,6 +233,19 @@ describe('manifest.schema.json', () => {
       assert.match(lines[2], /^m\.yaml:7:7: .*`retentionDays`: minLength must be a non-negative integer/);
     });
 
+    it('name a service called 2024 as a key, and say how to write it as a name', () => {
+      const numeric = SERVICE.replace('get_invoice', '2024');
+      const text = `services:\n${numeric}    timeout_ms: -5\n${GATEWAY.replace('[get_invoice]', '[2024]')}`;
+      assert.equal(
+        errorOf(text),
+        'm.yaml:4:17: services.2024.timeout_ms: expected an integer between 1 and 600000 (milliseconds)\n' +
+          'm.yaml:7:16: gateways.billing.services[0]: expected a string (YAML reads 2024 as a number: put it in quotes)',
+      );
+      const file = path.join(dir, 'quoted.yaml');
+      fs.writeFileSync(file, text.replace('timeout_ms: -5', 'timeout_ms: 5').replace('[2024]', '["2024"]'));
+      assert.doesNotThrow(() => new Manifest(newStack(), 'm', { path: file }));
+    });
+
     it('read container.healthcheck and a dashboard host_ip into the props', () => {
       const file = path.join(dir, 'twins.yaml');
       fs.writeFileSync(
