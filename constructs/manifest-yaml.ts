@@ -1,4 +1,4 @@
-import { Alias, Document, isMap, isScalar, isSeq, LineCounter, Node, Pair, parseDocument, visit } from 'yaml';
+import { Alias, Document, isMap, isScalar, isSeq, LineCounter, Node, Pair, parseDocument, visit, YAMLMap } from 'yaml';
 import { explainYamlErrors } from '../src/config';
 import { ManifestError, ManifestLocation } from './manifest-document';
 
@@ -55,42 +55,40 @@ export class ManifestYaml {
   /** Merge keys (`<<`), anywhere: each at its key, before what the schema would say of the map it merges. */
   public mergeKeys(): ManifestProblem[] {
     const problems: ManifestProblem[] = [];
-    const walk = (node: unknown, at: string[]): void => {
-      if (isMap(node)) {
-        for (const pair of node.items) {
-          const key = keyOf(pair);
-          if (key === '<<') problems.push({ at: [...at, key], reason: MERGE_KEY, atKey: true });
-          else walk(pair.value, [...at, key]);
-        }
-      } else if (isSeq(node)) node.items.forEach((item, i) => walk(item, [...at, String(i)]));
-    };
-    walk(this.doc.contents, []);
+    this.eachMap((map, at) => {
+      for (const pair of map.items) {
+        const key = keyOf(pair);
+        if (key === '<<') problems.push({ at: [...at, key], reason: MERGE_KEY, atKey: true });
+      }
+    });
     return problems;
   }
 
   /** Keys written twice in one map: each repeat, at the repeat, naming the map it is in. */
   public duplicateKeys(): ManifestProblem[] {
     const problems: ManifestProblem[] = [];
+    this.eachMap((map, at) => {
+      const seen = new Set<string>();
+      for (const pair of map.items) {
+        const key = keyOf(pair);
+        if (seen.has(key)) {
+          problems.push({ at: [...at, key], reason: `duplicate ${entryKind(at)} '${key}'`, atKey: true, named: at });
+        }
+        seen.add(key);
+      }
+    });
+    return problems;
+  }
+
+  /** Calls `visit` with every map of the document and where it is, parents first. */
+  private eachMap(visit: (map: YAMLMap, at: readonly string[]) => void): void {
     const walk = (node: unknown, at: string[]): void => {
       if (isMap(node)) {
-        const seen = new Set<string>();
-        for (const pair of node.items) {
-          const key = keyOf(pair);
-          if (seen.has(key)) {
-            problems.push({
-              at: [...at, key],
-              reason: `duplicate ${entryKind(at)} '${key}'`,
-              atKey: true,
-              named: at,
-            });
-          }
-          seen.add(key);
-          walk(pair.value, [...at, key]);
-        }
+        visit(node, at);
+        for (const pair of node.items) walk(pair.value, [...at, keyOf(pair)]);
       } else if (isSeq(node)) node.items.forEach((item, i) => walk(item, [...at, String(i)]));
     };
     walk(this.doc.contents, []);
-    return problems;
   }
 
   /** The node at `at`, or the deepest one on the way to it, and the key it is under. */
