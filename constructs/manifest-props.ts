@@ -12,7 +12,7 @@ import {
   ManifestOpenApi,
   ManifestService,
 } from './manifest-document';
-import { camelCase, inManifestTerms, schemaProblems } from './manifest-schema';
+import { camelCase, schemaProblems } from './manifest-schema';
 import { ManifestProblem, ManifestYaml } from './manifest-yaml';
 import { Secret } from './secret';
 import type { ServiceContainer, ServiceEndpoint } from './service';
@@ -37,7 +37,7 @@ export function readManifest(file: string, text: string): ManifestDocument {
   const root = yaml.value as Json;
   const dir = nodePath.dirname(file);
   const services = entries(root.services).map(([name, s]) => service(yaml, dir, name, s));
-  const refused = services.flatMap((s) => inputProblems(yaml, s.name, s.input));
+  const refused = services.flatMap((s) => inputProblems(s.name, s.input, (root.services as Json)[s.name].input));
   if (refused.length > 0) throw yaml.error(refused);
   return {
     services,
@@ -156,29 +156,53 @@ function specSpellings(spec: unknown, at: string[]): ManifestProblem[] {
   ];
 }
 
-/** The declared inputs the schema generator refuses, each parameter's own; then what only the whole input breaks. */
-function inputProblems(yaml: ManifestYaml, service: string, input: InputSpec | undefined): ManifestProblem[] {
+/**
+ * The declared inputs the schema generator refuses: each parameter's own, then what the whole input breaks (two
+ * parameters' aliases that clash); a repeat of one already found is dropped with the other repeated lines.
+ * @param written the input as the manifest holds it, for the spelling of its keys
+ */
+function inputProblems(service: string, input: InputSpec | undefined, written: unknown): ManifestProblem[] {
   if (input === undefined) return [];
   const at = ['services', service, 'input'];
-  const each = Object.entries(input).flatMap(([name, spec]) => inputProblem(yaml, at, { [name]: spec }, [...at, name]));
-  return each.length > 0 ? each : inputProblem(yaml, at, input, at);
+  return [
+    ...Object.entries(input).flatMap(([name, spec]) => inputProblem(at, { [name]: spec }, written)),
+    ...inputProblem(at, input, written),
+  ];
 }
 
 /**
  * A declared input (at `at`) the schema generator refuses: at the spec key at fault, else at the parameter, else at
- * `input`; its keys named as the manifest spells them under `written` (`min_length`).
+ * `input`; a spec key named as the spec at fault writes it (`min_length`).
  */
-function inputProblem(yaml: ManifestYaml, at: string[], input: InputSpec, written: string[]): ManifestProblem[] {
+function inputProblem(at: string[], input: InputSpec, written: unknown): ManifestProblem[] {
   try {
     generateInputSchema(input);
     return [];
   } catch (err) {
-    const reason = inManifestTerms((err as Error).message, yaml.entry(written));
-    if (!(err instanceof InputSpecError)) return [{ at, reason }];
-    const param = err.path === '' ? at : [...at, ...paramNodePath(err.path)];
-    if (err.keyword === undefined) return [{ at: param, reason, named: at, atKey: err.path !== '' }];
+    if (!(err instanceof InputSpecError)) return [{ at, reason: (err as Error).message }];
+    const path = err.path === '' ? [] : paramNodePath(err.path);
+    const reason = asWritten(err.message, path.length === 0 ? undefined : valueAt(written, path));
+    const param = [...at, ...path];
+    if (err.keyword === undefined) return [{ at: param, reason, named: at, atKey: path.length > 0 }];
     return [{ at: [...param, err.keyword], reason, named: at }];
   }
+}
+
+/** `message` with each spec key `spec` writes in snake_case (`min_length`) so spelled, outside backquotes. */
+function asWritten(message: string, spec: unknown): string {
+  if (!isJsonObject(spec)) return message;
+  const spelled = new Map(Object.keys(spec).map((key) => [camelCase(key), key]));
+  return message
+    .split(/(`[^`]*`)/)
+    .map((part, i) =>
+      i % 2 === 1 ? part : part.replace(/\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b/g, (w) => spelled.get(w) ?? w),
+    )
+    .join('');
+}
+
+/** The value at `path` in plain data, or `undefined`. */
+function valueAt(data: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>((node, key) => (isJsonObject(node) ? node[key] : undefined), data);
 }
 
 /** `customer.addresses[].zip_code` → `customer.properties.addresses.items.properties.zip_code` as segments. */

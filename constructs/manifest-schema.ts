@@ -1,7 +1,6 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import MANIFEST_SCHEMA from '../manifest.schema.json';
 import type { ManifestProblem } from './manifest-yaml';
-import type { ManifestLocation } from './manifest-document';
 
 export { MANIFEST_SCHEMA };
 
@@ -52,7 +51,19 @@ function problemOf(error: ErrorObject): ManifestProblem {
   }
   const reason = typeof schema['x-message'] === 'string' ? schema['x-message'] : defaultReason(error, schema);
   const child = schema['x-at'];
-  return { at: typeof child === 'string' ? [...at, child] : at, reason };
+  return { at: typeof child === 'string' ? [...at, child] : at, reason: reason + quoteHint(error) };
+}
+
+/**
+ * For a number or boolean where text goes (`services: [2024]`, `version: 1.10`), how YAML read it. The value is not
+ * repeated: YAML's reading of it may differ from what was written (`1.1`), and it may be a secret's hash.
+ */
+function quoteHint(error: ErrorObject): string {
+  if (error.keyword !== 'type') return '';
+  const types = ([] as string[]).concat((error.params as { type: string | string[] }).type);
+  const data: unknown = error.data;
+  if (!types.includes('string') || (typeof data !== 'number' && typeof data !== 'boolean')) return '';
+  return ` (YAML reads this as a ${typeof data}: put it in quotes)`;
 }
 
 const TYPE_NAMES: Record<string, string> = {
@@ -69,13 +80,7 @@ function defaultReason(error: ErrorObject, schema: Record<string, unknown>): str
   switch (error.keyword) {
     case 'type': {
       const types = ([] as string[]).concat((error.params as { type: string | string[] }).type);
-      const expected = `expected ${types.map((t) => TYPE_NAMES[t] ?? t).join(' or ')}`;
-      // `services: [2024]`, `version: 1.10`: YAML reads an unquoted number or `yes`-like word as such
-      const data: unknown = error.data;
-      const scalar = typeof data === 'number' || typeof data === 'boolean';
-      return types.includes('string') && scalar
-        ? `${expected} (YAML reads ${data} as a ${typeof data}: put it in quotes)`
-        : expected;
+      return `expected ${types.map((t) => TYPE_NAMES[t] ?? t).join(' or ')}`;
     }
     case 'enum':
       return `expected one of ${(schema.enum as unknown[]).join(', ')}`;
@@ -117,27 +122,22 @@ export function camelCase(key: string): string {
 
 /**
  * `message`, a construct's refusal of props the manifest made, in the manifest's spelling: `headerTimeoutMs` reads
- * `header_timeout_ms`, as the user wrote it. A word the manifest itself holds (`at.written`: a parameter, an
+ * `header_timeout_ms`, as the user wrote it. A word the manifest itself holds (`written`: a parameter, an
  * operation, a path or a pattern of the user's), or one inside quotes, braces, a path or a query, stays as it is.
- * A key the manifest takes in both spellings (`minLength`) reads as the entry at hand writes it (`min_length`).
  */
-export function inManifestTerms(message: string, at: Pick<ManifestLocation, 'written' | 'keys'> = {}): string {
-  const written = at.written ?? new Set<string>();
-  const entryKeys = new Set([...(at.keys?.keys() ?? [])].map((key) => key.replace(/^.*\.|\[\d+\]$/g, '')));
-  const spell = (word: string): string | undefined => {
-    const snake = word.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-    if (entryKeys.has(snake)) return snake;
-    return written.has(word) ? undefined : SPELLINGS.get(word);
-  };
+export function inManifestTerms(message: string, written: ReadonlySet<string> = new Set()): string {
   return message.replace(/"[^"]*"|`[^`]*`|(?<![A-Za-z])'[^']*'|\{[^}]*\}|[^\s"`'{]+/g, (part) => {
-    if (/^["`'{]/.test(part)) return part.startsWith("'") ? quotedProp(part, spell) : part;
-    return part.replace(/(?<![\w/?=&:-])[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+(?![\w/=-])/g, (word) => spell(word) ?? word);
+    if (/^["`'{]/.test(part)) return part.startsWith("'") ? quotedProp(part, written) : part;
+    return part.replace(/(?<![\w/?=&:-])[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+(?![\w/=-])/g, (word) =>
+      written.has(word) ? word : (SPELLINGS.get(word) ?? word),
+    );
   });
 }
 
 /** `'publishMode'`, a prop named alone in quotes, as `'publish_mode'`; any other quoted text as it is. */
-function quotedProp(part: string, spell: (word: string) => string | undefined): string {
-  const spelled = spell(part.slice(1, -1));
+function quotedProp(part: string, written: ReadonlySet<string>): string {
+  const word = part.slice(1, -1);
+  const spelled = written.has(word) ? undefined : SPELLINGS.get(word);
   return spelled === undefined ? part : `'${spelled}'`;
 }
 

@@ -1,4 +1,17 @@
-import { Alias, Document, isMap, isScalar, isSeq, LineCounter, Node, Pair, parseDocument, visit, YAMLMap } from 'yaml';
+import {
+  Alias,
+  Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  Node,
+  Pair,
+  parseDocument,
+  visit,
+  YAMLMap,
+} from 'yaml';
 import { explainYamlErrors } from '../src/config';
 import { ManifestError, ManifestLocation } from './manifest-document';
 
@@ -118,6 +131,7 @@ export class ManifestYaml {
     let node: unknown = this.doc.contents;
     let path = '';
     for (const segment of at) {
+      if (isAlias(node)) node = node.resolve(this.doc);
       const index = isSeq(node) || (node === undefined && /^\d+$/.test(segment));
       path = index ? `${path}[${segment}]` : path === '' ? segment : `${path}.${segment}`;
       if (isMap(node)) node = node.items.filter((p) => keyOf(p) === segment).pop()?.value;

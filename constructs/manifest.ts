@@ -274,7 +274,7 @@ function createGateways(
         }),
     );
     // its checks at synthesis (a rate limit's tool, a backend a Swarm service cannot reach) read as its other errors
-    wordRefusals(gateway, (message) => refusalAt(file, at, inManifestTerms(message, at)).message);
+    wordRefusals(gateway, (message) => refusalAt(file, at, inManifestTerms(message, at.written)).message);
     gateways.set(props.name, gateway);
     const first = ports.get(gateway.port);
     if (first === undefined) ports.set(gateway.port, props.name);
@@ -397,6 +397,6 @@ function attempt<T>(file: string, at: ManifestLocation, create: () => T): T {
   try {
     return create();
   } catch (err) {
-    throw refusalAt(file, at, inManifestTerms((err as Error).message, at));
+    throw refusalAt(file, at, inManifestTerms((err as Error).message, at.written));
   }
 }

@@ -233,13 +233,65 @@ describe('manifest.schema.json', () => {
       assert.match(lines[2], /^m\.yaml:7:7: .*`retentionDays`: minLength must be a non-negative integer/);
     });
 
+    it('spell a spec key as the spec at fault writes it, and nothing else', () => {
+      const input = (spec: string) => `services:\n${SERVICE}    input:\n${spec}${GATEWAY}`;
+      // a property named like a spec key does not respell the key of another spec
+      assert.match(
+        errorOf(
+          input(
+            '      box: { type: object, properties: { max_length: { type: integer }, code: { type: string, maxLength: -1 } } }\n',
+          ),
+        ),
+        /`box\.code`: maxLength must be a non-negative integer/,
+      );
+      // the spec at fault is the items' spec, which wrote minItems
+      assert.match(
+        errorOf(input('      tags: { type: array, min_items: 1, items: { type: string, minItems: 2 } }\n')),
+        /`tags\[\]`: minItems applies to array parameters/,
+      );
+      // an input shared through an alias is read through it
+      const shared =
+        'x-shared: &in\n  code: { type: string, min_length: 3, max_length: 1 }\n' +
+        `services:\n${SERVICE}    input: *in\n${GATEWAY}`;
+      assert.match(errorOf(shared), /`code`: min_length \(3\) must be <= max_length \(1\)/);
+    });
+
+    it("keep a construct's refusal in the user's names, whatever the input's specs spell", () => {
+      const text =
+        'services:\n  get_invoice:\n    endpoint: { url: "http://billing:8080/i/{invoiceId}", method: GET }\n' +
+        '    input:\n      invoiceId: { type: string }\n' +
+        '      meta: { type: object, properties: { invoice_id: { type: string } } }\n' +
+        GATEWAY;
+      const message = errorOf(text);
+      assert.match(message, /'invoiceId'/);
+      assert.match(message, /input\.invoiceId/);
+      assert.doesNotMatch(message, /invoice_id/);
+    });
+
+    it('report a parameter refused alone and a clash of the whole input together', () => {
+      const text =
+        `services:\n${SERVICE}    input:\n      a: { type: string, aliases: [b] }\n` +
+        `      b: { type: string, min_length: -1 }\n${GATEWAY}`;
+      const lines = errorOf(text).split('\n');
+      assert.equal(lines.length, 2, lines.join('\n'));
+      assert.match(lines.join('\n'), /`b`: min_length must be a non-negative integer/);
+      assert.match(lines.join('\n'), /alias/);
+    });
+
+    it('name a list item reached through an alias by its index', () => {
+      const text =
+        'x-list: &l [get_invoice, 2024]\n' +
+        `services:\n${SERVICE}gateways:\n  billing:\n    services: *l\n    auth: none\n`;
+      assert.match(errorOf(text), /gateways\.billing\.services\[1\]: expected a string/);
+    });
+
     it('name a service called 2024 as a key, and say how to write it as a name', () => {
       const numeric = SERVICE.replace('get_invoice', '2024');
       const text = `services:\n${numeric}    timeout_ms: -5\n${GATEWAY.replace('[get_invoice]', '[2024]')}`;
       assert.equal(
         errorOf(text),
         'm.yaml:4:17: services.2024.timeout_ms: expected an integer between 1 and 600000 (milliseconds)\n' +
-          'm.yaml:7:16: gateways.billing.services[0]: expected a string (YAML reads 2024 as a number: put it in quotes)',
+          'm.yaml:7:16: gateways.billing.services[0]: expected a string (YAML reads this as a number: put it in quotes)',
       );
       const file = path.join(dir, 'quoted.yaml');
       fs.writeFileSync(file, text.replace('timeout_ms: -5', 'timeout_ms: 5').replace('[2024]', '["2024"]'));
