@@ -40,7 +40,7 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /** Rounds of a paired ratio ({@link pairedRatio}). */
 export const PAIRED_ROUNDS = Number(process.env.BENCH_PAIRED_ROUNDS ?? 8);
 /** Processes per side of the paired ratios of suites that start several (a round each in turn). */
-export const PAIRED_PROCESSES = Math.max(1, Number(process.env.BENCH_PAIRED_PROCESSES ?? 4));
+export const PAIRED_PROCESSES = Math.max(1, Math.floor(Number(process.env.BENCH_PAIRED_PROCESSES ?? 4)) || 1);
 /** Seconds of load per round of a paired ratio. */
 export const PAIRED_DURATION_S = Number(process.env.BENCH_PAIRED_DURATION_S ?? 3);
 
@@ -387,9 +387,10 @@ export interface PairedRatio {
  * leans with that pair, and on several it leans less.
  */
 export async function pairedRatio(a: Target | readonly Target[], b: Target | readonly Target[]): Promise<PairedRatio> {
-  const as = ([] as Target[]).concat(a);
-  const bs = ([] as Target[]).concat(b);
-  if (as.length !== bs.length) throw new Error(`pairedRatio: ${as.length} against ${bs.length} targets`);
+  if ([a].flat().length !== [b].flat().length) throw new Error('pairedRatio: as many targets a side');
+  // a pair no round would reach is left out, not warmed for nothing
+  const as = [a].flat().slice(0, Math.max(1, PAIRED_ROUNDS));
+  const bs = [b].flat().slice(0, Math.max(1, PAIRED_ROUNDS));
   const connections = Math.max(1, CONNECTIONS >> 1);
   const run = (target: Target, duration: number) => load(target, connections, duration);
   // Each side warmed as long as a row is: one loaded here first (an A/A twin) would otherwise count its JIT

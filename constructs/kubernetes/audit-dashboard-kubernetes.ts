@@ -55,7 +55,7 @@ export function checkDashboardKubernetes(
   }
   const namespace = checkNamespace(k.namespace, fail, `mcp-dashboard-${k8sName(name)}`);
   const service = checkService(k.service ?? { type: 'ClusterIP' }, fail);
-  return { namespace, defaultNamespace: k.namespace === undefined, service };
+  return { namespace, defaultNamespace: (k.namespace ?? undefined) === undefined, service };
 }
 
 /**

@@ -88,7 +88,7 @@ export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m:
   checkWithinLimits(resources, { requests: k.requests !== undefined, limits: k.limits !== undefined }, fail);
   return {
     namespace,
-    defaultNamespace: k.namespace === undefined,
+    defaultNamespace: (k.namespace ?? undefined) === undefined,
     service,
     ...(k.image === undefined ? {} : { image: k.image }),
     ...resources,

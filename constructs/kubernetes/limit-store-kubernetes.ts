@@ -75,7 +75,7 @@ export function checkLimitStoreKubernetes(
   checkWithinLimits(resources, { requests: k.requests !== undefined, limits: k.limits !== undefined }, fail);
   return {
     namespace,
-    defaultNamespace: k.namespace === undefined,
+    defaultNamespace: (k.namespace ?? undefined) === undefined,
     ...(storage === undefined ? {} : { storage }),
     ...resources,
   };
