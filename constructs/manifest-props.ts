@@ -32,7 +32,12 @@ export function readManifest(file: string, text: string): ManifestDocument {
   const yaml = new ManifestYaml(file, text);
   const merges = yaml.mergeKeys();
   if (merges.length > 0) throw yaml.error(merges);
-  const problems = [...yaml.duplicateKeys(), ...schemaProblems(yaml.value), ...crossChecks(yaml.value)];
+  const problems = [
+    ...yaml.duplicateKeys(),
+    ...yaml.changedKeys(),
+    ...schemaProblems(yaml.value),
+    ...crossChecks(yaml.value),
+  ];
   if (problems.length > 0) throw yaml.error(problems);
   const root = yaml.value as Json;
   const dir = nodePath.dirname(file);

@@ -93,6 +93,26 @@ export class ManifestYaml {
     return problems;
   }
 
+  /**
+   * Keys YAML reads as another name than written: `1e3:` is the number 1000, `0x10:` 16, `~:` null (the empty
+   * name), so the entry would be known by a name the user never wrote.
+   */
+  public changedKeys(): ManifestProblem[] {
+    const problems: ManifestProblem[] = [];
+    this.eachMap((map, at) => {
+      for (const pair of map.items) {
+        const key = pair.key;
+        if (!isScalar(key) || typeof key.value === 'string' || key.source === undefined) continue;
+        const read = key.value === null ? '' : String(key.value);
+        if (read === key.source) continue;
+        const as = key.value === null ? 'null (no name)' : `the ${typeof key.value} ${read}`;
+        const reason = `YAML reads the key ${key.source} as ${as}: put it in quotes ("${key.source}")`;
+        problems.push({ at: [...at, keyOf(pair)], reason, atKey: true, named: at });
+      }
+    });
+    return problems;
+  }
+
   /** Calls `visit` with every map of the document and where it is, parents first. */
   private eachMap(visit: (map: YAMLMap, at: readonly string[]) => void): void {
     const walk = (node: unknown, at: string[]): void => {

@@ -285,6 +285,23 @@ describe('manifest.schema.json', () => {
       assert.match(errorOf(text), /gateways\.billing\.services\[1\]: expected a string/);
     });
 
+    it('refuse a key YAML reads as another name than written', () => {
+      const renamed = SERVICE.replace('get_invoice', '1e3');
+      const text = `services:\n${renamed}gateways:\n  billing:\n    services: ["1e3"]\n    auth: none\n`;
+      const message = errorOf(text);
+      assert.match(
+        message.split('\n')[0],
+        /^m\.yaml:2:3: services: YAML reads the key 1e3 as the number 1000: put it in quotes \("1e3"\)$/,
+      );
+      const file = path.join(dir, 'quoted-key.yaml');
+      fs.writeFileSync(file, text.replace('  1e3:', '  "1e3":'));
+      assert.doesNotThrow(() => new Manifest(newStack(), 'm', { path: file }));
+      assert.match(
+        errorOf(`services:\n${SERVICE.replace('get_invoice', '~')}${GATEWAY}`),
+        /YAML reads the key ~ as null/,
+      );
+    });
+
     it('name a service called 2024 as a key, and say how to write it as a name', () => {
       const numeric = SERVICE.replace('get_invoice', '2024');
       const text = `services:\n${numeric}    timeout_ms: -5\n${GATEWAY.replace('[get_invoice]', '[2024]')}`;
