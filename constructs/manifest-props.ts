@@ -210,12 +210,15 @@ function valueAt(data: unknown, path: readonly string[]): unknown {
   return path.reduce<unknown>((node, key) => (isJsonObject(node) ? node[key] : undefined), data);
 }
 
-/** `customer.addresses[].zip_code` → `customer.properties.addresses.items.properties.zip_code` as segments. */
+/**
+ * `customer.addresses[].zip_code` → `customer.properties.addresses.items.properties.zip_code` as segments; a name
+ * that is not an identifier is written `["a.b"]` (JSON-escaped) in the path.
+ */
 function paramNodePath(path: string): string[] {
   const segments: string[] = [];
-  for (const part of path.split('.')) {
-    const [name, ...rest] = part.split('[]');
-    segments.push(...(segments.length === 0 ? [name] : ['properties', name]), ...rest.map(() => 'items'));
+  for (const [, name, quoted] of path.matchAll(/\.?([A-Za-z_][A-Za-z0-9_]*)|\["((?:[^"\\]|\\.)*)"\]|\[\]/g)) {
+    if (name === undefined && quoted === undefined) segments.push('items');
+    else segments.push(...(segments.length === 0 ? [] : ['properties']), name ?? (JSON.parse(`"${quoted}"`) as string));
   }
   return segments;
 }

@@ -302,6 +302,15 @@ describe('manifest.schema.json', () => {
       );
     });
 
+    it('point a refusal of a parameter whose name is no identifier at that parameter', () => {
+      const text =
+        `services:\n${SERVICE}    input:\n      2024: { type: string, min_length: -1 }\n` +
+        `      box: { type: object, properties: { "a.b": { type: integer, minimum: 5, maximum: 1 } } }\n${GATEWAY}`;
+      const lines = errorOf(text).split('\n');
+      assert.match(lines[0], /^m\.yaml:5:7: .*`\["2024"\]`: min_length must be a non-negative integer/);
+      assert.match(lines[1], /^m\.yaml:6:42: .*`box\["a\.b"\]`: minimum \(5\) must be <= maximum \(1\)/);
+    });
+
     it('name a service called 2024 as a key, and say how to write it as a name', () => {
       const numeric = SERVICE.replace('get_invoice', '2024');
       const text = `services:\n${numeric}    timeout_ms: -5\n${GATEWAY.replace('[get_invoice]', '[2024]')}`;
