@@ -53,9 +53,8 @@ export function checkDashboardKubernetes(
   if (typeof k !== 'object' || k === null) {
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp-dashboard' }`);
   }
-  const namespace = checkNamespace(k.namespace, fail, `mcp-dashboard-${k8sName(name)}`);
-  const service = checkService(k.service ?? { type: 'ClusterIP' }, fail);
-  return { namespace, defaultNamespace: (k.namespace ?? undefined) === undefined, service };
+  const { namespace, defaultNamespace } = checkNamespace(k.namespace, fail, `mcp-dashboard-${k8sName(name)}`);
+  return { namespace, defaultNamespace, service: checkService(k.service ?? { type: 'ClusterIP' }, fail) };
 }
 
 /**

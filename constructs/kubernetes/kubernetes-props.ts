@@ -69,7 +69,7 @@ const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m: string) => never): KubernetesTarget {
   if (typeof k !== 'object' || k === null)
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp' }`);
-  const namespace = checkNamespace(k.namespace, fail, `mcp-gateway-${k8sName(gateway)}`);
+  const { namespace, defaultNamespace } = checkNamespace(k.namespace, fail, `mcp-gateway-${k8sName(gateway)}`);
   const service = checkService(k.service ?? { type: 'NodePort' }, fail);
   if (k.image !== undefined && (typeof k.image !== 'string' || !/^\S+$/.test(k.image))) {
     fail(`kubernetes.image (${quote(k.image)}) must be an image reference such as 'registry.internal/mcp-gateway:1'`);
@@ -88,7 +88,7 @@ export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m:
   checkWithinLimits(resources, { requests: k.requests !== undefined, limits: k.limits !== undefined }, fail);
   return {
     namespace,
-    defaultNamespace: (k.namespace ?? undefined) === undefined,
+    defaultNamespace,
     service,
     ...(k.image === undefined ? {} : { image: k.image }),
     ...resources,
@@ -124,9 +124,13 @@ const CLUSTER_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-
 
 /**
  * `kubernetes.namespace` checked: a DNS label the stack may create. When it is not given, `fallback` (`mcp-store-`
- * and the construct's name) is the namespace, and a name too long for it is said as such.
+ * and the construct's name) is the namespace (`defaultNamespace`), and a name too long for it is said as such.
  */
-export function checkNamespace(namespace: unknown, fail: (m: string) => never, fallback?: string): string {
+export function checkNamespace(
+  namespace: unknown,
+  fail: (m: string) => never,
+  fallback?: string,
+): { namespace: string; defaultNamespace: boolean } {
   if (namespace === undefined && fallback !== undefined && fallback.length > 63) {
     fail(
       `the default kubernetes.namespace, '${fallback}', is longer than 63 characters: give a shorter name, or set ` +
@@ -143,7 +147,7 @@ export function checkNamespace(namespace: unknown, fail: (m: string) => never, f
         'deletes it with its objects), so give one no other object uses',
     );
   }
-  return ns;
+  return { namespace: ns, defaultNamespace: ns !== namespace };
 }
 
 /** `kubernetes.requests` or `kubernetes.limits` checked: cpu and memory, each a Kubernetes quantity. */

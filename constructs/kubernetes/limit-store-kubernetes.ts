@@ -52,7 +52,7 @@ export function checkLimitStoreKubernetes(
   if (typeof k !== 'object' || k === null) {
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp-store' }`);
   }
-  const namespace = checkNamespace(k.namespace, fail, `mcp-store-${name}`);
+  const { namespace, defaultNamespace } = checkNamespace(k.namespace, fail, `mcp-store-${name}`);
   const storage = k.storage;
   if (storage !== undefined) {
     if (typeof storage !== 'object' || storage === null) {
@@ -75,7 +75,7 @@ export function checkLimitStoreKubernetes(
   checkWithinLimits(resources, { requests: k.requests !== undefined, limits: k.limits !== undefined }, fail);
   return {
     namespace,
-    defaultNamespace: (k.namespace ?? undefined) === undefined,
+    defaultNamespace,
     ...(storage === undefined ? {} : { storage }),
     ...resources,
   };
