@@ -5,8 +5,9 @@
  *
  * The pattern's compiled program says which characters a match can consume (its alphabet) and how many at least
  * (its shortest match). A match is a run of alphabet characters, so it lies inside a maximal run of them at least
- * that long; V8 finds those runs natively (one character class, repeated, tried only where a run starts: linear,
- * see {@link runFinder}). RE2 then runs on each run with
+ * that long; a loop over the character codes finds those runs in a short text ({@link RunScanner}), V8 in a long
+ * one (one character class, repeated, tried only where a run starts: linear, see {@link runFinder}).
+ * RE2 then runs on each run with
  * one character of context either side — a character outside the alphabet, or the text's end — so that `\b`,
  * `\B`, `^` and `$` see exactly the neighbours they see in the whole text, and no match can consume the context.
  * Runs close together are searched as one span (a substring bounded the same way), so RE2 is not called per word.
@@ -34,16 +35,18 @@ const SPAN_CHARS = 4096;
  */
 const DENSE_RUNS = 256;
 const DENSE_SPACING = 32;
+/** Texts up to this many UTF-16 units have their runs found by {@link RunScanner}, longer ones by V8. */
+const SCANNED_CHARS = 4096;
 /**
  * The shortest run V8 looks for, at most (a longer shortest match still lies in such a run). Any length costs the
- * same per character (see {@link runFinder}); the cap keeps the expression V8 compiles small.
+ * same per character; the cap keeps the expression V8 compiles small.
  */
 const MAX_RUN_LENGTH = 1024;
 
 /** What the analysis of a pattern's program found. */
 export interface PatternAlphabet {
-  /** Every code point a match can consume, as the body of a `u`-mode character class. */
-  readonly classBody: string;
+  /** Every code point a match can consume: inclusive ranges, sorted, neither overlapping nor adjacent. */
+  readonly ranges: readonly (readonly [number, number])[];
   /** The fewest code points a match consumes (at least 1). */
   readonly minLength: number;
 }
@@ -93,13 +96,15 @@ class WholeTextPattern implements RedactPattern {
 }
 
 class WindowedPattern implements RedactPattern {
-  private readonly runs: RegExp;
+  private readonly scanner: RunScanner;
+  private readonly runFinder: RegExp;
 
   constructor(
     private readonly matcher: LinearRegExp,
     public readonly alphabet: PatternAlphabet,
   ) {
-    this.runs = runFinder(alphabet);
+    this.scanner = new RunScanner(alphabet);
+    this.runFinder = runFinder(alphabet);
   }
 
   get source(): string {
@@ -157,27 +162,45 @@ class WindowedPattern implements RedactPattern {
    *   replacement in a long span costs the engine several times a test)
    */
   private forEachSpan(input: string, visit: (start: number, end: number) => boolean, wholeWhenDense = false): void {
-    const runs = this.runs;
-    runs.lastIndex = 0;
     let spanStart = -1;
     let spanEnd = -1;
     let found = 0;
-    for (let run = runs.exec(input); run !== null; run = runs.exec(input)) {
-      const start = contextStart(input, run.index);
-      if (wholeWhenDense && ++found >= DENSE_RUNS && run.index < found * DENSE_SPACING) {
+    let done = false;
+    this.forEachRun(input, (runStart, runEnd) => {
+      const start = contextStart(input, runStart);
+      if (wholeWhenDense && ++found >= DENSE_RUNS && runStart < found * DENSE_SPACING) {
         visit(spanStart >= 0 ? spanStart : start, input.length);
-        return;
+        return (done = true);
       }
-      const end = contextEnd(input, run.index + run[0].length);
+      const end = contextEnd(input, runEnd);
       if (spanStart >= 0 && start - spanEnd <= MERGE_GAP && end - spanStart <= SPAN_CHARS) {
         spanEnd = end;
-        continue;
+        return false;
       }
-      if (spanStart >= 0 && visit(spanStart, spanEnd)) return;
+      if (spanStart >= 0 && visit(spanStart, spanEnd)) return (done = true);
       spanStart = start;
       spanEnd = end;
+      return false;
+    });
+    if (!done && spanStart >= 0) visit(spanStart, spanEnd);
+  }
+
+  /**
+   * Calls `visit` with each maximal run of the alphabet at least the shortest match long, until it returns true.
+   * A short text is read by the loop over character codes, which passes over characters outside the alphabet
+   * several times faster than V8's expression; a long one by the expression, which reads a run of the alphabet
+   * faster than the loop (a hostile body is mostly runs).
+   */
+  private forEachRun(input: string, visit: (start: number, end: number) => boolean): void {
+    if (input.length <= SCANNED_CHARS) {
+      this.scanner.forEachRun(input, visit);
+      return;
     }
-    if (spanStart >= 0) visit(spanStart, spanEnd);
+    const runs = this.runFinder;
+    runs.lastIndex = 0;
+    for (let run = runs.exec(input); run !== null; run = runs.exec(input)) {
+      if (visit(run.index, run.index + run[0].length)) return;
+    }
   }
 }
 
@@ -187,8 +210,85 @@ class WindowedPattern implements RedactPattern {
  * of a shorter run, m steps each, so a text of runs one short of m costs m²/2 steps per run.
  */
 export function runFinder(alphabet: PatternAlphabet): RegExp {
+  const body = alphabet.ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join('');
   const atLeast = Math.min(alphabet.minLength, MAX_RUN_LENGTH);
-  return new RegExp(`(?<![${alphabet.classBody}])[${alphabet.classBody}]{${atLeast},}`, 'gu');
+  return new RegExp(`(?<![${body}])[${body}]{${atLeast},}`, 'gu');
+}
+
+function hex(cp: number): string {
+  return `\\u{${cp.toString(16)}}`;
+}
+
+/**
+ * Finds the maximal runs of alphabet code points at least the shortest match long, in one pass over the text's
+ * character codes: a table answers for ASCII, the ranges for the rest. A surrogate pair is one code point and a
+ * lone surrogate one of its own, as in a `u`-mode expression.
+ */
+export class RunScanner {
+  private readonly ascii = new Uint8Array(128);
+  /** The alphabet's ranges above ASCII, as [lo, hi, lo, hi, …] in order. */
+  private readonly wide: number[] = [];
+  private readonly minLength: number;
+
+  constructor(alphabet: PatternAlphabet) {
+    this.minLength = alphabet.minLength;
+    for (const [lo, hi] of alphabet.ranges) {
+      for (let c = lo; c <= Math.min(hi, 127); c++) this.ascii[c] = 1;
+      if (hi >= 128) this.wide.push(Math.max(lo, 128), hi);
+    }
+  }
+
+  /** Calls `visit` with each run's [start, end) in UTF-16 units, in order, until it returns true. */
+  forEachRun(text: string, visit: (start: number, end: number) => boolean): void {
+    const ascii = this.ascii;
+    const minLength = this.minLength;
+    const n = text.length;
+    let start = -1;
+    let count = 0;
+    for (let i = 0; i < n;) {
+      const unit = text.charCodeAt(i);
+      let width = 1;
+      let member: boolean;
+      if (unit < 128) member = ascii[unit] !== 0;
+      else {
+        let cp = unit;
+        if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < n) {
+          const low = text.charCodeAt(i + 1);
+          if (low >= 0xdc00 && low <= 0xdfff) {
+            cp = (unit - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
+            width = 2;
+          }
+        }
+        member = this.inWide(cp);
+      }
+      if (member) {
+        if (start < 0) {
+          start = i;
+          count = 0;
+        }
+        count++;
+      } else if (start >= 0) {
+        if (count >= minLength && visit(start, i)) return;
+        start = -1;
+      }
+      i += width;
+    }
+    if (start >= 0 && count >= minLength) visit(start, n);
+  }
+
+  /** Whether a code point above ASCII is in the alphabet: a binary search of the ranges (a script has hundreds). */
+  private inWide(cp: number): boolean {
+    const wide = this.wide;
+    let lo = 0;
+    let hi = (wide.length >> 1) - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (cp < wide[mid << 1]) hi = mid - 1;
+      else if (cp > wide[(mid << 1) + 1]) lo = mid + 1;
+      else return true;
+    }
+    return false;
+  }
 }
 
 /** The start of the code point before `index` (0 at the text's start). */
@@ -303,28 +403,17 @@ export function patternAlphabet(source: string): PatternAlphabet | undefined {
     }
   }
   if (!(minLength >= 1 && minLength < Infinity) || ranges.length === 0) return undefined;
-  return { classBody: classBody(ranges), minLength };
+  return { ranges: mergedRanges(ranges), minLength };
 }
 
-/** Sorted, merged ranges as the body of a `u`-mode character class. */
-function classBody(ranges: [number, number][]): string {
+/** The ranges sorted, overlapping and adjacent ones merged. */
+function mergedRanges(ranges: [number, number][]): [number, number][] {
   ranges.sort((a, b) => a[0] - b[0]);
-  let body = '';
-  let [lo, hi] = ranges[0];
-  const flush = (): void => {
-    body += lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`;
-  };
+  const merged: [number, number][] = [[ranges[0][0], ranges[0][1]]];
   for (const [a, b] of ranges.slice(1)) {
-    if (a <= hi + 1) hi = Math.max(hi, b);
-    else {
-      flush();
-      [lo, hi] = [a, b];
-    }
+    const last = merged[merged.length - 1];
+    if (a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else merged.push([a, b]);
   }
-  flush();
-  return body;
-}
-
-function hex(cp: number): string {
-  return `\\u{${cp.toString(16)}}`;
+  return merged;
 }

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
-import { compileRedactPattern, patternAlphabet } from '../../src/response';
+import { compileRedactPattern, patternAlphabet, RunScanner, runFinder } from '../../src/response';
 import { compileLinearPattern } from '../../src/regex/linear-regexp';
 
 const PATTERNS = [
@@ -61,11 +61,31 @@ const text = fc
 
 describe('windowed redact patterns', () => {
   it('knows the alphabet and the shortest match of the usual patterns', () => {
-    assert.deepEqual(patternAlphabet('\\b[0-9]{13,16}\\b'), { classBody: '\\u{30}-\\u{39}', minLength: 13 });
+    assert.deepEqual(patternAlphabet('\\b[0-9]{13,16}\\b'), { ranges: [[0x30, 0x39]], minLength: 13 });
     assert.equal(patternAlphabet('sk_live_[A-Za-z0-9]{4}')?.minLength, 12);
     assert.equal(patternAlphabet('[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}')?.minLength, 6);
     // Every pattern of this file is windowed: none falls back to reading whole texts.
     for (const source of PATTERNS) assert.notEqual(compileRedactPattern(source).alphabet, undefined, source);
+  });
+
+  it('finds in a short text the runs V8 finds in a long one, surrogates included', () => {
+    for (const source of PATTERNS) {
+      const alphabet = patternAlphabet(source)!;
+      const expression = runFinder(alphabet);
+      const scanner = new RunScanner(alphabet);
+      fc.assert(
+        fc.property(text, (input) => {
+          const found: number[] = [];
+          scanner.forEachRun(input, (start, end) => {
+            found.push(start, end);
+            return false;
+          });
+          const expected = [...input.matchAll(expression)].flatMap((m) => [m.index, m.index + m[0].length]);
+          assert.deepEqual(found, expected, `${source} on ${JSON.stringify(input)}`);
+        }),
+        { numRuns: 300 },
+      );
+    }
   });
 
   it('test and replaceAll answer as the engine does over the whole text', () => {
