@@ -165,42 +165,40 @@ class WindowedPattern implements RedactPattern {
     let spanStart = -1;
     let spanEnd = -1;
     let found = 0;
-    let done = false;
-    this.forEachRun(input, (runStart, runEnd) => {
+    const stopped = this.forEachRun(input, (runStart, runEnd) => {
       const start = contextStart(input, runStart);
       if (wholeWhenDense && ++found >= DENSE_RUNS && runStart < found * DENSE_SPACING) {
         visit(spanStart >= 0 ? spanStart : start, input.length);
-        return (done = true);
+        return true;
       }
       const end = contextEnd(input, runEnd);
       if (spanStart >= 0 && start - spanEnd <= MERGE_GAP && end - spanStart <= SPAN_CHARS) {
         spanEnd = end;
         return false;
       }
-      if (spanStart >= 0 && visit(spanStart, spanEnd)) return (done = true);
+      if (spanStart >= 0 && visit(spanStart, spanEnd)) return true;
       spanStart = start;
       spanEnd = end;
       return false;
     });
-    if (!done && spanStart >= 0) visit(spanStart, spanEnd);
+    if (!stopped && spanStart >= 0) visit(spanStart, spanEnd);
   }
 
   /**
-   * Calls `visit` with each maximal run of the alphabet at least the shortest match long, until it returns true.
+   * Calls `visit` with each maximal run of the alphabet at least the shortest match long, until it returns true;
+   * returns whether it did.
    * A short text is read by the loop over character codes, which passes over characters outside the alphabet
    * several times faster than V8's expression; a long one by the expression, which reads a run of the alphabet
    * faster than the loop (a hostile body is mostly runs).
    */
-  private forEachRun(input: string, visit: (start: number, end: number) => boolean): void {
-    if (input.length <= SCANNED_CHARS) {
-      this.scanner.forEachRun(input, visit);
-      return;
-    }
+  private forEachRun(input: string, visit: (start: number, end: number) => boolean): boolean {
+    if (input.length <= SCANNED_CHARS) return this.scanner.forEachRun(input, visit);
     const runs = this.runFinder;
     runs.lastIndex = 0;
     for (let run = runs.exec(input); run !== null; run = runs.exec(input)) {
-      if (visit(run.index, run.index + run[0].length)) return;
+      if (visit(run.index, run.index + run[0].length)) return true;
     }
+    return false;
   }
 }
 
@@ -238,8 +236,8 @@ export class RunScanner {
     }
   }
 
-  /** Calls `visit` with each run's [start, end) in UTF-16 units, in order, until it returns true. */
-  forEachRun(text: string, visit: (start: number, end: number) => boolean): void {
+  /** Calls `visit` with each run's [start, end) in UTF-16 units, in order, until it returns true; returns whether it did. */
+  forEachRun(text: string, visit: (start: number, end: number) => boolean): boolean {
     const ascii = this.ascii;
     const minLength = this.minLength;
     const n = text.length;
@@ -268,12 +266,12 @@ export class RunScanner {
         }
         count++;
       } else if (start >= 0) {
-        if (count >= minLength && visit(start, i)) return;
+        if (count >= minLength && visit(start, i)) return true;
         start = -1;
       }
       i += width;
     }
-    if (start >= 0 && count >= minLength) visit(start, n);
+    return start >= 0 && count >= minLength && visit(start, n);
   }
 
   /** Whether a code point above ASCII is in the alphabet: a binary search of the ranges (a script has hundreds). */
