@@ -68,8 +68,12 @@ function hex(cp: number): string {
   return `\\x{${cp.toString(16)}}`;
 }
 
-function rangesText(ranges: readonly (readonly [number, number])[]): string {
-  return ranges.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join('');
+/** Code point ranges as the inside of a character class, each code point written by `escape` (RE2's by default). */
+export function classRanges(
+  ranges: readonly (readonly [number, number])[],
+  escape: (cp: number) => string = hex,
+): string {
+  return ranges.map(([a, b]) => (a === b ? escape(a) : `${escape(a)}-${escape(b)}`)).join('');
 }
 
 function complement(ranges: readonly (readonly [number, number])[]): [number, number][] {
@@ -83,8 +87,8 @@ function complement(ranges: readonly (readonly [number, number])[]): [number, nu
   return out;
 }
 
-const SPACE_RANGES = rangesText(WHITE_SPACE);
-const NON_SPACE_RANGES = rangesText(complement(WHITE_SPACE));
+const SPACE_RANGES = classRanges(WHITE_SPACE);
+const NON_SPACE_RANGES = classRanges(complement(WHITE_SPACE));
 const ALL = `${hex(0)}-${hex(MAX_CODE_POINT)}`;
 // `.` without the `s` flag: anything but a line terminator.
 const DOT = `[^${hex(0xa)}${hex(0xd)}${hex(0x2028)}${hex(0x2029)}]`;

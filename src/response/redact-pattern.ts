@@ -16,7 +16,7 @@
  * The result is the same text RE2 makes over the whole input. A pattern whose program the analysis does not know
  * (or one that can match the empty string) runs on the whole text.
  */
-import { compileLinearPattern, re2, translate, type LinearRegExp } from '../regex/linear-regexp';
+import { classRanges, compileLinearPattern, re2, translate, type LinearRegExp } from '../regex/linear-regexp';
 
 /** Runs closer than this (in UTF-16 units) are searched as one span: a call into RE2 costs about that much. */
 const MERGE_GAP = 64;
@@ -208,12 +208,13 @@ class WindowedPattern implements RedactPattern {
  * of a shorter run, m steps each, so a text of runs one short of m costs m²/2 steps per run.
  */
 export function runFinder(alphabet: PatternAlphabet): RegExp {
-  const body = alphabet.ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join('');
+  const body = classRanges(alphabet.ranges, unicodeEscape);
   const atLeast = Math.min(alphabet.minLength, MAX_RUN_LENGTH);
   return new RegExp(`(?<![${body}])[${body}]{${atLeast},}`, 'gu');
 }
 
-function hex(cp: number): string {
+/** A code point as a `u`-mode expression writes it. */
+function unicodeEscape(cp: number): string {
   return `\\u{${cp.toString(16)}}`;
 }
 
