@@ -87,7 +87,7 @@ export class SharedStore {
   private closed = false;
   /** Calls waiting for the end of this event-loop turn, to be counted by one script invocation. */
   private pending: PendingCall[] | undefined;
-  /** Waiting for the first connection (`connected`): called once. */
+  /** Waiting for the store to answer (`connected`, {@link whenUp}): each called once, at the next connection. */
   private readonly waiters: (() => void)[] = [];
   /** Called at every recovery (`onRecovery`). */
   private readonly recoveryHooks: (() => void)[] = [];
@@ -261,17 +261,32 @@ export class SharedStore {
       if (space > 0 && Number.isSafeInteger(expiresAtMs)) listener(message.slice(0, space), expiresAtMs);
     });
     subscriber.on('ready', () => {
-      // subscribed before reading the set, so a session ended in between arrives at least once
-      subscriber
-        .subscribe(key)
-        .then(() => this.client.zrangebyscore(key, Date.now(), '+inf', 'WITHSCORES'))
-        .then((entries) => {
-          for (let i = 0; i + 1 < entries.length; i += 2) listener(entries[i], Number(entries[i + 1]));
-        })
-        .catch((err: Error) =>
-          this.log('warn', 'ended sessions not read from the limit store', { error: err.message }),
-        );
+      // subscribed before reading the set, so a session ended in between arrives at least once; the set is read
+      // through the command connection, which may connect after this one
+      subscriber.subscribe(key).then(
+        () => this.whenUp(() => this.readRevoked(key, listener)),
+        (err: Error) => this.log('warn', 'ended sessions not read from the limit store', { error: err.message }),
+      );
     });
+  }
+
+  /** Passes every ended session the store holds to `listener`; read again when the store returns, if it failed. */
+  private readRevoked(key: string, listener: RevokedListener): void {
+    this.run(() => this.client.zrangebyscore(key, Date.now(), '+inf', 'WITHSCORES')).then(
+      (entries) => {
+        for (let i = 0; i + 1 < entries.length; i += 2) listener(entries[i], Number(entries[i + 1]));
+      },
+      (err: Error) => {
+        if (err instanceof StoreUnavailableError) this.whenUp(() => this.readRevoked(key, listener));
+        else this.log('warn', 'ended sessions not read from the limit store', { error: err.message });
+      },
+    );
+  }
+
+  /** Runs `fn` now while the store answers, else once it does. */
+  private whenUp(fn: () => void): void {
+    if (this.up) fn();
+    else this.waiters.push(fn);
   }
 
   /** Runs `fn` when `available` again after an outage (e.g. to hand over what was kept locally meanwhile). */

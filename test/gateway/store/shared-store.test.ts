@@ -5,6 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Agent } from 'undici';
 import type { GatewayConfig, RateLimitConfig, StoreConfig } from '../../../src/config';
 import { startBackend, type TestBackend } from '../../helpers/backend';
@@ -248,6 +249,45 @@ if (REDIS_SERVER === undefined) {
         assert.equal(store.available, true);
       } finally {
         await store.close();
+      }
+    });
+
+    it('reads the ended sessions the store holds even when its subscription connects before its commands do', async () => {
+      // a proxy to the store that holds the first connection (the command one) for a while, the next not at all
+      const held: Socket[] = [];
+      const proxy = createServer((socket) => {
+        const upstream = connect(redis.port, '127.0.0.1');
+        const pipe = (): void => void socket.pipe(upstream).pipe(socket);
+        socket.on('error', () => upstream.destroy());
+        upstream.on('error', () => socket.destroy());
+        held.push(socket, upstream);
+        if (held.length === 2) setTimeout(pipe, 400);
+        else pipe();
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      const url = `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const lines: string[] = [];
+      const gatewayName = `race-${randomBytes(4).toString('hex')}`;
+      const writer = new SharedStore({ url: redis.url }, 'store-secret', gatewayName, () => undefined);
+      const reader = new SharedStore({ url, timeout_ms: 2_000 }, 'store-secret', gatewayName, (_level, msg, fields) =>
+        lines.push(`${msg} ${JSON.stringify(fields)}`),
+      );
+      try {
+        assert.ok(await writer.connected(5_000), 'the writer connected');
+        const expires = Date.now() + 60_000;
+        await writer.revoke('mac-ended-before-start', expires);
+        await eventually(() => held.length >= 2, { what: 'the command connection at the proxy' });
+        const seen: string[] = [];
+        reader.onRevoked((mac) => seen.push(mac));
+        await eventually(() => assert.deepEqual(seen, ['mac-ended-before-start']), { timeoutMs: 5_000 });
+        assert.deepEqual(
+          lines.filter((l) => l.startsWith('ended sessions')),
+          [],
+        );
+      } finally {
+        await Promise.all([writer.close(), reader.close()]);
+        for (const socket of held) socket.destroy();
+        proxy.close();
       }
     });
 
