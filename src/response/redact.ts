@@ -155,20 +155,26 @@ export function redactText(text: string, patterns: readonly LinearRegExp[]): str
 }
 
 /**
- * Whether a pattern matches the JSON text of a key or a number of `root` (then {@link redactKeysAndNumbers} has
- * work to do).
+ * Whether a pattern matches a key (as it is) or the JSON text of a number of `root` (then
+ * {@link redactKeysAndNumbers} has work to do).
  *
  * The distinct keys and the numbers are gathered in one walk and each list is searched once, as the JSON text of
- * an array: every item's text stands in it as it is, between punctuation (no word character, like a text's ends),
- * so a match in one item is a match there too. Only a hit there is confirmed item by item. A pattern with `^` or
- * `$`, which anchors to each item's ends, is searched item by item. The walk costs the same whatever the strings
- * hold (searching the serialized value with its strings cut out cost a response of many short strings more).
- * @param json `JSON.stringify(root)`: a short one is searched first, and no match there ends the search
+ * an array: where no key holds a character JSON escapes, every item stands in it as it is, between punctuation (no
+ * word character, like a text's ends), so a match in one item is a match there too. Only a hit there is confirmed
+ * item by item. A pattern with `^` or `$`, which anchors to each item's ends, and every pattern when a key was
+ * escaped, is searched item by item. The walk costs the same whatever the strings hold (searching the serialized
+ * value with its strings cut out cost a response of many short strings more).
+ * @param json `JSON.stringify(root)`: a short one without escapes is searched first, and no match there ends the
+ *   search
  */
 export function matchesOutsideStrings(root: unknown, patterns: readonly LinearRegExp[], json: string): boolean {
-  // A short text is searched first: a key or a number stands in it as it is, between punctuation, so no match in
-  // it means none in them, and one search of a small answer costs less than the walk.
-  if (json.length <= SHORT_TEXT_CHARS && !patterns.some((pattern) => anchorsToEnds(pattern) || pattern.test(json))) {
+  // A short text is searched first: without escapes a key or a number stands in it as it is, between punctuation,
+  // so no match in it means none in them, and one search of a small answer costs less than the walk.
+  if (
+    json.length <= SHORT_TEXT_CHARS &&
+    !json.includes('\\') &&
+    !patterns.some((pattern) => anchorsToEnds(pattern) || pattern.test(json))
+  ) {
     return false;
   }
   const { keys, numbers } = keysAndNumbers(root);
@@ -178,11 +184,11 @@ export function matchesOutsideStrings(root: unknown, patterns: readonly LinearRe
     if (anchorsToEnds(pattern)) return true;
     keysText ??= JSON.stringify([...keys]);
     numbersText ??= JSON.stringify(numbers);
-    return pattern.test(keysText) || pattern.test(numbersText);
+    return keysText.includes('\\') || pattern.test(keysText) || pattern.test(numbersText);
   });
   if (candidates.length === 0) return false;
   const hit = (text: string): boolean => candidates.some((pattern) => pattern.test(text));
-  for (const key of keys) if (hit(JSON.stringify(key))) return true;
+  for (const key of keys) if (hit(key)) return true;
   for (const number of numbers) if (hit(JSON.stringify(number))) return true;
   return false;
 }

@@ -135,10 +135,19 @@ describe('matchesOutsideStrings', () => {
     assert.equal(outside({ 'k7,8': 1 }, spanning), true);
   });
 
+  it('searches a key that JSON escapes as it is, in a short or a long value', () => {
+    const spaced = [compileRedactPattern('4111\\s1111')];
+    assert.equal(outside({ '4111\t1111': 1 }, spaced), true);
+    assert.equal(outside({ items, '4111\t1111': 1 }, spaced), true);
+    assert.equal(outside({ items, '4111\t1112': 1 }, spaced), false);
+  });
+
   it('searches item by item for a pattern anchored to the ends', () => {
     const anchored = [compileRedactPattern('^[0-9]{16}$')];
     assert.equal(outside({ items, n: 4111111111111111 }, anchored), true);
     assert.equal(outside({ items, n: 41111111111111112 }, anchored), false);
-    assert.equal(outside({ '4111111111111111': 1 }, anchored), false); // a key's text is quoted
+    // a key is searched as it is, not as JSON writes it (quoted): its own ends anchor the pattern
+    assert.equal(outside({ '4111111111111111': 1 }, anchored), true);
+    assert.equal(outside({ '41111111111111112': 1 }, anchored), false);
   });
 });

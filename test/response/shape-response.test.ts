@@ -167,6 +167,36 @@ describe('response/shape-response', () => {
     });
   });
 
+  it('renames a key as it is, not as JSON writes it: anchored, or behind an escape, in a short or a long body', () => {
+    const filler = Array.from({ length: 3000 }, (_, i) => ({ id: `o-${i}`, note: `order ${i} of the month` }));
+    const card = '\\b\\d{4}\\s\\d{4}\\s\\d{4}\\s\\d{4}\\b';
+    const cases: [pattern: string, key: string][] = [
+      ['^\\d{16}$', '4111111111111111'],
+      ['^[a-z]+@[a-z]+\\.[a-z]{2,}$', 'ada@example.com'],
+      ['^sk_live_[A-Za-z0-9]{24}$', 'sk_live_abcdefghijklmnopqrstuvwx'],
+      [card, '4111\t1111\t1111\t1111'],
+      [card, '4111\n1111\n1111\n1111'],
+      ['a"b', 'xa"by'],
+      ['a\\\\b', 'xa\\by'],
+    ];
+    for (const [pattern, key] of cases) {
+      for (const body of [{ byKey: { [key]: { n: 1 } } }, { filler, byKey: { [key]: { n: 1 } } }]) {
+        const outcome = shape({ response: { redact_patterns: { p: pattern } } }, body);
+        assert.ok(outcome.ok);
+        const result = JSON.parse(outcome.resultJson);
+        const expected = new RegExp(pattern, 'gu');
+        assert.deepEqual(
+          Object.keys(result.structuredContent.byKey),
+          [key.replace(expected, '[redacted]')],
+          `${pattern} on the key ${JSON.stringify(key)}`,
+        );
+        assert.notEqual(Object.keys(result.structuredContent.byKey)[0], key, `${pattern}: the key was renamed`);
+        assert.equal(outcome.counts.redacted, 1);
+        assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+      }
+    }
+  });
+
   it('keeps the text content the JSON of the shaped value, at any size, unless a key or a number matches', () => {
     // past 64 KiB, and nothing in it matches the patterns below
     const filler = Array.from({ length: 6000 }, (_, i) => ({ k: `x-${i}` }));
