@@ -103,7 +103,9 @@ export function bodyResult(
   shaper: ResponseShaper | undefined,
 ): ServiceOutcome {
   try {
-    const text = body.toString('utf8');
+    let text = body.toString('utf8');
+    // a byte order mark before JSON may be ignored (RFC 8259, 8.1): kept, it would make JSON text or fail to parse
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     return shaper === undefined ? toolResult(text, contentType) : shaper.shape(text, contentType, maxBytes);
   } catch {
     return BODY_FAILED;

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { BODY_FAILED, bodyResult, MAX_RESPONSE_DEPTH, toolResult } from '../../src/response';
+import { BODY_FAILED, bodyResult, compileResponseControls, MAX_RESPONSE_DEPTH, toolResult } from '../../src/response';
 
 const nested = (levels: number): string => `{"a":${'['.repeat(levels - 1)}1${']'.repeat(levels - 1)}}`;
 
@@ -40,6 +40,20 @@ describe('a 2xx body as a tool result', () => {
       code: 'SERVICE_BAD_RESPONSE',
       message: 'Service error: response could not be processed',
     });
+  });
+
+  it('ignores a byte order mark before the body: JSON stays JSON, and redact paths still apply', () => {
+    const bom = (text: string) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+    const plain = bodyResult(bom('{"email":"ada@example.com"}'), 'application/json', 1 << 20, undefined);
+    assert.ok(plain.ok, JSON.stringify(plain));
+    assert.deepEqual(JSON.parse(String(plain.resultJson)).structuredContent, { email: 'ada@example.com' });
+    const compiled = compileResponseControls({ response: { redact: ['email'] } }, true);
+    assert.ok('shaper' in compiled && compiled.shaper !== undefined);
+    for (const type of ['application/json', 'text/plain', '']) {
+      const shaped = bodyResult(bom('{"email":"ada@example.com"}'), type, 1 << 20, compiled.shaper);
+      assert.ok(shaped.ok, `${type}: ${JSON.stringify(shaped)}`);
+      assert.deepEqual(JSON.parse(String(shaped.resultJson)).structuredContent, { email: '[redacted]' }, type);
+    }
   });
 
   it('still parses JSON nested exactly as deep as the limit into structuredContent', () => {
