@@ -120,9 +120,6 @@ export function compileResponseControls(
 }
 
 class Shaper {
-  /** Whether the value changes besides validation: then the result is rendered from the shaped value. */
-  private readonly reshapes: boolean;
-
   constructor(
     private readonly validator: ToolValidator | undefined,
     /** What response messages may name: only the keys it declares. */
@@ -132,9 +129,7 @@ class Shaper {
     private readonly patterns: readonly RedactPattern[],
     private readonly maxBytes: number | undefined,
     private readonly counted: boolean,
-  ) {
-    this.reshapes = selector !== undefined || paths.length > 0 || patterns.length > 0;
-  }
+  ) {}
 
   shape(text: string, contentType: string, defaultMaxBytes: number): ShapeOutcome {
     // the tool's maxBytes bounds every byte the agent gets; without one, the gateway's response limit bounds each of
@@ -165,7 +160,7 @@ class Shaper {
     // A number JSON cannot carry (1e400 parses as Infinity) would be rendered as null: a value the service never
     // sent. Validation refuses it where the output declares a number; this catches it anywhere else. Only a text
     // with a huge number literal can hold one, so the walk is for those.
-    if (this.reshapes && hugeNumbers && typeof value === 'object' && value !== null) {
+    if (hugeNumbers && typeof value === 'object' && value !== null) {
       const problems = nonFiniteNumbers(value as Record<string, unknown>);
       if (problems !== undefined) {
         const message = declaredOnlyMessage(problems, this.output);
@@ -187,18 +182,8 @@ class Shaper {
       redacted += matched.count;
       if (matched.count > 0) json = undefined; // strings changed: serialize again
     }
-    const counts = this.counted ? { fields_dropped: dropped, redacted } : undefined;
-    if (!this.reshapes) {
-      // Validated and unchanged: the body's own text is the result (no second serialization).
-      const content = `[{"type":"text","text":${JSON.stringify(text)}}]`;
-      const structured = isJsonObject(value);
-      return withinLimit(
-        structured ? `{"content":${content},"structuredContent":${text}}` : `{"content":${content}}`,
-        text,
-        limit,
-        counts,
-      );
-    }
+    // Always the parsed value serialized, never the body's own text: a text with a key twice parses to its last
+    // value, so the text could carry a first one that was never validated (or selected, or redacted).
     json ??= JSON.stringify(value);
     // Keys and numbers are not string values: a match there is redacted in the value too (a number becomes the
     // redacted text of it, a key is renamed), so the text content stays the JSON of structuredContent.

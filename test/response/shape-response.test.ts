@@ -41,6 +41,20 @@ describe('response/shape-response', () => {
     });
   });
 
+  it('forwards what it validated, never the body text: a key sent twice is forwarded once, as validated', () => {
+    const body = '{"id":"078-05-1120 undeclared","orders":"not an array","id":"c1","orders":[{"id":"o1","total":2}]}';
+    const outcome = shape({ output_schema: OUTPUT }, body);
+    assert.ok(outcome.ok, JSON.stringify(outcome));
+    const result = JSON.parse(outcome.resultJson);
+    const validated = { id: 'c1', orders: [{ id: 'o1', total: 2 }] };
+    assert.deepEqual(result.structuredContent, validated);
+    assert.equal(result.content[0].text, JSON.stringify(validated));
+    assert.ok(!outcome.resultJson.includes('078-05-1120'), outcome.resultJson);
+    // a number JSON cannot carry, where nothing declares it, is refused rather than forwarded as null
+    const huge = shape({ output_schema: OUTPUT }, '{"id":"c1","extra":1e400}');
+    assert.equal(huge.ok, false);
+  });
+
   it('names the response path of a violation, never a value', () => {
     const outcome = shape(
       { output_schema: OUTPUT },
