@@ -1,7 +1,6 @@
 /**
- * Redaction: the string values at declared paths, and every match of the declared patterns in any string, become
- * `[redacted]`. Works in place on a freshly parsed response (the gateway's own copy); never changes the shape:
- * only string values change, and they stay strings.
+ * Redaction: the values at declared paths (strings, in a checked response), and every match of the declared
+ * patterns in any string, become `[redacted]`. Works in place on a freshly parsed response (the gateway's own copy).
  */
 import type { LinearRegExp } from '../regex/linear-regexp';
 import type { PathStep } from './redact-path';
@@ -10,50 +9,75 @@ import type { RedactPattern } from './redact-pattern';
 /** What a redacted value or match becomes. */
 export const REDACTED = '[redacted]';
 
-/** Replaces the string values at `paths` in `root`; returns how many were replaced. */
-export function redactPaths(root: unknown, paths: readonly (readonly PathStep[])[]): number {
-  let count = 0;
-  for (const steps of paths) count += redactAt(root, steps, 0);
-  return count;
+/**
+ * What {@link redactPaths} did: the values it replaced, or the first path (its index) that ends at a value other
+ * than a string or `null`, which it cannot replace without changing the response's shape.
+ */
+export type PathRedaction = { readonly count: number } | { readonly unredactable: number };
+
+/**
+ * Replaces the string values at `paths` in `root`, in place.
+ *
+ * A checked response holds a string wherever a path ends. One that no schema checked (no output declared, or
+ * `validate_output` off) may hold anything there, and nothing a path covers may reach the agent: an array met where
+ * a step expects none is stepped through, item by item (as field selection does), and any other value that is not
+ * a string or `null` where a path ends makes the response one to refuse.
+ */
+export function redactPaths(root: unknown, paths: readonly (readonly PathStep[])[]): PathRedaction {
+  const state = { count: 0, unredactable: false };
+  for (const [i, steps] of paths.entries()) {
+    redactAt(root, steps, 0, state);
+    if (state.unredactable) return { unredactable: i };
+  }
+  return { count: state.count };
 }
 
-function redactAt(node: unknown, steps: readonly PathStep[], index: number): number {
-  if (typeof node !== 'object' || node === null) return 0;
+interface RedactionState {
+  count: number;
+  unredactable: boolean;
+}
+
+function redactAt(node: unknown, steps: readonly PathStep[], index: number, state: RedactionState): void {
+  if (typeof node !== 'object' || node === null) return;
   const step = steps[index];
   const last = index === steps.length - 1;
   if (step.kind === 'element') {
-    if (!Array.isArray(node)) return 0;
-    let count = 0;
-    for (let i = 0; i < node.length; i++) {
-      if (last) {
-        if (typeof node[i] === 'string') {
-          node[i] = REDACTED;
-          count++;
-        }
-      } else count += redactAt(node[i], steps, index + 1);
+    if (!Array.isArray(node)) {
+      // an object where the path expects an array: what the path covers in it is its own item
+      if (last) state.unredactable = true;
+      else redactAt(node, steps, index + 1, state);
+      return;
     }
-    return count;
+    for (let i = 0; i < node.length; i++) {
+      if (last) redactValue(node as unknown as Record<number, unknown>, i, state);
+      else redactAt(node[i], steps, index + 1, state);
+    }
+    return;
   }
-  if (Array.isArray(node)) return 0;
+  if (Array.isArray(node)) {
+    for (const item of node) redactAt(item, steps, index, state);
+    return;
+  }
   const record = node as Record<string, unknown>;
-  if (step.kind === 'key') return redactKey(record, step.key, steps, index, last);
-  let count = 0;
-  for (const key of Object.keys(record)) count += redactKey(record, key, steps, index, last);
-  return count;
+  const keys = step.kind === 'key' ? [step.key] : Object.keys(record);
+  for (const key of keys) {
+    if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
+    if (last) redactValue(record, key, state);
+    else redactAt(record[key], steps, index + 1, state);
+  }
 }
 
-function redactKey(
-  record: Record<string, unknown>,
-  key: string,
-  steps: readonly PathStep[],
-  index: number,
-  last: boolean,
-): number {
-  if (!Object.prototype.hasOwnProperty.call(record, key)) return 0;
-  if (!last) return redactAt(record[key], steps, index + 1);
-  if (typeof record[key] !== 'string') return 0;
-  record[key] = REDACTED;
-  return 1;
+/** Redacts the value a path ends at: a string, an array's items, `null` not at all; anything else is unredactable. */
+function redactValue(holder: Record<string | number, unknown>, key: string | number, state: RedactionState): void {
+  const value = holder[key];
+  if (typeof value === 'string') {
+    holder[key] = REDACTED;
+    state.count++;
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) redactValue(value as unknown as Record<number, unknown>, i, state);
+  } else if (value !== null) {
+    state.unredactable = true;
+  }
 }
 
 /**

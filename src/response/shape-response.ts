@@ -4,7 +4,7 @@
  * content is rendered from the shaped value, never from the body, so nothing dropped or redacted reaches the agent
  * by another way. Messages never hold a response value: only declared names, paths and limits.
  */
-import { compileToolSchema, isJsonObject, type ToolValidator } from '../validation';
+import { compileToolSchema, invalidType, isJsonObject, type ToolValidator } from '../validation';
 import { compileRedactPattern, type RedactPattern } from './redact-pattern';
 import { nonFiniteNumbers } from '../validation';
 import { advertisedOutputSchema } from './advertised-output-schema';
@@ -114,7 +114,16 @@ export function compileResponseControls(
   const patterns = Object.values(response?.redact_patterns ?? {}).map((source) => compileRedactPattern(source));
   const selector = response?.fields === 'declared' && output !== undefined ? fieldSelector(output) : undefined;
   const advertised = output === undefined ? undefined : advertisedOutputSchema(output, paths, patterns.length > 0);
-  const shaper = new Shaper(validator, output, selector, paths, patterns, response?.max_bytes, response !== undefined);
+  const shaper = new Shaper(
+    validator,
+    output,
+    selector,
+    paths,
+    response?.redact ?? [],
+    patterns,
+    response?.max_bytes,
+    response !== undefined,
+  );
   const source = { config: { output_schema: output, response }, validateOutput };
   return { shaper: Object.assign(shaper, { advertisedSchema: advertised, source, searches: patterns.length > 0 }) };
 }
@@ -126,6 +135,8 @@ class Shaper {
     private readonly output: Record<string, unknown> | undefined,
     private readonly selector: FieldSelector | undefined,
     private readonly paths: readonly (readonly PathStep[])[],
+    /** The `redact` paths as the tool writes them, for a refusal's message. */
+    private readonly pathTexts: readonly string[],
     private readonly patterns: readonly RedactPattern[],
     private readonly maxBytes: number | undefined,
     private readonly counted: boolean,
@@ -168,7 +179,15 @@ class Shaper {
       }
     }
     let redacted = 0;
-    if (this.paths.length > 0) redacted += redactPaths(value, this.paths);
+    if (this.paths.length > 0) {
+      const done = redactPaths(value, this.paths);
+      if ('unredactable' in done) {
+        // only an unchecked response gets here; the path is one the tool declares
+        const message = invalidType(this.pathTexts[done.unredactable], 'string').message;
+        return { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.invalid(message) };
+      }
+      redacted += done.count;
+    }
     let json: string | undefined;
     if (this.patterns.length > 0) {
       // Many strings: one search of the serialized value usually shows that no pattern matches anywhere (the text

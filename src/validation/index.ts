@@ -5,7 +5,7 @@ export type { NormalizeAliasesResult } from './normalize-aliases';
 export { messages } from './messages';
 export { hasOwn, isJsonObject, isObject } from './json-object';
 export { CUT_MARK, cutName, escapeName, keyPath } from './path';
-export { invalidValue, joinMessages, missingRequired } from './violation-messages';
+export { invalidType, invalidValue, joinMessages, missingRequired } from './violation-messages';
 export { RESERVED_NAMES, isReservedName, reservedNameReason } from './reserved-names';
 export { patternProblem } from '../regex/linear-regexp';
 export {

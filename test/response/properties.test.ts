@@ -174,7 +174,7 @@ describe('response controls: properties', () => {
     );
   });
 
-  it('redaction never changes the shape of a response', () => {
+  it('redaction never changes the shape of a response: it redacts, or says the response holds what it cannot', () => {
     const json = fc.jsonValue() as fc.Arbitrary<Json>;
     const paths = fc.array(fc.constantFrom('a', 'a.b', 'a[].b', '*', 'x.*', 'a[]', 'b[].c[].d'), { maxLength: 3 });
     fc.assert(
@@ -182,10 +182,12 @@ describe('response controls: properties', () => {
         // the shape of what the gateway holds: JSON text parsed (a -0 of the generator is 0 after JSON)
         const before = shapeOf(JSON.parse(JSON.stringify(response)));
         const copy = JSON.parse(JSON.stringify(response));
-        redactPaths(
+        const done = redactPaths(
           copy,
           redact.map((p) => parseRedactPath(p) as readonly PathStep[]),
         );
+        // an unchecked response may hold a number or an object where a path ends: refused, never forwarded
+        if ('unredactable' in done) return;
         const matched = redactMatches(copy, [compileRedactPattern('[a-f0-9]{2,}')]);
         assert.deepEqual(shapeOf(matched.value), before);
       }),

@@ -55,6 +55,39 @@ describe('response/shape-response', () => {
     assert.equal(huge.ok, false);
   });
 
+  it('with validation off, redacts a path through arrays, and refuses a value there it cannot redact', () => {
+    const config: ResponseControlsConfig = {
+      output_schema: OUTPUT,
+      response: { fields: 'declared', redact: ['email'] },
+    };
+    const result = (body: unknown) => {
+      const outcome = shape(config, body, 1 << 20, false);
+      assert.ok(outcome.ok, JSON.stringify(outcome));
+      return JSON.parse(outcome.resultJson).structuredContent;
+    };
+    assert.deepEqual(result({ id: 'c1', email: ['ada@example.com'] }), { id: 'c1', email: ['[redacted]'] });
+    assert.deepEqual(result({ id: 'c1', email: [['ada@example.com', null]] }), {
+      id: 'c1',
+      email: [['[redacted]', null]],
+    });
+    assert.deepEqual(result({ id: 'c1', email: null }), { id: 'c1', email: null });
+    for (const email of [4111111111111111, true, { 'ada@example.com': 1 }, [{ address: 'ada@example.com' }]]) {
+      const outcome = shape(config, { id: 'c1', email }, 1 << 20, false);
+      assert.deepEqual(outcome, {
+        ok: false,
+        code: 'OUTPUT_INVALID',
+        message: 'Service returned an invalid response: Invalid type for `email`: expected string',
+      });
+    }
+    // without an output, a path into an array of objects reaches each one
+    const open = shaper({ response: { redact: ['customer.email'] } });
+    const outcome = open.shape('{"customer":[{"email":"ada@example.com"},{"email":"bob@example.com"}]}', '', 1 << 20);
+    assert.ok(outcome.ok);
+    assert.deepEqual(JSON.parse(outcome.resultJson).structuredContent, {
+      customer: [{ email: '[redacted]' }, { email: '[redacted]' }],
+    });
+  });
+
   it('names the response path of a violation, never a value', () => {
     const outcome = shape(
       { output_schema: OUTPUT },
@@ -258,7 +291,7 @@ describe('response/shape-response', () => {
   });
 
   it('refuses nesting deeper than 512 levels and numbers JSON cannot carry', () => {
-    const config = { response: { redact: ['a'] } };
+    const config = { response: { redact: ['z'] } };
     const deep = `{"a":${'['.repeat(513)}${']'.repeat(513)}}`;
     assert.deepEqual(shape(config, deep), { ok: false, code: 'OUTPUT_INVALID', message: responseMessages.tooDeep });
     assert.equal(shape(config, `{"a":${'['.repeat(511)}${']'.repeat(511)}}`).ok, true);
