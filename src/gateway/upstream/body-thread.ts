@@ -4,7 +4,8 @@
  * empty arrays packs hundreds of thousands of values into a MiB, and every other call would wait while the thread
  * worked through it. A body under {@link OFFLOAD_BYTES} is worked out in place: a hostile one of that size holds
  * the thread briefly, and copying it to a thread and back would cost an ordinary one more than it saves
- * (bench/response-attacks.ts measures both sides).
+ * (bench/response-attacks.ts measures both sides); one packed with arrays and objects goes to the thread from
+ * {@link OFFLOAD_PACKED_MIN_BYTES} up ({@link worksOffThread}).
  *
  * One thread per gateway (per `ServiceClient`), started at the first large body (it loads the validation and
  * shaping modules, so a gateway that never sees one never pays for it), unreferenced (it never keeps the process
@@ -28,10 +29,45 @@ import { BODY_FAILED, bodyResult, REQUEST_FAILED, type ServiceOutcome } from '..
 export const OFFLOAD_BYTES = 256 * 1024;
 
 /**
+ * A smaller body of at least {@link OFFLOAD_PACKED_MIN_BYTES} leaves the gateway's thread too when it holds more
+ * than this many opening brackets: V8 parses and serializes per value, and a body packed with arrays and objects
+ * costs many times an ordinary one of its size.
+ */
+export const OFFLOAD_BRACKETS = 16_384;
+
+/** Below this size a body is worked out in place, however many values it packs. */
+export const OFFLOAD_PACKED_MIN_BYTES = 16 * 1024;
+
+/**
  * The same for a tool with `redactPatterns`: a costly pattern (`[A-Za-z0-9._%+-]{1,64}@…`) on RE2's slower matcher
  * costs far more per byte than parsing, so from 4 KiB up such a body leaves the gateway's thread.
  */
 export const OFFLOAD_SEARCHED_BYTES = 4 * 1024;
+
+/**
+ * Whether a complete body of `size` bytes (in `chunks`) is worked out on the thread: a large one, or one of
+ * {@link OFFLOAD_PACKED_MIN_BYTES} or more that packs more than {@link OFFLOAD_BRACKETS} arrays and objects.
+ * @param searches the tool has `redactPatterns`
+ */
+export function worksOffThread(chunks: readonly Buffer[], size: number, searches: boolean): boolean {
+  if (size >= (searches ? OFFLOAD_SEARCHED_BYTES : OFFLOAD_BYTES)) return true;
+  return size >= OFFLOAD_PACKED_MIN_BYTES && bracketsOver(chunks, OFFLOAD_BRACKETS);
+}
+
+/** Whether `chunks` hold more than `limit` bytes `[` and `{` (in strings too): native searches, at most `limit`. */
+function bracketsOver(chunks: readonly Buffer[], limit: number): boolean {
+  let count = 0;
+  for (const chunk of chunks) {
+    for (const bracket of BRACKETS) {
+      for (let i = chunk.indexOf(bracket); i !== -1; i = chunk.indexOf(bracket, i + 1)) {
+        if (++count > limit) return true;
+      }
+    }
+  }
+  return false;
+}
+
+const BRACKETS = [0x5b, 0x7b];
 
 /** Threads in a row that die before loading their module, after which bodies are worked out in place for good. */
 const MAX_LOAD_FAILURES = 3;

@@ -6,7 +6,7 @@ import { withIdentity, type CallerIdentity } from './backend-headers';
 import { CaDispatchers, tlsFailureReason } from './backend-tls';
 import { buildServiceRequest, serviceTarget, type ServicePlan } from './request-plan';
 import type { ResponseShaper } from '../../response';
-import { BodyThread, OFFLOAD_BYTES, OFFLOAD_SEARCHED_BYTES } from './body-thread';
+import { BodyThread, worksOffThread } from './body-thread';
 import { sharedHostLookup, type LookupFunction } from './host-lookup';
 import { bodyResult, failure, REQUEST_FAILED, type ServiceOutcome } from '../../response';
 
@@ -320,7 +320,7 @@ class CallHandler {
       this.finish();
       return;
     }
-    if (this.size < (this.shaper?.searches === true ? OFFLOAD_SEARCHED_BYTES : OFFLOAD_BYTES)) {
+    if (!worksOffThread(this.chunks, this.size, this.shaper?.searches === true)) {
       this.finish();
       this.settle(bodyResult(this.body(), this.contentType, this.maxBytes, this.shaper));
       return;

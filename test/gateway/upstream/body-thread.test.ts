@@ -1,7 +1,14 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { BodyThread, OFFLOAD_BYTES } from '../../../src/gateway/upstream/body-thread';
+import {
+  BodyThread,
+  OFFLOAD_BRACKETS,
+  OFFLOAD_BYTES,
+  OFFLOAD_PACKED_MIN_BYTES,
+  OFFLOAD_SEARCHED_BYTES,
+  worksOffThread,
+} from '../../../src/gateway/upstream/body-thread';
 import { BODY_FAILED, bodyResult } from '../../../src/response';
 import { compileResponseControls, type ResponseShaper } from '../../../src/response';
 import { generateOutputSchema } from '../../../src/schema';
@@ -28,6 +35,47 @@ function itemsBody(bytes: number, item: (i: number) => unknown, head: Record<str
   }
   return JSON.stringify({ ...head, items });
 }
+
+describe('which bodies leave the gateway thread', () => {
+  const offThread = (text: string, searches = false, chunk = 1 << 30): boolean => {
+    const bytes = Buffer.from(text);
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i += chunk) chunks.push(bytes.subarray(i, i + chunk));
+    return worksOffThread(chunks, bytes.length, searches);
+  };
+
+  it('a large body, or from 4 KiB up one a pattern searches', () => {
+    assert.equal(offThread(itemsBody(OFFLOAD_BYTES, (i) => ({ n: i }))), true);
+    assert.equal(offThread(itemsBody(OFFLOAD_BYTES - 1024, (i) => ({ n: i, note: `order ${i}` }))), false);
+    assert.equal(
+      offThread(
+        itemsBody(OFFLOAD_SEARCHED_BYTES, (i) => ({ n: i })),
+        true,
+      ),
+      true,
+    );
+    assert.equal(
+      offThread(
+        itemsBody(OFFLOAD_SEARCHED_BYTES - 1024, (i) => ({ n: i })),
+        true,
+      ),
+      false,
+    );
+  });
+
+  it('a smaller body packed with arrays and objects, counted across its chunks', () => {
+    const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const packed = `{"items":[${Array.from({ length: 100 }, () => nested(500)).join(',')}]}`;
+    assert.ok(packed.length < OFFLOAD_BYTES && packed.length >= OFFLOAD_PACKED_MIN_BYTES);
+    assert.equal(offThread(packed), true);
+    assert.equal(offThread(packed, false, 1000), true);
+    const empties = (n: number) => JSON.stringify(Array.from({ length: n }, () => ({})));
+    assert.equal(offThread(empties(OFFLOAD_BRACKETS)), true); // the array's own bracket is one more
+    assert.equal(offThread(empties(OFFLOAD_BRACKETS - 1)), false);
+    // under the packed minimum, in place whatever it holds
+    assert.equal(offThread(nested(OFFLOAD_PACKED_MIN_BYTES / 2 - 1)), false);
+  });
+});
 
 describe('the body thread: large bodies worked out off the gateway thread', function () {
   this.timeout(60_000);
