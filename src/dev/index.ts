@@ -1,5 +1,6 @@
 export * from './backend-process';
 export * from './child-processes';
+export * from './config-changes';
 export * from './dev-file';
 export * from './dev-options';
 export * from './dev-secrets';
