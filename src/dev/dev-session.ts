@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseGatewayConfig, startGateway, type GatewayConfig, type Logger, type RunningGateway } from '../gateway';
 import { RunningBackend, startBackend } from './backend-process';
+import { describeConfigChanges } from './config-changes';
 import { readDevFile, type DevFile } from './dev-file';
 import { DevOptions, DevUsageError, resolveGatewayPort } from './dev-options';
 import { checkDevSecrets, devSecretSource } from './dev-secrets';
@@ -64,11 +65,11 @@ export interface DevSession {
   /** The folder the tokens and session keys are kept in between runs (`DIR/.dev`). */
   readonly stateDir: string;
   /**
-   * Synthesizes the app again and reloads each gateway it still declares in place (`RunningGateway.reload`: in-flight
-   * calls finish, sessions and streams stay, `notifications/tools/list_changed` goes out). A gateway added to or
-   * removed from the app is named in the result, not started or stopped.
+   * Synthesizes the app again and reloads each gateway it still declares whose local config changed, in place
+   * (`RunningGateway.reload`: in-flight calls finish, sessions and streams stay, `notifications/tools/list_changed`
+   * goes out). A gateway added to or removed from the app is named in the result, not started or stopped.
    *
-   * @returns one line per gateway, for the user
+   * @returns one line per gateway, for the user: what changed ({@link describeConfigChanges}), or that nothing did
    * @throws when synthesis or a config fails: every gateway keeps serving what it served
    */
   reload(): Promise<string[]>;
@@ -125,7 +126,13 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
     if (options.startBackends) Object.assign(maps, await startBackends(devFile.backends, options.dir, log, backends));
     Object.assign(maps, options.maps);
     fs.mkdirSync(options.auditDir, { recursive: true });
-    for (const [i, g] of found.entries()) gateways.push(await serveGateway(g, ports[i], maps, options, hooks, local));
+    // the local config each gateway serves now: a reload compares the new one with it
+    const applied = new Map<DevGateway, GatewayConfig>();
+    for (const [i, g] of found.entries()) {
+      const { served, config } = await serveGateway(g, ports[i], maps, options, hooks, local);
+      gateways.push(served);
+      applied.set(served, config);
+    }
     for (const d of foundDashboards) dashboards.push(await serveDashboard(d, options, hooks));
     const reload = async (): Promise<string[]> => {
       const again = (await synthesizeGateways(options, log)).found;
@@ -141,8 +148,15 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
           lines.push(`Gateway ${g.name} (stack ${g.stack}) is new in the app: restart dev to serve it`);
           continue;
         }
+        // an unchanged config is not reloaded: a reload tells every connected client its tools changed
+        const changes = describeConfigChanges(applied.get(served)!, config);
+        if (changes.length === 0) {
+          lines.push(`Gateway ${g.name} unchanged`);
+          continue;
+        }
         await served.gateway.reload(config);
-        lines.push(`Reloaded gateway ${g.name}: ${config.tools.map((t) => t.name).join(', ')}`);
+        applied.set(served, config);
+        lines.push(`Reloaded gateway ${g.name}: ${changes.join('; ')}`);
       }
       for (const d of gateways.filter((x) => !again.some((g) => g.stack === x.stack && g.name === x.name)))
         lines.push(`Gateway ${d.name} (stack ${d.stack}) is no longer in the app: restart dev to stop serving it`);
@@ -265,7 +279,7 @@ async function serveGateway(
   options: DevOptions,
   hooks: DevSessionHooks,
   local: LocalServing,
-): Promise<DevGateway> {
+): Promise<{ served: DevGateway; config: GatewayConfig }> {
   const { token, auditLogPath, config } = localConfig(g, maps, options, local);
   const logger = hooks.gatewayLogger !== undefined ? { logger: hooks.gatewayLogger } : {};
   const served = { config, port, host: '127.0.0.1', auditLogPath, env: local.env, secrets: local.secrets, ...logger };
@@ -282,7 +296,7 @@ async function serveGateway(
       authorities.filter((a): a is string => a !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):/.test(a)),
     ),
   ];
-  return {
+  const dev: DevGateway = {
     name: g.name,
     stack: g.stack,
     url: gateway.url,
@@ -293,4 +307,5 @@ async function serveGateway(
     unmappedHosts,
     gateway,
   };
+  return { served: dev, config };
 }

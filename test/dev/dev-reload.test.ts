@@ -1,6 +1,7 @@
 /**
  * `dev` applies an edited app to the gateways it serves in place, as `cdktf deploy` does: the same process and
- * port, the client's session kept, the new behaviour from the next call.
+ * port, the client's session kept, the new behaviour from the next call; a gateway whose config the edit leaves as
+ * it was is not reloaded.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -8,11 +9,26 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawnGroup, Spawned, stopGroup } from './process-helpers';
+import { eventually } from '../helpers/eventually';
 
 const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'dist/src/cli/main.js');
 const fixture = path.join(__dirname, 'fixtures/tiny-app');
+
+/** A client of one gateway `dev` serves, counting the `notifications/tools/list_changed` it receives. */
+function connect(url: string, token: string) {
+  const client = new Client({ name: 'dev-reload-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  const counted = { client, transport, toolsChanged: 0, connected: client.connect(transport) };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    counted.toolsChanged++;
+  });
+  return counted;
+}
 
 describe('cdktf-mcp-gateway dev: an edited app reloads in place', function () {
   this.timeout(60_000);
@@ -33,26 +49,46 @@ describe('cdktf-mcp-gateway dev: an edited app reloads in place', function () {
   it('keeps the process, the port and the session, and the next call sees the edited schema', async () => {
     dev = spawnGroup(process.execPath, [cli, 'dev', app, '--port', '0'], { cwd: root });
     await dev.waitFor(/Press Ctrl-C to stop\./, 30_000);
-    const [, url, token] = /^MCP URL: (\S+)\nToken: (\S+)$/m.exec(dev.output())!;
-    const client = new Client({ name: 'dev-reload-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    });
-    await client.connect(transport);
+    const [alpha, beta] = [...dev.output().matchAll(/^MCP URL: (\S+)\nToken: (\S+)$/gm)].map(([, url, token]) =>
+      connect(url, token),
+    );
+    const client = alpha.client;
     try {
-      const session = transport.sessionId;
+      await Promise.all([alpha.connected, beta.connected]);
+      const session = alpha.transport.sessionId;
       assert.deepEqual((await client.callTool({ name: 'echo', arguments: { word: 'hello' } })).structuredContent, {
         echo: 'hello',
       });
       const source = fs.readFileSync(path.join(app, 'app.js'), 'utf8');
       assert.ok(source.includes('maxLength: 20'));
-      fs.writeFileSync(path.join(app, 'app.js'), source.replace('maxLength: 20', 'maxLength: 3'));
-      await dev.waitFor(/^Reloaded gateway beta: echo$/m, 30_000);
+      const shorter = source.replace('maxLength: 20', 'maxLength: 3');
+      fs.writeFileSync(path.join(app, 'app.js'), shorter);
+      // both gateways serve the edited tool
+      await dev.waitFor(/^Reloaded gateway beta: tools changed: echo$/m, 30_000);
       await assert.rejects(client.callTool({ name: 'echo', arguments: { word: 'hello' } }), {
         message: 'MCP error -32602: Invalid value for `word`: expected at most 3 characters',
       });
-      assert.equal(transport.sessionId, session);
-      assert.match(dev.output(), /^Reloaded gateway alpha: echo$/m);
+      assert.equal(alpha.transport.sessionId, session);
+      assert.match(dev.output(), /^Reloaded gateway alpha: tools changed: echo\nReloaded gateway beta: /m);
+      await eventually(() => alpha.toolsChanged === 1 && beta.toolsChanged === 1, { what: 'list_changed on both' });
+
+      // an edit of alpha alone reloads alpha alone, and its line says what took
+      const before = dev.output().length;
+      fs.writeFileSync(
+        path.join(app, 'app.js'),
+        shorter.replace('validate_input: true,', "validate_input: name !== 'alpha',"),
+      );
+      await dev.waitFor(/^Gateway beta unchanged$/m, 30_000);
+      assert.match(
+        dev.output().slice(before),
+        /^App changed: synthesizing \.\.\.\n(?:.*\n)*?Reloaded gateway alpha: validate_input true → false\nGateway beta unchanged\n/m,
+      );
+      assert.deepEqual((await client.callTool({ name: 'echo', arguments: { word: 'hello' } })).structuredContent, {
+        echo: 'hello',
+      });
+      await eventually(() => alpha.toolsChanged === 2, { what: "alpha's second list_changed" });
+      assert.equal(beta.toolsChanged, 1, 'an unchanged gateway tells its clients nothing');
+
       // a broken edit changes nothing that serves
       fs.writeFileSync(path.join(app, 'app.js'), 'throw new Error("half-written");\n');
       await dev.waitFor(/^Reload failed, the gateways keep serving what they served: /m, 30_000);
@@ -62,7 +98,7 @@ describe('cdktf-mcp-gateway dev: an edited app reloads in place', function () {
         echo: 'hey',
       });
     } finally {
-      await client.close();
+      await Promise.allSettled([alpha.client.close(), beta.client.close()]);
     }
   });
 });
