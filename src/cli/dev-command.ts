@@ -46,6 +46,9 @@ export function describeSession(session: DevSession): string {
             `Warning: no local backend for ${g.unmappedHosts.join(', ')}; calls to those tools will fail (use --map HOST:PORT=127.0.0.1:PORT or dev.json)`,
           ]
         : []),
+      ...(g.deployedStore
+        ? ['Note: the deployed store is not used here: rate limits and ended sessions live in this process']
+        : []),
     ].join('\n'),
   );
   const dashboards = session.dashboards.map((d) => `Audit dashboard ${d.name} (stack ${d.stack})\nDashboard: ${d.url}`);

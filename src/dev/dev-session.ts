@@ -43,6 +43,8 @@ export interface DevGateway {
   readonly toolNames: readonly string[];
   /** Backend `HOST:PORT`s of its tools that nothing maps to a local backend. */
   readonly unmappedHosts: readonly string[];
+  /** Its synthesized config declares a `store`, which `dev` leaves out (one local process counts its own limits). */
+  readonly deployedStore: boolean;
   readonly gateway: RunningGateway;
 }
 
@@ -305,6 +307,7 @@ async function serveGateway(
     auditLogPath,
     toolNames: config.tools.map((t) => t.name),
     unmappedHosts,
+    deployedStore: g.parsed.gateway.store !== undefined,
     gateway,
   };
   return { served: dev, config };

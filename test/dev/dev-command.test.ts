@@ -152,6 +152,22 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
     }
   });
 
+  it('notes in the block of a gateway that declares a store that dev serves it without one', async () => {
+    for (const f of ['app.js', 'backend.js', 'dev.json']) fs.copyFileSync(path.join(app, f), path.join(auditDir, f));
+    const cdktf = JSON.parse(fs.readFileSync(path.join(app, 'cdktf.json'), 'utf8'));
+    fs.writeFileSync(path.join(auditDir, 'cdktf.json'), JSON.stringify({ ...cdktf, context: { store: 'alpha' } }));
+    dev = spawnGroup(process.execPath, [cli, 'dev', auditDir, '--port', '0'], { cwd: root });
+    await dev.waitFor(/Press Ctrl-C to stop\./, 30_000);
+    const blocks = dev.output().split('\n\n');
+    const alpha = blocks.find((b) => b.startsWith('Gateway alpha '));
+    const beta = blocks.find((b) => b.startsWith('Gateway beta '));
+    assert.match(
+      alpha ?? '',
+      /\nAudit log: .*\nNote: the deployed store is not used here: rate limits and ended sessions live in this process$/,
+    );
+    assert.doesNotMatch(beta ?? '', /Note:/);
+  });
+
   it('fails with a one-line reason when DIR has no cdktf.json', async () => {
     dev = spawnGroup(process.execPath, [cli, 'dev', auditDir], { cwd: root });
     assert.equal(await dev.exited, 1);
