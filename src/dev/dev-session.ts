@@ -29,6 +29,7 @@ import {
   SynthOutputError,
 } from './synthesized-gateways';
 import { readCdktfJson, synthesizeApp } from './synthesize-app';
+import { readSynthWarnings } from './synth-warnings';
 
 /** A gateway `dev` serves. */
 export interface DevGateway {
@@ -173,19 +174,26 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
 
 type FoundGateway = SynthesizedGateway & { readonly parsed: GatewayConfig };
 
-/** Synthesizes the app and reads its gateways (of `--stack` only, when given), their configs checked. */
+/**
+ * Synthesizes the app and reads its gateways (of `--stack` only, when given), their configs checked; logs the
+ * warnings of those stacks.
+ */
 async function synthesizeGateways(options: DevOptions, log: (line: string) => void) {
   const cdktf = readCdktfJson(options.dir);
   log(`Synthesizing ${options.dir} (${cdktf.app}) ...`);
   const synth = await synthesizeApp({ dir: options.dir, cdktf, timeoutMs: options.synthTimeoutMs });
   let synthesized: SynthesizedGateway[];
   let foundDashboards: SynthesizedDashboard[];
+  let warnings: string[];
   try {
     synthesized = findSynthesizedGateways(synth.outdir, options.stacks);
     foundDashboards = findSynthesizedDashboards(synth.outdir, options.stacks);
+    warnings = readSynthWarnings(synth.outdir, options.stacks);
   } finally {
     fs.rmSync(synth.outdir, { recursive: true, force: true });
   }
+  // as `cdktf synth` shows them, on every synthesis: an edit may add or settle one
+  for (const message of warnings) log(`Warning: ${message}`);
   if (synthesized.length === 0) {
     const where = options.stacks.length === 0 ? '' : ` (stacks ${options.stacks.join(', ')})`;
     throw new SynthOutputError(

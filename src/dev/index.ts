@@ -7,5 +7,6 @@ export * from './dev-secrets';
 export * from './dev-state';
 export * from './dev-session';
 export * from './local-gateway-config';
+export * from './synth-warnings';
 export * from './synthesize-app';
 export * from './synthesized-gateways';

@@ -168,6 +168,43 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
     assert.doesNotMatch(beta ?? '', /Note:/);
   });
 
+  it('prints the synthesis warnings of the stacks it serves, at start and on every reload', async () => {
+    const warning = "Gateway 'alpha': rate limits count per gateway process without a store";
+    for (const f of ['app.js', 'backend.js', 'dev.json']) fs.copyFileSync(path.join(app, f), path.join(auditDir, f));
+    const cdktf = JSON.parse(fs.readFileSync(path.join(app, 'cdktf.json'), 'utf8'));
+    fs.writeFileSync(path.join(auditDir, 'cdktf.json'), JSON.stringify({ ...cdktf, context: { warn: warning } }));
+    dev = spawnGroup(process.execPath, [cli, 'dev', auditDir, '--port', '0', '--stack', 'tiny'], { cwd: root });
+    await dev.waitFor(/Press Ctrl-C to stop\./, 30_000);
+    const started = dev.output();
+    assert.match(
+      started,
+      /^Synthesizing .*\nWarning: Gateway 'alpha': rate limits count .* without a store\nSynthesized 2 /m,
+    );
+    // another stack's warning and an info are not for this run
+    assert.deepEqual(
+      started.split('\n').filter((l) => l.startsWith('Warning: ')),
+      [`Warning: ${warning}`],
+    );
+    assert.doesNotMatch(started, /other stack|an info of tiny/);
+
+    // saving the app as it was synthesizes it again: the warning again, no gateway reloaded
+    const source = fs.readFileSync(path.join(auditDir, 'app.js'));
+    // the watcher starts as the connection blocks are printed: save until it has seen a save
+    await eventually(
+      () => {
+        if (dev!.output().includes('App changed')) return true;
+        fs.writeFileSync(path.join(auditDir, 'app.js'), source);
+        return false;
+      },
+      { timeoutMs: 20_000, intervalMs: 1000, what: 'dev to see the saved app' },
+    );
+    await dev.waitFor(/^Gateway beta unchanged$/m, 30_000);
+    assert.match(
+      dev.output().slice(started.length),
+      /^App changed: synthesizing \.\.\.\nSynthesizing .*\nWarning: Gateway 'alpha': rate limits .*\nSynthesized 2 gateways in \d+ ms\nGateway alpha unchanged\nGateway beta unchanged\n/,
+    );
+  });
+
   it('fails with a one-line reason when DIR has no cdktf.json', async () => {
     dev = spawnGroup(process.execPath, [cli, 'dev', auditDir], { cwd: root });
     assert.equal(await dev.exited, 1);
