@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isAlive, killGroup, portIsOpen, processTree, spawnGroup, Spawned } from './process-helpers';
+import { isAlive, portIsOpen, processTree, spawnGroup, Spawned, stopGroup } from './process-helpers';
 import { eventually } from '../helpers/eventually';
 
 const root = path.resolve(__dirname, '../..');
@@ -30,8 +30,9 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
   beforeEach(() => {
     auditDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dev-audit-'));
   });
-  afterEach(() => {
-    killGroup(dev?.child.pid);
+  afterEach(async () => {
+    // Ctrl-C as a user stops dev, then whatever is left: a SIGKILL of dev's group alone would leave its backends
+    await stopGroup(dev);
     dev = undefined;
     fs.rmSync(auditDir, { recursive: true, force: true });
   });
