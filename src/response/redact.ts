@@ -129,6 +129,17 @@ export function anchorsToEnds(pattern: LinearRegExp): boolean {
 }
 
 /**
+ * Whether a pattern may match in a string value, a key or a number of the value `json` serializes. `false` only when
+ * none can: no pattern matches the text, and the text holds no escape, so every string and key stands in it exactly
+ * as it is, between quotes or punctuation (neither a word character nor a line end, like a string's own ends, so
+ * `\b` and `\B` see the same neighbours). A pattern with `^` or `$` ({@link anchorsToEnds}) may always match.
+ */
+export function mayMatchInJson(json: string, patterns: readonly LinearRegExp[]): boolean {
+  if (json.includes('\\')) return true;
+  return patterns.some((pattern) => anchorsToEnds(pattern) || pattern.test(json));
+}
+
+/**
  * Up to this many strings, each is searched at once: a search of the serialized value first, to skip the strings
  * when nothing matches, would read a long one twice.
  */
@@ -192,15 +203,8 @@ export function redactText(text: string, patterns: readonly LinearRegExp[]): str
  *   search
  */
 export function matchesOutsideStrings(root: unknown, patterns: readonly LinearRegExp[], json: string): boolean {
-  // A short text is searched first: without escapes a key or a number stands in it as it is, between punctuation,
-  // so no match in it means none in them, and one search of a small answer costs less than the walk.
-  if (
-    json.length <= SHORT_TEXT_CHARS &&
-    !json.includes('\\') &&
-    !patterns.some((pattern) => anchorsToEnds(pattern) || pattern.test(json))
-  ) {
-    return false;
-  }
+  // A short text is searched first: one search of a small answer costs less than the walk.
+  if (json.length <= SHORT_TEXT_CHARS && !mayMatchInJson(json, patterns)) return false;
   const { keys, numbers } = keysAndNumbers(root);
   let keysText: string | undefined;
   let numbersText: string | undefined;

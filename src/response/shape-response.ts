@@ -10,9 +10,9 @@ import { nonFiniteNumbers } from '../validation';
 import { advertisedOutputSchema } from './advertised-output-schema';
 import { declaredOnlyMessage } from './response-violations';
 import {
-  anchorsToEnds,
   hasFewStrings,
   matchesOutsideStrings,
+  mayMatchInJson,
   redactKeysAndNumbers,
   redactMatches,
   redactPaths,
@@ -194,7 +194,7 @@ class Shaper {
       // is needed anyway), sparing a walk of every string. A few (long) ones are searched one by one at once.
       if (!hasFewStrings(value)) {
         json = JSON.stringify(value);
-        if (!this.mayMatch(json)) return this.result(value, json, limit, dropped, redacted);
+        if (!mayMatchInJson(json, this.patterns)) return this.result(value, json, limit, dropped, redacted);
       }
       const matched = redactMatches(value, this.patterns);
       value = matched.value;
@@ -213,18 +213,6 @@ class Shaper {
       json = JSON.stringify(value);
     }
     return this.result(value, json, limit, dropped, redacted);
-  }
-
-  /**
-   * Whether a redact pattern may match in `json` (the shaped value's text, before any pattern): in a string value,
-   * a key or a number. `false` only when none can: no pattern matches the text, and the text holds no escape, so
-   * every string and key stands in it exactly as it is, between quotes (neither a word character nor a line end,
-   * like a string's own ends, so `\b` and `\B` see the same neighbours). A pattern with `^` or `$` anchors to each
-   * string's ends, which the text does not have: it is searched string by string.
-   */
-  private mayMatch(json: string): boolean {
-    if (json.includes('\\')) return true;
-    return this.patterns.some((pattern) => anchorsToEnds(pattern) || pattern.test(json));
   }
 
   /** The result of a shaped value whose JSON is `json` (the text content and `structuredContent` alike). */
