@@ -606,9 +606,10 @@ status() {
   printf 'registry %s (127.0.0.1:%s from the root namespace; pods: image 127.0.0.1:%s/NAME@sha256:...): ' \
     $REG $REGISTRY_PORT $REGISTRY_PORT
   curl -fsS -m 2 http://127.0.0.1:$REGISTRY_PORT/v2/_catalog 2>/dev/null || echo "not answering"
-  local tot=0 g p r
+  local tot=0 g p r v
   for g in cp lb reg node1 node2 node3; do
-    r=0; for p in $(cg_pids $g); do r=$((r + $(awk '/^VmRSS/{print $2}' /proc/$p/status 2>/dev/null || echo 0))); done
+    # a process that exits meanwhile (or a zombie, which has no VmRSS line) counts as 0
+    r=0; for p in $(cg_pids $g); do v=$(awk '/^VmRSS/{print $2}' /proc/$p/status 2>/dev/null); r=$((r + ${v:-0})); done
     [ $r -gt 0 ] && printf '%s RSS %d MiB\n' $g $((r / 1024)); tot=$((tot + r))
   done
   printf 'total RSS %d MiB\n' $((tot / 1024))
