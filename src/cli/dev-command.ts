@@ -16,6 +16,7 @@ import {
   DevStateError,
   DevUsageError,
   killAllChildrenSync,
+  noLocalBackendWarning,
   parseDevArgs,
   startDevSession,
   SynthError,
@@ -41,11 +42,7 @@ export function describeSession(session: DevSession): string {
       `MCP URL: ${g.url}`,
       g.token !== undefined ? `Token: ${g.token}` : 'Token: (none: this gateway declares auth none)',
       `Audit log: ${g.auditLogPath}`,
-      ...(g.unmappedHosts.length > 0
-        ? [
-            `Warning: no local backend for ${g.unmappedHosts.join(', ')}; calls to those tools will fail (use --map HOST:PORT=127.0.0.1:PORT or dev.json)`,
-          ]
-        : []),
+      ...(g.unmappedHosts.length > 0 ? [noLocalBackendWarning(g.unmappedHosts)] : []),
       ...(g.deployedStore
         ? ['Note: the deployed store is not used here: rate limits and ended sessions live in this process']
         : []),

@@ -158,8 +158,14 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
           continue;
         }
         await served.gateway.reload(config);
-        applied.set(served, config);
+        const updated = { ...served, toolNames: config.tools.map((t) => t.name), unmappedHosts: unmappedHosts(config) };
+        gateways[gateways.indexOf(served)] = updated;
+        applied.delete(served);
+        applied.set(updated, config);
         lines.push(`Reloaded gateway ${g.name}: ${changes.join('; ')}`);
+        // a tool added with a backend nothing maps fails its calls: said now, as at the start
+        const newlyUnmapped = updated.unmappedHosts.filter((h) => !served.unmappedHosts.includes(h));
+        if (newlyUnmapped.length > 0) lines.push(noLocalBackendWarning(newlyUnmapped));
       }
       for (const d of gateways.filter((x) => !again.some((g) => g.stack === x.stack && g.name === x.name)))
         lines.push(`Gateway ${d.name} (stack ${d.stack}) is no longer in the app: restart dev to stop serving it`);
@@ -300,12 +306,6 @@ async function serveGateway(
         '--port-offset N or --port 0',
     );
   });
-  const authorities = config.tools.map((t) => backendAuthority(t.backend.url));
-  const unmappedHosts = [
-    ...new Set(
-      authorities.filter((a): a is string => a !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):/.test(a)),
-    ),
-  ];
   const dev: DevGateway = {
     name: g.name,
     stack: g.stack,
@@ -314,9 +314,27 @@ async function serveGateway(
     ...(token !== undefined ? { token } : {}),
     auditLogPath,
     toolNames: config.tools.map((t) => t.name),
-    unmappedHosts,
+    unmappedHosts: unmappedHosts(config),
     deployedStore: g.parsed.gateway.store !== undefined,
     gateway,
   };
   return { served: dev, config };
+}
+
+/** Backend `HOST:PORT`s of a local config's tools that are not on loopback: nothing maps them to a local backend. */
+function unmappedHosts(config: GatewayConfig): string[] {
+  const authorities = config.tools.map((t) => backendAuthority(t.backend.url));
+  return [
+    ...new Set(
+      authorities.filter((a): a is string => a !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):/.test(a)),
+    ),
+  ];
+}
+
+/** The line that tells a user some tools' backends run nowhere locally, and how to map them. */
+export function noLocalBackendWarning(hosts: readonly string[]): string {
+  return (
+    `Warning: no local backend for ${hosts.join(', ')}; calls to those tools will fail ` +
+    '(use --map HOST:PORT=127.0.0.1:PORT or dev.json)'
+  );
 }

@@ -17,6 +17,11 @@ const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'dist/src/cli/main.js');
 const fixture = path.join(__dirname, 'fixtures/tiny-app');
 
+/** `text` as a regular expression that matches it literally. */
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** A client of one gateway `dev` serves, counting the `notifications/tools/list_changed` it receives. */
 function connect(url: string, token: string) {
   const client = new Client({ name: 'dev-reload-test', version: '1.0.0' });
@@ -88,6 +93,33 @@ describe('cdktf-mcp-gateway dev: an edited app reloads in place', function () {
       });
       await eventually(() => alpha.toolsChanged === 2, { what: "alpha's second list_changed" });
       assert.equal(beta.toolsChanged, 1, 'an unchanged gateway tells its clients nothing');
+
+      // a tool added with a backend nothing maps is named, as at the start, and only once
+      const withOther = shorter.replace(
+        'tools: [tool],',
+        "tools: [tool, { ...tool, name: 'other', backend: { url: 'http://other-api:9100/x', method: 'GET' } }],",
+      );
+      assert.notEqual(withOther, shorter);
+      const beforeOther = dev.output().length;
+      fs.writeFileSync(path.join(app, 'app.js'), withOther);
+      await dev.waitFor(
+        /^Reloaded gateway beta: tools added: other\nWarning: no local backend for other-api:9100;/m,
+        30_000,
+      );
+      const warning =
+        'Warning: no local backend for other-api:9100; calls to those tools will fail ' +
+        '(use --map HOST:PORT=127.0.0.1:PORT or dev.json)';
+      assert.match(
+        dev.output().slice(beforeOther),
+        new RegExp(
+          `^Reloaded gateway alpha: validate_input false → true; tools added: other\n${escape(warning)}\n`,
+          'm',
+        ),
+      );
+      const beforeSecond = dev.output().length;
+      fs.writeFileSync(path.join(app, 'app.js'), withOther.replace("name: 'other'", "name: 'other2'"));
+      await dev.waitFor(/^Reloaded gateway beta: tools added: other2; tools removed: other$/m, 30_000);
+      assert.doesNotMatch(dev.output().slice(beforeSecond), /Warning: no local backend/);
 
       // a broken edit changes nothing that serves
       fs.writeFileSync(path.join(app, 'app.js'), 'throw new Error("half-written");\n');
