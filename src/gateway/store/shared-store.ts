@@ -48,6 +48,9 @@ export type RevokedListener = (mac: string, expiresAtMs: number) => void;
 
 const PROBE_INTERVAL_MS = 500;
 
+/** Ended sessions read from the store per command (a hint to `ZSCAN`), each page well within `timeout_ms`. */
+const REVOKED_PAGE = 1_000;
+
 /** The client's errors that mean the store did not answer (any other is an answer: a refusal, a script error). */
 const OUTAGE = /timed out|writeable|Connection is closed|max retries per request|ECONN|ETIMEDOUT|EPIPE/i;
 
@@ -270,11 +273,17 @@ export class SharedStore {
     });
   }
 
-  /** Passes every ended session the store holds to `listener`; read again when the store returns, if it failed. */
-  private readRevoked(key: string, listener: RevokedListener): void {
-    this.run(() => this.client.zrangebyscore(key, Date.now(), '+inf', 'WITHSCORES')).then(
-      (entries) => {
+  /**
+   * Passes every ended session the store holds to `listener`, a page per command: one agent may end hundreds of
+   * thousands of sessions, and one reply of them all would outlast `timeout_ms` and be taken for an outage at every
+   * connection. Read again when the store returns, if it failed.
+   */
+  private readRevoked(key: string, listener: RevokedListener, cursor = '0'): void {
+    this.run(() => this.client.zscan(key, cursor, 'COUNT', REVOKED_PAGE)).then(
+      ([next, entries]) => {
+        // expired entries (not yet trimmed) are passed too: `listener` ignores them
         for (let i = 0; i + 1 < entries.length; i += 2) listener(entries[i], Number(entries[i + 1]));
+        if (next !== '0') this.readRevoked(key, listener, next);
       },
       (err: Error) => {
         if (err instanceof StoreUnavailableError) this.whenUp(() => this.readRevoked(key, listener));

@@ -291,6 +291,42 @@ if (REDIS_SERVER === undefined) {
       }
     });
 
+    it('reads 100,000 ended sessions at connection without taking the store for down (one agent can end that many)', async () => {
+      const gatewayName = `many-${randomBytes(4).toString('hex')}`;
+      const writer = new SharedStore(
+        { url: redis.url, timeout_ms: 5_000 },
+        'store-secret',
+        gatewayName,
+        () => undefined,
+      );
+      const lines: string[] = [];
+      const reader = new SharedStore({ url: redis.url, timeout_ms: 50 }, 'store-secret', gatewayName, (_l, msg) =>
+        lines.push(msg),
+      );
+      try {
+        assert.ok(await writer.connected(5_000), 'the writer connected');
+        const client = (
+          writer as unknown as { client: { zadd(k: string, ...a: (string | number)[]): Promise<unknown> } }
+        ).client;
+        const expires = Date.now() + 3_600_000;
+        for (let from = 0; from < 100_000; from += 10_000) {
+          const args: (string | number)[] = [];
+          for (let i = from; i < from + 10_000; i++) args.push(expires, `ended-${i}`.padEnd(43, '_'));
+          await client.zadd(`${writer.prefix}revoked`, ...args);
+        }
+        const seen = new Set<string>();
+        reader.onRevoked((mac) => seen.add(mac));
+        await eventually(() => assert.equal(seen.size, 100_000), { timeoutMs: 5_000 });
+        assert.equal(reader.available, true);
+        assert.deepEqual(
+          lines.filter((l) => l !== 'limit store connected'),
+          [],
+        );
+      } finally {
+        await Promise.all([writer.close(), reader.close()]);
+      }
+    });
+
     it('fails only the call whose counter holds something else than a count, and counts it nowhere', async () => {
       const store = await directStore(2_000);
       const admin = new SharedStore(
