@@ -39,7 +39,10 @@ export class SessionRevocations {
     store.onRecovery(() => void this.handOver(store));
   }
 
-  /** Ends the session `id` of `principal`; `'full'` only without a store, when the principal's share is used up. */
+  /**
+   * Ends the session `id` of `principal`; `'full'` when the principal's share of this process's list is used up
+   * (without a store, or with a store whose mirror here is full).
+   */
   async end(id: string, principal: Principal): Promise<RevokeResult> {
     const store = this.store;
     if (store === undefined) return this.signer.revoke(id, principal);
@@ -47,8 +50,10 @@ export class SessionRevocations {
     if (revocation === undefined) return 'unknown';
     try {
       await store.revoke(revocation.mac, revocation.expiresAtMs);
-      this.signer.remember(revocation.mac, revocation.expiresAtMs);
-      return 'revoked';
+      // a mirror filled by other agents' ids must not leave a session this replica ended valid here: the principal's
+      // own share keeps it (over that share: 429, as without a store)
+      if (this.signer.remember(revocation.mac, revocation.expiresAtMs)) return 'revoked';
+      return this.signer.revoke(id, principal);
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;
       const result = this.signer.revoke(id, principal);
