@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { Container } from '@cdktf/provider-docker/lib/container';
 import { Image } from '@cdktf/provider-docker/lib/image';
 import { Volume } from '@cdktf/provider-docker/lib/volume';
-import { isPort, PORT_RULE, terraformLiteral } from '../src/config';
+import { isPort, LIMIT_STORE_NAME_RE, LIMIT_STORE_NAME_RULE, PORT_RULE, terraformLiteral } from '../src/config';
 import { uploadFiles } from './container-files';
 import { dockerName, quote } from './docker-names';
 import { GatewayNetwork } from './gateway-network';
@@ -107,11 +107,8 @@ export class LimitStore extends Construct {
     const fail = (message: string): never => {
       throw new Error(`LimitStore '${this.name}': ${message}`);
     };
-    if (typeof this.name !== 'string' || !/^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/.test(this.name)) {
-      fail(
-        `name (${quote(this.name)}) must be a host name: lower-case letters, digits and -, starting with a letter ` +
-          'and not ending with -',
-      );
+    if (typeof this.name !== 'string' || !LIMIT_STORE_NAME_RE.test(this.name)) {
+      fail(`name (${quote(this.name)}) must be ${LIMIT_STORE_NAME_RULE}`);
     }
     const image = props.image ?? 'redis:7.4-alpine';
     if (typeof image !== 'string' || !/^[^\s]+$/.test(image))

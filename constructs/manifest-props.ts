@@ -1,5 +1,12 @@
 import * as nodePath from 'node:path';
-import { normalizeTokenSha256, secretNameProblem } from '../src/config';
+import {
+  LIMIT_STORE_NAME_RE,
+  LIMIT_STORE_NAME_RULE,
+  NAME_RULE,
+  normalizeTokenSha256,
+  secretNameProblem,
+  TOOL_NAME_RE,
+} from '../src/config';
 import { isJsonObject } from '../src/validation';
 import { generateInputSchema, InputSpec, InputSpecError, ParamSpec } from '../src/schema';
 import type { GatewayAuth } from './gateway';
@@ -53,6 +60,28 @@ export function readManifest(file: string, text: string): ManifestDocument {
   };
 }
 
+/**
+ * Entry keys that are not valid names: the key is the entry's name (a manifest has no `name` to set instead), so
+ * each is reported at its key, beside the other mistakes, rather than by the construct at the first one alone.
+ */
+function entryNames(root: Json): ManifestProblem[] {
+  const kinds = [
+    ['services', 'tool', TOOL_NAME_RE, `a tool name is ${NAME_RULE}`],
+    ['gateways', 'gateway', TOOL_NAME_RE, `a gateway name is ${NAME_RULE}`],
+    ['dashboards', 'dashboard', TOOL_NAME_RE, `a dashboard name is ${NAME_RULE}`],
+    ['limit_stores', 'limit store', LIMIT_STORE_NAME_RE, `a limit store name is ${LIMIT_STORE_NAME_RULE}`],
+  ] as const;
+  return kinds.flatMap(([key, kind, re, rule]) =>
+    entries(root[key])
+      .filter(([name]) => !re.test(name))
+      .map(([name]) => ({
+        at: [key, name],
+        reason: `\`${name}\` is not a valid ${kind} name: ${rule}; the key is the ${kind} name, so rename it`,
+        atKey: true,
+      })),
+  );
+}
+
 /** The rules that need more than one node: run over whatever shape the document has. */
 function crossChecks(root: unknown): ManifestProblem[] {
   if (!isJsonObject(root)) return [];
@@ -62,6 +91,7 @@ function crossChecks(root: unknown): ManifestProblem[] {
   const storeNames = isJsonObject(root.limit_stores) ? Object.keys(root.limit_stores) : [];
   // the tools an `openapi` entry generates are known once its document is read: the Manifest checks those names
   const generatedTools = isJsonObject(root.openapi) && Object.keys(root.openapi).length > 0;
+  problems.push(...entryNames(root));
   for (const [name, s] of entries(root.services)) {
     const at = ['services', name];
     const endpoint = isJsonObject(s) ? s.endpoint : undefined;

@@ -12,6 +12,13 @@ export const TOOL_NAME_RE = new RegExp(TOOL_NAME_PATTERN);
 /** The name rule spelled out for error messages. */
 export const NAME_RULE = `1-64 letters, digits, '_', '.' or '-' (${TOOL_NAME_PATTERN})`;
 
+/** A limit store's name: its host name on the stack's network, so a DNS label in lower case. */
+export const LIMIT_STORE_NAME_RE = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** {@link LIMIT_STORE_NAME_RE} spelled out for error messages. */
+export const LIMIT_STORE_NAME_RULE =
+  'a host name: lower-case letters, digits and -, starting with a letter and not ending with -';
+
 /** How validation refusals reach the agent (see docs/input-and-validation.md). */
 export const VALIDATION_CHANNELS = ['protocol', 'tool_result', 'auto'] as const;
 

@@ -380,6 +380,23 @@ describe('Manifest', () => {
       );
     });
 
+    it('reports an entry key that is not a valid name at the key, with the other mistakes, saying to rename it', () => {
+      const text = GOOD.replace('  get_customer:\n', '  get customer:\n')
+        .replace('[get_customer]', '["get customer"]')
+        .replace('  support:\n', '  support desk:\n')
+        .replace('method: GET', 'method: FETCH');
+      const rule = "1-64 letters, digits, '_', '.' or '-' (^[A-Za-z0-9_.-]{1,64}$)";
+      assert.equal(
+        errorOf(`${text}limit_stores:\n  Counters: {}\n`),
+        [
+          `support-desk.yaml:2:3: services.get customer: \`get customer\` is not a valid tool name: a tool name is ${rule}; the key is the tool name, so rename it`,
+          'support-desk.yaml:4:73: services.get customer.endpoint.method: expected one of GET, POST, PUT, PATCH, DELETE',
+          `support-desk.yaml:10:3: gateways.support desk: \`support desk\` is not a valid gateway name: a gateway name is ${rule}; the key is the gateway name, so rename it`,
+          'support-desk.yaml:18:3: limit_stores.Counters: `Counters` is not a valid limit store name: a limit store name is a host name: lower-case letters, digits and -, starting with a letter and not ending with -; the key is the limit store name, so rename it',
+        ].join('\n'),
+      );
+    });
+
     it('reports two services deploying a container for one host at the second, before synthesis', () => {
       const text = GOOD.replace(
         'gateways:\n',
