@@ -6,7 +6,8 @@ import { ConfigError, loadGatewayConfig, reusePortSupport, startGateway, type Ru
 import { startValidatedGateway } from '../gateway/start-gateway';
 import { AUDIT_LOG_ENV, MAX_WORKERS, runWorkers, WORKER_ENV } from './workers';
 
-const USAGE = `Usage: cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch] [--status-file FILE] [--workers N] [--check]
+/** `serve --help`. */
+export const SERVE_USAGE = `Usage: cdktf-mcp-gateway serve --config FILE [--port N] [--host H] [--audit-log FILE] [--watch] [--status-file FILE] [--workers N] [--check]
 
 Serves the gateway described by FILE (JSON or YAML) over MCP Streamable HTTP at /mcp.
 
@@ -119,7 +120,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   if (options === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${SERVE_USAGE}\n`);
     return 0;
   }
   if (options.check === true) return check(options);
