@@ -4,6 +4,7 @@ import { UsageError } from '../config/package-error';
 import { readGatewayConfigFile, type GatewayConfig } from '../config';
 import { ConfigError, loadGatewayConfig, reusePortSupport, startGateway, type RunningGateway } from '../gateway';
 import { startValidatedGateway } from '../gateway/start-gateway';
+import { TOOL_OUTPUT_SCHEMA_UNCOMPILED, TOOL_SCHEMA_UNCOMPILED } from '../gateway/tools/tool-set';
 import { AUDIT_LOG_ENV, MAX_WORKERS, runWorkers, WORKER_ENV } from './workers';
 
 /** `serve --help`. */
@@ -24,7 +25,8 @@ Options:
   --check            load the config and the secrets it names and compile every schema, then exit: 0 with
                      "config ok", or 1 with the one-line reason the gateway would not start for (binds no port,
                      writes no audit record, serves no metrics; a deploy runs it before it replaces a
-                     running gateway)
+                     running gateway); a tool whose schema does not compile is named in a warning on stderr
+                     (exit 0: the gateway starts and refuses that tool's calls)
   -h, --help         show this help
 
 Where Node supports it (>= 22.12 on Linux) the port is bound with SO_REUSEPORT, so other gateway processes
@@ -182,7 +184,9 @@ async function serve(options: ServeOptions): Promise<number> {
  * generated-key store left alone. Prints one line either way.
  */
 async function check(options: ServeOptions): Promise<number> {
-  const problem = await checkConfig(options.configPath);
+  const problem = await checkConfig(options.configPath, loadGatewayConfig, (warning) =>
+    process.stderr.write(`cdktf-mcp-gateway: warning: ${warning}\n`),
+  );
   if (problem !== undefined) {
     process.stderr.write(`cdktf-mcp-gateway: ${problem}\n`);
     return 1;
@@ -194,11 +198,13 @@ async function check(options: ServeOptions): Promise<number> {
 /**
  * Everything a start of the gateway on `configPath` does short of serving (see `serve --check`).
  *
+ * @param warn told of each tool the gateway would start without (its schema does not compile: its calls are refused)
  * @returns the one-line reason the gateway would not start for, or `undefined` when it would
  */
 export async function checkConfig(
   configPath: string,
   load: (file: string) => GatewayConfig = loadGatewayConfig,
+  warn: (line: string) => void = () => undefined,
 ): Promise<string | undefined> {
   let gateway: RunningGateway;
   try {
@@ -209,7 +215,12 @@ export async function checkConfig(
       config: { ...config, gateway: { ...settings, audit_log: false } },
       port: 0,
       host: '127.0.0.1',
-      logger: () => undefined,
+      logger: (_level, msg, fields) => {
+        if ((msg === TOOL_SCHEMA_UNCOMPILED || msg === TOOL_OUTPUT_SCHEMA_UNCOMPILED) && fields !== undefined)
+          warn(
+            `tool \`${String(fields.tool)}\` will be unavailable (its calls refused with -32603 \`Tool unavailable\`): ${String(fields.error)}`,
+          );
+      },
     });
   } catch (err) {
     return startFailure(err, configPath);

@@ -58,4 +58,20 @@ describe('serve --check (what a deploy runs before it replaces a gateway)', () =
     assert.equal(existsSync(store), false);
     assert.equal(existsSync(audit), false);
   });
+
+  it('names a tool whose schema does not compile on stderr, and exits 0: the gateway would start and refuse its calls', () => {
+    const broken = tool('get_customer', 'http://127.0.0.1:9/customers', {
+      inputSchema: { type: 'object', properties: { id: { type: 'string', pattern: '(a)\\1' } } },
+    });
+    const { configPath } = writeTempConfig(botConfig([broken, tool('health', 'http://127.0.0.1:9/health')]));
+    const { code, stdout, stderr } = check(configPath);
+    assert.equal(code, 0);
+    assert.equal(stdout, `cdktf-mcp-gateway: config ok (${configPath})\n`);
+    assert.equal(
+      stderr,
+      'cdktf-mcp-gateway: warning: tool `get_customer` will be unavailable (its calls refused with -32603 ' +
+        '`Tool unavailable`): input schema: pattern "(a)\\\\1" at #/properties/id/pattern uses a backreference \\1, ' +
+        "which the gateway's linear-time regular expression engine does not support; rewrite the pattern without it\n",
+    );
+  });
 });

@@ -56,6 +56,12 @@ export interface ToolListing {
 }
 
 /** The first protocol version whose tools carry `outputSchema`. */
+/** The log record of a tool whose input schema does not compile (`serve --check` warns of it). */
+export const TOOL_SCHEMA_UNCOMPILED = 'tool schema does not compile; its calls are refused';
+
+/** The log record of a tool whose output schema or response controls do not compile. */
+export const TOOL_OUTPUT_SCHEMA_UNCOMPILED = 'tool output schema does not compile; its calls are refused';
+
 export const OUTPUT_SCHEMA_SINCE = '2025-06-18';
 
 /**
@@ -92,11 +98,11 @@ function* toolSetSteps(
   for (const [i, config] of tools.entries()) {
     const compiled = compileToolSchema(config.input_schema);
     if (!compiled.ok) {
-      log('error', 'tool schema does not compile; its calls are refused', { tool: config.name, error: compiled.error });
+      log('error', TOOL_SCHEMA_UNCOMPILED, { tool: config.name, error: compiled.error });
     }
     const controls = compileResponseControls(config, validateOutput);
     if ('error' in controls) {
-      log('error', 'tool output schema does not compile; its calls are refused', {
+      log('error', TOOL_OUTPUT_SCHEMA_UNCOMPILED, {
         tool: config.name,
         error: controls.error,
       });
