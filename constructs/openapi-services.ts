@@ -9,6 +9,7 @@ import {
   partialInputSpec,
   serverUrl,
   type OpenApiOperation,
+  type RefusedOperation,
   type SkippedOperation,
 } from '../src/openapi';
 import { toolDescription } from '../src/schema';
@@ -116,7 +117,13 @@ export class OpenApiServices extends Construct {
     } catch (err) {
       throw new Error(`OpenApiServices '${id}': ${(err as Error).message}`);
     }
-    const selected = select(mapped.operations, mapped.skipped, props.operations, fail);
+    // an operation the gateway cannot take fails the synthesis when it is exposed: listed, or every one is
+    if (props.operations === undefined && mapped.refused.length > 0) {
+      fail(
+        `${mapped.refused[0].message} (or, to expose the document's other operations without it, list them in 'operations')`,
+      );
+    }
+    const selected = select(mapped.operations, mapped.skipped, mapped.refused, props.operations, fail);
     this.skippedOperations = props.operations === undefined ? mapped.skipped : [];
     for (const skip of this.skippedOperations) {
       Annotations.of(this).addWarning(
@@ -201,6 +208,7 @@ export class OpenApiServices extends Construct {
 function select(
   operations: readonly OpenApiOperation[],
   skipped: readonly SkippedOperation[],
+  refused: readonly RefusedOperation[],
   wanted: readonly string[] | undefined,
   fail: (m: string) => never,
 ): OpenApiOperation[] {
@@ -213,13 +221,15 @@ function select(
       if (!chosen.includes(op)) chosen.push(op);
       continue;
     }
+    const refusal = refused.find((o) => matches(o, entry));
+    if (refusal !== undefined) fail(refusal.message);
     const skip = skipped.find((o) => matches(o, entry));
     if (skip !== undefined) {
       fail(
         `operation ${describe(skip.key, skip.label)} is listed in 'operations' but cannot be served: ${skip.reason}`,
       );
     }
-    const known = [...operations, ...skipped].map((o) => o.key);
+    const known = [...operations, ...skipped, ...refused].map((o) => o.key);
     const shown = known
       .slice(0, 10)
       .map((k) => quote(k))

@@ -50,10 +50,24 @@ export interface SkippedOperation {
   readonly reason: string;
 }
 
+/**
+ * An operation the gateway cannot take as the document writes it (a schema it cannot compile, a parameter it
+ * would send otherwise than meant, two parameters with one name): an error when it is exposed.
+ */
+export interface RefusedOperation {
+  readonly key: string;
+  readonly defaultName: string;
+  readonly label: string;
+  /** `operation KEY (METHOD /path): POINTER: REASON`. */
+  readonly message: string;
+}
+
 /** The operations of a document, and those it cannot serve. */
 export interface OpenApiOperations {
   readonly operations: readonly OpenApiOperation[];
   readonly skipped: readonly SkippedOperation[];
+  /** In document order; the caller refuses those it exposes. */
+  readonly refused: readonly RefusedOperation[];
 }
 
 /**
@@ -61,11 +75,13 @@ export interface OpenApiOperations {
  *
  * @param satisfiedHeaders lower-cased header names the services send on every call (such header parameters are
  * not a reason to skip an operation)
- * @throws Error naming the operation and the JSON pointer, for a schema or parameter the gateway cannot take
+ * Operations the gateway cannot take are returned in `refused` rather than thrown, so a caller exposing only
+ * other operations of the document can still serve those.
  */
 export function openApiOperations(doc: OpenApiDocument, satisfiedHeaders: ReadonlySet<string>): OpenApiOperations {
   const operations: OpenApiOperation[] = [];
   const skipped: SkippedOperation[] = [];
+  const refused: RefusedOperation[] = [];
   const paths = isJsonObject(doc.document.paths) ? doc.document.paths : {};
   for (const path of Object.keys(paths)) {
     const pathPointer = childPointer('#/paths', path);
@@ -97,11 +113,11 @@ export function openApiOperations(doc: OpenApiDocument, satisfiedHeaders: Readon
           continue;
         }
         const where = err instanceof OpenApiError ? `${err.pointer}: ${err.reason}` : (err as Error).message;
-        throw new Error(`operation ${describe(key, label)}: ${where}`);
+        refused.push({ key, defaultName, label, message: `operation ${describe(key, label)}: ${where}` });
       }
     }
   }
-  return { operations, skipped };
+  return { operations, skipped, refused };
 }
 
 /** `createTicket (POST /tickets)`, or `POST /tickets` for an operation without an id. */

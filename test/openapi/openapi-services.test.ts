@@ -266,6 +266,39 @@ describe('OpenApiServices', () => {
       assert.equal(
         error(doc),
         `${PREFIX}operation search (POST /search): #/paths/~1search/post/requestBody/content/application~1json/schema/properties: ` +
+          'body property `limit` collides with query parameter `limit`: both would be the tool parameter `limit`; rename one in the document ' +
+          "(or, to expose the document's other operations without it, list them in 'operations')",
+      );
+    });
+
+    it('refuses such an operation only when it is exposed: operations that leave it out are served', () => {
+      const collides = {
+        post: {
+          operationId: 'search',
+          parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }],
+          requestBody: {
+            content: { 'application/json': { schema: { type: 'object', properties: { limit: { type: 'integer' } } } } },
+          },
+          responses: OK,
+        },
+      };
+      const getTicket = {
+        get: {
+          operationId: 'getTicket',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: OK,
+        },
+      };
+      const doc = openapi30({ '/search': collides, '/tickets/{id}': getTicket });
+      const api = services(doc, { operations: ['getTicket'] });
+      assert.deepEqual(
+        api.services.map((s) => s.name),
+        ['getTicket'],
+      );
+      assert.deepEqual(api.skippedOperations, []);
+      assert.equal(
+        error(doc, { operations: ['getTicket', 'search'] }),
+        `${PREFIX}operation search (POST /search): #/paths/~1search/post/requestBody/content/application~1json/schema/properties: ` +
           'body property `limit` collides with query parameter `limit`: both would be the tool parameter `limit`; rename one in the document',
       );
     });
