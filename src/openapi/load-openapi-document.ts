@@ -34,7 +34,10 @@ export function loadOpenApiDocument(file: string): OpenApiDocument {
     // YAML 1.2 reads JSON too; `maxAliasCount` bounds alias expansion (a "billion laughs" document)
     parsed = parseYaml(text, { maxAliasCount: 1000, prettyErrors: false });
   } catch (err) {
-    throw new Error(`${file} is neither JSON nor YAML: ${(err as Error).message.split('\n')[0]}`);
+    // the YAML reader's errors carry the offset where reading stopped: said as FILE:LINE:COLUMN, as editors take it
+    const offset = (err as { pos?: readonly number[] }).pos?.[0];
+    const where = typeof offset === 'number' ? `:${lineAndColumn(text, offset)}:` : ' is';
+    throw new Error(`${file}${where} neither JSON nor YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (!isJsonObject(parsed)) throw new Error(`${file} is not an OpenAPI document (expected an object at the top)`);
   const version = versionOf(parsed, file);
@@ -64,6 +67,13 @@ export function loadOpenApiDocument(file: string): OpenApiDocument {
   return { file, version, document: parsed };
 }
 
+/** `LINE:COLUMN` (1-based) of a character offset of `text`. */
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return `${before.split('\n').length}:${offset - lineStart + 1}`;
+}
+
 function versionOf(doc: Record<string, unknown>, file: string): OpenApiVersion {
   if (doc.swagger !== undefined) {
     throw new Error(
@@ -76,6 +86,18 @@ function versionOf(doc: Record<string, unknown>, file: string): OpenApiVersion {
   const declared = typeof doc.openapi === 'string' ? doc.openapi : undefined;
   if (declared?.startsWith('3.0.')) return '3.0';
   if (declared?.startsWith('3.1.')) return '3.1';
+  if (doc.openapi === undefined) {
+    throw new Error(
+      `${file}: no \`openapi\` version field; expected an OpenAPI 3.0.x or 3.1.x document, which starts with a ` +
+        'line such as `openapi: 3.0.3`',
+    );
+  }
+  if (typeof doc.openapi === 'number') {
+    throw new Error(
+      `${file}: openapi is the number ${doc.openapi} (YAML reads an unquoted ${doc.openapi} as a number); expected ` +
+        `an OpenAPI 3.0.x or 3.1.x version as text, e.g. \`openapi: "${doc.openapi >= 3.1 ? '3.1.0' : '3.0.3'}"\``,
+    );
+  }
   throw new Error(
     `${file}: openapi ${JSON.stringify(doc.openapi)} is not supported; expected an OpenAPI 3.0.x or 3.1.x document`,
   );

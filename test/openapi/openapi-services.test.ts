@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import { Gateway, OpenApiServices, Secret, Service } from '../../constructs';
 import { configOf, newStack, synth, thrown, warningsOf } from '../constructs/synth';
 import { documentFile, OK, openapi30, TICKETS } from './fixtures';
@@ -203,6 +204,30 @@ describe('OpenApiServices', () => {
         thrown(() => new OpenApiServices(newStack(), 'api', { document: file })).message,
         `${PREFIX}${file} is a Swagger 2.0 document; only OpenAPI 3.0 and 3.1 are supported: convert it first ` +
           `(e.g. \`npx swagger2openapi ${file} -o openapi.yaml\`, or the Swagger Editor's "Convert to OpenAPI 3")`,
+      );
+    });
+
+    it('refuses a document without an openapi version, or with one YAML read as a number, saying what to write', () => {
+      const missing = documentFile({ info: { title: 't', version: '1' }, paths: {} });
+      assert.equal(
+        thrown(() => new OpenApiServices(newStack(), 'api', { document: missing })).message,
+        `${PREFIX}${missing}: no \`openapi\` version field; expected an OpenAPI 3.0.x or 3.1.x document, which ` +
+          'starts with a line such as `openapi: 3.0.3`',
+      );
+      const number = documentFile({ openapi: 3.1, info: { title: 't', version: '1' }, paths: {} });
+      assert.equal(
+        thrown(() => new OpenApiServices(newStack(), 'api', { document: number })).message,
+        `${PREFIX}${number}: openapi is the number 3.1 (YAML reads an unquoted 3.1 as a number); expected an ` +
+          'OpenAPI 3.0.x or 3.1.x version as text, e.g. `openapi: "3.1.0"`',
+      );
+    });
+
+    it('refuses a document that is not YAML at the line and column where reading it stopped', () => {
+      const file = documentFile({});
+      fs.writeFileSync(file, 'openapi: 3.0.3\ninfo: { title: x\npaths: {}\n');
+      assert.equal(
+        thrown(() => new OpenApiServices(newStack(), 'api', { document: file })).message,
+        `${PREFIX}${file}:3:1: neither JSON nor YAML: Flow map in block collection must be sufficiently indented and end with a }`,
       );
     });
 
