@@ -36,9 +36,11 @@ function problemOf(error: ErrorObject): ManifestProblem {
   const at = pointerSegments(error.instancePath);
   const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
   if (error.keyword === 'required') {
-    const missing = `missing required key \`${(error.params as { missingProperty: string }).missingProperty}\``;
-    // the node's own message says what else it takes (`{ url } or { limit_store }`) or why the key is needed
-    const hint = schema['x-message'];
+    const key = (error.params as { missingProperty: string }).missingProperty;
+    const missing = `missing required key \`${key}\``;
+    // the node's own message says what else it takes (`{ url } or { limit_store }`) or why the key is needed;
+    // else the missing key's own schema says what it takes
+    const hint = schema['x-message'] ?? takes((schema.properties as Record<string, unknown> | undefined)?.[key]);
     const reason = typeof hint === 'string' ? `${missing}: ${hint}` : missing;
     // said at the key that makes it required (`replicas` for `session_key`) when the node names one
     const child = schema['x-at'];
@@ -52,6 +54,17 @@ function problemOf(error: ErrorObject): ManifestProblem {
   const reason = typeof schema['x-message'] === 'string' ? schema['x-message'] : defaultReason(error, schema);
   const child = schema['x-at'];
   return { at: typeof child === 'string' ? [...at, child] : at, reason: reason + quoteHint(error) };
+}
+
+/** What a key takes, from its schema: its `x-message`, its enum, or its description. */
+function takes(keySchema: unknown): string | undefined {
+  if (typeof keySchema !== 'object' || keySchema === null) return undefined;
+  const { 'x-message': message, enum: values, description } = keySchema as Record<string, unknown>;
+  if (typeof message === 'string') return message;
+  if (Array.isArray(values)) return `expected one of ${values.join(', ')}`;
+  // a description is a sentence for an editor's hover: here it follows a colon
+  if (typeof description !== 'string') return undefined;
+  return description.replace(/\.$/, '').replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
 }
 
 /**

@@ -214,9 +214,21 @@ describe('Manifest', () => {
       });
     });
 
-    it('reports a missing required key at its map', () => {
+    it('reports a missing required key at its map, saying what the key takes', () => {
       const text = GOOD.replace('    endpoint: { url: "http://crm:8080/customers/{customer_id}", method: GET }\n', '');
-      assert.equal(errorOf(text), 'support-desk.yaml:3:5: services.get_customer: missing required key `endpoint`');
+      assert.equal(
+        errorOf(text),
+        'support-desk.yaml:3:5: services.get_customer: missing required key `endpoint`: the HTTP backend',
+      );
+      assert.equal(
+        errorOf(GOOD.replace(`    auth: { tokens: [{ id: support-bot, sha256: "${SHA}" }] }\n`, '')),
+        'support-desk.yaml:11:5: gateways.support: missing required key `auth`: `none`, or tokens and/or oauth',
+      );
+      assert.equal(
+        errorOf(GOOD.replace(', method: GET }', ' }')),
+        'support-desk.yaml:4:15: services.get_customer.endpoint: missing required key `method`: ' +
+          'expected one of GET, POST, PUT, PATCH, DELETE',
+      );
     });
 
     it('says what a map takes instead of a missing key', () => {
