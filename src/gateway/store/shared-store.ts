@@ -292,8 +292,8 @@ export class SharedStore {
     );
   }
 
-  /** Runs `fn` now while the store answers, else once it does. */
-  private whenUp(fn: () => void): void {
+  /** Runs `fn` now while the store answers, else once it does (its first connection or the end of an outage). */
+  whenUp(fn: () => void): void {
     if (this.up) fn();
     else this.waiters.push(fn);
   }

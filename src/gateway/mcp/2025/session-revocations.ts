@@ -26,7 +26,13 @@ export class SessionRevocations {
   /** Ends sessions through `store` from now on (a reload may add, change or remove it). */
   useStore(store: SharedStore | undefined): void {
     this.store = store;
-    if (store === undefined) return;
+    // ids ended here during an outage of the store this one replaces: the new store takes them (without one, this
+    // process's own list keeps them, as for every other id)
+    if (store === undefined) {
+      this.pending.clear();
+      return;
+    }
+    if (this.pending.size > 0) store.whenUp(() => void this.handOver(store));
     store.onRevoked((mac, expiresAtMs) => {
       const kept = this.signer.remember(mac, expiresAtMs);
       if (!kept && !this.mirrorFull) {
