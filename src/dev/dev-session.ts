@@ -158,7 +158,7 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
           continue;
         }
         await served.gateway.reload(config);
-        const updated = { ...served, toolNames: config.tools.map((t) => t.name), unmappedHosts: unmappedHosts(config) };
+        const updated = { ...served, ...servedTools(config) };
         gateways[gateways.indexOf(served)] = updated;
         applied.delete(served);
         applied.set(updated, config);
@@ -313,22 +313,25 @@ async function serveGateway(
     port: gateway.port,
     ...(token !== undefined ? { token } : {}),
     auditLogPath,
-    toolNames: config.tools.map((t) => t.name),
-    unmappedHosts: unmappedHosts(config),
+    ...servedTools(config),
     deployedStore: g.parsed.gateway.store !== undefined,
     gateway,
   };
   return { served: dev, config };
 }
 
-/** Backend `HOST:PORT`s of a local config's tools that are not on loopback: nothing maps them to a local backend. */
-function unmappedHosts(config: GatewayConfig): string[] {
+/**
+ * The tools of a local config, and the backend `HOST:PORT`s among them that are not on loopback: nothing maps them
+ * to a local backend.
+ */
+function servedTools(config: GatewayConfig): Pick<DevGateway, 'toolNames' | 'unmappedHosts'> {
   const authorities = config.tools.map((t) => backendAuthority(t.backend.url));
-  return [
+  const unmappedHosts = [
     ...new Set(
       authorities.filter((a): a is string => a !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):/.test(a)),
     ),
   ];
+  return { toolNames: config.tools.map((t) => t.name), unmappedHosts };
 }
 
 /** The line that tells a user some tools' backends run nowhere locally, and how to map them. */

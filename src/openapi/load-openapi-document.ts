@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { LineCounter, parse as parseYaml } from 'yaml';
 import { isJsonObject } from '../validation';
 import { childPointer, isLocalRef } from './json-pointer';
 import { MAX_EXPANDED_NODES, refExpansionProblem } from './ref-expansion';
@@ -30,13 +30,15 @@ export function loadOpenApiDocument(file: string): OpenApiDocument {
     throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   let parsed: unknown;
+  const lines = new LineCounter();
   try {
     // YAML 1.2 reads JSON too; `maxAliasCount` bounds alias expansion (a "billion laughs" document)
-    parsed = parseYaml(text, { maxAliasCount: 1000, prettyErrors: false });
+    parsed = parseYaml(text, { maxAliasCount: 1000, prettyErrors: false, lineCounter: lines });
   } catch (err) {
     // the YAML reader's errors carry the offset where reading stopped: said as FILE:LINE:COLUMN, as editors take it
     const offset = (err as { pos?: readonly number[] }).pos?.[0];
-    const where = typeof offset === 'number' ? `:${lineAndColumn(text, offset)}:` : ' is';
+    const at = typeof offset === 'number' ? lines.linePos(offset) : undefined;
+    const where = at !== undefined ? `:${at.line}:${at.col}:` : ' is';
     throw new Error(`${file}${where} neither JSON nor YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (!isJsonObject(parsed)) throw new Error(`${file} is not an OpenAPI document (expected an object at the top)`);
@@ -65,13 +67,6 @@ export function loadOpenApiDocument(file: string): OpenApiDocument {
     throw new Error(`${file} is not a valid OpenAPI ${version} document: ${shown}${more}`);
   }
   return { file, version, document: parsed };
-}
-
-/** `LINE:COLUMN` (1-based) of a character offset of `text`. */
-function lineAndColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const lineStart = before.lastIndexOf('\n') + 1;
-  return `${before.split('\n').length}:${offset - lineStart + 1}`;
 }
 
 function versionOf(doc: Record<string, unknown>, file: string): OpenApiVersion {

@@ -55,13 +55,13 @@ export interface ToolListing {
   readonly outputSchema?: Record<string, unknown>;
 }
 
-/** The first protocol version whose tools carry `outputSchema`. */
 /** The log record of a tool whose input schema does not compile (`serve --check` warns of it). */
 export const TOOL_SCHEMA_UNCOMPILED = 'tool schema does not compile; its calls are refused';
 
 /** The log record of a tool whose output schema or response controls do not compile. */
 export const TOOL_OUTPUT_SCHEMA_UNCOMPILED = 'tool output schema does not compile; its calls are refused';
 
+/** The first protocol version whose tools carry `outputSchema`. */
 export const OUTPUT_SCHEMA_SINCE = '2025-06-18';
 
 /**
