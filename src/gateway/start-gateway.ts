@@ -14,7 +14,8 @@ import { noAudit, openAuditLog, ReplaceableAudit, StoreAuditLog, type AuditSink 
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, buildGatewayStateInSlices, type GatewayState } from './state/gateway-state';
 import { readConfigInSlices } from './reload/config-thread';
-import { Slicer } from './reload/event-loop-slices';
+import { changeLogFields, configChangeSteps } from './reload/config-changes';
+import { runInSlices, Slicer } from './reload/event-loop-slices';
 import {
   ConnectionGuard,
   createRequestListener,
@@ -326,12 +327,13 @@ class Gateway implements RunningGateway {
       const replacement = await buildGatewayStateInSlices(parsed, this.host, this.log, this.options.secrets, slicer);
       if (this.shuttingDown) throw new Error('the gateway is shutting down');
       warnUnchangeable(this.state.config, parsed, this.log);
+      const changes = await runInSlices(configChangeSteps(this.state.config, parsed), slicer);
       // Everything that may fail happens before anything changes, so a refused reload changes nothing: a new
       // audit target is opened (one that cannot be opened refuses the reload) and a new store's client made.
       unusedAudit = this.auditFor(parsed);
       const store = this.storeFor(replacement);
       if (store.store !== this.store) unusedStore = store.store;
-      prepared = { parsed, digest, replacement, audit: unusedAudit, store };
+      prepared = { parsed, digest, replacement, audit: unusedAudit, store, changes };
     } catch (err) {
       void unusedAudit?.close();
       void unusedStore?.close();
@@ -341,7 +343,7 @@ class Gateway implements RunningGateway {
       throw err;
     }
     // From here on the reload is applied: nothing below refuses it.
-    const { parsed, digest, replacement, audit, store } = prepared;
+    const { parsed, digest, replacement, audit, store, changes } = prepared;
     const previous = this.state;
     this.state = replacement;
     this.swapStore(store);
@@ -372,6 +374,7 @@ class Gateway implements RunningGateway {
       tools: toolSet.tools.size,
       notified_streams: notified,
       config_digest: this.configDigest,
+      ...changeLogFields(changes),
     });
     this.status?.serving(this.configDigest);
   }

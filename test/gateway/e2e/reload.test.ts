@@ -126,6 +126,38 @@ describe('gateway e2e: reload', function () {
       assert.equal(gw.child.exitCode, null, 'the gateway exited');
     });
 
+    it('says in its log line what the reload changed, by name, and that a reload of the same file changed nothing', async () => {
+      const base = configFor('B', backend.url);
+      const reloaded = async (config: GatewayConfig): Promise<Record<string, unknown>> => {
+        const offset = gw.outputOffset();
+        gw.writeConfig(config);
+        gw.signal('SIGHUP');
+        return JSON.parse(await gw.waitForOutput(/^.*"msg":"config reloaded".*$/m, 5_000, offset)) as Record<
+          string,
+          unknown
+        >;
+      };
+      await reloaded(base);
+      const toggled = await reloaded({
+        ...base,
+        gateway: { ...base.gateway, validate_input: false },
+        tools: [{ ...base.tools[0], description: 'changed' }, tool('only_c', `${backend.url}/only-c`)],
+      });
+      assert.deepEqual(toggled.settings_changed, ['gateway.validate_input']);
+      assert.deepEqual(toggled.tools_added, ['only_c']);
+      assert.deepEqual(toggled.tools_removed, ['only_b']);
+      assert.deepEqual(toggled.tools_changed, ['echo']);
+      assert.equal(toggled.unchanged, undefined);
+
+      const again = await reloaded(base);
+      assert.deepEqual(again.settings_changed, ['gateway.validate_input']);
+      const same = await reloaded(base);
+      assert.equal(same.unchanged, true, JSON.stringify(same));
+      for (const field of ['settings_changed', 'tools_added', 'tools_removed', 'tools_changed'])
+        assert.equal(same[field], undefined, field);
+      await waitForConfig(sessions[0], 'B');
+    });
+
     it('refuses a config whose file is not JSON or YAML and keeps serving', async () => {
       const offset = gw.outputOffset();
       gw.writeConfig('{ "version": 1, "gateway": ');

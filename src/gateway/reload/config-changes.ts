@@ -1,0 +1,82 @@
+import type { GatewayConfig } from '../../config';
+
+/** The most tool names a list of {@link ConfigChanges} names in the log; the rest are counted. */
+export const MAX_NAMED_TOOLS = 20;
+
+/** What a reload changes, by name only (never a value: a setting may be a secret's reference). */
+export interface ConfigChanges {
+  /** `gateway.<setting>` for each setting whose value differs, in the config's order. */
+  readonly settings: readonly string[];
+  readonly toolsAdded: readonly string[];
+  readonly toolsRemoved: readonly string[];
+  /** Tools in both configs whose entry differs (description, schema, backend, anything). */
+  readonly toolsChanged: readonly string[];
+  /** The same tools, each unchanged, in another order (what `tools/list` pages through). */
+  readonly toolsReordered: boolean;
+}
+
+/**
+ * Compares two configs, one tool per step (run in slices on a reload: a config of thousands of tools takes longer
+ * than a call may wait).
+ */
+export function* configChangeSteps(current: GatewayConfig, next: GatewayConfig): Generator<void, ConfigChanges, void> {
+  const settingKeys = new Set([...Object.keys(current.gateway), ...Object.keys(next.gateway)]);
+  const settings = [...settingKeys]
+    .filter((key) => !sameJson(settingOf(current, key), settingOf(next, key)))
+    .map((key) => `gateway.${key}`);
+  const before = new Map(current.tools.map((tool) => [tool.name, tool]));
+  const toolsAdded: string[] = [];
+  const toolsChanged: string[] = [];
+  for (const tool of next.tools) {
+    const old = before.get(tool.name);
+    if (old === undefined) toolsAdded.push(tool.name);
+    else if (!sameJson(old, tool)) toolsChanged.push(tool.name);
+    yield;
+  }
+  const after = new Set(next.tools.map((tool) => tool.name));
+  const toolsRemoved = current.tools.filter((tool) => !after.has(tool.name)).map((tool) => tool.name);
+  const toolsReordered =
+    toolsAdded.length === 0 &&
+    toolsRemoved.length === 0 &&
+    current.tools.some((tool, i) => tool.name !== next.tools[i].name);
+  return { settings, toolsAdded, toolsRemoved, toolsChanged, toolsReordered };
+}
+
+/** Whether two JSON values are equal (objects whatever their key order); what a parsed config holds. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in x) {
+    if (!Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
+    count++;
+  }
+  return count === Object.keys(y).length;
+}
+
+const settingOf = (config: GatewayConfig, key: string): unknown =>
+  (config.gateway as unknown as Record<string, unknown>)[key];
+
+/**
+ * The log fields of `changes`: every changed setting, and up to {@link MAX_NAMED_TOOLS} names per list of tools
+ * with the count of the rest (`tools_added_more`). Lists that are empty are left out; a reload that changed nothing
+ * says `unchanged: true`.
+ */
+export function changeLogFields(changes: ConfigChanges): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (changes.settings.length > 0) fields.settings_changed = changes.settings;
+  const named = (field: string, names: readonly string[]): void => {
+    if (names.length === 0) return;
+    fields[field] = names.slice(0, MAX_NAMED_TOOLS);
+    if (names.length > MAX_NAMED_TOOLS) fields[`${field}_more`] = names.length - MAX_NAMED_TOOLS;
+  };
+  named('tools_added', changes.toolsAdded);
+  named('tools_removed', changes.toolsRemoved);
+  named('tools_changed', changes.toolsChanged);
+  if (changes.toolsReordered) fields.tools_reordered = true;
+  if (Object.keys(fields).length === 0) fields.unchanged = true;
+  return fields;
+}
