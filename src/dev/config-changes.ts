@@ -5,8 +5,9 @@
  * @example
  * describeConfigChanges(before, after); // ['validate_input true → false', 'tools added: create_task']
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { GatewayConfig } from '../config';
+import { configChangeSteps } from '../gateway/reload/config-changes';
+import { runAtOnce } from '../gateway/reload/event-loop-slices';
 
 /** How an absent setting is shown: the runtime applies its default. */
 const DEFAULT_VALUE = '(default)';
@@ -19,21 +20,19 @@ const DEFAULT_VALUE = '(default)';
  * @returns an empty list when the configs are deep-equal
  */
 export function describeConfigChanges(before: GatewayConfig, after: GatewayConfig): string[] {
-  const changes = [...settingChanges(before.gateway, after.gateway), ...toolChanges(before.tools, after.tools)];
-  // a difference outside `gateway` and `tools` (the config version) still has to be told
-  if (changes.length === 0 && !isDeepStrictEqual(before, after)) changes.push('config changed');
-  return changes;
-}
-
-function settingChanges(before: object, after: object): string[] {
-  const was = before as Readonly<Record<string, unknown>>;
-  const now = after as Readonly<Record<string, unknown>>;
-  const keys = [...new Set([...Object.keys(was), ...Object.keys(now)])];
-  return keys
-    .filter((key) => !isDeepStrictEqual(was[key], now[key]))
-    .map((key) =>
+  const changes = runAtOnce(configChangeSteps(before, after));
+  const was = before.gateway as unknown as Readonly<Record<string, unknown>>;
+  const now = after.gateway as unknown as Readonly<Record<string, unknown>>;
+  const listed = (what: string, names: readonly string[]) => (names.length > 0 ? [`${what}: ${names.join(', ')}`] : []);
+  return [
+    ...changes.settings.map((key) =>
       isShown(was[key]) && isShown(now[key]) ? `${key} ${show(was[key])} → ${show(now[key])}` : `${key} changed`,
-    );
+    ),
+    ...listed('tools added', changes.toolsAdded),
+    ...listed('tools removed', changes.toolsRemoved),
+    ...listed('tools changed', changes.toolsChanged),
+    ...(changes.toolsReordered ? ['tools reordered'] : []),
+  ];
 }
 
 /** Only booleans and numbers are printed: they cannot carry a URL or a secret's hash. */
@@ -43,20 +42,4 @@ function isShown(value: unknown): value is boolean | number | undefined {
 
 function show(value: boolean | number | undefined): string {
   return value === undefined ? DEFAULT_VALUE : String(value);
-}
-
-function toolChanges(before: GatewayConfig['tools'], after: GatewayConfig['tools']): string[] {
-  const was = new Map(before.map((t) => [t.name, t]));
-  const now = new Map(after.map((t) => [t.name, t]));
-  const added = after.filter((t) => !was.has(t.name)).map((t) => t.name);
-  const removed = before.filter((t) => !now.has(t.name)).map((t) => t.name);
-  const changed = after.filter((t) => was.has(t.name) && !isDeepStrictEqual(was.get(t.name), t)).map((t) => t.name);
-  const keptBefore = before.filter((t) => now.has(t.name)).map((t) => t.name);
-  const keptAfter = after.filter((t) => was.has(t.name)).map((t) => t.name);
-  return [
-    ...(added.length > 0 ? [`tools added: ${added.join(', ')}`] : []),
-    ...(removed.length > 0 ? [`tools removed: ${removed.join(', ')}`] : []),
-    ...(changed.length > 0 ? [`tools changed: ${changed.join(', ')}`] : []),
-    ...(!isDeepStrictEqual(keptBefore, keptAfter) ? ['tools reordered'] : []),
-  ];
 }

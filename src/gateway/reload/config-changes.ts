@@ -5,40 +5,40 @@ export const MAX_NAMED_TOOLS = 20;
 
 /** What a reload changes, by name only (never a value: a setting may be a secret's reference). */
 export interface ConfigChanges {
-  /** `gateway.<setting>` for each setting whose value differs, in the config's order. */
+  /** The `gateway` settings (their keys) whose value differs, in the order of the current config, then the next. */
   readonly settings: readonly string[];
   readonly toolsAdded: readonly string[];
   readonly toolsRemoved: readonly string[];
   /** Tools in both configs whose entry differs (description, schema, backend, anything). */
   readonly toolsChanged: readonly string[];
-  /** The same tools, each unchanged, in another order (what `tools/list` pages through). */
+  /** The tools both configs hold are in another order (what `tools/list` pages through). */
   readonly toolsReordered: boolean;
 }
 
 /**
- * Compares two configs, one tool per step (run in slices on a reload: a config of thousands of tools takes longer
- * than a call may wait).
+ * Compares two configs of one gateway, one tool per step (run in slices on a reload: a config of thousands of tools
+ * takes longer than a call may wait). `dev` words the same changes for its user.
  */
 export function* configChangeSteps(current: GatewayConfig, next: GatewayConfig): Generator<void, ConfigChanges, void> {
   const settingKeys = new Set([...Object.keys(current.gateway), ...Object.keys(next.gateway)]);
-  const settings = [...settingKeys]
-    .filter((key) => !sameJson(settingOf(current, key), settingOf(next, key)))
-    .map((key) => `gateway.${key}`);
+  const settings = [...settingKeys].filter((key) => !sameJson(settingOf(current, key), settingOf(next, key)));
   const before = new Map(current.tools.map((tool) => [tool.name, tool]));
   const toolsAdded: string[] = [];
   const toolsChanged: string[] = [];
+  const keptAfter: string[] = [];
   for (const tool of next.tools) {
     const old = before.get(tool.name);
     if (old === undefined) toolsAdded.push(tool.name);
-    else if (!sameJson(old, tool)) toolsChanged.push(tool.name);
+    else {
+      keptAfter.push(tool.name);
+      if (!sameJson(old, tool)) toolsChanged.push(tool.name);
+    }
     yield;
   }
   const after = new Set(next.tools.map((tool) => tool.name));
   const toolsRemoved = current.tools.filter((tool) => !after.has(tool.name)).map((tool) => tool.name);
-  const toolsReordered =
-    toolsAdded.length === 0 &&
-    toolsRemoved.length === 0 &&
-    current.tools.some((tool, i) => tool.name !== next.tools[i].name);
+  const keptBefore = current.tools.filter((tool) => after.has(tool.name));
+  const toolsReordered = keptBefore.some((tool, i) => tool.name !== keptAfter[i]);
   return { settings, toolsAdded, toolsRemoved, toolsChanged, toolsReordered };
 }
 
@@ -67,7 +67,7 @@ const settingOf = (config: GatewayConfig, key: string): unknown =>
  */
 export function changeLogFields(changes: ConfigChanges): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
-  if (changes.settings.length > 0) fields.settings_changed = changes.settings;
+  if (changes.settings.length > 0) fields.settings_changed = changes.settings.map((key) => `gateway.${key}`);
   const named = (field: string, names: readonly string[]): void => {
     if (names.length === 0) return;
     fields[field] = names.slice(0, MAX_NAMED_TOOLS);
