@@ -1,4 +1,5 @@
 import type { GatewayConfig } from '../../config';
+import { jsonEqual } from '../../validation/json-equal';
 
 /** The most tool names a list of {@link ConfigChanges} names in the log; the rest are counted. */
 export const MAX_NAMED_TOOLS = 20;
@@ -21,7 +22,7 @@ export interface ConfigChanges {
  */
 export function* configChangeSteps(current: GatewayConfig, next: GatewayConfig): Generator<void, ConfigChanges, void> {
   const settingKeys = new Set([...Object.keys(current.gateway), ...Object.keys(next.gateway)]);
-  const settings = [...settingKeys].filter((key) => !sameJson(settingOf(current, key), settingOf(next, key)));
+  const settings = [...settingKeys].filter((key) => !jsonEqual(settingOf(current, key), settingOf(next, key)));
   const before = new Map(current.tools.map((tool) => [tool.name, tool]));
   const toolsAdded: string[] = [];
   const toolsChanged: string[] = [];
@@ -31,7 +32,7 @@ export function* configChangeSteps(current: GatewayConfig, next: GatewayConfig):
     if (old === undefined) toolsAdded.push(tool.name);
     else {
       keptAfter.push(tool.name);
-      if (!sameJson(old, tool)) toolsChanged.push(tool.name);
+      if (!jsonEqual(old, tool)) toolsChanged.push(tool.name);
     }
     yield;
   }
@@ -40,21 +41,6 @@ export function* configChangeSteps(current: GatewayConfig, next: GatewayConfig):
   const keptBefore = current.tools.filter((tool) => after.has(tool.name));
   const toolsReordered = keptBefore.some((tool, i) => tool.name !== keptAfter[i]);
   return { settings, toolsAdded, toolsRemoved, toolsChanged, toolsReordered };
-}
-
-/** Whether two JSON values are equal (objects whatever their key order); what a parsed config holds. */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  let count = 0;
-  for (const key in x) {
-    if (!Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
-    count++;
-  }
-  return count === Object.keys(y).length;
 }
 
 const settingOf = (config: GatewayConfig, key: string): unknown =>
