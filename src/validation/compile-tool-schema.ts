@@ -235,7 +235,9 @@ function findEmptyRequiredName(schema: AnySchemaObject): string | undefined {
  */
 function compileUncached(schema: AnySchemaObject, text: string): CompiledSchema | string {
   if (!rootAdmitsObjects(schema)) return 'input schema: the root must accept objects (use "type": "object")';
-  const cycle = sameValueCycle(schema);
+  // A cycle needs a `$ref` (the schema was checked to be JSON, a tree), and `text` names every key as JSON.stringify
+  // wrote it, unescaped: most generated schemas have none and skip the search.
+  const cycle = text.includes('"$ref"') ? sameValueCycle(schema) : undefined;
   if (cycle !== undefined) {
     return (
       `input schema: ${cycle} refers back to itself without reading any part of the value (through $ref, allOf, ` +
