@@ -30,7 +30,8 @@ export function explainYamlErrors(errors: readonly YAMLError[], text: string, li
   const code = error.code === 'BAD_INDENT' && !error.message.startsWith('All mapping items') ? 'OTHER' : error.code;
   switch (code) {
     case 'BAD_INDENT':
-      return badIndent(lineTexts, start.line);
+      // reported at a comment line when one comes before the misindented key: the key is the mistake
+      return badIndent(lineTexts, nextContent(lineTexts, start.line));
     case 'MULTILINE_IMPLICIT_KEY':
       return deeperThanKeyWithValue(lineTexts, start.line, lines.linePos(error.pos[1]).line);
     case 'BLOCK_AS_IMPLICIT_KEY':
@@ -74,36 +75,117 @@ function indentOf(line: string): number {
   return line.length - line.trimStart().length;
 }
 
+// a colon ends a key only before a space or the line end: `- localhost:8080` is a text, not a key
+const KEY = /^(\s*(?:-\s+)*)("[^"]*"|'[^']*'|[^#]+?)\s*:(?:\s|$)/;
+
+/** The column (0-based) a line's key starts at, after any `- ` of a list item; else its indentation. */
+function keyColumn(line: string): number {
+  return KEY.exec(line)?.[1].length ?? indentOf(line);
+}
+
 function keyOf(line: string): string {
-  const m = /^\s*(?:- )?("[^"]*"|'[^']*'|[^:#]+?)\s*:/.exec(line);
-  return m === null ? line.trim().slice(0, 40) : m[1];
+  return KEY.exec(line)?.[2] ?? line.trim().slice(0, 40);
 }
 
 /** The nearest line above `line` (1-based) that holds something other than a comment. */
 function previousContent(lineTexts: readonly string[], line: number): number | undefined {
   for (let n = line - 1; n >= 1; n--) {
-    const t = lineTexts[n - 1];
-    if (t.trim() !== '' && !t.trimStart().startsWith('#')) return n;
+    if (isContent(lineTexts[n - 1])) return n;
   }
   return undefined;
+}
+
+/** `line` if it holds something other than a comment, else the next line that does (or `line` at the end). */
+function nextContent(lineTexts: readonly string[], line: number): number {
+  for (let n = line; n <= lineTexts.length; n++) {
+    if (isContent(lineTexts[n - 1])) return n;
+  }
+  return line;
+}
+
+function isContent(line: string): boolean {
+  return line.trim() !== '' && !line.trimStart().startsWith('#');
 }
 
 function spaces(n: number): string {
   return n === 1 ? '1 space' : `${n} spaces`;
 }
 
+/**
+ * A key that does not start in the column of the map it is in. The library reports it at the map that ends
+ * there, which is not always the line the key belongs with: a key one space deeper than its siblings, after a
+ * sibling's nested map (`backend:` with its `url`, `method`), sits between two maps. Said against the line it is
+ * nearer to, or both when it is as near to each.
+ */
 function badIndent(lineTexts: readonly string[], line: number): YamlProblem {
   const text = lineTexts[line - 1] ?? '';
   const indent = indentOf(text);
+  const at = { line, column: indent + 1 };
   const above = previousContent(lineTexts, line);
-  const aboveIndent = above === undefined ? 0 : indentOf(lineTexts[above - 1]);
+  if (above === undefined) return { ...at, message: misaligned(text, indent, lineTexts[0], 0) };
+  const aboveText = lineTexts[above - 1];
+  // deeper than the line above, which has its value on its line (a `{ … }`, a quoted text)
+  if (keyColumn(aboveText) < indent) return { ...at, message: deeperThanValue(text, aboveText) };
+  // shallower than the line above: the end of a nested map, whose parent (`outer`) is above it
+  let outer: number | undefined;
+  let innerIndent = indentOf(aboveText);
+  for (let n: number | undefined = above; n !== undefined; n = previousContent(lineTexts, n)) {
+    const nIndent = indentOf(lineTexts[n - 1]);
+    if (nIndent < indent) {
+      outer = n;
+      break;
+    }
+    innerIndent = Math.min(innerIndent, nIndent);
+  }
+  // the last line above at the nested map's column: the sibling to align with if the key belongs in that map
+  const innerText = lineTexts[lastAt(lineTexts, above, innerIndent) - 1];
+  if (innerIndent === indent) return { ...at, message: misaligned(text, indent, aboveText, indentOf(aboveText)) };
+  if (outer === undefined) return { ...at, message: misaligned(text, indent, innerText, innerIndent) };
+  const outerText = lineTexts[outer - 1];
+  const outerColumn = keyColumn(outerText);
+  // between the `-` of a list item and its key: the item's keys are the only map it can belong to
+  if (outerColumn >= indent) return { ...at, message: misaligned(text, indent, innerText, innerIndent) };
+  const toOuter = indent - outerColumn;
+  const toInner = innerIndent - indent;
+  // a key is no item of a list nor a line of a text: after `- 1`, `- 2` or a `|` text it can only belong with the
+  // key above them
+  const innerIsItem = /^\s*-(\s|$)/.test(innerText) && !/^\s*-(\s|$)/.test(text);
+  const outerIsText = /:\s+[|>][-+0-9]*\s*(#.*)?$/.test(outerText);
+  if (toOuter < toInner || innerIsItem || outerIsText)
+    return { ...at, message: misaligned(text, indent, outerText, outerColumn) };
+  if (toInner < toOuter) return { ...at, message: misaligned(text, indent, innerText, innerIndent) };
   return {
-    line,
-    column: indent + 1,
+    ...at,
     message:
-      `\`${keyOf(text)}\` is indented by ${spaces(indent)} but \`${keyOf(lineTexts[(above ?? 1) - 1])}\` above it by ` +
-      `${spaces(aboveIndent)}: keys of one map start in the same column; indent it like its siblings`,
+      `\`${keyOf(text)}\` is indented by ${spaces(indent)}, between \`${keyOf(outerText)}\` ` +
+      `(${spaces(outerColumn)}) and \`${keyOf(innerText)}\` above it (${spaces(innerIndent)}): keys of one map ` +
+      `start in the same column; align it with \`${keyOf(outerText)}\`, or with \`${keyOf(innerText)}\` to nest it ` +
+      `under \`${keyOf(outerText)}\``,
   };
+}
+
+/** The last line at or above `line` (1-based) indented by `indent`. */
+function lastAt(lineTexts: readonly string[], line: number, indent: number): number {
+  let n: number | undefined = line;
+  while (n !== undefined && indentOf(lineTexts[n - 1]) !== indent) n = previousContent(lineTexts, n);
+  return n ?? line;
+}
+
+function misaligned(text: string, indent: number, sibling: string, siblingIndent: number): string {
+  return (
+    `\`${keyOf(text)}\` is indented by ${spaces(indent)} but \`${keyOf(sibling)}\` above it by ` +
+    `${spaces(siblingIndent)}: keys of one map start in the same column; indent it like its siblings`
+  );
+}
+
+/** `text` is deeper than `parent`, whose value is on its own line: nothing can nest under `parent`. */
+function deeperThanValue(text: string, parent: string): string {
+  const key = keyOf(text);
+  return (
+    `\`${key}\` is indented by ${spaces(indentOf(text))}, deeper than \`${keyOf(parent)}\` above it ` +
+    `(${spaces(keyColumn(parent))}), which has a value on its line and so cannot hold nested keys: align ` +
+    `\`${key}\` with \`${keyOf(parent)}\`, or nest it under a key that takes a map`
+  );
 }
 
 function deeperThanKeyWithValue(lineTexts: readonly string[], keyLine: number, offendingLine: number): YamlProblem {
@@ -119,11 +201,5 @@ function deeperThanKeyWithValue(lineTexts: readonly string[], keyLine: number, o
       message: `\`${parent.trim()}\` needs a space after the colon: write \`${glued[2]}: ${glued[3]}\``,
     };
   }
-  return {
-    line: offendingLine,
-    column: indentOf(text) + 1,
-    message:
-      `\`${keyOf(text)}\` is indented deeper than \`${keyOf(parent)}\` above it, which already has a value on its ` +
-      'line: indent it like its siblings, or move that value to nested lines',
-  };
+  return { line: offendingLine, column: indentOf(text) + 1, message: deeperThanValue(text, parent) };
 }

@@ -48,16 +48,61 @@ describe('YAML indentation errors', () => {
     it('names the key indented less than its siblings, at its own column', () => {
       assert.equal(
         manifestError(UNDER_INDENTED),
-        'm.yaml:4:4: `endpoint` is indented by 3 spaces but `description` above it by 4 spaces: keys of one map start ' +
-          'in the same column; indent it like its siblings',
+        'm.yaml:4:4: `endpoint` is indented by 3 spaces, between `get_customer` (2 spaces) and `description` above it ' +
+          '(4 spaces): keys of one map start in the same column; align it with `get_customer`, or with `description` ' +
+          'to nest it under `get_customer`',
       );
     });
 
     it('names the key indented deeper than a key that already has a value', () => {
       assert.equal(
         manifestError(OVER_INDENTED),
-        'm.yaml:5:7: `auth` is indented deeper than `port` above it, which already has a value on its line: indent it ' +
-          'like its siblings, or move that value to nested lines',
+        'm.yaml:5:7: `auth` is indented by 6 spaces, deeper than `port` above it (4 spaces), which has a value on ' +
+          'its line and so cannot hold nested keys: align `auth` with `port`, or nest it under a key that takes a map',
+      );
+    });
+
+    it('names the sibling a key is deeper than, and says to align it or nest it under a key that takes a map', () => {
+      const service = 'services:\n  get_customer:\n    endpoint:\n      url: http://crm:8080/c\n      method: GET\n';
+      const deeper = (line: number, indent: number): string =>
+        `m.yaml:${line}:${indent + 1}: \`timeout_ms\` is indented by ${indent} spaces, deeper than \`method\` above ` +
+        'it (6 spaces), which has a value on its line and so cannot hold nested keys: align `timeout_ms` with ' +
+        '`method`, or nest it under a key that takes a map';
+      assert.equal(manifestError(`${service}        timeout_ms: 500\ngateways: {}\n`), deeper(6, 8));
+      // at the end of the file, with CRLF line ends, after a comment or a blank line: the key's own line
+      assert.equal(manifestError(`${service}        timeout_ms: 500`), deeper(6, 8));
+      assert.equal(manifestError(`${service}        timeout_ms: 500\n`.replace(/\n/g, '\r\n')), deeper(6, 8));
+      assert.equal(manifestError(`${service}      # the backend's limit\n        timeout_ms: 500\n`), deeper(7, 8));
+      assert.equal(manifestError(`${service}\n        timeout_ms: 500\n`), deeper(7, 8));
+      // after a quoted value too, which the library reports as another error
+      assert.equal(manifestError(`${service.replace('GET', '"GET"')}       timeout_ms: 500\n`), deeper(6, 7));
+    });
+
+    it('names both keys a key one space off sits between, after a nested map', () => {
+      // `timeout_ms` is one space deeper than its sibling `endpoint` and one less than `method`: either may be meant
+      const text =
+        'services:\n  get_customer:\n    endpoint:\n      url: http://crm:8080/c\n      method: GET\n' +
+        '     timeout_ms: 500\ngateways: {}\n';
+      const expected =
+        'm.yaml:6:6: `timeout_ms` is indented by 5 spaces, between `endpoint` (4 spaces) and `method` above it ' +
+        '(6 spaces): keys of one map start in the same column; align it with `endpoint`, or with `method` to nest it ' +
+        'under `endpoint`';
+      assert.equal(manifestError(text), expected);
+      assert.equal(manifestError(text.replace(/\n/g, '\r\n')), expected);
+      // nearer one of them (4-space indents): that one
+      assert.equal(
+        manifestError(
+          'services:\n    get_customer:\n        endpoint:\n            url: http://crm:8080/c\n            method: GET\n' +
+            '         timeout_ms: 500\n',
+        ),
+        'm.yaml:6:10: `timeout_ms` is indented by 9 spaces but `endpoint` above it by 8 spaces: keys of one map ' +
+          'start in the same column; indent it like its siblings',
+      );
+      // a key is no list item: after `- a`, `- b` only the key above the list is its sibling
+      assert.equal(
+        manifestError('gateways:\n  support:\n    services:\n      - a\n      - b\n     auth: none\n'),
+        'm.yaml:6:6: `auth` is indented by 5 spaces but `services` above it by 4 spaces: keys of one map start in ' +
+          'the same column; indent it like its siblings',
       );
     });
 
@@ -81,8 +126,9 @@ describe('YAML indentation errors', () => {
       // a list item of host:port or a URL is a text on purpose: the deeper line after it is the mistake
       assert.equal(
         manifestError('gateways:\n  a:\n    allowed_hosts:\n      - localhost:8080\n        port: 80\n'),
-        'm.yaml:5:9: `port` is indented deeper than `localhost` above it, which already has a value on its line: ' +
-          'indent it like its siblings, or move that value to nested lines',
+        'm.yaml:5:9: `port` is indented by 8 spaces, deeper than `- localhost:8080` above it (6 spaces), which has a ' +
+          'value on its line and so cannot hold nested keys: align `port` with `- localhost:8080`, or nest it under a ' +
+          'key that takes a map',
       );
       // the first error is said, a tab after it too
       assert.match(manifestError('a:\n  b: "\\d"\n  c:\n\td: 1\n'), /^m\.yaml:2:\d+: Invalid escape sequence/);
@@ -94,18 +140,41 @@ describe('YAML indentation errors', () => {
   });
 
   describe('in a gateway config', () => {
+    const TOOL =
+      'version: 1\ngateway:\n  name: g\n  auth: none\ntools:\n  - name: t\n    description: d\n' +
+      '    input_schema: { type: object }\n    backend:\n      url: http://a/\n      method: GET\n';
+
+    it('names the key a tool entry key is deeper than', () => {
+      const deeper = write('deeper.yaml', `${TOOL}        timeout_ms: 500\n`);
+      assert.equal(
+        thrown(() => loadGatewayConfig(deeper)).message,
+        `invalid YAML in ${deeper} at line 12, column 9: \`timeout_ms\` is indented by 8 spaces, deeper than ` +
+          '`method` above it (6 spaces), which has a value on its line and so cannot hold nested keys: align ' +
+          '`timeout_ms` with `method`, or nest it under a key that takes a map',
+      );
+      const between = write('between.yaml', `${TOOL}     timeout_ms: 500\n`);
+      assert.equal(
+        thrown(() => loadGatewayConfig(between)).message,
+        `invalid YAML in ${between} at line 12, column 6: \`timeout_ms\` is indented by 5 spaces, between ` +
+          '`backend` (4 spaces) and `method` above it (6 spaces): keys of one map start in the same column; align it ' +
+          'with `backend`, or with `method` to nest it under `backend`',
+      );
+    });
+
     it('reports the same sentences and columns, on one line', () => {
       const under = write('under.yaml', 'version: 1\ngateway:\n  name: g\n  auth: none\ntools: []\n port: 8080\n');
       assert.equal(
         thrown(() => loadGatewayConfig(under)).message,
-        `invalid YAML in ${under} at line 6, column 2: \`port\` is indented by 1 space but \`tools\` above it by 0 spaces: ` +
-          'keys of one map start in the same column; indent it like its siblings',
+        `invalid YAML in ${under} at line 6, column 2: \`port\` is indented by 1 space, deeper than \`tools\` above it ` +
+          '(0 spaces), which has a value on its line and so cannot hold nested keys: align `port` with `tools`, or nest ' +
+          'it under a key that takes a map',
       );
       const over = write('over.yaml', 'version: 1\ngateway:\n  name: g\n  auth: none\n   port: 8080\ntools: []\n');
       assert.equal(
         thrown(() => loadGatewayConfig(over)).message,
-        `invalid YAML in ${over} at line 5, column 4: \`port\` is indented deeper than \`auth\` above it, which already ` +
-          'has a value on its line: indent it like its siblings, or move that value to nested lines',
+        `invalid YAML in ${over} at line 5, column 4: \`port\` is indented by 3 spaces, deeper than \`auth\` above it ` +
+          '(2 spaces), which has a value on its line and so cannot hold nested keys: align `port` with `auth`, or nest ' +
+          'it under a key that takes a map',
       );
     });
   });

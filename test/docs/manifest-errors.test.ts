@@ -2,7 +2,8 @@
  * The refusals docs/constructs.md quotes for a bad manifest, made from the page's own example manifest: each
  * mistake the page's list stands for is written into that YAML, and the `Manifest` must refuse it with the line
  * the page quotes, word for word, at the line and column the page gives. So a new service key (which lengthens
- * the `unknown key` list) or a moved check shows up here, not in a newcomer's terminal.
+ * the `unknown key` list) or a moved check shows up here, not in a newcomer's terminal. The YAML syntax mistakes
+ * the page quotes after it are made in small manifests of their own, at the lines and columns the page gives.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -36,6 +37,24 @@ const MISTAKES: [string, (yaml: string) => string][] = [
   ],
 ];
 
+/** The quoted YAML syntax mistakes after "A YAML syntax mistake is reported once", one a line. */
+const SYNTAX_QUOTED = /A YAML syntax mistake is reported once[^]*?^```\n([^]*?)^```$/m
+  .exec(SECTION)![1]
+  .trim()
+  .split('\n');
+
+/** The manifests the quoted syntax mistakes are made in: a key less deep than its siblings, one deeper. */
+const SYNTAX_MISTAKES: [string, string][] = [
+  [
+    'a key between two maps',
+    'services:\n  get_customer:\n    description: Look up a customer\n   endpoint: { url: "http://crm:8080/c", method: GET }\n',
+  ],
+  [
+    'a key under a key that has a value',
+    'gateways:\n  support:\n    services: [get_customer]\n    port: 8080\n      auth: none\n',
+  ],
+];
+
 describe('docs/constructs.md: the refusals of a bad manifest', () => {
   let dir: string;
   before(() => {
@@ -58,6 +77,12 @@ describe('docs/constructs.md: the refusals of a bad manifest', () => {
   });
 
   it('quotes one line per mistake', () => assert.equal(QUOTED.length, MISTAKES.length));
+
+  SYNTAX_MISTAKES.forEach(([mistake, yaml], i) => {
+    it(`quotes ${mistake} as the Manifest says it`, () => assert.equal(refusal(yaml), SYNTAX_QUOTED[i]));
+  });
+
+  it('quotes one line per YAML syntax mistake', () => assert.equal(SYNTAX_QUOTED.length, SYNTAX_MISTAKES.length));
 
   MISTAKES.forEach(([mistake, edit], i) => {
     it(`quotes ${mistake} as the Manifest says it`, () => {
