@@ -1,3 +1,4 @@
+import type * as Yaml from 'yaml';
 import type { LineCounter, YAMLError } from 'yaml';
 
 /** A YAML syntax error as a user reads it: where the offending key is and what to do. */
@@ -26,7 +27,20 @@ export function explainYamlErrors(errors: readonly YAMLError[], text: string, li
       ? errors[0]
       : (errors.find((e) => e.code === 'MULTILINE_IMPLICIT_KEY') ?? errors[0]);
   const start = lines.linePos(error.pos[0]);
-  // BAD_INDENT also stands for an unclosed flow collection, whose own message is clear
+  // the library's sentence, without the position `prettyErrors` adds
+  const said = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+  // an unclosed `{` or `[` is reported where the library gives up on it, the line after: said where it opens
+  const unclosed = /^Flow (map|sequence) .*end with a [}\]]$/.test(said) ? unclosedFlow(text, error.pos[0]) : undefined;
+  if (unclosed !== undefined) {
+    const at = lines.linePos(unclosed.offset);
+    const [what, end] = unclosed.source === '{' ? ['map', '}'] : ['list', ']'];
+    return {
+      line: at.line,
+      column: at.col,
+      message: `this \`${unclosed.source}\` is not closed: end the ${what} with \`${end}\``,
+    };
+  }
+  // BAD_INDENT also stands for a flow collection closed on a line not indented deeper than its key
   const code = error.code === 'BAD_INDENT' && !error.message.startsWith('All mapping items') ? 'OTHER' : error.code;
   switch (code) {
     case 'BAD_INDENT':
@@ -48,9 +62,8 @@ export function explainYamlErrors(errors: readonly YAMLError[], text: string, li
         message: 'this line is indented with a tab: YAML indents with spaces only',
       };
     default: {
-      const message = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-      const hint = HINTS.find(([test]) => test(error.code, message))?.[1];
-      return { line: start.line, column: start.col, message: hint === undefined ? message : `${message}: ${hint}` };
+      const hint = HINTS.find(([test]) => test(error.code, said))?.[1];
+      return { line: start.line, column: start.col, message: hint === undefined ? said : `${said}: ${hint}` };
     }
   }
 }
@@ -70,6 +83,39 @@ const HINTS: readonly [(code: string, message: string) => boolean, string][] = [
     'close the { … } or [ … ] on its line, or indent its next lines deeper than its key',
   ],
 ];
+
+/**
+ * The innermost `{` or `[` before `offset` that the parser found no `}` or `]` for, unless one comes later in the
+ * text: then the collection is closed, on a line indented too little, which the library's own message says.
+ */
+function unclosedFlow(text: string, offset: number): { offset: number; source: string } | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded with the YAML parser, see load-config
+  const { CST, Parser } = require('yaml') as typeof Yaml;
+  let found: { offset: number; source: string } | undefined;
+  for (const token of new Parser().parse(text)) {
+    if (token.type !== 'document') continue;
+    CST.visit(token, ({ value }) => {
+      if (value?.type !== 'flow-collection' || value.start.offset >= offset) return;
+      const close = value.start.source === '{' ? '}' : ']';
+      if (value.end.some((t) => t.source === close)) return;
+      if (found === undefined || value.start.offset > found.offset) found = value.start;
+    });
+  }
+  return found === undefined || closedLater(text.slice(offset)) ? undefined : found;
+}
+
+/** Whether `rest` closes more `{ … }` and `[ … ]` than it opens (quoted texts and comments aside). */
+function closedLater(rest: string): boolean {
+  let depth = 0;
+  for (const line of rest.split(/\r?\n/)) {
+    const code = line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'/g, '""').replace(/(^|\s)#.*$/, '');
+    for (const c of code) {
+      if (c === '{' || c === '[') depth++;
+      else if ((c === '}' || c === ']') && --depth < 0) return true;
+    }
+  }
+  return false;
+}
 
 function indentOf(line: string): number {
   return line.length - line.trimStart().length;

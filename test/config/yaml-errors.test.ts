@@ -1,6 +1,6 @@
 /**
- * YAML indentation mistakes in a user's words, with the column of the offending key: the manifest reader and
- * the gateway config loader share `explainYamlErrors`.
+ * YAML indentation mistakes and unclosed `{` or `[` in a user's words, at the offending key or bracket: the
+ * manifest reader and the gateway config loader share `explainYamlErrors`.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ const OVER_INDENTED = `gateways:
 
 const TAB = 'services:\n\tget_customer: {}\n';
 
-describe('YAML indentation errors', () => {
+describe('YAML syntax errors', () => {
   let dir: string;
   before(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'yaml-errors-'));
@@ -106,6 +106,36 @@ describe('YAML indentation errors', () => {
       );
     });
 
+    it('says an unclosed { or [ is not closed, where it opens', () => {
+      const unclosed = (line: number, column: number): string =>
+        `m.yaml:${line}:${column}: this \`{\` is not closed: end the map with \`}\``;
+      const input = '    input: {type: object, properties: {a: {type: string}}\n';
+      const service = `services:\n  get_customer:\n    description: Look up a customer\n${input}`;
+      assert.equal(manifestError(`${service}    timeout_ms: 500\ngateways: {}\n`), unclosed(4, 12));
+      // at the end of the file, with or without a line end; CRLF; a comment or a tab after it
+      assert.equal(manifestError(service), unclosed(4, 12));
+      assert.equal(manifestError(service.trimEnd()), unclosed(4, 12));
+      assert.equal(manifestError(`${service}    timeout_ms: 500\n`.replace(/\n/g, '\r\n')), unclosed(4, 12));
+      assert.equal(manifestError(`${service}    # the limit\n\n    timeout_ms: 500\n`), unclosed(4, 12));
+      assert.equal(manifestError(`${service}\ttimeout_ms: 500\n`), unclosed(4, 12));
+      // on the first line, several levels deep, as a list item, over several lines
+      assert.equal(manifestError('services: {get_customer: {}\ngateways: {}\n'), unclosed(1, 11));
+      assert.equal(manifestError('{services: {}\n'), unclosed(1, 1));
+      assert.equal(manifestError('a:\n  b:\n    c:\n      d: {x: {y: [1, 2]}\n      e: 1\n'), unclosed(4, 10));
+      assert.equal(manifestError('a:\n  - {x: 1\n  - {y: 2}\n'), unclosed(2, 5));
+      assert.equal(manifestError('a:\n  b: {x: 1,\n    y: {z: 2}\n  c: 1\n'), unclosed(2, 6));
+      assert.equal(
+        manifestError('gateways:\n  support:\n    services: [get_customer\n    auth: none\n'),
+        'm.yaml:3:15: this `[` is not closed: end the list with `]`',
+      );
+      // closed, on a line not indented deeper than its key: said there
+      assert.equal(
+        manifestError('a:\n  b: {x: 1,\n  y: 2}\n'),
+        'm.yaml:3:3: Flow map in block collection must be sufficiently indented and end with a }: close the { … } or ' +
+          '[ … ] on its line, or indent its next lines deeper than its key',
+      );
+    });
+
     it('says that YAML indents with spaces when a tab indents a line', () => {
       assert.equal(manifestError(TAB), 'm.yaml:2:1: this line is indented with a tab: YAML indents with spaces only');
       // a tab before keys indented with spaces: the tab, not the line after it
@@ -158,6 +188,17 @@ describe('YAML indentation errors', () => {
         `invalid YAML in ${between} at line 12, column 6: \`timeout_ms\` is indented by 5 spaces, between ` +
           '`backend` (4 spaces) and `method` above it (6 spaces): keys of one map start in the same column; align it ' +
           'with `backend`, or with `method` to nest it under `backend`',
+      );
+    });
+
+    it('says an unclosed { is not closed, at the line it opens', () => {
+      const file = write(
+        'unclosed.yaml',
+        TOOL.replace('{ type: object }', '{type: object, properties: {a: {type: string}}').replace(/\n/g, '\r\n'),
+      );
+      assert.equal(
+        thrown(() => loadGatewayConfig(file)).message,
+        `invalid YAML in ${file} at line 8, column 19: this \`{\` is not closed: end the map with \`}\``,
       );
     });
 
