@@ -40,6 +40,21 @@ export function explainYamlErrors(errors: readonly YAMLError[], text: string, li
       message: `this \`${unclosed.source}\` is not closed: end the ${what} with \`${end}\``,
     };
   }
+  const first = nextContent(lineTexts, 1);
+  const firstIndent = indentOf(lineTexts[first - 1] ?? '');
+  // a first key indented deeper than the keys below it: the library says the shallower line is unexpected
+  const startsKey = KEY.exec(lineTexts[start.line - 1] ?? '')?.[1].trim() === '';
+  if (error.code === 'UNEXPECTED_TOKEN' && / at node end$/.test(said) && start.col - 1 < firstIndent && startsKey) {
+    const firstText = lineTexts[first - 1];
+    return {
+      line: first,
+      column: firstIndent + 1,
+      message:
+        `\`${keyOf(firstText)}\`, the first key, is indented by ${spaces(firstIndent)} but ` +
+        `\`${keyOf(lineTexts[start.line - 1])}\` on line ${start.line} by ${spaces(start.col - 1)}: the keys at the ` +
+        `top of the file start in the first column; remove the spaces before \`${keyOf(firstText)}\``,
+    };
+  }
   // BAD_INDENT also stands for a flow collection closed on a line not indented deeper than its key
   const code = error.code === 'BAD_INDENT' && !error.message.startsWith('All mapping items') ? 'OTHER' : error.code;
   switch (code) {
@@ -245,6 +260,15 @@ function deeperThanKeyWithValue(lineTexts: readonly string[], keyLine: number, o
       line: keyLine,
       column: glued[1].length + glued[2].length + 2,
       message: `\`${parent.trim()}\` needs a space after the colon: write \`${glued[2]}: ${glued[3]}\``,
+    };
+  }
+  if (indentOf(text) <= keyColumn(parent)) {
+    // not deeper: the line above is a text where a key is expected (`hello` above `b: 2`), which YAML reads as
+    // the start of a key running over both lines
+    return {
+      line: keyLine,
+      column: indentOf(parent) + 1,
+      message: `\`${parent.trim().slice(0, 40)}\` is not a \`key: value\`: write it as one, or remove the line`,
     };
   }
   return { line: offendingLine, column: indentOf(text) + 1, message: deeperThanValue(text, parent) };

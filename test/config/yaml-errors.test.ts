@@ -136,6 +136,28 @@ describe('YAML syntax errors', () => {
       );
     });
 
+    it('names a first key indented deeper than the keys below it, at its own line', () => {
+      assert.equal(
+        manifestError('# the support desk\n  services:\n    get_customer: {}\ngateways: {}\n'),
+        'm.yaml:2:3: `services`, the first key, is indented by 2 spaces but `gateways` on line 4 by 0 spaces: the ' +
+          'keys at the top of the file start in the first column; remove the spaces before `services`',
+      );
+      assert.equal(
+        manifestError(' services: {}\r\ngateways: {}'),
+        'm.yaml:1:2: `services`, the first key, is indented by 1 space but `gateways` on line 2 by 0 spaces: the ' +
+          'keys at the top of the file start in the first column; remove the spaces before `services`',
+      );
+    });
+
+    it('says a line of text among keys is not a key and its value', () => {
+      assert.equal(
+        manifestError(
+          'services:\n  get_customer:\n    description: Look up a customer\n    by id\n    timeout_ms: 5\n',
+        ),
+        'm.yaml:4:5: `by id` is not a `key: value`: write it as one, or remove the line',
+      );
+    });
+
     it('says that YAML indents with spaces when a tab indents a line', () => {
       assert.equal(manifestError(TAB), 'm.yaml:2:1: this line is indented with a tab: YAML indents with spaces only');
       // a tab before keys indented with spaces: the tab, not the line after it
@@ -199,6 +221,16 @@ describe('YAML syntax errors', () => {
       assert.equal(
         thrown(() => loadGatewayConfig(file)).message,
         `invalid YAML in ${file} at line 8, column 19: this \`{\` is not closed: end the map with \`}\``,
+      );
+    });
+
+    it('names a first key indented deeper than the keys below it', () => {
+      const file = write('first.yaml', ' version: 1\ngateway:\n  name: g\n  auth: none\ntools: []\n');
+      assert.equal(
+        thrown(() => loadGatewayConfig(file)).message,
+        `invalid YAML in ${file} at line 1, column 2: \`version\`, the first key, is indented by 1 space but ` +
+          '`gateway` on line 2 by 0 spaces: the keys at the top of the file start in the first column; remove the ' +
+          'spaces before `version`',
       );
     });
 
