@@ -43,7 +43,7 @@ export function explainYamlErrors(errors: readonly YAMLError[], text: string, li
   const first = nextContent(lineTexts, 1);
   const firstIndent = indentOf(lineTexts[first - 1] ?? '');
   // a first key indented deeper than the keys below it: the library says the shallower line is unexpected
-  const startsKey = KEY.exec(lineTexts[start.line - 1] ?? '')?.[1].trim() === '';
+  const startsKey = keyMatch(lineTexts[start.line - 1] ?? '')?.lead.trim() === '';
   if (error.code === 'UNEXPECTED_TOKEN' && / at node end$/.test(said) && start.col - 1 < firstIndent && startsKey) {
     const firstText = lineTexts[first - 1];
     return {
@@ -139,13 +139,23 @@ function indentOf(line: string): number {
 // a colon ends a key only before a space or the line end: `- localhost:8080` is a text, not a key
 const KEY = /^(\s*(?:-\s+)*)("[^"]*"|'[^']*'|[^#]+?)\s*:(?:\s|$)/;
 
+/** How much of a line {@link KEY} reads after its indentation: its time grows with the square of what it reads. */
+const KEY_READ = 400;
+
+/** A line's key and the column (0-based) it starts at; `lead` is what comes before it after the indentation. */
+function keyMatch(line: string): { key: string; column: number; lead: string } | undefined {
+  const indent = indentOf(line);
+  const m = KEY.exec(line.slice(indent, indent + KEY_READ));
+  return m === null ? undefined : { key: m[2], column: indent + m[1].length, lead: m[1] };
+}
+
 /** The column (0-based) a line's key starts at, after any `- ` of a list item; else its indentation. */
 function keyColumn(line: string): number {
-  return KEY.exec(line)?.[1].length ?? indentOf(line);
+  return keyMatch(line)?.column ?? indentOf(line);
 }
 
 function keyOf(line: string): string {
-  return KEY.exec(line)?.[2] ?? line.trim().slice(0, 40);
+  return keyMatch(line)?.key ?? line.trim().slice(0, 40);
 }
 
 /** The nearest line above `line` (1-based) that holds something other than a comment. */

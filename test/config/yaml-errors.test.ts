@@ -234,6 +234,16 @@ describe('YAML syntax errors', () => {
       );
     });
 
+    it('names the key of a line indented by 100,000 spaces, and of one with 100,000 list dashes', () => {
+      const deep = write('deep.yaml', `version: 1\ngateway:\n  name: g\n${' '.repeat(100_000)}auth: none\ntools: []\n`);
+      assert.match(thrown(() => loadGatewayConfig(deep)).message, /column 100001: `auth` is indented by 100000 spaces/);
+      const dashes = write(
+        'dashes.yaml',
+        `version: 1\ngateway:\n  name: g\n  auth: none\n   ${'- '.repeat(100_000)}x: 1\n  c: 2\ntools: []\n`,
+      );
+      assert.match(thrown(() => loadGatewayConfig(dashes)).message, /at line 5, column 4: `- - - /);
+    });
+
     it('reports the same sentences and columns, on one line', () => {
       const under = write('under.yaml', 'version: 1\ngateway:\n  name: g\n  auth: none\ntools: []\n port: 8080\n');
       assert.equal(
