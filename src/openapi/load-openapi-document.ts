@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
-import { LineCounter, parse as parseYaml } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
+import { explainYamlErrors } from '../config/yaml-errors';
 import { isJsonObject } from '../validation';
 import { childPointer, isLocalRef } from './json-pointer';
 import { MAX_EXPANDED_NODES, refExpansionProblem } from './ref-expansion';
@@ -29,17 +30,20 @@ export function loadOpenApiDocument(file: string): OpenApiDocument {
   } catch (err) {
     throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  let parsed: unknown;
   const lines = new LineCounter();
+  // YAML 1.2 reads JSON too
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter: lines });
+  if (doc.errors.length > 0) {
+    // said as FILE:LINE:COLUMN, as editors take it, in the words the manifest and the gateway config use
+    const problem = explainYamlErrors(doc.errors, text, lines);
+    throw new Error(`${file}:${problem.line}:${problem.column}: neither JSON nor YAML: ${problem.message}`);
+  }
+  let parsed: unknown;
   try {
-    // YAML 1.2 reads JSON too; `maxAliasCount` bounds alias expansion (a "billion laughs" document)
-    parsed = parseYaml(text, { maxAliasCount: 1000, prettyErrors: false, lineCounter: lines });
+    // `maxAliasCount` bounds alias expansion (a "billion laughs" document)
+    parsed = doc.toJS({ maxAliasCount: 1000 });
   } catch (err) {
-    // the YAML reader's errors carry the offset where reading stopped: said as FILE:LINE:COLUMN, as editors take it
-    const offset = (err as { pos?: readonly number[] }).pos?.[0];
-    const at = typeof offset === 'number' ? lines.linePos(offset) : undefined;
-    const where = at !== undefined ? `:${at.line}:${at.col}:` : ' is';
-    throw new Error(`${file}${where} neither JSON nor YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new Error(`${file} is neither JSON nor YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (!isJsonObject(parsed)) throw new Error(`${file} is not an OpenAPI document (expected an object at the top)`);
   const version = versionOf(parsed, file);

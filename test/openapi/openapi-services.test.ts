@@ -227,7 +227,23 @@ describe('OpenApiServices', () => {
       fs.writeFileSync(file, 'openapi: 3.0.3\ninfo: { title: x\npaths: {}\n');
       assert.equal(
         thrown(() => new OpenApiServices(newStack(), 'api', { document: file })).message,
-        `${PREFIX}${file}:3:1: neither JSON nor YAML: Flow map in block collection must be sufficiently indented and end with a }`,
+        `${PREFIX}${file}:2:7: neither JSON nor YAML: this \`{\` is not closed: end the map with \`}\``,
+      );
+    });
+
+    it('refuses a document whose aliases expand without bound (a "billion laughs"), before expanding them', () => {
+      const file = documentFile({});
+      const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+      for (let i = 1; i < 9; i++)
+        levels.push(
+          `l${i}: &l${i} [${Array(10)
+            .fill(i === 1 ? '*a' : `*l${i - 1}`)
+            .join(', ')}]`,
+        );
+      fs.writeFileSync(file, `openapi: 3.0.3\n${levels.join('\n')}\n`);
+      assert.match(
+        thrown(() => new OpenApiServices(newStack(), 'api', { document: file })).message,
+        /is neither JSON nor YAML: Excessive alias count/,
       );
     });
 
