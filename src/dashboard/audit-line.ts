@@ -5,6 +5,14 @@ import { NEEDS_JSON_PARSE, scanGatewayLine } from './gateway-line-scanner';
 export const MAX_NAME_CHARS = 128;
 /** Longest error message kept; longer ones are cut with an ellipsis, so memory stays bounded per message. */
 export const MAX_MESSAGE_CHARS = 300;
+/**
+ * The tool of every call the gateway refused as an unknown tool (`UNKNOWN_TOOL`): the caller chose that name, so
+ * each one must not make a series of its own (10,000 names would push every later agent into the overflow row).
+ * The name stays in the message (``Unknown tool: `x` ``). Not a valid tool name, so no declared tool is mistaken for it.
+ */
+export const UNKNOWN_TOOL = '(unknown tool)';
+/** The audit code of a call to a tool the gateway does not declare. */
+const UNKNOWN_TOOL_CODE = 'UNKNOWN_TOOL';
 
 /** The part of an audit record the dashboard keeps: names, outcome, message, time. Never argument values. */
 export interface DashboardRecord {
@@ -50,7 +58,7 @@ export function parseAuditText(text: string, start: number, stop: number, plain:
         auth: kindOf(scanned.principal, scanned.auth),
         clientName: scanned.clientName === null ? null : cut(scanned.clientName, MAX_NAME_CHARS),
         clientVersion: scanned.clientVersion === null ? null : cut(scanned.clientVersion, MAX_NAME_CHARS),
-        tool: cut(scanned.tool, MAX_NAME_CHARS),
+        tool: toolOf(scanned.tool, scanned.code),
         outcome: scanned.outcome,
         message: scanned.outcome === 'ok' || scanned.message === null ? null : cut(scanned.message, MAX_MESSAGE_CHARS),
       };
@@ -83,10 +91,12 @@ function checkFields(fields: Record<string, unknown>): DashboardRecord | undefin
   if ((name !== null && typeof name !== 'string') || (version !== null && typeof version !== 'string'))
     return undefined;
   let message: string | null = null;
+  let errorCode: string | null = null;
   if (error !== null) {
     if (typeof error !== 'object' || Array.isArray(error)) return undefined;
     const { message: m, code } = error as Record<string, unknown>;
     if (typeof m !== 'string' || typeof code !== 'string') return undefined;
+    errorCode = code;
     if (outcome !== 'ok') message = cut(m, MAX_MESSAGE_CHARS);
   }
   if (outcome !== 'ok' && message === null) return undefined;
@@ -99,10 +109,15 @@ function checkFields(fields: Record<string, unknown>): DashboardRecord | undefin
     auth: kindOf(principal, auth),
     clientName: name === null ? null : cut(name, MAX_NAME_CHARS),
     clientVersion: version === null ? null : cut(version, MAX_NAME_CHARS),
-    tool: cut(tool, MAX_NAME_CHARS),
+    tool: toolOf(tool, errorCode),
     outcome,
     message,
   };
+}
+
+/** The record's tool: its name, cut, or {@link UNKNOWN_TOOL} when the gateway refused it as unknown. */
+function toolOf(tool: string, code: string | null): string {
+  return code === UNKNOWN_TOOL_CODE ? UNKNOWN_TOOL : cut(tool, MAX_NAME_CHARS);
 }
 
 function kindOf(principal: string | null, auth: PrincipalKind | null | undefined): PrincipalKind | null {

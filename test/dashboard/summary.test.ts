@@ -230,6 +230,37 @@ describe('AuditStore bounds', () => {
     assert.equal(store.stats.seriesOverflow, 15);
   });
 
+  it('keeps the unknown tool names one agent calls from using up the series of every other agent', () => {
+    // An agent chooses the names it calls: each unknown one must not become a series of its own, or 10,000 calls
+    // put every later agent (a failing one included) in the overflow row, for as long as the dashboard runs.
+    const store = new AuditStore({ now: () => NOW, maxSeries: 5 });
+    const unknown = Array.from({ length: 20 }, (_, i) =>
+      parseAuditLine(
+        JSON.stringify(
+          auditRecord({
+            tsMs: NOW,
+            principal: 'prober',
+            tool: `t${i}`,
+            outcome: 'refused',
+            error: { code: 'UNKNOWN_TOOL', message: `Unknown tool: \`t${i}\`` },
+          }),
+        ),
+      )!,
+    );
+    const victim = Array.from({ length: 12 }, () =>
+      parseAuditLine(JSON.stringify(refusal('Unknown parameter: `nope`', { tsMs: NOW, principal: 'victim' })))!,
+    );
+    store.addAll([...unknown, ...victim]);
+    const summary = summarize(store, '1h', { minRefusals: 10, minRate: 0.5 });
+    assert.equal(store.stats.seriesOverflow, 0);
+    const victimRow = summary.agents.find((a) => a.principal === 'victim');
+    assert.equal(victimRow?.flagged, true);
+    const prober = summary.agents.find((a) => a.principal === 'prober');
+    assert.equal(prober?.tools.length, 1);
+    assert.equal(prober?.tools[0].calls, 20);
+    assert.equal(prober?.tools[0].top_messages[0].message, 'Unknown tool: `t0`');
+  });
+
   it('counts messages past the per-cell cap as other messages', () => {
     const store = new AuditStore({ now: () => NOW, maxMessagesPerCell: 2 });
     store.addAll(['a', 'b', 'c', 'c', 'a'].map((m) => rec(NOW, 0, m)));
