@@ -1,4 +1,5 @@
 import { isAscii } from 'node:buffer';
+import { constants } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 
 /** Bytes read per `read()` call. */
@@ -7,6 +8,11 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 export const MAX_LINE_BYTES = 1024 * 1024;
 
 const NEWLINE = 0x0a;
+/**
+ * Read-only and non-blocking: the path may have become a FIFO since the `stat` (whoever writes the directory can
+ * swap one in), and a blocking open of a FIFO waits for a writer forever, holding every later scan.
+ */
+const READ_NOW = constants.O_RDONLY | constants.O_NONBLOCK;
 
 /** What one {@link FileFollower.poll} found. */
 export interface PollResult {
@@ -57,10 +63,11 @@ export class FileFollower {
     this.ino = info.ino;
     let overlong = 0;
     if (info.size <= this.offset) return { restarted, overlong };
-    const handle = await open(this.path, 'r');
+    const handle = await open(this.path, READ_NOW);
     try {
-      // The inode may have changed between stat and open: trust what was opened.
+      // The inode may have changed between stat and open: trust what was opened, and only a regular file.
       const opened = await handle.stat();
+      if (!opened.isFile()) return { restarted, overlong };
       if (opened.ino !== this.ino) {
         this.ino = opened.ino;
         this.offset = 0;

@@ -9,7 +9,9 @@ import {
   writeFileSync,
   writeSync,
   closeSync,
+  constants,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { silentLogger } from '../../src/gateway';
@@ -130,6 +132,41 @@ describe('AuditIngester', () => {
     writeFileSync(file('audit-0.jsonl'), lines([auditRecord({ tsMs: NOW })]));
     await ingester.scan();
     assert.equal(calls(), 2);
+  });
+
+  it('is not held by a FIFO swapped in at the path between its stat and its open', async () => {
+    // Whoever writes the directory can win this race by swapping a file and a FIFO in a loop: a blocking open of
+    // a FIFO with no writer never returns, and the ingester would read no file again.
+    writeFileSync(file('audit-0.jsonl'), lines([auditRecord({ tsMs: NOW })]));
+    const fifo = file('audit-0.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const fsPromises = require('node:fs/promises') as typeof import('node:fs/promises');
+    const realStat = fsPromises.stat;
+    fsPromises.stat = (async (...args: Parameters<typeof realStat>) => {
+      const info = await realStat(...args);
+      if (String(args[0]).endsWith('audit-0.jsonl')) renameSync(fifo, file('audit-0.jsonl'));
+      return info;
+    }) as typeof realStat;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const scanned = await Promise.race([
+        ingester.scan().then(() => 'scanned'),
+        new Promise((resolve) => (timer = setTimeout(() => resolve('held'), 2000))),
+      ]);
+      assert.equal(scanned, 'scanned');
+    } finally {
+      clearTimeout(timer);
+      fsPromises.stat = realStat;
+      // release an open that waits for a writer, so the thread it holds comes back
+      try {
+        closeSync(openSync(file('audit-0.jsonl'), constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // nothing waits on it
+      }
+    }
+    writeFileSync(file('audit-1.jsonl'), lines([auditRecord({ tsMs: NOW })]));
+    await ingester.scan();
+    assert.equal(calls(), 1);
   });
 
   it('survives truncation: a file shorter than the offset is read again from byte 0', async () => {
