@@ -5,7 +5,7 @@ import type { Logger } from './gateway-shared';
 import { parseAuditText, type DashboardRecord } from './audit-line';
 import { NEEDS_JSON_PARSE } from './gateway-line-scanner';
 import type { AuditStore } from './audit-store';
-import { FileFollower } from './file-follower';
+import { FileFollower, MAX_LINE_BYTES } from './file-follower';
 
 /** Options of {@link AuditIngester}. */
 export interface AuditIngesterOptions {
@@ -138,7 +138,10 @@ export class AuditIngester {
     while (start <= text.length) {
       let stop = text.indexOf('\n', start);
       if (stop < 0) stop = text.length;
-      if (stop > start && !(stop === start + 1 && text.charCodeAt(start) === 0x0d)) {
+      if (stop - start > MAX_LINE_BYTES) {
+        // a line that arrived whole inside one read: over the limit all the same (its characters are at most its bytes)
+        this.stats.malformed++;
+      } else if (stop > start && !(stop === start + 1 && text.charCodeAt(start) === 0x0d)) {
         const record = parseAuditText(text, start, stop, plain);
         if (record === undefined) this.stats.malformed++;
         else records.push(record);

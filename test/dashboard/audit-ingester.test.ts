@@ -108,6 +108,14 @@ describe('AuditIngester', () => {
     assert.equal(ingester.stats.malformed, 1);
   });
 
+  it('drops a line longer than the limit that arrives whole inside one read', async () => {
+    const big = refusal('m'.repeat(2 * MAX_LINE_BYTES), { tsMs: NOW });
+    writeFileSync(file('audit-0.jsonl'), lines([big, auditRecord({ tsMs: NOW })]));
+    await ingester.scan();
+    assert.equal(calls(), 1);
+    assert.equal(ingester.stats.malformed, 1);
+  });
+
   it('survives rotation: a new file at the path is read from its start', async () => {
     writeFileSync(file('audit-0.jsonl'), lines([auditRecord({ tsMs: NOW }), auditRecord({ tsMs: NOW })]));
     await ingester.scan();
