@@ -101,8 +101,14 @@ function dashboardApp(ctx: DashboardContext): Hono {
   });
   // the segment as sent: Hono's decoded parameter cannot tell a malformed escape from a name holding '%'
   app.get('/api/agents/:principal/refusals', (c) =>
-    sendJson(200, refusalsBody(ctx, new URL(c.req.url).pathname.split('/')[3], c.req.query())),
+    sendJson(200, refusalsBody(ctx, decodeSegment(new URL(c.req.url).pathname.split('/')[3]), c.req.query())),
   );
+  // the same with the principal in the query: a name spelt `.` or `..` cannot be a path segment (clients resolve it)
+  app.get('/api/refusals', (c) => {
+    const principal = c.req.query('principal');
+    if (principal === undefined) throw new DashboardError(400, 'principal: required (- for the anonymous principal)');
+    return sendJson(200, refusalsBody(ctx, principal, c.req.query()));
+  });
   app.notFound((c) => errorAnswer(new DashboardError(404, `Not found: ${shortPath(new URL(c.req.url).pathname)}`)));
   app.onError((err) => {
     if (err instanceof DashboardError) return errorAnswer(err);
@@ -138,13 +144,7 @@ function summaryBody(ctx: DashboardContext, windowParam: string | undefined) {
 }
 
 /** `/api/agents/:principal/refusals`: the agent's recent refused calls. */
-function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, query: Readonly<Record<string, string>>) {
-  let segment: string;
-  try {
-    segment = decodeURIComponent(encodedPrincipal);
-  } catch {
-    throw new DashboardError(400, 'principal: not a valid URL-encoded name');
-  }
+function refusalsBody(ctx: DashboardContext, segment: string, query: Readonly<Record<string, string>>) {
   const principal = agentOf(segment, query.auth);
   const auth = principal === null ? null : parseAuth(query.auth);
   const windowParam = query.window;
@@ -164,6 +164,14 @@ function refusalsBody(ctx: DashboardContext, encodedPrincipal: string, query: Re
       client: { name: r.clientName, version: r.clientVersion },
     })),
   };
+}
+
+function decodeSegment(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new DashboardError(400, 'principal: not a valid URL-encoded name');
+  }
 }
 
 /** `-` is the anonymous principal, unless `auth` names a kind: then it is a token id or subject spelt `-`. */

@@ -227,6 +227,30 @@ describe('dashboard HTTP API (a real listening server)', () => {
     assert.equal(((await percent.json()) as { principal: string }).principal, 'a%b');
   });
 
+  it('serves the refusals of a token id spelt . or .., which no URL path segment can carry', async () => {
+    const now = Date.now();
+    writeFileSync(
+      path.join(dir, 'audit-0.jsonl'),
+      lines([
+        refusal('dots', { tsMs: now, principal: '..' }),
+        refusal('dot', { tsMs: now, principal: '.', auth: 'oauth' }),
+      ]),
+    );
+    dashboard = await startDashboard(settings(dir), { logger: silentLogger });
+    // a client turns /api/agents/../refusals (%2e%2e as well) into /api/refusals before it is sent
+    const dots = (await (await fetch(`${dashboard.url}api/refusals?principal=..&limit=5`)).json()) as any;
+    assert.equal(dots.principal, '..');
+    assert.deepEqual(
+      dots.refusals.map((r: { message: string }) => r.message),
+      ['dots'],
+    );
+    const dot = (await (await fetch(`${dashboard.url}api/refusals?principal=.&auth=oauth`)).json()) as any;
+    assert.deepEqual([dot.principal, dot.auth, dot.refusals[0]?.message], ['.', 'oauth', 'dot']);
+    const missing = await fetch(`${dashboard.url}api/refusals`);
+    assert.equal(missing.status, 400);
+    assert.deepEqual(await missing.json(), { error: 'principal: required (- for the anonymous principal)' });
+  });
+
   it('follows appends while running', async () => {
     dashboard = await startDashboard(settings(dir), { logger: silentLogger, pollIntervalMs: 100 });
     appendFileSync(path.join(dir, 'audit-0.jsonl'), lines([refusal('late', { tsMs: Date.now() })]));

@@ -29,9 +29,10 @@
     return agent.auth === 'oauth' ? `${agent.principal} (OAuth)` : agent.principal;
   }
 
+  // The principal goes in the query: a token id spelt `.` or `..` would be resolved away in a path segment.
   function agentPath(agent) {
-    if (agent.principal === null) return `/api/agents/${ANONYMOUS_SEGMENT}/refusals?`;
-    return `/api/agents/${encodeURIComponent(agent.principal)}/refusals?auth=${agent.auth === 'oauth' ? 'oauth' : 'token'}&`;
+    if (agent.principal === null) return `/api/refusals?principal=${ANONYMOUS_SEGMENT}&`;
+    return `/api/refusals?principal=${encodeURIComponent(agent.principal)}&auth=${agent.auth === 'oauth' ? 'oauth' : 'token'}&`;
   }
 
   function percent(rate) {
