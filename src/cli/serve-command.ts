@@ -142,6 +142,14 @@ async function serve(options: ServeOptions): Promise<number> {
   const onSignal = (): void => requestStop();
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // SIGHUP's default action ends the process, and the gateway listens for it only from its start to its shutdown:
+  // one held here for the process's whole life keeps a SIGHUP while it starts (reloaded once it serves) or while it
+  // drains (ignored) from killing it mid-call.
+  let hangUpBeforeStart = false;
+  const onHangUp = (): void => {
+    hangUpBeforeStart = true;
+  };
+  process.on('SIGHUP', onHangUp);
   try {
     let gateway: RunningGateway;
     try {
@@ -162,6 +170,8 @@ async function serve(options: ServeOptions): Promise<number> {
       process.stderr.write(`cdktf-mcp-gateway: ${startFailure(err, options.configPath)}\n`);
       return 1;
     }
+    // the file may have changed after it was read: the SIGHUP that said so is honoured now
+    if (hangUpBeforeStart) gateway.reload().catch(() => undefined);
     // under `--workers`, the primary waits for every worker's listening message
     if (process.env[WORKER_ENV] !== undefined) process.send?.({ type: 'listening', url: gateway.url });
     await stopRequested;
@@ -175,6 +185,7 @@ async function serve(options: ServeOptions): Promise<number> {
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
+    process.off('SIGHUP', onHangUp);
   }
 }
 

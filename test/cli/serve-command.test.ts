@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
 import { parseServeArgs } from '../../src/cli/serve-command';
+import { startBackend, type TestBackend } from '../helpers/backend';
+import { gatewayConfig, supportDeskTools } from '../helpers/config';
+import { eventually } from '../helpers/eventually';
+import { killAllGatewayProcesses, startGatewayProcess } from '../helpers/gateway-process';
+import { openSession } from '../helpers/mcp';
+import { makeToken } from '../helpers/tokens';
 
 describe('serve arguments', () => {
   it('parses every flag', () => {
@@ -47,5 +53,41 @@ describe('serve arguments', () => {
       () => parseServeArgs(['--config', 'g.json', '--verbose']),
       (err: Error) => err.message.startsWith("Unknown option '--verbose'"),
     );
+  });
+});
+
+describe('serve: SIGHUP while draining', function () {
+  this.timeout(30_000);
+  const bot = makeToken('hangup-bot');
+  let backend: TestBackend;
+
+  before(async () => {
+    backend = await startBackend({ delayMs: 1_500 });
+  });
+
+  after(async () => {
+    await killAllGatewayProcesses();
+    await backend?.close();
+  });
+
+  it('finishes the in-flight call and exits 0 when a SIGHUP follows the SIGTERM', async () => {
+    const gw = await startGatewayProcess({
+      config: gatewayConfig({ tokens: [bot], tools: supportDeskTools(backend.url) }),
+    });
+    const session = await openSession(gw.url, { token: bot.token });
+    const before = backend.requests;
+    const call = session.callTool('get_customer', { customer_id: 'C-0001' }, { timeoutMs: 20_000 }).then(
+      (res) => ({ res }),
+      (error: unknown) => ({ error }),
+    );
+    await eventually(() => backend.requests > before, { what: 'the call at the backend' });
+    gw.signal('SIGTERM');
+    await gw.waitForOutput(/"msg":"shutting down"/);
+    // the gateway stopped listening for reloads: SIGHUP's default action would end the process here
+    gw.signal('SIGHUP');
+    const outcome = await call;
+    assert.deepEqual(await gw.waitForExit(15_000), { code: 0, signal: null });
+    assert.ok('res' in outcome, String((outcome as { error?: unknown }).error));
+    assert.equal(outcome.res.message?.result?.structuredContent?.method, 'GET');
   });
 });
