@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import type * as Yaml from 'yaml';
 import type { GatewayConfig } from './gateway-config';
 import { ConfigError } from './config-error';
@@ -20,18 +20,35 @@ export function loadGatewayConfig(file: string): GatewayConfig {
 /**
  * {@link loadGatewayConfig}, with the bytes it read and their digest (what `/readyz` and the status file report).
  *
+ * @param regularOnly refuse anything but a regular file (a FIFO, a device, a directory) without reading it: a
+ *   running gateway's reload, where a FIFO nothing writes would hold the event loop and `/dev/zero` fill memory
  * @throws ConfigError as `loadGatewayConfig`
  */
-export function readGatewayConfigFile(file: string): { config: GatewayConfig; digest: string; bytes: Buffer } {
+export function readGatewayConfigFile(
+  file: string,
+  regularOnly = false,
+): { config: GatewayConfig; digest: string; bytes: Buffer } {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = regularOnly ? readRegularFile(file) : readFileSync(file);
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new ConfigError(`cannot read config file ${file}: ${code}`);
   }
   const config = parseGatewayConfig(parseText(bytes.toString('utf8'), file), file);
   return { config, digest: configDigest(bytes), bytes };
+}
+
+/** Opens without blocking (a FIFO with no writer), then reads what it opened only if that is a regular file. */
+function readRegularFile(file: string): Buffer {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new ConfigError(`cannot read config file ${file}: not a regular file`);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function parseText(text: string, file: string): unknown {

@@ -20,7 +20,7 @@ export type ConfigThreadAnswer =
 /** Reads and checks `file`; never throws. */
 export function readConfigForThread(file: string): ConfigThreadAnswer {
   try {
-    const { config, digest } = readGatewayConfigFile(file);
+    const { config, digest } = readGatewayConfigFile(file, true);
     return {
       ok: true,
       digest,

@@ -38,7 +38,8 @@ export interface LoadedConfig {
 }
 
 /**
- * Reads and checks a config file as `readGatewayConfigFile` does, holding the event loop a slice at a time.
+ * Reads and checks a config file as `readGatewayConfigFile` does, holding the event loop a slice at a time; anything
+ * but a regular file (a FIFO, a device) is refused unread.
  * @throws ConfigError as `readGatewayConfigFile` does
  */
 export async function readConfigInSlices(
@@ -53,7 +54,7 @@ export async function readConfigInSlices(
   } catch {
     // Unreadable: read in place, which names the reason.
   }
-  if (size < THREAD_MIN_BYTES) return readGatewayConfigFile(file);
+  if (size < THREAD_MIN_BYTES) return readGatewayConfigFile(file, true);
   let answer: ConfigThreadAnswer;
   try {
     answer = await onThread(file, timeoutMs);
@@ -62,7 +63,7 @@ export async function readConfigInSlices(
       throw new Error(`reading ${file} took over ${timeoutMs} ms on the config thread; it was stopped`);
     }
     log('warn', 'config thread failed; the config is read in place', { error: String(err) });
-    return readGatewayConfigFile(file);
+    return readGatewayConfigFile(file, true);
   }
   if (!answer.ok) throw answer.configError ? new ConfigError(answer.message) : new Error(answer.message);
   const config = JSON.parse(answer.head) as GatewayConfig & { tools: ToolConfig[] };

@@ -4,7 +4,8 @@
  * answering calls while it reloads one.
  */
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, type GatewayConfig } from '../../../src/config';
@@ -96,6 +97,30 @@ describe('reload of a large config', function () {
       },
     );
     assert.deepEqual(logged, []);
+  });
+
+  it('refuses a FIFO at the path unread: the reload does not wait for a writer', async () => {
+    const fifo = join(dir, 'fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    // A writer that comes late and writes nothing: a read that waited for it would get an empty document.
+    const writer = spawn('sh', ['-c', 'sleep 1; exec 3>"$0"', fifo], { stdio: 'ignore' });
+    try {
+      await assert.rejects(readConfigInSlices(fifo, silent), (err: Error) => {
+        assert.ok(err instanceof ConfigError);
+        assert.equal(err.message, `cannot read config file ${fifo}: not a regular file`);
+        return true;
+      });
+    } finally {
+      writer.kill('SIGKILL');
+    }
+  });
+
+  it('refuses a device at the path unread (a link to /dev/zero never ends)', async () => {
+    const link = join(dir, 'zero.json');
+    symlinkSync('/dev/zero', link);
+    await assert.rejects(readConfigInSlices(link, silent), {
+      message: `cannot read config file ${link}: not a regular file`,
+    });
   });
 
   it('answers calls while it reloads, then serves the new tools', async () => {
