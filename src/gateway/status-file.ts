@@ -11,6 +11,8 @@ import type { Logger } from './log/logger';
 export class StatusFile {
   private readonly build = process.env[GATEWAY_BUILD_ENV] ?? '';
   private served: { digest: string; loadedAt: number } | undefined;
+  /** Once the gateway stopped, nothing it still finishes (a reload refused mid-build) says it serves again. */
+  private hasStopped = false;
 
   constructor(
     private readonly file: string,
@@ -19,17 +21,20 @@ export class StatusFile {
 
   /** The config with this digest serves from now on. */
   serving(digest: string): void {
+    if (this.hasStopped) return;
     this.served = { digest, loadedAt: Date.now() };
     this.write({ state: 'serving', ...this.base() });
   }
 
   /** A reload was refused for `reason`; the config served before keeps serving. */
   refused(reason: string): void {
+    if (this.hasStopped) return;
     this.write({ state: 'serving', ...this.base(), refused: { at: Date.now(), reason } });
   }
 
   /** The gateway stopped serving. */
   stopped(): void {
+    this.hasStopped = true;
     this.write({ state: 'stopped', ...this.base() });
   }
 

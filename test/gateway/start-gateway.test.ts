@@ -89,6 +89,38 @@ describe('reload()', () => {
   });
 });
 
+describe('the status file', () => {
+  let service: FakeService;
+  before(async () => {
+    service = await startFakeService();
+  });
+  after(() => service.close());
+
+  it('still says stopped after a reload that was building when the gateway closed', async () => {
+    const small = botConfig([tool('lookup', `${service.url}/health`)]);
+    const statusFile = join(tempDir('gw-status-'), 'status.json');
+    const gateway = await startSilentGateway(small, { statusFile });
+    // thousands of tools: the reload builds over many turns of the event loop, and close() ends before it does
+    const large = botConfig(
+      Array.from({ length: 3_000 }, (_, i) =>
+        tool(`tool_${i}`, `${service.url}/health`, {
+          inputSchema: { type: 'object', properties: { [`id_${i}`]: { type: 'string', pattern: `^X${i}$` } } },
+        }),
+      ),
+    );
+    const reload = gateway.reload(large).then(
+      () => 'applied',
+      (err: Error) => err.message,
+    );
+    await sleep(1); // the reload has started building
+    await gateway.close();
+    assert.equal(JSON.parse(readFileSync(statusFile, 'utf8')).state, 'stopped');
+    assert.equal(await reload, 'the gateway is shutting down');
+    const status = JSON.parse(readFileSync(statusFile, 'utf8'));
+    assert.equal(status.state, 'stopped', JSON.stringify(status));
+  });
+});
+
 describe('close()', () => {
   let service: FakeService;
   before(async () => {
