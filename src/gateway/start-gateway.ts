@@ -172,6 +172,8 @@ class Gateway implements RunningGateway {
   private closing: Promise<void> | undefined;
   /** The reload running or last run: the next one starts after it. */
   private reloads: Promise<unknown> = Promise.resolve();
+  /** A reload from the file, last in the queue and not started yet: a reload from the file asked now joins it. */
+  private pendingFileReload: Promise<void> | undefined;
   private readonly sessions: SessionSigner;
   private readonly streams: NotificationStreams;
   private readonly services: ServiceClient;
@@ -303,8 +305,14 @@ class Gateway implements RunningGateway {
 
   reload(next?: GatewayConfig): Promise<void> {
     // One reload at a time, in the order asked: each builds its state between calls, over many turns of the loop.
-    const run = this.reloads.then(() => this.reloadNow(next));
+    // Reloads from the file that wait in the queue would all read the same file: a burst of SIGHUPs runs one.
+    if (next === undefined && this.pendingFileReload !== undefined) return this.pendingFileReload;
+    const run: Promise<void> = this.reloads.then(() => {
+      if (this.pendingFileReload === run) this.pendingFileReload = undefined;
+      return this.reloadNow(next);
+    });
     this.reloads = run.catch(() => undefined);
+    this.pendingFileReload = next === undefined ? run : undefined;
     return run;
   }
 

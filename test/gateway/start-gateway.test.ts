@@ -89,6 +89,46 @@ describe('reload()', () => {
   });
 });
 
+describe('reload() from the file, asked many times', () => {
+  let service: FakeService;
+  before(async () => {
+    service = await startFakeService();
+  });
+  after(() => service.close());
+
+  it('runs the reloads that wait in the queue once, and each ask resolves', async () => {
+    const { v1, v2 } = reloadVersions(service.url);
+    const file = join(tempDir('gw-reload-burst-'), 'gateway.json');
+    writeFileSync(file, JSON.stringify(v1));
+    let reloaded = 0;
+    const gateway = await startSilentGateway(v1, {
+      configPath: file,
+      logger: (_level, msg) => {
+        if (msg === 'config reloaded') reloaded++;
+      },
+    });
+    try {
+      writeFileSync(file, JSON.stringify(v2));
+      // a burst of SIGHUPs: each a full read and build of the same file, the last waiting behind all the others
+      await Promise.all(Array.from({ length: 200 }, () => gateway.reload()));
+      assert.equal(reloaded, 1);
+      // asked while one runs: the file may have changed after that one read it, so it is read again
+      const running = gateway.reload();
+      await sleep(0);
+      const asked = gateway.reload();
+      await Promise.all([running, asked]);
+      assert.equal(reloaded, 3);
+      // a config handed in between keeps its place: the file is read again after it
+      await Promise.all([gateway.reload(), gateway.reload(v1), gateway.reload()]);
+      assert.equal(reloaded, 6);
+      const session = await initializeSession(gateway.url);
+      assert.deepEqual(await listedTools(gateway.url, session), ['lookup', 'health']);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('the status file', () => {
   let service: FakeService;
   before(async () => {
