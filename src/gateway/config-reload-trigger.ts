@@ -1,4 +1,4 @@
-import { statSync, watch as watchFile } from 'node:fs';
+import { statSync, unwatchFile, watch as watchDirectory, watchFile, type Stats } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
 /** What asks a gateway started from a file to reload it: SIGHUP, and file changes when watching. */
@@ -13,13 +13,16 @@ const KUBELET_DATA_LINK = '..data';
 const DEBOUNCE_MS = 200;
 /** The pause between two looks at the file; it reloads once two looks in a row see the same file. */
 const STABLE_CHECK_MS = 100;
+/** How often the file (through any link) is looked at for a change its directory does not report. */
+const POLL_MS = 1_000;
 
 /**
  * Calls `onReload` on SIGHUP and, with `watch`, when the config file changes. The directory is watched, not the
  * file: editors and `kubectl`-style updates replace the file (a new inode), which a watch on the file itself
  * would miss. Changes come in bursts, and a file written in place (not replaced atomically) is valid YAML at
  * every line boundary, so a reload waits until no event came for {@link DEBOUNCE_MS} and then until the file
- * (inode, size, mtime) looks the same on two checks {@link STABLE_CHECK_MS} apart. Docs tell operators to
+ * (inode, size, mtime) looks the same on two checks {@link STABLE_CHECK_MS} apart. The file is also looked at
+ * every {@link POLL_MS} through any link, for the changes its directory does not report. Docs tell operators to
  * replace the file atomically (write a temp file, rename it) all the same: a writer may pause longer.
  */
 export function watchForReload(path: string, watch: boolean, onReload: () => void): ReloadTrigger {
@@ -54,18 +57,28 @@ function watchConfig(path: string, onChange: () => void): { close(): void } {
     // A missing file (mid-replacement) waits for the event of its return; a changing one is looked at again.
     if (now !== undefined) schedule(STABLE_CHECK_MS, check);
   };
-  const watcher = watchFile(dirname(path), (_event, filename) => {
-    // a Kubernetes volume swaps its `..data` link: every file in it changes at once
-    if (filename !== null && filename.toString() !== name && filename.toString() !== KUBELET_DATA_LINK) return;
+  const changed = (): void => {
     seen = undefined;
     schedule(DEBOUNCE_MS, check);
+  };
+  const watcher = watchDirectory(dirname(path), (_event, filename) => {
+    // a Kubernetes volume swaps its `..data` link: every file in it changes at once
+    if (filename !== null && filename.toString() !== name && filename.toString() !== KUBELET_DATA_LINK) return;
+    changed();
   });
   watcher.on('error', () => undefined);
   watcher.unref();
+  // What the directory never reports: a change to the target of a link into another directory, to a file
+  // bind-mounted into a container from outside it, or anything after the directory itself was replaced.
+  const polled = (now: Stats, before: Stats): void => {
+    if (now.ino !== before.ino || now.size !== before.size || now.mtimeMs !== before.mtimeMs) changed();
+  };
+  watchFile(path, { interval: POLL_MS, persistent: false }, polled);
   return {
     close: () => {
       clearTimeout(timer);
       watcher.close();
+      unwatchFile(path, polled);
     },
   };
 }

@@ -51,6 +51,26 @@ describe('config reload triggers: SIGHUP and --watch', () => {
     }
   });
 
+  it('reloads when the file is a link into another directory and its target is replaced there', async () => {
+    // gateway.json -> ../releases/current.json, current.json replaced by rename: nothing happens in gateway.json's directory
+    const root = tempDir('gw-link-target-');
+    mkdirSync(join(root, 'etc'));
+    mkdirSync(join(root, 'releases'));
+    writeFileSync(join(root, 'releases', 'current.json'), JSON.stringify(v1));
+    symlinkSync('../releases/current.json', join(root, 'etc', 'gateway.json'));
+    const gateway = await startSilentGateway(v1, { configPath: join(root, 'etc', 'gateway.json'), watch: true });
+    try {
+      const session = await initializeSession(gateway.url);
+      writeFileSync(join(root, 'releases', 'current.json.tmp'), JSON.stringify(v2));
+      renameSync(join(root, 'releases', 'current.json.tmp'), join(root, 'releases', 'current.json'));
+      await eventually(async () => assert.deepEqual(await listedTools(gateway.url, session), ['lookup', 'health']), {
+        timeoutMs: 4000,
+      });
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('reloads when a Kubernetes volume swaps its ..data link (the file itself is a link that never changes)', async () => {
     // the layout the kubelet keeps: gateway.json -> ..data/gateway.json, ..data -> ..<timestamp>/, swapped by rename
     const dir = tempDir('gw-kubelet-');
