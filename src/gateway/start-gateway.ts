@@ -363,8 +363,10 @@ class Gateway implements RunningGateway {
     this.services.setLimits(replacement.maxResponseBytes, replacement.maxHeldResponseBytes);
     if (audit !== undefined) {
       audit.useStore?.(this.store);
-      // the new target is in use already: a previous one that fails to close is said, and the reload stands
-      await this.audit.replace(audit).catch((err: unknown) => {
+      // The new target is in use already: a previous one that fails to close is said, and the reload stands. Not
+      // waited for: a pipe whose reader stopped never finishes closing, and this reload (its digest, its status,
+      // every reload after it) would wait with it. A shutdown waits for it (ReplaceableAudit.close).
+      void this.audit.replace(audit).catch((err: unknown) => {
         this.log('error', 'the previous audit target did not close', { error: (err as Error).message });
       });
       this.log('info', 'audit log moved', { audit_log: auditTarget(parsed) });

@@ -171,6 +171,33 @@ describe('audit_log changed by a reload', () => {
     );
   });
 
+  it('ends a reload, and serves the next, while the previous audit target is still closing', async () => {
+    // a pipe whose reader stopped: its close waits for writes the reader never takes
+    const base = botConfig([tool('one', `${backend.url}/a`)]);
+    const lines: string[] = [];
+    gateway = await startGateway({
+      config: withAudit(base, { path: path.join(dir, 'first.jsonl') }),
+      port: 0,
+      host: '127.0.0.1',
+      logger: (level, msg) => lines.push(`${level} ${msg}`),
+    });
+    const replace = ReplaceableAudit.prototype.replace;
+    ReplaceableAudit.prototype.replace = function (this: ReplaceableAudit, next) {
+      void replace.call(this, next);
+      return new Promise<void>(() => undefined);
+    };
+    const inTime = (reload: Promise<void>): Promise<unknown> =>
+      Promise.race([reload, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 2_000))]);
+    try {
+      assert.equal(await inTime(gateway.reload(withAudit(base, false))), undefined);
+      const next = botConfig([tool('one', `${backend.url}/a`), tool('two', `${backend.url}/b`)], { audit_log: false });
+      assert.equal(await inTime(gateway.reload(next)), undefined);
+    } finally {
+      ReplaceableAudit.prototype.replace = replace;
+    }
+    assert.equal(lines.filter((l) => l === 'info config reloaded').length, 2, lines.join('\n'));
+  });
+
   it('a reload refused after its audit file opened changes nothing and leaves nothing open', async () => {
     const first = path.join(dir, 'first.jsonl');
     const second = path.join(dir, 'second.jsonl');
