@@ -41,6 +41,9 @@ function watchConfig(path: string, onChange: () => void): { close(): void } {
   const name = basename(path);
   let timer: NodeJS.Timeout | undefined;
   let seen: string | undefined;
+  // the file last reloaded for (or started with): the directory's events and the poll both see each change, and a
+  // file that has not changed since is not reloaded again
+  let applied = signature(path);
   const schedule = (ms: number, then: () => void): void => {
     clearTimeout(timer);
     timer = setTimeout(then, ms);
@@ -50,6 +53,8 @@ function watchConfig(path: string, onChange: () => void): { close(): void } {
     const now = signature(path);
     if (now !== undefined && now === seen) {
       seen = undefined;
+      if (now === applied) return;
+      applied = now;
       onChange();
       return;
     }

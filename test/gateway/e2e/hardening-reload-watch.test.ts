@@ -63,7 +63,8 @@ describe('hardening e2e: --watch reloads only a stable file', () => {
     await sleep(250);
     appendFileSync(file, whole.slice(cut));
     await eventually(() => reloads.length > 0, { timeoutMs: 5000, what: 'the reload' });
-    await sleep(600); // any later reload would have happened by now
+    // any later reload would have happened by now: the poll of the file (each second) sees the change too
+    await sleep(1_600);
     assert.deepEqual(
       reloads.map((r) => [r.msg, r.tools]),
       [['config reloaded', 3]],
@@ -75,7 +76,7 @@ describe('hardening e2e: --watch reloads only a stable file', () => {
     writeFileSync(temp, yamlConfig(['x', 'y']));
     renameSync(temp, file);
     await eventually(() => reloads.length > 0, { timeoutMs: 5000, what: 'the reload' });
-    await sleep(400);
+    await sleep(1_600);
     assert.deepEqual(
       reloads.map((r) => [r.msg, r.tools]),
       [['config reloaded', 2]],
