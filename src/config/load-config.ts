@@ -30,7 +30,7 @@ export function readGatewayConfigFile(
 ): { config: GatewayConfig; digest: string; bytes: Buffer } {
   let bytes: Buffer;
   try {
-    bytes = regularOnly ? readRegularFile(file) : readFileSync(file);
+    bytes = readConfigBytes(file, regularOnly);
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
@@ -40,11 +40,27 @@ export function readGatewayConfigFile(
   return { config, digest: configDigest(bytes), bytes };
 }
 
-/** Opens without blocking (a FIFO with no writer), then reads what it opened only if that is a regular file. */
-function readRegularFile(file: string): Buffer {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+/**
+ * The most bytes a config file may hold: many times the largest real config (10,000 tools take about 10 MB), and
+ * far under what would exhaust a gateway's memory before the file is refused.
+ */
+export const MAX_CONFIG_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads what it opened: with `regularOnly`, opened without blocking (a FIFO with no writer) and read only if it is
+ * a regular file; a regular file over {@link MAX_CONFIG_BYTES} is refused unread.
+ */
+function readConfigBytes(file: string, regularOnly: boolean): Buffer {
+  const fd = openSync(file, regularOnly ? constants.O_RDONLY | constants.O_NONBLOCK : constants.O_RDONLY);
   try {
-    if (!fstatSync(fd).isFile()) throw new ConfigError(`cannot read config file ${file}: not a regular file`);
+    const info = fstatSync(fd);
+    if (regularOnly && !info.isFile()) throw new ConfigError(`cannot read config file ${file}: not a regular file`);
+    if (info.isFile() && info.size > MAX_CONFIG_BYTES) {
+      throw new ConfigError(
+        `cannot read config file ${file}: ${info.size} bytes, more than the ${MAX_CONFIG_BYTES / 1024 / 1024} MiB a ` +
+          'config may hold',
+      );
+    }
     return readFileSync(fd);
   } finally {
     closeSync(fd);

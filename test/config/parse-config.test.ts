@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { ConfigError, loadGatewayConfig, parseGatewayConfig } from '../../src/config';
 import { GATEWAY_CONFIG_SCHEMA } from '../../src/config';
+import { MAX_CONFIG_BYTES } from '../../src/config/load-config';
 import { tool } from '../helpers/config';
 import { tempDir } from '../helpers/temp-dir';
 
@@ -269,6 +270,15 @@ describe('loadGatewayConfig', () => {
       () => loadGatewayConfig(file),
       (err: Error) => err.message.startsWith(`invalid JSON in ${file}: `),
     );
+  });
+
+  it('refuses a file over 64 MiB before reading it', () => {
+    const file = join(dir, 'huge.json');
+    writeFileSync(file, '');
+    truncateSync(file, MAX_CONFIG_BYTES + 1); // sparse: no 64 MiB written
+    assert.throws(() => loadGatewayConfig(file), {
+      message: `cannot read config file ${file}: ${MAX_CONFIG_BYTES + 1} bytes, more than the 64 MiB a config may hold`,
+    });
   });
 
   it('reports a missing file', () => {
