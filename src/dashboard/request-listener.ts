@@ -28,9 +28,12 @@ export interface DashboardContext {
   readonly logger: Logger;
 }
 
-/** The agent segment of `/api/agents/:principal/refusals` for the anonymous principal (`auth: 'none'`). */
+/**
+ * The principal of `/api/agents/:principal/refusals` (its segment) and `/api/refusals?principal=` for the anonymous
+ * principal (`auth: 'none'`).
+ */
 export const ANONYMOUS_SEGMENT = '-';
-/** Refusals one `/api/agents/:principal/refusals` answer lists at most. */
+/** Refusals one answer of either refusals route lists at most. */
 export const MAX_REFUSALS_LIMIT = 50;
 
 /**
@@ -143,7 +146,7 @@ function summaryBody(ctx: DashboardContext, windowParam: string | undefined) {
   };
 }
 
-/** `/api/agents/:principal/refusals`: the agent's recent refused calls. */
+/** `/api/agents/:principal/refusals` and `/api/refusals?principal=`: the agent's recent refused calls. */
 function refusalsBody(ctx: DashboardContext, segment: string, query: Readonly<Record<string, string>>) {
   const principal = agentOf(segment, query.auth);
   const auth = principal === null ? null : parseAuth(query.auth);
