@@ -551,11 +551,11 @@ function auditTarget(config: GatewayConfig): string {
 }
 
 function openAudit(config: GatewayConfig, override: string | undefined, log: Logger): AuditSink {
-  if (override !== undefined) return openAuditLog(override);
+  if (override !== undefined) return openAuditLog(override, log);
   const setting = config.gateway.audit_log ?? true;
   if (setting === false) return noAudit;
   if (setting === 'store') return new StoreAuditLog(log);
-  return openAuditLog(setting === true ? DEFAULT_AUDIT_LOG_PATH : setting.path);
+  return openAuditLog(setting === true ? DEFAULT_AUDIT_LOG_PATH : setting.path, log);
 }
 
 function listen(server: Server, port: number, host: string, reusePort: boolean): Promise<void> {

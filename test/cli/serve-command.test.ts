@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseServeArgs } from '../../src/cli/serve-command';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../helpers/config';
 import { eventually } from '../helpers/eventually';
 import { killAllGatewayProcesses, startGatewayProcess } from '../helpers/gateway-process';
 import { openSession } from '../helpers/mcp';
+import { tempDir } from '../helpers/temp-dir';
 import { makeToken } from '../helpers/tokens';
 
 describe('serve arguments', () => {
@@ -89,5 +93,34 @@ describe('serve: SIGHUP while draining', function () {
     assert.deepEqual(await gw.waitForExit(15_000), { code: 0, signal: null });
     assert.ok('res' in outcome, String((outcome as { error?: unknown }).error));
     assert.equal(outcome.res.message?.result?.structuredContent?.method, 'GET');
+  });
+});
+
+describe('serve: SIGTERM with an audit pipe whose reader stopped', function () {
+  this.timeout(40_000);
+  const bot = makeToken('stuck-audit-bot');
+  let reader: number | undefined;
+
+  after(async () => {
+    await killAllGatewayProcesses();
+    if (reader !== undefined) closeSync(reader);
+  });
+
+  it('exits 0 within seconds, logging the records the pipe did not take', async () => {
+    const path = join(tempDir('gw-serve-fifo-'), 'audit.jsonl');
+    assert.equal(spawnSync('mkfifo', [path]).status, 0, 'mkfifo');
+    // opened and never read: a log collector that hangs
+    reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const gw = await startGatewayProcess({
+      config: gatewayConfig({ tokens: [bot], tools: [] }),
+      auditLog: false,
+      extraArgs: ['--audit-log', path],
+    });
+    const session = await openSession(gw.url, { token: bot.token });
+    // each refusal is a record of about 300 bytes: together well past the pipe's 64 KiB
+    for (let i = 0; i < 400; i++) await session.callTool(`unknown_tool_${i}_${'x'.repeat(40)}`, {});
+    gw.signal('SIGTERM');
+    assert.deepEqual(await gw.waitForExit(20_000), { code: 0, signal: null });
+    assert.match(gw.stdout(), /"msg":"audit records not written: the audit file did not take them before shutdown"/);
   });
 });

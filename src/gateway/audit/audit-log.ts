@@ -7,11 +7,12 @@ import {
   mkdirSync,
   openSync,
   writeSync,
-  type WriteStream,
 } from 'node:fs';
+import { Socket } from 'node:net';
 import { dirname } from 'node:path';
+import type { Writable } from 'node:stream';
 import { ConfigError } from '../../config';
-import { jsonLine } from '../log/logger';
+import { jsonLine, type Logger } from '../log/logger';
 import type { SharedStore } from '../store/shared-store';
 
 /** How a `tools/call` ended: answered by the service, failed at the service, or refused by the gateway. */
@@ -78,15 +79,24 @@ function appendNow(path: string, line: string): void {
 const FLUSH_INTERVAL_MS = 20;
 /** Buffered text (UTF-16 code units) that triggers a write before the interval. @default 65536 */
 const FLUSH_CHARS = 65_536;
+/**
+ * Bytes handed to the file and not yet taken, past which new records are dropped (counted and logged) rather than
+ * held: a pipe whose reader stopped, or a stalled disk, must not grow the gateway's memory until it is killed.
+ */
+const MAX_WAITING_BYTES = 16 * 1024 * 1024;
+/** How long `close()` waits for the file to take what waits, in ms; the store's audit waits as long. */
+const CLOSE_WAIT_MS = 5_000;
 
 /**
  * An append-only JSON-lines audit file. Records are buffered and written in batches — every 20 ms, or sooner when
  * 64 K characters are waiting — so a call never waits for the disk and a busy gateway makes a few dozen writes a
- * second instead of one per event-loop turn; `close()` resolves only once every record is on its way to the file.
+ * second instead of one per event-loop turn; `close()` resolves once every record is on its way to the file, or
+ * after 5 s with what the file did not take logged as lost.
  *
+ * @param log where dropped and unwritten records are reported
  * @throws ConfigError when the file cannot be opened (checked at start-up, not at the first call)
  */
-export function openAuditLog(path: string): AuditSink {
+export function openAuditLog(path: string, log: Logger): AuditSink {
   let fd: number;
   try {
     makeDirectories(dirname(path));
@@ -98,17 +108,18 @@ export function openAuditLog(path: string): AuditSink {
         '(pass --audit-log FILE or set audit_log: false)',
     );
   }
-  // a pipe something reads (a container's stdout) takes records as a file does: written to blocking, off the loop
-  if (fstatSync(fd).isFIFO()) {
-    closeSync(fd);
-    fd = openSync(path, 'a');
-  }
-  const stream: WriteStream = createWriteStream(path, { fd, flags: 'a' });
+  // A pipe something reads (a container's stdout) is written to as a socket, off the loop and without a thread:
+  // a reader that stops then holds no thread pool write, and the pipe can be let go at shutdown.
+  const out: Writable = fstatSync(fd).isFIFO()
+    ? new Socket({ fd, readable: false, writable: true })
+    : createWriteStream(path, { fd, flags: 'a' });
   let pending = '';
   let timer: NodeJS.Timeout | undefined;
   let failed = false;
   let closed = false;
-  stream.on('error', () => {
+  /** Records dropped since the file last took a write. */
+  let dropped = 0;
+  out.on('error', () => {
     // A disk error must not crash the gateway; it is reported once on stderr.
     if (!failed) process.stderr.write(`cdktf-mcp-gateway: audit log ${path}: write failed\n`);
     failed = true;
@@ -119,7 +130,21 @@ export function openAuditLog(path: string): AuditSink {
     if (pending === '') return;
     const lines = pending;
     pending = '';
-    stream.write(lines);
+    if (out.writableLength >= MAX_WAITING_BYTES) {
+      if (dropped === 0) {
+        log('error', 'audit records dropped: the audit file is not taking writes', {
+          path,
+          waiting_bytes: out.writableLength,
+        });
+      }
+      dropped += countLines(lines);
+      return;
+    }
+    if (dropped > 0) {
+      log('warn', 'audit file taking writes again', { path, dropped });
+      dropped = 0;
+    }
+    out.write(lines);
   };
   return {
     write(record) {
@@ -137,9 +162,29 @@ export function openAuditLog(path: string): AuditSink {
       if (closed) return Promise.resolve();
       closed = true;
       flush();
-      return new Promise((resolve) => stream.end(() => resolve()));
+      if (dropped > 0) log('error', 'audit records dropped before shutdown', { path, dropped });
+      return new Promise((resolve) => {
+        const giveUp = setTimeout(() => {
+          log('error', 'audit records not written: the audit file did not take them before shutdown', {
+            path,
+            bytes: out.writableLength,
+          });
+          out.destroy();
+          resolve();
+        }, CLOSE_WAIT_MS);
+        out.end(() => {
+          clearTimeout(giveUp);
+          resolve();
+        });
+      });
     },
   };
+}
+
+function countLines(text: string): number {
+  let lines = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
 }
 
 /**

@@ -30,7 +30,7 @@ import {
 import { makeToken } from '../../helpers/tokens';
 import { PassThrough } from 'node:stream';
 import { openAuditLog, type AuditRecord as GatewayAuditRecord } from '../../../src/gateway/audit';
-import { jsonLogger } from '../../../src/gateway/log/logger';
+import { jsonLogger, silentLogger, type Logger } from '../../../src/gateway/log/logger';
 import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 import { tempDir } from '../../helpers/temp-dir';
 
@@ -179,7 +179,7 @@ describe('an audit path that is a pipe', () => {
     const path = fifo();
     const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      const sink = openAuditLog(path);
+      const sink = openAuditLog(path, silentLogger);
       sink.write({ ...record(1), tool: 'lookup' });
       await sink.close();
       const read = Buffer.alloc(4096);
@@ -190,10 +190,103 @@ describe('an audit path that is a pipe', () => {
     }
   });
 
+  /** A logger that keeps `level msg` and the fields of each line. */
+  function recordingLogger(): { log: Logger; lines: { line: string; fields: Record<string, unknown> }[] } {
+    const lines: { line: string; fields: Record<string, unknown> }[] = [];
+    return { log: (level, msg, fields) => lines.push({ line: `${level} ${msg}`, fields: { ...fields } }), lines };
+  }
+
+  /** Reads what the pipe holds now, without waiting. */
+  function readAvailable(fd: number): string {
+    const chunks: Buffer[] = [];
+    const buffer = Buffer.alloc(1 << 16);
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, buffer);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') break;
+        throw err;
+      }
+      if (n === 0) break;
+      chunks.push(Buffer.from(buffer.subarray(0, n)));
+    }
+    return Buffer.concat(chunks).toString();
+  }
+
+  it('lets go of a pipe whose reader stopped at close, within 5 s, and logs what it did not take', async function () {
+    this.timeout(15_000);
+    const path = fifo();
+    // open and never read: a log collector that hangs
+    const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const { log, lines } = recordingLogger();
+      const sink = openAuditLog(path, log);
+      // well past the pipe's 64 KiB
+      for (let i = 0; i < 2_000; i++) sink.write(record(i));
+      const started = Date.now();
+      await sink.close();
+      assert.ok(Date.now() - started < 10_000);
+      const lost = lines.find((l) => l.line.startsWith('error audit records not written'));
+      assert.ok(lost, JSON.stringify(lines));
+      assert.equal(lost.fields.path, path);
+      assert.ok((lost.fields.bytes as number) > 0);
+    } finally {
+      closeSync(reader);
+    }
+  });
+
+  it('drops records past 16 MiB waiting for a stalled pipe, counts them, and says when it takes writes again', async function () {
+    this.timeout(40_000);
+    const path = fifo();
+    const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const { log, lines } = recordingLogger();
+      const sink = openAuditLog(path, log);
+      const written = 100_000; // about 40 MiB of records
+      for (let i = 0; i < written; i++) sink.write(record(i));
+      assert.deepEqual(
+        lines.map((l) => l.line),
+        ['error audit records dropped: the audit file is not taking writes'],
+      );
+      assert.ok((lines[0].fields.waiting_bytes as number) >= 16 * 1024 * 1024);
+      // the reader resumes: it reads until the pipe stays empty, so the sink has nothing left waiting
+      let text = '';
+      let quiet = 0;
+      await eventually(
+        () => {
+          const got = readAvailable(reader);
+          text += got;
+          quiet = got === '' && text.endsWith('\n') ? quiet + 1 : 0;
+          return quiet >= 5;
+        },
+        { what: 'the kept records read', timeoutMs: 30_000, intervalMs: 1 },
+      );
+      // the next record is taken again; the streak's count was logged once writes were taken again
+      sink.write(record(written));
+      const closing = sink.close();
+      await closing;
+      text += readAvailable(reader);
+      const kept = splitRecords(text) as GatewayAuditRecord[];
+      const dropped = lines.find((l) => l.line === 'warn audit file taking writes again')!.fields.dropped as number;
+      assert.ok(dropped > 0);
+      assert.equal(kept.length + dropped, written + 1);
+      // what was kept is whole records, each once, in the order written, the last one among them
+      assert.deepEqual(kept.at(-1), record(written));
+      const order = kept.map((r) => Number(r.client.version!.slice(2)));
+      assert.ok(
+        order.every((n, i) => i === 0 || n > order[i - 1]),
+        'records in the order written',
+      );
+    } finally {
+      closeSync(reader);
+    }
+  });
+
   it('drops a late record rather than block when the file became a pipe nothing reads', async () => {
     const dir = tempDir('gw-audit-fifo-');
     const path = join(dir, 'audit.jsonl');
-    const sink = openAuditLog(path);
+    const sink = openAuditLog(path, silentLogger);
     await sink.close();
     renameSync(path, `${path}.1`);
     assert.equal(spawnSync('mkfifo', [path]).status, 0, 'mkfifo');
@@ -326,7 +419,7 @@ describe('audit log and JSON logs: one record per line for any line-splitting re
 
   it('escapes U+2028, U+2029 and U+0085 in audit records, which still read back exactly', async () => {
     const file = join(dir, 'audit.jsonl');
-    const audit = openAuditLog(file);
+    const audit = openAuditLog(file, silentLogger);
     for (let i = 0; i < 3; i++) audit.write(record(i));
     await audit.close();
     const records = splitRecords(readFileSync(file, 'utf8'));
@@ -335,7 +428,7 @@ describe('audit log and JSON logs: one record per line for any line-splitting re
 
   it('escapes them in a record written after close (the synchronous path)', async () => {
     const file = join(dir, 'audit.jsonl');
-    const audit = openAuditLog(file);
+    const audit = openAuditLog(file, silentLogger);
     await audit.close();
     audit.write(record(7));
     assert.deepEqual(splitRecords(readFileSync(file, 'utf8')), [record(7)]);

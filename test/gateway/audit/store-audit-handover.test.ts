@@ -7,6 +7,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { noAudit, openAuditLog, type AuditRecord } from '../../../src/gateway/audit/audit-log';
+import { silentLogger } from '../../../src/gateway/log/logger';
 import { ReplaceableAudit } from '../../../src/gateway/audit/replaceable-audit';
 import { StoreAuditLog } from '../../../src/gateway/audit/store-audit';
 import { StoreUnavailableError, type SharedStore } from '../../../src/gateway/store/shared-store';
@@ -88,7 +89,7 @@ describe('a store audit sink closed with records the store has not taken', () =>
     const file = path.join(tempDir('audit-handover-'), 'audit.jsonl');
     const store = fakeStore('slow', 300);
     const { audit } = await holding(store, 450);
-    void audit.replace(openAuditLog(file));
+    void audit.replace(openAuditLog(file, silentLogger));
     audit.write(record('new'));
     await audit.close();
     const written = tools(file);
@@ -101,7 +102,7 @@ describe('a store audit sink closed with records the store has not taken', () =>
     const store = fakeStore('refusing');
     const { audit } = await holding(store, 5);
     const before = store.appends;
-    await audit.replace(openAuditLog(file));
+    await audit.replace(openAuditLog(file, silentLogger));
     await audit.close();
     assert.ok(store.appends - before <= 1, `${store.appends - before} appends while closing`);
     assert.deepEqual(tools(file), ['old0', 'old1', 'old2', 'old3', 'old4']);
