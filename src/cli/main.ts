@@ -26,8 +26,17 @@ function loadCommand(path: string): Command {
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
-    case 'serve':
-      return loadCommand('./serve-command').run(rest);
+    case 'serve': {
+      // SIGHUP's default action ends the process. `serve` reads its file after loading, so a SIGHUP sent while it
+      // loads (a config written just before the start) needs no reload, only not to be a kill.
+      const ignore = (): void => undefined;
+      process.on('SIGHUP', ignore);
+      try {
+        return await loadCommand('./serve-command').run(rest);
+      } finally {
+        process.off('SIGHUP', ignore);
+      }
+    }
     case 'apply-config':
       return loadCommand('./apply-config-command').run(rest);
     case 'dev':

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, constants, openSync } from 'node:fs';
+import { closeSync, constants, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseServeArgs } from '../../src/cli/serve-command';
 import { startBackend, type TestBackend } from '../helpers/backend';
@@ -93,6 +93,37 @@ describe('serve: SIGHUP while draining', function () {
     assert.deepEqual(await gw.waitForExit(15_000), { code: 0, signal: null });
     assert.ok('res' in outcome, String((outcome as { error?: unknown }).error));
     assert.equal(outcome.res.message?.result?.structuredContent?.method, 'GET');
+  });
+});
+
+describe('serve: SIGHUP while it loads', function () {
+  this.timeout(30_000);
+  after(() => killAllGatewayProcesses());
+
+  it('starts and serves when a SIGHUP arrives before serve has loaded (a config written just before the start)', async () => {
+    // sends the SIGHUP from inside the process, right before `serve` loads: without a handler it would end it there
+    const preload = join(tempDir('gw-serve-hangup-'), 'hang-up-on-load.js');
+    writeFileSync(
+      preload,
+      `const Module = require('node:module');
+const load = Module.prototype.require;
+Module.prototype.require = function (id) {
+  if (id === './serve-command') {
+    Module.prototype.require = load;
+    process.kill(process.pid, 'SIGHUP');
+  }
+  return load.apply(this, arguments);
+};
+`,
+    );
+    const bot = makeToken('early-hangup-bot');
+    const gw = await startGatewayProcess({
+      config: gatewayConfig({ tokens: [bot], tools: [] }),
+      env: { NODE_OPTIONS: `--require ${preload}` },
+    });
+    const session = await openSession(gw.url, { token: bot.token });
+    assert.deepEqual((await session.request('tools/list')).message?.result?.tools, []);
+    assert.deepEqual(await gw.stop('SIGTERM', 20_000), { code: 0, signal: null });
   });
 });
 
