@@ -44,7 +44,7 @@ export async function runWorkers(count: number, argv: readonly string[], setting
   }
   const pool = new WorkerPool(withoutWorkersFlag(argv), env, jsonLogger());
   const stop = (): void => pool.stop();
-  const reload = (): void => pool.signalAll('SIGHUP');
+  const reload = (): void => pool.reload();
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   process.on('SIGHUP', reload);
@@ -88,6 +88,10 @@ function withoutWorkersFlag(argv: readonly string[]): string[] {
 /** The running workers, by number. */
 class WorkerPool {
   private readonly workers = new Map<number, ChildProcess>();
+  /** Workers that said they listen: only these have their SIGHUP handler in for sure. */
+  private readonly listening = new Set<number>();
+  /** Workers not yet listening when a SIGHUP came: each gets it once it listens. */
+  private readonly hangUpOnListening = new Set<number>();
   private stopping = false;
   private settle!: (code: number) => void;
   private readonly done = new Promise<number>((resolve) => {
@@ -123,6 +127,18 @@ class WorkerPool {
     for (const worker of this.workers.values()) worker.kill(signal);
   }
 
+  /**
+   * Forwards a SIGHUP to each worker that listens. One still starting may not have run a line of the CLI yet, and
+   * a SIGHUP then ends it (and the start with it): it gets the SIGHUP once it says it listens (a reload that may
+   * find the file it just read, at worst).
+   */
+  reload(): void {
+    for (const [n, worker] of this.workers) {
+      if (this.listening.has(n)) worker.kill('SIGHUP');
+      else this.hangUpOnListening.add(n);
+    }
+  }
+
   /** Starts worker `n`; resolves true once it listens, false when it exits first. */
   private start(n: number): Promise<boolean> {
     const worker = fork(path.join(__dirname, 'main.js'), ['serve', ...this.serveArgs], {
@@ -135,10 +151,14 @@ class WorkerPool {
       worker.on('message', (message: { type?: unknown }) => {
         if (message?.type !== 'listening' || listening) return;
         listening = true;
+        this.listening.add(n);
+        if (this.hangUpOnListening.delete(n) && !this.stopping) worker.kill('SIGHUP');
         resolve(true);
       });
       worker.once('exit', (code, signal) => {
         this.workers.delete(n);
+        this.listening.delete(n);
+        this.hangUpOnListening.delete(n);
         if (!listening) {
           resolve(false);
         } else if (!this.stopping) {

@@ -4,7 +4,9 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import * as http from 'node:http';
+import { join } from 'node:path';
 import { parseServeArgs } from '../../src/cli/serve-command';
 import { reusePortSupport } from '../../src/gateway/reuse-port';
 import { startBackend, type TestBackend } from '../helpers/backend';
@@ -18,6 +20,7 @@ import {
 } from '../helpers/gateway-process';
 import { openSession } from '../helpers/mcp';
 import { ciRequired, reusePortNode } from '../helpers/reuse-port-node';
+import { tempDir } from '../helpers/temp-dir';
 import { makeToken } from '../helpers/tokens';
 import { freePort } from '../image/docker';
 
@@ -171,6 +174,40 @@ describe('serve --workers', () => {
         assert.equal(res.status, 200, res.text);
         assert.match(res.text, /"structuredContent":\{"method":"GET"/);
       }
+      assert.deepEqual(await gw.stop('SIGTERM', 20_000), { code: 0, signal: null });
+      assert.equal(gw.logLines().filter((l) => (l as { msg?: string }).msg === 'stopped').length, 2);
+    });
+
+    it('a SIGHUP to the primary while its workers start reloads them once they listen, and kills none', async () => {
+      // The primary sends itself a SIGHUP right after it forks the first worker; each worker, before it runs a
+      // line of the CLI, waits half a second (a slow start). Forwarded then, the SIGHUP would end the worker.
+      const preload = join(tempDir('gw-workers-hangup-'), 'hang-up-on-fork.js');
+      writeFileSync(
+        preload,
+        `if (process.env.CDKTF_MCP_GATEWAY_WORKER !== undefined) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+} else {
+  const childProcess = require('node:child_process');
+  const fork = childProcess.fork;
+  childProcess.fork = function () {
+    childProcess.fork = fork;
+    const child = fork.apply(this, arguments);
+    process.kill(process.pid, 'SIGHUP');
+    return child;
+  };
+}
+`,
+      );
+      const gw = await startGatewayProcess({
+        config: gatewayConfig({ tokens: [bot], tools: [] }),
+        port: await freePort(),
+        nodePath: node.path,
+        extraArgs: ['--workers', '2'],
+        startTimeoutMs: 30_000,
+        env: { NODE_OPTIONS: `--require ${preload}` },
+      });
+      await gw.waitForOutput(/"msg":"workers listening"/, 30_000);
+      await gw.waitForOutput(/"msg":"config reloaded"[^\n]*\n(?:.*\n)*.*"msg":"config reloaded"/, 10_000);
       assert.deepEqual(await gw.stop('SIGTERM', 20_000), { code: 0, signal: null });
       assert.equal(gw.logLines().filter((l) => (l as { msg?: string }).msg === 'stopped').length, 2);
     });
