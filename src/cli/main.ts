@@ -61,9 +61,34 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
+/**
+ * How long the process may go on, once `serve` has returned, while its stdout and stderr take no bytes. Short: an
+ * audit log on the same pipe (`/dev/stdout`) has waited 5 s for it already, and both stay under Docker's 10 s.
+ */
+const STALLED_OUTPUT_MS = 2_000;
+
+/**
+ * Ends the process with `code` once what waits for stdout and stderr has not moved for {@link STALLED_OUTPUT_MS}.
+ * A pipe whose reader stopped (a log collector that hangs on a container's stdout) never takes the last log
+ * lines, and a write waiting for it keeps Node running for good; an exit that finds nothing waiting is not held.
+ */
+function exitWhenOutputStalls(code: number): void {
+  const waiting = (): number => process.stdout.writableLength + process.stderr.writableLength;
+  let last = waiting();
+  let since = Date.now();
+  setInterval(() => {
+    const now = waiting();
+    if (now === 0 || now < last) since = Date.now();
+    else if (Date.now() - since >= STALLED_OUTPUT_MS) process.exit(code);
+    last = now;
+  }, 250).unref();
+}
+
+const args = process.argv.slice(2);
+main(args).then(
   (code) => {
     process.exitCode = code;
+    if (args[0] === 'serve') exitWhenOutputStalls(code);
   },
   (err: unknown) => {
     process.stderr.write(`cdktf-mcp-gateway: ${err instanceof Error ? err.message : String(err)}\n`);

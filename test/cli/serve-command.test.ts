@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { closeSync, constants, openSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { parseServeArgs } from '../../src/cli/serve-command';
 import { startBackend, type TestBackend } from '../helpers/backend';
 import { gatewayConfig, supportDeskTools } from '../helpers/config';
 import { eventually } from '../helpers/eventually';
-import { killAllGatewayProcesses, startGatewayProcess } from '../helpers/gateway-process';
+import { cliNodeArgs, killAllGatewayProcesses, startGatewayProcess, type ExitStatus } from '../helpers/gateway-process';
 import { openSession } from '../helpers/mcp';
 import { tempDir } from '../helpers/temp-dir';
 import { makeToken } from '../helpers/tokens';
@@ -153,5 +154,75 @@ describe('serve: SIGTERM with an audit pipe whose reader stopped', function () {
     gw.signal('SIGTERM');
     assert.deepEqual(await gw.waitForExit(20_000), { code: 0, signal: null });
     assert.match(gw.stdout(), /"msg":"audit records not written: the audit file did not take them before shutdown"/);
+  });
+});
+
+describe('serve: a stdout whose reader stopped', function () {
+  this.timeout(40_000);
+  const children: ChildProcess[] = [];
+  const fds: number[] = [];
+
+  after(() => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const fd of fds) closeSync(fd);
+  });
+
+  /**
+   * `serve` with its stdout on a pipe that was read up to the listening line and then filled to the last byte and
+   * never read again (a log collector that hangs): every later log line waits for it.
+   */
+  async function serveOnStalledStdout(): Promise<{ child: ChildProcess; exited: Promise<ExitStatus> }> {
+    const dir = tempDir('gw-serve-stdout-');
+    const fifo = join(dir, 'stdout');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    fds.push(reader, writer);
+    const configPath = join(dir, 'gateway.json');
+    writeFileSync(
+      configPath,
+      JSON.stringify(
+        gatewayConfig({ tokens: [makeToken('stalled-stdout-bot')], tools: [], settings: { audit_log: false } }),
+      ),
+    );
+    const child = spawn(process.execPath, cliNodeArgs(['serve', '--config', configPath, '--port', '0']), {
+      stdio: ['ignore', writer, 'ignore'],
+    });
+    children.push(child);
+    const exited = new Promise<ExitStatus>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    let out = '';
+    const buffer = Buffer.alloc(1 << 16);
+    await eventually(
+      () => {
+        try {
+          out += buffer.subarray(0, readSync(reader, buffer)).toString();
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+        }
+        return out.includes('"msg":"listening"');
+      },
+      { what: 'the listening line', timeoutMs: 10_000 },
+    );
+    // fill the pipe to its last byte: pages first, then single bytes into the last page
+    for (const chunk of [Buffer.alloc(4096, 'x'), Buffer.from('x')]) {
+      for (;;) {
+        try {
+          writeSync(writer, chunk);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'EAGAIN') break;
+          throw err;
+        }
+      }
+    }
+    return { child, exited };
+  }
+
+  it('exits 0 on SIGTERM within seconds, though its last log lines cannot be written', async () => {
+    const { child, exited } = await serveOnStalledStdout();
+    const started = Date.now();
+    child.kill('SIGTERM');
+    const status = await Promise.race([exited, delay(20_000).then(() => 'still running')]);
+    assert.deepEqual(status, { code: 0, signal: null });
+    assert.ok(Date.now() - started < 15_000);
   });
 });
