@@ -26,17 +26,12 @@ function loadCommand(path: string): Command {
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
-    case 'serve': {
+    case 'serve':
       // SIGHUP's default action ends the process. `serve` reads its file after loading, so a SIGHUP sent while it
-      // loads (a config written just before the start) needs no reload, only not to be a kill.
-      const ignore = (): void => undefined;
-      process.on('SIGHUP', ignore);
-      try {
-        return await loadCommand('./serve-command').run(rest);
-      } finally {
-        process.off('SIGHUP', ignore);
-      }
-    }
+      // loads (a config written just before the start) needs no reload, only not to be a kill; nor one sent after
+      // it stopped, while the process waits for its stdout (exit 0, not 129). The handler keeps nothing alive.
+      process.on('SIGHUP', () => undefined);
+      return loadCommand('./serve-command').run(rest);
     case 'apply-config':
       return loadCommand('./apply-config-command').run(rest);
     case 'dev':

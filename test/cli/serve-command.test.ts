@@ -225,4 +225,15 @@ describe('serve: a stdout whose reader stopped', function () {
     assert.deepEqual(status, { code: 0, signal: null });
     assert.ok(Date.now() - started < 15_000);
   });
+
+  it('ignores a SIGHUP that arrives after serve stopped, while the process exits (exit 0, not 129)', async () => {
+    const { child, exited } = await serveOnStalledStdout();
+    child.kill('SIGTERM');
+    // serve has stopped by now (no call, no audit to wait for); the process waits 2 s on its stdout
+    await delay(500);
+    assert.equal(child.exitCode, null);
+    child.kill('SIGHUP');
+    const status = await Promise.race([exited, delay(20_000).then(() => 'still running')]);
+    assert.deepEqual(status, { code: 0, signal: null });
+  });
 });
