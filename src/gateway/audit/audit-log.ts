@@ -119,10 +119,13 @@ export function openAuditLog(path: string, log: Logger): AuditSink {
   let closed = false;
   /** Records dropped since the file last took a write. */
   let dropped = 0;
-  out.on('error', () => {
-    // A disk error must not crash the gateway; it is reported once on stderr.
-    if (!failed) process.stderr.write(`cdktf-mcp-gateway: audit log ${path}: write failed\n`);
+  out.on('error', (err: NodeJS.ErrnoException) => {
+    // A disk error (or a pipe's reader gone) must not crash the gateway: reported once, on stderr and in the log;
+    // the stream is done, and every later record is dropped and counted.
+    if (failed) return;
     failed = true;
+    process.stderr.write(`cdktf-mcp-gateway: audit log ${path}: write failed\n`);
+    log('error', 'audit records dropped: the audit file failed', { path, error: err.code ?? err.message });
   });
   const flush = (): void => {
     clearTimeout(timer);
@@ -130,6 +133,10 @@ export function openAuditLog(path: string, log: Logger): AuditSink {
     if (pending === '') return;
     const lines = pending;
     pending = '';
+    if (failed) {
+      dropped += countLines(lines);
+      return;
+    }
     if (out.writableLength >= MAX_WAITING_BYTES) {
       if (dropped === 0) {
         log('error', 'audit records dropped: the audit file is not taking writes', {

@@ -283,6 +283,29 @@ describe('an audit path that is a pipe', () => {
     }
   });
 
+  it("counts and logs the records dropped once the pipe's reader is gone", async () => {
+    const path = fifo();
+    const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const { log, lines } = recordingLogger();
+    const sink = openAuditLog(path, log);
+    sink.write(record(0));
+    let text = '';
+    await eventually(() => (text += readAvailable(reader)).endsWith('\n'), { what: 'the first record read' });
+    closeSync(reader);
+    // the write that finds the reader gone fails the stream (EPIPE); what comes after is dropped and counted
+    sink.write(record(1));
+    await eventually(() => lines.some((l) => l.line === 'error audit records dropped: the audit file failed'), {
+      what: 'the failure logged',
+    });
+    for (let i = 2; i < 7; i++) sink.write(record(i));
+    await sink.close();
+    assert.deepEqual(splitRecords(text), [record(0)]);
+    const failure = lines.find((l) => l.line === 'error audit records dropped: the audit file failed')!;
+    assert.deepEqual(failure.fields, { path, error: 'EPIPE' });
+    const counted = lines.find((l) => l.line === 'error audit records dropped before shutdown');
+    assert.deepEqual(counted?.fields, { path, dropped: 5 });
+  });
+
   it('drops a late record rather than block when the file became a pipe nothing reads', async () => {
     const dir = tempDir('gw-audit-fifo-');
     const path = join(dir, 'audit.jsonl');
