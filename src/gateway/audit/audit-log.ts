@@ -170,22 +170,27 @@ export function openAuditLog(path: string, log: Logger): AuditSink {
       closed = true;
       flush();
       if (dropped > 0) log('error', 'audit records dropped before shutdown', { path, dropped });
-      return new Promise((resolve) => {
-        const giveUp = setTimeout(() => {
-          log('error', 'audit records not written: the audit file did not take them before shutdown', {
-            path,
-            bytes: out.writableLength,
-          });
-          out.destroy();
-          resolve();
-        }, CLOSE_WAIT_MS);
-        out.end(() => {
-          clearTimeout(giveUp);
-          resolve();
-        });
-      });
+      return endWithin(out, path, log);
     },
   };
+}
+
+/** Ends `out` once it has written what waits, or lets it go after {@link CLOSE_WAIT_MS}, logging what was lost. */
+function endWithin(out: Writable, path: string, log: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const giveUp = setTimeout(() => {
+      log('error', 'audit records not written: the audit file did not take them before shutdown', {
+        path,
+        bytes: out.writableLength,
+      });
+      out.destroy();
+      resolve();
+    }, CLOSE_WAIT_MS);
+    out.end(() => {
+      clearTimeout(giveUp);
+      resolve();
+    });
+  });
 }
 
 function countLines(text: string): number {
