@@ -165,21 +165,23 @@ export function openAuditLog(path: string, log: Logger): AuditSink {
       if (pending.length >= FLUSH_CHARS) flush();
       else timer ??= setTimeout(flush, FLUSH_INTERVAL_MS);
     },
-    close() {
+    close(successor) {
       if (closed) return Promise.resolve();
       closed = true;
       flush();
-      if (dropped > 0) log('error', 'audit records dropped before shutdown', { path, dropped });
-      return endWithin(out, path, log);
+      // a reload that moved the audit closes this file too; the records it missed stay lost either way
+      const before = successor === undefined ? 'before shutdown' : 'before a reload replaced it';
+      if (dropped > 0) log('error', `audit records dropped ${before}`, { path, dropped });
+      return endWithin(out, path, `the audit file did not take them ${before}`, log);
     },
   };
 }
 
 /** Ends `out` once it has written what waits, or lets it go after {@link CLOSE_WAIT_MS}, logging what was lost. */
-function endWithin(out: Writable, path: string, log: Logger): Promise<void> {
+function endWithin(out: Writable, path: string, reason: string, log: Logger): Promise<void> {
   return new Promise((resolve) => {
     const giveUp = setTimeout(() => {
-      log('error', 'audit records not written: the audit file did not take them before shutdown', {
+      log('error', `audit records not written: ${reason}`, {
         path,
         bytes: out.writableLength,
       });

@@ -29,7 +29,7 @@ import {
 } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
 import { PassThrough } from 'node:stream';
-import { openAuditLog, type AuditRecord as GatewayAuditRecord } from '../../../src/gateway/audit';
+import { noAudit, openAuditLog, type AuditRecord as GatewayAuditRecord } from '../../../src/gateway/audit';
 import { jsonLogger, silentLogger, type Logger } from '../../../src/gateway/log/logger';
 import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 import { tempDir } from '../../helpers/temp-dir';
@@ -231,6 +231,27 @@ describe('an audit path that is a pipe', () => {
       assert.ok(lost, JSON.stringify(lines));
       assert.equal(lost.fields.path, path);
       assert.ok((lost.fields.bytes as number) > 0);
+    } finally {
+      closeSync(reader);
+    }
+  });
+
+  it('lets go of a stalled pipe a reload replaced, and says so', async function () {
+    this.timeout(15_000);
+    const path = fifo();
+    const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const { log, lines } = recordingLogger();
+      const sink = openAuditLog(path, log);
+      for (let i = 0; i < 2_000; i++) sink.write(record(i));
+      await sink.close(noAudit);
+      assert.ok(
+        lines.some(
+          (l) =>
+            l.line === 'error audit records not written: the audit file did not take them before a reload replaced it',
+        ),
+        JSON.stringify(lines),
+      );
     } finally {
       closeSync(reader);
     }
