@@ -1,4 +1,4 @@
-import { statSync, unwatchFile, watch as watchDirectory, watchFile, type Stats } from 'node:fs';
+import { statSync, watch as watchDirectory } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
 /** What asks a gateway started from a file to reload it: SIGHUP, and file changes when watching. */
@@ -74,16 +74,17 @@ function watchConfig(path: string, onChange: () => void): { close(): void } {
   watcher.on('error', () => undefined);
   watcher.unref();
   // What the directory never reports: a change to the target of a link into another directory, to a file
-  // bind-mounted into a container from outside it, or anything after the directory itself was replaced.
-  const polled = (now: Stats, before: Stats): void => {
-    if (now.ino !== before.ino || now.size !== before.size || now.mtimeMs !== before.mtimeMs) changed();
-  };
-  watchFile(path, { interval: POLL_MS, persistent: false }, polled);
+  // bind-mounted into a container from outside it, or anything after the directory itself was replaced. Compared
+  // with the file last reloaded for, not with the previous look: a change made before the first look still counts.
+  const poll = setInterval(() => {
+    if (signature(path) !== applied) changed();
+  }, POLL_MS);
+  poll.unref();
   return {
     close: () => {
       clearTimeout(timer);
+      clearInterval(poll);
       watcher.close();
-      unwatchFile(path, polled);
     },
   };
 }
