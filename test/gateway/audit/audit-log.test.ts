@@ -29,7 +29,12 @@ import {
 } from '../../helpers/mcp';
 import { makeToken } from '../../helpers/tokens';
 import { PassThrough } from 'node:stream';
-import { noAudit, openAuditLog, type AuditRecord as GatewayAuditRecord } from '../../../src/gateway/audit';
+import {
+  noAudit,
+  openAuditLog,
+  type AuditRecord as GatewayAuditRecord,
+  type AuditSink,
+} from '../../../src/gateway/audit';
 import { jsonLogger, silentLogger, type Logger } from '../../../src/gateway/log/logger';
 import { sessionDigest } from '../../../src/gateway/audit/session-digest';
 import { tempDir } from '../../helpers/temp-dir';
@@ -196,6 +201,25 @@ describe('an audit path that is a pipe', () => {
     return { log: (level, msg, fields) => lines.push({ line: `${level} ${msg}`, fields: { ...fields } }), lines };
   }
 
+  /**
+   * Runs `test` with an audit sink on a FIFO whose reader is open and never reads (a log collector that hangs),
+   * closing the reader after it.
+   */
+  async function withStalledPipe(
+    test: (
+      pipe: { path: string; reader: number; sink: AuditSink } & ReturnType<typeof recordingLogger>,
+    ) => Promise<void>,
+  ): Promise<void> {
+    const path = fifo();
+    const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const { log, lines } = recordingLogger();
+      await test({ path, reader, sink: openAuditLog(path, log), log, lines });
+    } finally {
+      closeSync(reader);
+    }
+  }
+
   /** Reads what the pipe holds now, without waiting. */
   function readAvailable(fd: number): string {
     const chunks: Buffer[] = [];
@@ -216,12 +240,7 @@ describe('an audit path that is a pipe', () => {
 
   it('lets go of a pipe whose reader stopped at close, within 5 s, and logs what it did not take', async function () {
     this.timeout(15_000);
-    const path = fifo();
-    // open and never read: a log collector that hangs
-    const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      const { log, lines } = recordingLogger();
-      const sink = openAuditLog(path, log);
+    await withStalledPipe(async ({ path, sink, lines }) => {
       // well past the pipe's 64 KiB
       for (let i = 0; i < 2_000; i++) sink.write(record(i));
       const started = Date.now();
@@ -231,18 +250,12 @@ describe('an audit path that is a pipe', () => {
       assert.ok(lost, JSON.stringify(lines));
       assert.equal(lost.fields.path, path);
       assert.ok((lost.fields.bytes as number) > 0);
-    } finally {
-      closeSync(reader);
-    }
+    });
   });
 
   it('lets go of a stalled pipe a reload replaced, and says so', async function () {
     this.timeout(15_000);
-    const path = fifo();
-    const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      const { log, lines } = recordingLogger();
-      const sink = openAuditLog(path, log);
+    await withStalledPipe(async ({ sink, lines }) => {
       for (let i = 0; i < 2_000; i++) sink.write(record(i));
       await sink.close(noAudit);
       assert.ok(
@@ -252,18 +265,12 @@ describe('an audit path that is a pipe', () => {
         ),
         JSON.stringify(lines),
       );
-    } finally {
-      closeSync(reader);
-    }
+    });
   });
 
   it('drops records past 16 MiB waiting for a stalled pipe, counts them, and says when it takes writes again', async function () {
     this.timeout(40_000);
-    const path = fifo();
-    const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      const { log, lines } = recordingLogger();
-      const sink = openAuditLog(path, log);
+    await withStalledPipe(async ({ reader, sink, lines }) => {
       const written = 100_000; // about 40 MiB of records
       for (let i = 0; i < written; i++) sink.write(record(i));
       assert.deepEqual(
@@ -299,9 +306,7 @@ describe('an audit path that is a pipe', () => {
         order.every((n, i) => i === 0 || n > order[i - 1]),
         'records in the order written',
       );
-    } finally {
-      closeSync(reader);
-    }
+    });
   });
 
   it("counts and logs the records dropped once the pipe's reader is gone", async () => {
