@@ -14,7 +14,7 @@ import { noAudit, openAuditLog, ReplaceableAudit, StoreAuditLog, type AuditSink 
 import { watchForReload, type ReloadTrigger } from './config-reload-trigger';
 import { buildGatewayState, buildGatewayStateInSlices, type GatewayState } from './state/gateway-state';
 import { readConfigInSlices } from './reload/config-thread';
-import { changeLogFields, configChangeSteps } from './reload/config-changes';
+import { changeLogFields, configChangeSteps, isUnchanged } from './reload/config-changes';
 import { runInSlices, Slicer } from './reload/event-loop-slices';
 import {
   ConnectionGuard,
@@ -377,7 +377,9 @@ class Gateway implements RunningGateway {
     this.configDigest = digest;
     this.configLoadedAt = Date.now();
     this.metrics?.recordReload('applied');
-    const notified = this.streams.toolsListChanged();
+    // Any change may alter a caller's list (a token's scopes, the page size); a config read again unchanged does not,
+    // and telling every client to list again would have them all do it at once.
+    const notified = isUnchanged(changes) ? 0 : this.streams.toolsListChanged();
     const { name, toolSet } = this.state;
     this.log('info', 'config reloaded', {
       gateway: name,

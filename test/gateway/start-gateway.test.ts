@@ -11,7 +11,7 @@ import { startFakeService, type FakeService } from '../helpers/backend';
 import { botConfig, tool } from '../helpers/config';
 import { eventually, sleep } from '../helpers/eventually';
 import { rawRequest } from '../helpers/http';
-import { startSilentGateway } from '../helpers/in-process-gateway';
+import { startInProcessGateway, startSilentGateway } from '../helpers/in-process-gateway';
 import { connectClient, initializeSession, rawCall } from '../helpers/mcp';
 import { BOT } from '../helpers/tokens';
 import { listedTools, reloadVersions } from '../helpers/reload-versions';
@@ -36,11 +36,14 @@ describe('reload()', () => {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         notifications++;
       });
-      // The SDK opens its GET stream in the background after connect(); reload until it has been notified.
+      // The SDK opens its GET stream in the background after connect(); reload (each time a change: v1 and v2 in
+      // turn) until it has been notified, ending on v2.
+      let next = v2;
       await eventually(async () => {
-        await gateway.reload(v2);
+        await gateway.reload(next);
+        next = next === v2 ? v1 : v2;
         await sleep(50);
-        assert.ok(notifications > 0, 'no notifications/tools/list_changed received');
+        assert.ok(notifications > 0 && next === v1, 'no notifications/tools/list_changed received');
       });
       const { tools } = await client.listTools();
       assert.deepEqual(
@@ -53,6 +56,39 @@ describe('reload()', () => {
     } finally {
       await client.close();
       await gateway.close();
+    }
+  });
+
+  it('tells no client to list again when the config read is unchanged, and the log says so', async () => {
+    const gw = await startInProcessGateway(v1);
+    const client = await connectClient(gw.url);
+    const reloaded = () => gw.logs.filter((line) => line.msg === 'config reloaded');
+    try {
+      let notifications = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        notifications++;
+      });
+      let next = v2;
+      await eventually(async () => {
+        await gw.gateway.reload(next);
+        next = next === v2 ? v1 : v2;
+        await sleep(50);
+        assert.ok(notifications > 0, 'no notifications/tools/list_changed received');
+      });
+      const heard = notifications;
+      await gw.gateway.reload(structuredClone(next === v1 ? v2 : v1));
+      assert.deepEqual(
+        { notified: reloaded().at(-1)!.notified_streams, unchanged: reloaded().at(-1)!.unchanged },
+        { notified: 0, unchanged: true },
+      );
+      // A change after it is heard once: the stream is ordered, so a notification of the unchanged reload would
+      // have arrived before it.
+      await gw.gateway.reload(next);
+      await eventually(() => assert.equal(notifications, heard + 1));
+      assert.equal(reloaded().at(-1)!.notified_streams, 1);
+    } finally {
+      await client.close();
+      await gw.close();
     }
   });
 

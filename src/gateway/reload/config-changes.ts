@@ -43,6 +43,12 @@ export function* configChangeSteps(current: GatewayConfig, next: GatewayConfig):
   return { settings, toolsAdded, toolsRemoved, toolsChanged, toolsReordered };
 }
 
+/** Whether a reload changed nothing: no setting and no tool (its clients have nothing to list again). */
+export function isUnchanged(changes: ConfigChanges): boolean {
+  const { settings, toolsAdded, toolsRemoved, toolsChanged, toolsReordered } = changes;
+  return settings.length + toolsAdded.length + toolsRemoved.length + toolsChanged.length === 0 && !toolsReordered;
+}
+
 const settingOf = (config: GatewayConfig, key: string): unknown =>
   (config.gateway as unknown as Record<string, unknown>)[key];
 
@@ -63,6 +69,6 @@ export function changeLogFields(changes: ConfigChanges): Record<string, unknown>
   named('tools_removed', changes.toolsRemoved);
   named('tools_changed', changes.toolsChanged);
   if (changes.toolsReordered) fields.tools_reordered = true;
-  if (Object.keys(fields).length === 0) fields.unchanged = true;
+  if (isUnchanged(changes)) fields.unchanged = true;
   return fields;
 }

@@ -130,6 +130,7 @@ describe('both eras through the official clients (2.x pinned, auto, legacy; 1.x)
   let service: FakeService;
   const gateways = new Map<ValidationErrorsChannel, InProcessGateway>();
   const open: Connected[] = [];
+  let reloads = 0;
   const connect = async (
     c: (typeof CLIENTS)[number],
     channel: ValidationErrorsChannel = 'protocol',
@@ -193,7 +194,13 @@ describe('both eras through the official clients (2.x pinned, auto, legacy; 1.x)
         // The client opens its stream (GET, or subscriptions/listen) right after connecting: wait until it is open.
         await eventually(() => gw.gateway.stats().openStreams > streamsBefore);
         const changed = client.listChanged();
-        await gw.gateway.reload(botConfig(supportDeskTools(service.url), { validation_errors: 'tool_result' }));
+        // a change (an unchanged config notifies nobody): the body limit, which no test here nears
+        await gw.gateway.reload(
+          botConfig(supportDeskTools(service.url), {
+            validation_errors: 'tool_result',
+            max_body_bytes: 1_048_576 + ++reloads,
+          }),
+        );
         await within(changed, 5_000, `${c.label}: notifications/tools/list_changed`);
       });
     });

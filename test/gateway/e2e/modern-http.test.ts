@@ -25,6 +25,12 @@ describe('the 2026-07-28 era over raw HTTP', function () {
   const streams: OpenStream[] = [];
   const post = (body: Parameters<typeof postModern>[1], headers: Record<string, string | null> = {}) =>
     postModern(gw.url, body, BOT.token, headers);
+  // A reload that changes the config (an unchanged one notifies nobody): the body limit, which no test here nears.
+  let reloads = 0;
+  const reloadChanged = () =>
+    gw.gateway.reload(
+      botConfig(supportDeskTools(service.url), { validation_errors: 'auto', max_body_bytes: 1_048_576 + ++reloads }),
+    );
   const error = (code: number, message: string, id: unknown, data?: unknown) => ({
     jsonrpc: '2.0',
     id,
@@ -330,7 +336,7 @@ describe('the 2026-07-28 era over raw HTTP', function () {
       assert.equal(s.status, 200);
       assert.equal(s.contentType, 'text/event-stream');
       await s.waitFor(/acknowledged/);
-      await gw.gateway.reload(botConfig(supportDeskTools(service.url), { validation_errors: 'auto' }));
+      await reloadChanged();
       await s.waitFor(/list_changed/);
       assert.deepEqual(sseMessages(s.text()), [
         {
@@ -353,7 +359,7 @@ describe('the 2026-07-28 era over raw HTTP', function () {
       const s = await openListen(gw.url, BOT.token, 77, { promptsListChanged: true });
       streams.push(s);
       await s.waitFor(/acknowledged/);
-      await gw.gateway.reload(botConfig(supportDeskTools(service.url), { validation_errors: 'auto' }));
+      await reloadChanged();
       await new Promise((r) => setTimeout(r, 100));
       assert.deepEqual(sseMessages(s.text()), [
         {

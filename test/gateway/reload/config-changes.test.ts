@@ -4,7 +4,12 @@
  */
 import * as assert from 'node:assert/strict';
 import type { GatewayConfig, ToolConfig } from '../../../src/config';
-import { changeLogFields, configChangeSteps, MAX_NAMED_TOOLS } from '../../../src/gateway/reload/config-changes';
+import {
+  changeLogFields,
+  configChangeSteps,
+  isUnchanged,
+  MAX_NAMED_TOOLS,
+} from '../../../src/gateway/reload/config-changes';
 import { runAtOnce } from '../../../src/gateway/reload/event-loop-slices';
 import { gatewayConfig, tool } from '../../helpers/config';
 
@@ -24,6 +29,7 @@ describe('config changes', () => {
       toolsReordered: false,
     });
     assert.deepEqual(changeLogFields(changes), { unchanged: true });
+    assert.equal(isUnchanged(changes), true);
     // the same entry written with its keys in another order (YAML edited by hand) is the same tool
     const [a, ...rest] = base.tools;
     const reordered = Object.fromEntries(Object.entries(a).reverse()) as unknown as ToolConfig;
@@ -37,6 +43,7 @@ describe('config changes', () => {
     };
     assert.deepEqual(changesOf(base, next).settings, ['validate_input', 'max_body_bytes']);
     assert.deepEqual(changesOf(next, base).settings, ['validate_input', 'max_body_bytes']);
+    assert.equal(isUnchanged(changesOf(base, next)), false);
     const hosts = (allowed: string[]): GatewayConfig => ({
       ...base,
       gateway: { ...base.gateway, allowed_hosts: allowed },
@@ -59,6 +66,7 @@ describe('config changes', () => {
   it('says the same tools in another order were reordered', () => {
     const [a, b, c] = base.tools;
     assert.deepEqual(changeLogFields(changesOf(base, { ...base, tools: [c, a, b] })), { tools_reordered: true });
+    assert.equal(isUnchanged(changesOf(base, { ...base, tools: [c, a, b] })), false);
     // the order of the tools both configs hold, whatever was added or removed around them
     const [d] = tools('d');
     assert.equal(changesOf(base, { ...base, tools: [d, b, a] }).toolsReordered, true);
