@@ -9,7 +9,10 @@ export const MINUTE_MS = 60_000;
 export interface AuditStoreOptions {
   /** How long records are kept, in ms. @default 604800000 (7 days) */
   readonly retentionMs?: number;
-  /** Distinct (gateway, principal, tool) series; records of further series count in one overflow series. @default 10000 */
+  /**
+   * Distinct (gateway, principal, tool) series held at once; records of further series count in one overflow series
+   * until the retention drops every record of an older one. @default 10000
+   */
   readonly maxSeries?: number;
   /** Cells plus message entries over all minutes; past it the oldest minutes are dropped. @default 4000000 */
   readonly maxEntries?: number;
@@ -114,7 +117,11 @@ export class AuditStore {
   private readonly maxMessages: number;
   private readonly futureSlackMs: number;
   private readonly seriesByKey = new Map<string, Series>();
-  private readonly seriesList: Series[] = [];
+  /** By id; a series no bucket holds a cell of any more is forgotten (`undefined`) and its id used again. */
+  private readonly seriesList: (Series | undefined)[] = [];
+  private readonly keyOf: string[] = [];
+  private readonly cellsOf: number[] = [];
+  private readonly freeIds: number[] = [];
   private overflowSeries: Series | undefined;
   private readonly minutes = new Tier();
   private readonly hours = new Tier();
@@ -167,6 +174,7 @@ export class AuditStore {
       cell = { calls: 0, refusals: 0, errors: 0, lastMs: record.tsMs, messages: undefined, otherMessages: 0 };
       bucket.set(series.id, cell);
       this.entries++;
+      this.cellsOf[series.id]++;
     }
     cell.calls++;
     if (record.tsMs > cell.lastMs) cell.lastMs = record.tsMs;
@@ -202,7 +210,7 @@ export class AuditStore {
     const key = `${record.gateway}\u0000${record.principal === null ? '\u0001' : `${record.auth}=${record.principal}`}\u0000${record.tool}`;
     let series = this.seriesByKey.get(key);
     if (series !== undefined) return series;
-    if (this.seriesList.length >= this.maxSeries) {
+    if (this.seriesByKey.size >= this.maxSeries) {
       this.stats.seriesOverflow++;
       this.overflowSeries ??= this.newSeries('(other)', '(other)', null, '(other)', true);
       return this.overflowSeries;
@@ -214,7 +222,8 @@ export class AuditStore {
       detached(record.tool),
       false,
     );
-    this.seriesByKey.set(detached(key), series);
+    this.keyOf[series.id] = detached(key);
+    this.seriesByKey.set(this.keyOf[series.id], series);
     return series;
   }
 
@@ -225,8 +234,10 @@ export class AuditStore {
     tool: string,
     overflow: boolean,
   ): Series {
-    const series: Series = { id: this.seriesList.length, gateway, principal, auth, tool, overflow };
-    this.seriesList.push(series);
+    const id = this.freeIds.pop() ?? this.seriesList.length;
+    const series: Series = { id, gateway, principal, auth, tool, overflow };
+    this.seriesList[id] = series;
+    this.cellsOf[id] = 0;
     return series;
   }
 
@@ -243,7 +254,17 @@ export class AuditStore {
   }
 
   private forget(bucket: Map<number, Cell>): void {
-    for (const cell of bucket.values()) this.entries -= 1 + (cell.messages?.size ?? 0);
+    for (const [id, cell] of bucket) {
+      this.entries -= 1 + (cell.messages?.size ?? 0);
+      if (--this.cellsOf[id] === 0 && !this.seriesList[id]!.overflow) this.forgetSeries(id);
+    }
+  }
+
+  /** A series none of whose records is held any more: its key and id are free for another. */
+  private forgetSeries(id: number): void {
+    this.seriesByKey.delete(this.keyOf[id]);
+    this.seriesList[id] = undefined;
+    this.freeIds.push(id);
   }
 
   /**
@@ -257,10 +278,12 @@ export class AuditStore {
     let roll = 0;
     while (roll < this.minutes.order.length && this.minutes.order[roll] < firstMinuteTier) roll++;
     for (const [minute, bucket] of this.minutes.shift(roll)) {
+      // merged before the minute is forgotten, so a series held only by this minute lives on in its hour
+      if (minute >= first) {
+        const hour = this.hours.bucket(Math.floor(minute / HOUR_MINUTES));
+        for (const [id, cell] of bucket) this.merge(hour, id, cell);
+      }
       this.forget(bucket);
-      if (minute < first) continue;
-      const hour = this.hours.bucket(Math.floor(minute / HOUR_MINUTES));
-      for (const [id, cell] of bucket) this.merge(hour, id, cell);
     }
     let drop = 0;
     while (drop < this.hours.order.length && (this.hours.order[drop] + 1) * HOUR_MINUTES - 1 < first) drop++;
@@ -278,6 +301,7 @@ export class AuditStore {
       cell = { calls: 0, refusals: 0, errors: 0, lastMs: from.lastMs, messages: undefined, otherMessages: 0 };
       bucket.set(id, cell);
       this.entries++;
+      this.cellsOf[id]++;
     }
     cell.calls += from.calls;
     cell.refusals += from.refusals;
@@ -299,12 +323,12 @@ export class AuditStore {
     for (const hour of this.hours.order) {
       if (hour < firstHour) continue;
       if (hour * HOUR_MINUTES > toMinute) break;
-      for (const [id, cell] of this.hours.buckets.get(hour)!) visit(hour * HOUR_MINUTES, this.seriesList[id], cell);
+      for (const [id, cell] of this.hours.buckets.get(hour)!) visit(hour * HOUR_MINUTES, this.seriesList[id]!, cell);
     }
     for (const minute of this.minutes.order) {
       if (minute < fromMinute) continue;
       if (minute > toMinute) break;
-      for (const [id, cell] of this.minutes.buckets.get(minute)!) visit(minute, this.seriesList[id], cell);
+      for (const [id, cell] of this.minutes.buckets.get(minute)!) visit(minute, this.seriesList[id]!, cell);
     }
   }
 

@@ -230,6 +230,46 @@ describe('AuditStore bounds', () => {
     assert.equal(store.stats.seriesOverflow, 15);
   });
 
+  it('frees the series whose records the retention dropped: a new agent gets its own row again', () => {
+    // Agents come and go over months (OAuth subjects): a bound reached once must not put every later one in the
+    // overflow row for as long as the dashboard runs.
+    let now = NOW;
+    const store = new AuditStore({ now: () => now, maxSeries: 5 });
+    store.addAll(Array.from({ length: 5 }, (_, i) => rec(NOW, i)));
+    const latecomer = (tsMs: number): DashboardRecord => ({ ...rec(tsMs, 9), principal: 'latecomer' });
+    store.addAll([latecomer(NOW)]);
+    assert.equal(store.stats.seriesOverflow, 1);
+    // two days on, the five are held in hour buckets only: still held, so the bound still holds
+    now = NOW + 2 * DAY;
+    store.prune();
+    store.addAll([latecomer(now)]);
+    assert.equal(store.stats.seriesOverflow, 2);
+    const week = summarize(store, '7d', { minRefusals: 1, minRate: 0 });
+    assert.equal(week.agents.filter((a) => !a.overflow).length, 3);
+    assert.equal(week.totals.calls, 7);
+    // past the retention of the five (and of the overflow's first record): their series are gone, their ids used
+    now = NOW + 7 * DAY + 2 * 3_600_000;
+    store.prune();
+    store.addAll([latecomer(now), ...Array.from({ length: 3 }, (_, i) => rec(now, 10 + i))]);
+    assert.equal(store.stats.seriesOverflow, 2);
+    const hour = summarize(store, '1h', { minRefusals: 1, minRate: 0 });
+    assert.deepEqual(
+      hour.agents.map((a) => [a.principal, a.overflow, a.calls]),
+      [
+        ['latecomer', false, 1],
+        ['p0', false, 1],
+        ['p1', false, 1],
+        ['p2', false, 1],
+      ].sort(),
+    );
+    // the overflow row's record two days in is still held, under its own row
+    const weekAfter = summarize(store, '7d', { minRefusals: 1, minRate: 0 });
+    assert.deepEqual(
+      weekAfter.agents.filter((a) => a.overflow).map((a) => a.calls),
+      [1],
+    );
+  });
+
   it('keeps the unknown tool names one agent calls from using up the series of every other agent', () => {
     // An agent chooses the names it calls: each unknown one must not become a series of its own, or 10,000 calls
     // put every later agent (a failing one included) in the overflow row, for as long as the dashboard runs.
