@@ -270,6 +270,47 @@ describe('AuditStore bounds', () => {
     );
   });
 
+  it('keeps every count while series are freed and their ids used again as time passes (random runs)', () => {
+    const stepArb = fc.record({
+      advanceMinutes: fc.oneof(fc.integer({ min: 0, max: 90 }), fc.integer({ min: 1_400, max: 4 * 1_440 })),
+      records: fc.array(
+        fc.record({
+          minutesAgo: fc.integer({ min: 0, max: 600 }),
+          principal: fc.integer({ min: 0, max: 5 }),
+          tool: fc.integer({ min: 0, max: 2 }),
+        }),
+        { maxLength: 20 },
+      ),
+    });
+    fc.assert(
+      fc.property(fc.array(stepArb, { minLength: 1, maxLength: 12 }), (steps) => {
+        let now = NOW;
+        const store = new AuditStore({ now: () => now, maxSeries: 3 });
+        const added: DashboardRecord[] = [];
+        for (const step of steps) {
+          now += step.advanceMinutes * MINUTE;
+          const records = step.records.map((r) => ({
+            ...rec(now - r.minutesAgo * MINUTE, r.tool),
+            principal: `p${r.principal}`,
+          }));
+          store.addAll(records);
+          store.prune();
+          added.push(...records);
+          const nowMinute = Math.floor(now / MINUTE);
+          for (const window of ['1h', '24h'] as const) {
+            const from = nowMinute - WINDOWS[window].minutes + 1;
+            const expected = added.filter((r) => Math.floor(r.tsMs / MINUTE) >= from).length;
+            const summary = summarize(store, window, { minRefusals: 1, minRate: 0 });
+            assert.equal(summary.totals.calls, expected, window);
+            const own = summary.agents.filter((a) => !a.overflow).flatMap((a) => a.tools);
+            assert.ok(own.length <= 3, `${own.length} series held`);
+          }
+          summarize(store, '7d', { minRefusals: 1, minRate: 0 });
+        }
+      }),
+    );
+  });
+
   it('keeps the unknown tool names one agent calls from using up the series of every other agent', () => {
     // An agent chooses the names it calls: each unknown one must not become a series of its own, or 10,000 calls
     // put every later agent (a failing one included) in the overflow row, for as long as the dashboard runs.
