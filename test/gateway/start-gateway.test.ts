@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayConfig } from '../../src/config';
+import type { RunningGateway } from '../../src/gateway';
 import { startFakeService, type FakeService } from '../helpers/backend';
 import { botConfig, tool } from '../helpers/config';
 import { eventually, sleep } from '../helpers/eventually';
@@ -28,23 +29,37 @@ describe('reload()', () => {
   });
   after(() => service.close());
 
-  it('swaps the tools, validates with the new schemas and notifies SDK clients', async () => {
-    const gateway = await startSilentGateway(v1);
+  /**
+   * An SDK client of `gateway`, once its GET stream (which the SDK opens in the background after connect()) has
+   * heard `notifications/tools/list_changed`: reloads v2 and v1 in turn, each a change, until the last reload (to
+   * v2) was heard, so no notification is still on its way.
+   */
+  async function notifiedClient(gateway: RunningGateway) {
     const client = await connectClient(gateway.url);
+    let heard = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      heard++;
+    });
+    let next = v2;
     try {
-      let notifications = 0;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-        notifications++;
-      });
-      // The SDK opens its GET stream in the background after connect(); reload (each time a change: v1 and v2 in
-      // turn) until it has been notified, ending on v2.
-      let next = v2;
       await eventually(async () => {
+        const before = heard;
         await gateway.reload(next);
         next = next === v2 ? v1 : v2;
         await sleep(50);
-        assert.ok(notifications > 0 && next === v1, 'no notifications/tools/list_changed received');
+        assert.ok(heard > before && next === v1, 'no notifications/tools/list_changed received');
       });
+    } catch (err) {
+      await client.close();
+      throw err;
+    }
+    return { client, notifications: () => heard };
+  }
+
+  it('swaps the tools, validates with the new schemas and notifies SDK clients', async () => {
+    const gateway = await startSilentGateway(v1);
+    const { client } = await notifiedClient(gateway);
+    try {
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((t) => t.name),
@@ -61,30 +76,19 @@ describe('reload()', () => {
 
   it('tells no client to list again when the config read is unchanged, and the log says so', async () => {
     const gw = await startInProcessGateway(v1);
-    const client = await connectClient(gw.url);
+    const { client, notifications } = await notifiedClient(gw.gateway);
     const reloaded = () => gw.logs.filter((line) => line.msg === 'config reloaded');
     try {
-      let notifications = 0;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-        notifications++;
-      });
-      let next = v2;
-      await eventually(async () => {
-        await gw.gateway.reload(next);
-        next = next === v2 ? v1 : v2;
-        await sleep(50);
-        assert.ok(notifications > 0, 'no notifications/tools/list_changed received');
-      });
-      const heard = notifications;
-      await gw.gateway.reload(structuredClone(next === v1 ? v2 : v1));
+      const heard = notifications();
+      await gw.gateway.reload(structuredClone(v2));
       assert.deepEqual(
         { notified: reloaded().at(-1)!.notified_streams, unchanged: reloaded().at(-1)!.unchanged },
         { notified: 0, unchanged: true },
       );
       // A change after it is heard once: the stream is ordered, so a notification of the unchanged reload would
       // have arrived before it.
-      await gw.gateway.reload(next);
-      await eventually(() => assert.equal(notifications, heard + 1));
+      await gw.gateway.reload(v1);
+      await eventually(() => assert.equal(notifications(), heard + 1));
       assert.equal(reloaded().at(-1)!.notified_streams, 1);
     } finally {
       await client.close();
