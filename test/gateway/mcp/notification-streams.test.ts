@@ -36,7 +36,8 @@ describe('the GET notification stream', () => {
     });
     assert.equal(stream.status, 200);
     assert.equal(stream.contentType, 'text/event-stream');
-    await gateway.reload(botConfig(supportDeskTools(service.url)));
+    // a change: an unchanged config notifies nobody
+    await gateway.reload(botConfig(supportDeskTools(service.url), { max_body_bytes: 4096 }));
     await stream.waitFor(/"method":"notifications\/tools\/list_changed"/);
     const data = stream
       .text()
