@@ -28,6 +28,7 @@ import {
   createDashboardKubernetes,
   type AuditDashboardKubernetes,
 } from './kubernetes/audit-dashboard-kubernetes';
+import { checkKnownProps, type PropKeys } from './known-props';
 
 /** When an agent counts as failing systematically on the dashboard. */
 export interface FlagRuleOptions {
@@ -91,6 +92,19 @@ export interface AuditDashboardProps {
   readonly kubernetes?: AuditDashboardKubernetes;
 }
 
+/** Every prop of {@link AuditDashboardProps} (the compiler keeps it whole). */
+const AUDIT_DASHBOARD_PROPS: PropKeys<AuditDashboardProps> = {
+  name: true,
+  auth: true,
+  port: true,
+  baseImage: true,
+  hostIp: true,
+  kubernetes: true,
+  gateways: true,
+  retentionDays: true,
+  flag: true,
+};
+
 /**
  * The audit dashboard (see docs/dashboard.md): a container of the gateway image running `cdktf-mcp-gateway dashboard`, which
  * reads the audit logs of the gateways it names (every replica's file) and shows which agents fail
@@ -128,6 +142,7 @@ export class AuditDashboard extends Construct {
     const fail = (message: string): never => {
       throw new Error(`AuditDashboard '${this.name}': ${message}`);
     };
+    checkKnownProps(props, AUDIT_DASHBOARD_PROPS, fail);
     this.port = props.port ?? DASHBOARD_CONTAINER_PORT;
     if (!isPort(this.port)) {
       fail(`port (${quote(props.port)}) must be ${PORT_RULE}`);

@@ -63,6 +63,7 @@ import {
 import { checkRateLimits, storeConfig, type GatewayStoreOptions, type RateLimit } from './rate-limits';
 import { createGatewayKubernetes } from './kubernetes/gateway-kubernetes';
 import { checkKubernetes, type GatewayKubernetes, type KubernetesTarget } from './kubernetes/kubernetes-props';
+import { checkKnownProps, type PropKeys } from './known-props';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
 export interface GatewayToken {
@@ -228,6 +229,49 @@ export interface GatewayProps extends GatewayLimits, GatewayReplicaOptions {
 /** The secret a `LimitStore`'s password reaches the gateway as (`/run/secrets/NAME`). */
 const LIMIT_STORE_PASSWORD_SECRET = 'MCP_LIMIT_STORE_PASSWORD';
 
+/** Every prop of {@link GatewayProps} (the compiler keeps it whole). */
+const GATEWAY_PROPS: PropKeys<GatewayProps> = {
+  name: true,
+  services: true,
+  validateInput: true,
+  validateOutput: true,
+  toolsListPageSize: true,
+  validationErrors: true,
+  refusalStructuredContent: true,
+  response: true,
+  auth: true,
+  auditLog: true,
+  port: true,
+  baseImage: true,
+  hostIp: true,
+  resourceUrl: true,
+  metrics: true,
+  secrets: true,
+  allowedHosts: true,
+  allowedOrigins: true,
+  rateLimits: true,
+  store: true,
+  registry: true,
+  placement: true,
+  kubernetes: true,
+  maxBodyBytes: true,
+  maxResponseBytes: true,
+  maxHeldResponseBytes: true,
+  maxConcurrentCalls: true,
+  maxConcurrentCallsPerPrincipal: true,
+  maxRevokedSessionsPerPrincipal: true,
+  headerTimeoutMs: true,
+  requestTimeoutMs: true,
+  writeTimeoutMs: true,
+  maxConnectionsPerAddress: true,
+  sessionTtlMs: true,
+  maxStreamsPerPrincipal: true,
+  toolsListTtlMs: true,
+  replicas: true,
+  sessionKey: true,
+  publishMode: true,
+};
+
 /**
  * An MCP server exposing a chosen set of services to a group of agents, deployed as a Docker container that
  * runs the gateway image with the generated config.
@@ -287,6 +331,7 @@ export class Gateway extends Construct {
       throw new Error(`Gateway '${this.name}': ${message}`);
     };
     this.fail = fail;
+    checkKnownProps(props, GATEWAY_PROPS, fail);
 
     this.port = props.port ?? DEFAULT_PORT;
     if (!isPort(this.port)) {

@@ -13,6 +13,7 @@ import {
   createLimitStoreKubernetes,
   type LimitStoreKubernetes,
 } from './kubernetes/limit-store-kubernetes';
+import { checkKnownProps, type PropKeys } from './known-props';
 
 /** Props of a {@link LimitStore}. */
 export interface LimitStoreProps {
@@ -69,6 +70,16 @@ const STORE_SETTINGS = [
 /** The store's config file inside its container (it holds the password). */
 const STORE_CONFIG_FILE = '/etc/cdktf-mcp-gateway/store.conf';
 
+/** Every prop of {@link LimitStoreProps} (the compiler keeps it whole). */
+const LIMIT_STORE_PROPS: PropKeys<LimitStoreProps> = {
+  name: true,
+  hostIp: true,
+  kubernetes: true,
+  image: true,
+  password: true,
+  hostPort: true,
+};
+
 /**
  * A Redis server deployed beside the gateways of a stack, in which their replicas share rate limits and ended
  * sessions: pass it as a gateway's `store`. Its data (counts, quotas, ended sessions) is kept in a volume with an
@@ -107,6 +118,7 @@ export class LimitStore extends Construct {
     const fail = (message: string): never => {
       throw new Error(`LimitStore '${this.name}': ${message}`);
     };
+    checkKnownProps(props, LIMIT_STORE_PROPS, fail);
     if (typeof this.name !== 'string' || !LIMIT_STORE_NAME_RE.test(this.name)) {
       fail(`name (${quote(this.name)}) must be ${LIMIT_STORE_NAME_RULE}`);
     }

@@ -17,6 +17,7 @@ import { quote } from './docker-names';
 import type { Secret } from './secret';
 import type { ServiceResponse } from './service-response';
 import { Service, type ServiceContainer } from './service';
+import { checkKnownProps, type PropKeys } from './known-props';
 
 /** What `OpenApiServices.overrides` may change for one operation. */
 export interface OpenApiOperationOverride {
@@ -81,6 +82,16 @@ export interface OpenApiServicesProps {
   readonly container?: ServiceContainer;
 }
 
+/** Every prop of {@link OpenApiServicesProps} (the compiler keeps it whole). */
+const OPENAPI_SERVICES_PROPS: PropKeys<OpenApiServicesProps> = {
+  container: true,
+  document: true,
+  baseUrl: true,
+  operations: true,
+  headers: true,
+  overrides: true,
+};
+
 /**
  * The operations of an OpenAPI document as `Service`s, one tool per operation, their input schemas generated from
  * the document (path and query parameters, and a JSON body's properties, as top-level parameters).
@@ -106,6 +117,7 @@ export class OpenApiServices extends Construct {
     const fail = (message: string): never => {
       throw new Error(`OpenApiServices '${id}': ${message}`);
     };
+    checkKnownProps(props, OPENAPI_SERVICES_PROPS, fail);
     if (typeof props.document !== 'string' || props.document === '') {
       fail(`'document' (${quote(props.document)}) must be the path of an OpenAPI 3.0 or 3.1 file (JSON or YAML)`);
     }

@@ -37,6 +37,7 @@ import { BackendImages, checkBuild, ServiceContainerBuild } from './service-imag
 import { checkScopes } from './oauth-props';
 import { resolveResponse, type ServiceResponse } from './service-response';
 import { checkRateLimits, type ServiceRateLimit } from './rate-limits';
+import { checkKnownProps, type PropKeys } from './known-props';
 
 /** The label that marks a service's backend container. */
 export const SERVICE_LABEL = 'cdktf-mcp-gateway.service';
@@ -186,6 +187,24 @@ export interface ServiceProps {
   readonly rateLimits?: readonly ServiceRateLimit[];
 }
 
+/** Every prop of {@link ServiceProps} (the compiler keeps it whole). */
+const SERVICE_PROPS: PropKeys<ServiceProps> = {
+  name: true,
+  response: true,
+  rateLimits: true,
+  description: true,
+  input: true,
+  inputSchema: true,
+  endpoint: true,
+  timeoutMs: true,
+  container: true,
+  forwardIdentity: true,
+  idempotent: true,
+  requiredScopes: true,
+  output: true,
+  outputSchema: true,
+};
+
 /**
  * An HTTP backend exposed as one MCP tool. Add it to one or more `Gateway`s.
  *
@@ -253,6 +272,7 @@ export class Service extends Construct {
     const fail = (message: string): never => {
       throw new Error(`Service '${this.name}': ${message}`);
     };
+    checkKnownProps(props, SERVICE_PROPS, fail);
 
     this.endpoint = checkEndpoint(props.endpoint, fail);
     const extras = checkBackendExtras(props, this.endpoint.url, fail);

@@ -1,0 +1,49 @@
+/**
+ * Every key of a props interface, each `true`: written as `Record<keyof FooProps, true>`, the compiler refuses a
+ * key the interface lacks and a key of it left out, so the list cannot drift from the interface.
+ */
+export type PropKeys<Props> = Readonly<Record<keyof Props, true>>;
+
+/**
+ * Refuses a prop the construct does not read. A misspelt one (`validateInputs`) would otherwise be dropped without a
+ * word in a JavaScript app, or a TypeScript one run without type checks (`ts-node --transpile-only`), and the
+ * construct built with the default instead.
+ *
+ * @throws through `fail`, naming the prop, the closest known one when a spelling is near, and every known prop
+ */
+export function checkKnownProps<Props>(props: Props, known: PropKeys<Props>, fail: (message: string) => never): void {
+  if (typeof props !== 'object' || props === null) return;
+  for (const key of Object.keys(props)) {
+    if (Object.hasOwn(known, key)) continue;
+    const near = closest(key, Object.keys(known));
+    fail(
+      `unknown prop '${key}'${near === undefined ? '' : ` (did you mean '${near}'?)`}; ` +
+        `the props are ${Object.keys(known).join(', ')}`,
+    );
+  }
+}
+
+/** The known name nearest `key` (case ignored) within a third of its length in edits, if any. */
+function closest(key: string, names: readonly string[]): string | undefined {
+  const wanted = key.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Math.max(1, Math.floor(key.length / 3)) + 1;
+  for (const name of names) {
+    const distance = editDistance(wanted, name.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [name, distance];
+  }
+  return best;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions of one character each. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length];
+}
