@@ -11,6 +11,7 @@ import { ConfigError } from '../gateway';
 import {
   BackendStartError,
   DEV_USAGE,
+  devCommand,
   DevFileError,
   DevSession,
   DevStateError,
@@ -34,6 +35,15 @@ const USER_ERRORS = [
   ConfigError,
 ];
 
+/**
+ * What a failed synthesis printed that its user needs: the app's own error when it ended with one (a manifest's
+ * `FILE:LINE:COL`, a construct's message), else the tail of its output.
+ */
+function synthDetails(err: SynthError): string {
+  if (err.appError !== undefined) return `--- the app's error ---\n${err.appError}\n`;
+  return err.output === '' ? '' : `--- synthesis output (tail) ---\n${err.output}`;
+}
+
 /** Prints the lines a user (or a test) needs to connect to each gateway. */
 export function describeSession(session: DevSession): string {
   const blocks = session.gateways.map((g) =>
@@ -49,7 +59,7 @@ export function describeSession(session: DevSession): string {
     ].join('\n'),
   );
   const dashboards = session.dashboards.map((d) => `Audit dashboard ${d.name} (stack ${d.stack})\nDashboard: ${d.url}`);
-  const kept = `Tokens and session keys: ${session.stateDir} (kept across restarts; dev --fresh makes new ones)`;
+  const kept = `Tokens and session keys: ${session.stateDir} (kept across restarts; ${devCommand('--fresh')} makes new ones)`;
   return `\n${[...blocks, ...dashboards].join('\n\n')}\n\n${kept}\nEdits to the app reload its gateways in place. Press Ctrl-C to stop.\n`;
 }
 
@@ -102,8 +112,7 @@ export async function run(argv: string[]): Promise<number> {
     const known = USER_ERRORS.some((E) => err instanceof E);
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`cdktf-mcp-gateway dev: ${message}\n`);
-    if (err instanceof SynthError && err.output !== '')
-      process.stderr.write(`--- synthesis output (tail) ---\n${err.output}`);
+    if (err instanceof SynthError) process.stderr.write(synthDetails(err));
     if (!known && err instanceof Error && err.stack !== undefined) process.stderr.write(`${err.stack}\n`);
     return 1;
   }
@@ -119,10 +128,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(
         `Reload failed, the gateways keep serving what they served: ${(err as Error).message.split('\n')[0]}\n`,
       );
-      // the app's own error (a manifest's file:line, a construct's message) is in what the synthesis printed
-      if (err instanceof SynthError && err.output !== '') {
-        process.stdout.write(`--- synthesis output (tail) ---\n${err.output}`);
-      }
+      if (err instanceof SynthError) process.stdout.write(synthDetails(err));
     }
   });
   await stopped;

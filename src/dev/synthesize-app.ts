@@ -10,12 +10,38 @@ import { onLines, spawnManaged } from './child-processes';
 
 /** A synthesis that failed; the message is one line, details in `output`. */
 export class SynthError extends Error {
+  /** The error the app ended with, without Node's source excerpt and stack (see {@link appErrorOf}). */
+  readonly appError: string | undefined;
+
   constructor(
     message: string,
     readonly output = '',
   ) {
     super(message);
+    this.appError = appErrorOf(output);
   }
+}
+
+/** An uncaught error's first line as Node prints it: `Name: message` or `Name [CODE]: message`, at column 0. */
+const ERROR_LINE = /^(?:[A-Z][A-Za-z]*)?Error(?: \[[A-Z_0-9]+\])?: /;
+/** What follows an error's message in Node's report: its stack (whose last line opens its own properties). */
+const STACK_LINE = /^\s+at /;
+
+/**
+ * The error an app ended with, from its output: the `Name: message` line and the lines of the message after it,
+ * without the source excerpt Node prints before it or the stack and properties after (a manifest's
+ * `FILE:LINE:COL: PATH: REASON`, a construct's refusal, TypeScript's compile errors). `undefined` when the output
+ * holds no such report.
+ */
+export function appErrorOf(output: string): string | undefined {
+  const lines = output.split('\n');
+  // the last report: an app that logged an error and went on ends with the one that stopped it
+  let first = lines.length - 1;
+  while (first >= 0 && !ERROR_LINE.test(lines[first])) first--;
+  if (first === -1) return undefined;
+  let end = first + 1;
+  while (end < lines.length && lines[end] !== '' && !STACK_LINE.test(lines[end])) end++;
+  return lines.slice(first, end).join('\n');
 }
 
 /** How long a synthesis may take by default. */

@@ -249,6 +249,23 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
       /cdktf-mcp-gateway dev: synthesis \(node -e .*\) failed with exit code 3\n--- synthesis output \(tail\) ---\nboom: no stack\n/,
     );
   });
+
+  it("reports an app that ended with an error by that error alone, without Node's excerpt and stack", async () => {
+    fs.writeFileSync(
+      path.join(auditDir, 'cdktf.json'),
+      JSON.stringify({
+        app: `node -e "const e = new Error('desk.yaml:5:3: gateways.agents.validate_inputs: unknown key'); e.name = 'ManifestError'; e.line = 5; throw e"`,
+      }),
+    );
+    dev = spawnGroup(process.execPath, [cli, 'dev', auditDir], { cwd: root });
+    assert.equal(await dev.exited, 1);
+    const out = dev.output();
+    assert.match(
+      out,
+      /cdktf-mcp-gateway dev: synthesis \(node -e .*\) failed with exit code 1\n--- the app's error ---\nManifestError: desk\.yaml:5:3: gateways\.agents\.validate_inputs: unknown key\n/,
+    );
+    assert.doesNotMatch(out, /^\s+at |line: 5|synthesis output/m);
+  });
 });
 
 async function freePort(): Promise<number> {
