@@ -7,6 +7,20 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../config/package-error';
 import { DEFAULT_SYNTH_TIMEOUT_MS } from './synthesize-app';
 
+/** An npm script that runs `dev` (`cdktf-mcp-gateway dev`, or the CLI's own `main.js dev`). */
+const DEV_SCRIPT = /(?:cdktf-mcp-gateway|main\.js)\s+dev\b/;
+
+/**
+ * `dev` with `flags` as its user passes them: through the npm script that started it, after `--` (npm takes the
+ * flags before it as its own: `npm start --fresh` warns and drops the flag), else `dev FLAGS`.
+ * @example devCommand('--fresh') // 'npm start -- --fresh' under `npm start`
+ */
+export function devCommand(flags: string, env: NodeJS.ProcessEnv = process.env): string {
+  const script = env.npm_lifecycle_event;
+  if (script === undefined || !DEV_SCRIPT.test(env.npm_lifecycle_script ?? '')) return `dev ${flags}`;
+  return `${script === 'start' ? 'npm start' : `npm run ${script}`} -- ${flags}`;
+}
+
 /** Where `dev` serves one gateway. */
 export type PortChoice =
   /** the host port the stack publishes (`Gateway.port`), plus `--port-offset` */

@@ -12,7 +12,7 @@ import { parseGatewayConfig, startGateway, type GatewayConfig, type Logger, type
 import { RunningBackend, startBackend } from './backend-process';
 import { describeConfigChanges } from './config-changes';
 import { readDevFile, type DevFile } from './dev-file';
-import { DevOptions, DevUsageError, resolveGatewayPort } from './dev-options';
+import { devCommand, DevOptions, DevUsageError, resolveGatewayPort } from './dev-options';
 import { checkDevSecrets, devSecretSource } from './dev-secrets';
 import { openDevState, type DevState } from './dev-state';
 import { backendAuthority, localGatewayConfig } from './local-gateway-config';
@@ -302,8 +302,8 @@ async function serveGateway(
   const gateway = await startGateway(served).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EADDRINUSE') throw err;
     throw new DevUsageError(
-      `gateway ${g.name}: port ${port} on 127.0.0.1 is in use; choose another with --port ${g.name}=PORT, ` +
-        '--port-offset N or --port 0',
+      `gateway ${g.name}: port ${port} on 127.0.0.1 is in use; choose another with ` +
+        `${devCommand(`--port ${g.name}=PORT`).replace(/^dev /, '')}, --port-offset N or --port 0`,
     );
   });
   const dev: DevGateway = {

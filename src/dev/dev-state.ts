@@ -11,6 +11,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { devCommand } from './dev-options';
 import { generateDevToken } from './local-gateway-config';
 
 /** The file, inside the state folder, of the tokens `dev` gave the gateways. */
@@ -93,7 +94,7 @@ function readTokens(file: string): Record<string, string> {
     Object.values(parsed).every((t) => typeof t === 'string' && /^[A-Za-z0-9_-]{43}$/.test(t));
   if (!valid) {
     throw new DevStateError(
-      `${file}: expected the tokens dev wrote ({"STACK/GATEWAY": "43-character token"}); delete it or run dev --fresh`,
+      `${file}: expected the tokens dev wrote ({"STACK/GATEWAY": "43-character token"}); delete it or run ${devCommand('--fresh')}`,
     );
   }
   return { ...(parsed as Record<string, string>) };

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { DevOptions, parseDevArgs, resolveGatewayPort } from '../../src/dev/dev-options';
+import { devCommand, DevOptions, parseDevArgs, resolveGatewayPort } from '../../src/dev/dev-options';
 
 /** The ports and maps are null-prototype objects (a gateway named `constructor` is looked up as itself). */
 const bare = <T>(entries: Record<string, T>): Record<string, T> =>
@@ -96,5 +96,24 @@ describe('dev options', () => {
     assert.throws(() => resolveGatewayPort(parse(['--port', '9000']), 'agents', 8080, 2), {
       message: '--port 9000: the app has 2 gateways; use --port NAME=PORT or --port 0',
     });
+  });
+});
+
+describe('devCommand', () => {
+  it('words a flag as the user passes it: after -- through the npm script that runs dev', () => {
+    const start = {
+      npm_lifecycle_event: 'start',
+      npm_lifecycle_script: 'npm run build && node dist/src/cli/main.js dev x',
+    };
+    assert.equal(devCommand('--fresh', start), 'npm start -- --fresh');
+    const dev = { npm_lifecycle_event: 'dev', npm_lifecycle_script: 'tsc && cdktf-mcp-gateway dev .' };
+    assert.equal(devCommand('--port 0', dev), 'npm run dev -- --port 0');
+  });
+
+  it('says dev FLAGS when no npm script runs dev (the command itself, or a script that runs something else)', () => {
+    assert.equal(devCommand('--fresh', {}), 'dev --fresh');
+    // a test run spawning dev inherits `npm test`'s variables: its flags are not that script's
+    const test = { npm_lifecycle_event: 'test', npm_lifecycle_script: 'mocha "test/**/*.test.ts"' };
+    assert.equal(devCommand('--fresh', test), 'dev --fresh');
   });
 });

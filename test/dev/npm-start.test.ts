@@ -33,6 +33,8 @@ describe('npm start (as a user runs it)', function () {
       /^Gateway agents \(stack support-desk; tools: get_customer, search_tickets, create_ticket, health, update_settings, create_task, get_ticket\)$/m,
     );
     assert.match(out, /^Gateway legacy \(stack support-desk; tools: get_customer, search_tickets, create_ticket\)$/m);
+    // a flag the banner names is worded as npm passes it on (`npm start --fresh` would be npm's own, and dropped)
+    assert.match(out, /\(kept across restarts; npm start -- --fresh makes new ones\)$/m);
     const dashboard = /^Dashboard: (http:\/\/127\.0\.0\.1:(\d+)\/)$/m.exec(out);
     assert.ok(dashboard, `no Dashboard: line in\n${out}`);
     const ports = [
