@@ -29,7 +29,8 @@ const API = 'http://support-desk-api:8080';
  * and pass the hash in AGENTS_TOKEN_SHA256 / LEGACY_TOKEN_SHA256. The fallbacks are the hashes of the
  * well-known development tokens `support-desk-agents-dev-token`, `support-desk-legacy-dev-token` and (the audit
  * dashboard) `support-desk-ops-dev-token`:
- * fine on a laptop, never in a deployment anyone else can reach.
+ * fine on a laptop, never in a deployment anyone else can reach. (`npm start`, which runs `dev`, serves tokens of its
+ * own instead: use the one it prints.)
  */
 const DEV_AGENTS_TOKEN_SHA256 = 'a5fef74197cae1572c39fd58adc2462814edafe5bc62cf43831891ed6d46e378';
 const DEV_LEGACY_TOKEN_SHA256 = 'f16ca4571acd2e5184b92b908fe6fb307a49d89f401c9b3288948686234c650b';
