@@ -9,16 +9,23 @@ export type PropKeys<Props> = Readonly<Record<keyof Props, true>>;
  * word in a JavaScript app, or a TypeScript one run without type checks (`ts-node --transpile-only`), and the
  * construct built with the default instead.
  *
+ * @param at the path of `props` within the construct's props (`endpoint`), when not the props themselves
  * @throws through `fail`, naming the prop, the closest known one when a spelling is near, and every known prop
  */
-export function checkKnownProps<Props>(props: Props, known: PropKeys<Props>, fail: (message: string) => never): void {
+export function checkKnownProps<Props>(
+  props: Props,
+  known: PropKeys<Props>,
+  fail: (message: string) => never,
+  at?: string,
+): void {
   if (typeof props !== 'object' || props === null) return;
+  const path = (key: string) => (at === undefined ? key : `${at}.${key}`);
   for (const key of Object.keys(props)) {
     if (Object.hasOwn(known, key)) continue;
     const near = closest(key, Object.keys(known));
     fail(
-      `unknown prop '${key}'${near === undefined ? '' : ` (did you mean '${near}'?)`}; ` +
-        `the props are ${Object.keys(known).join(', ')}`,
+      `unknown prop '${path(key)}'${near === undefined ? '' : ` (did you mean '${path(near)}'?)`}; ` +
+        `the props${at === undefined ? '' : ` of ${at}`} are ${Object.keys(known).join(', ')}`,
     );
   }
 }

@@ -11,6 +11,7 @@ import {
   type StoreOutagePolicy,
 } from '../src/config';
 import { quote } from './docker-names';
+import { checkKnownProps, type PropKeys } from './known-props';
 import { Secret } from './secret';
 
 /**
@@ -64,6 +65,14 @@ export interface GatewayStoreOptions {
 
 const WINDOWS = Object.keys(RATE_LIMIT_WINDOWS);
 
+/** Every prop of {@link GatewayStoreOptions}. */
+const STORE_OPTIONS: PropKeys<GatewayStoreOptions> = {
+  url: true,
+  password: true,
+  onUnavailable: true,
+  timeoutMs: true,
+};
+
 /**
  * The config form of `prop` (a gateway's `rateLimits`, or a service's with every limit for `tool`); a bad value
  * fails naming the prop, the value and what is allowed.
@@ -98,6 +107,7 @@ export function checkRateLimits(
 
 /** The config form of a `GatewayStoreOptions`; a bad value fails naming the field and the fix. */
 export function storeConfig(options: GatewayStoreOptions, fail: (m: string) => never): StoreConfig {
+  checkKnownProps(options, STORE_OPTIONS, fail, 'store');
   const { url, password, onUnavailable, timeoutMs } = options;
   if (typeof url !== 'string') fail(`store.url (${quote(url)}) must be a redis:// URL`);
   const problem = Token.isUnresolved(url) ? undefined : storeUrlProblem(url);

@@ -187,6 +187,25 @@ export interface ServiceProps {
   readonly rateLimits?: readonly ServiceRateLimit[];
 }
 
+/** Every prop of {@link ServiceEndpoint}. */
+const ENDPOINT_PROPS: PropKeys<ServiceEndpoint> = {
+  url: true,
+  method: true,
+  headers: true,
+  tls: true,
+  queryParams: true,
+  bodyParam: true,
+};
+
+/** Every prop of {@link ServiceContainer}. */
+const CONTAINER_PROPS: PropKeys<ServiceContainer> = {
+  image: true,
+  build: true,
+  port: true,
+  env: true,
+  healthcheck: true,
+};
+
 /** Every prop of {@link ServiceProps} (the compiler keeps it whole). */
 const SERVICE_PROPS: PropKeys<ServiceProps> = {
   name: true,
@@ -439,6 +458,7 @@ function checkEndpoint(endpoint: ServiceEndpoint | undefined, fail: (m: string) 
   if (typeof endpoint !== 'object' || endpoint === null) {
     return fail("'endpoint' is required: { url: 'http://host:port/path', method: 'GET' | 'POST' | ... }");
   }
+  checkKnownProps(endpoint, ENDPOINT_PROPS, fail, 'endpoint');
   const { url, method } = endpoint;
   if (typeof url === 'string' && hasPlaceholderBeforePath(url)) {
     // user info stays out of the message: it may hold a password
@@ -533,6 +553,7 @@ function backendHealth(check: ServiceContainer['healthcheck']): Partial<Containe
 }
 
 function checkContainer(container: ServiceContainer, fail: (m: string) => never): ServiceContainer {
+  checkKnownProps(container, CONTAINER_PROPS, fail, 'container');
   if ((container.image === undefined) === (container.build === undefined)) {
     fail("container needs exactly one of image (e.g. 'acme/crm:1.4') and build ({ context: 'backend' })");
   }

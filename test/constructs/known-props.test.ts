@@ -66,6 +66,36 @@ describe('props a construct does not read', () => {
     );
   });
 
+  it('refuses one inside endpoint, container and store, naming its path', () => {
+    const stack = newStack();
+    assert.match(
+      thrown(() => new Service(stack, 'a', { endpoint: loose(endpoint, { methd: 'POST' }) })),
+      /^Service 'a': unknown prop 'endpoint\.methd' \(did you mean 'endpoint\.method'\?\); the props of endpoint are url, method, headers, tls, queryParams, bodyParam$/,
+    );
+    assert.match(
+      thrown(
+        () =>
+          new Service(stack, 'b', {
+            endpoint: { url: 'http://crm:8080/x', method: 'GET' },
+            container: loose({ image: 'crm:1', port: 8080 }, { enviroment: {} }),
+          }),
+      ),
+      /^Service 'b': unknown prop 'container\.enviroment'; the props of container are image, build, port, env, healthcheck$/,
+    );
+    const lookup = new Service(stack, 'lookup', { endpoint });
+    assert.match(
+      thrown(
+        () =>
+          new Gateway(stack, 'agents', {
+            services: [lookup],
+            auth,
+            store: loose({ url: 'redis://store:6379' }, { timeout: 50 }),
+          }),
+      ),
+      /^Gateway 'agents': unknown prop 'store\.timeout' \(did you mean 'store\.timeoutMs'\?\)/,
+    );
+  });
+
   it('takes every prop left undefined, as an options object built in code has them', () => {
     const stack = newStack();
     const lookup = new Service(stack, 'lookup', { endpoint, description: undefined, timeoutMs: undefined });
