@@ -130,8 +130,9 @@ export interface RunningGateway {
  * await gateway.close();
  */
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
-  parseGatewayConfig(options.config);
-  return startValidatedGateway(options);
+  // A copy: the caller may edit its object and pass it to reload(), which compares it with the running config.
+  const config = parseGatewayConfig(JSON.parse(JSON.stringify(options.config)));
+  return startValidatedGateway({ ...options, config });
 }
 
 /**
@@ -328,10 +329,13 @@ class Gateway implements RunningGateway {
     let prepared;
     try {
       const slicer = new Slicer();
+      // `next` is copied: a caller editing one object in place and passing it again would otherwise reload a
+      // config identical to the running one (the same object), and no client would hear of the change
+      const text = next === undefined ? undefined : JSON.stringify(next);
       const { config: parsed, digest } =
-        next === undefined
+        text === undefined
           ? await readConfigInSlices(file!, this.log, slicer)
-          : { config: parseGatewayConfig(next), digest: configDigest(JSON.stringify(next)) };
+          : { config: parseGatewayConfig(JSON.parse(text)), digest: configDigest(text) };
       const replacement = await buildGatewayStateInSlices(parsed, this.host, this.log, this.options.secrets, slicer);
       if (this.shuttingDown) throw new Error('the gateway is shutting down');
       warnUnchangeable(this.state.config, parsed, this.log);

@@ -96,6 +96,30 @@ describe('reload()', () => {
     }
   });
 
+  it('tells clients of a change made to the config object it started with, passed again', async () => {
+    // An embedder editing its one config object and reloading it: the running config must not be that object, or
+    // the reload compares the edit with itself, finds nothing changed and tells no client of the new tool.
+    const config = structuredClone(v1);
+    const gw = await startInProcessGateway(config);
+    const { client, notifications } = await notifiedClient(gw.gateway);
+    try {
+      // notifiedClient left v2 running; back to the object, then edit it and pass it again
+      const before = notifications();
+      await gw.gateway.reload(config);
+      await eventually(() => assert.equal(notifications(), before + 1));
+      const heard = notifications();
+      (config.tools as GatewayConfig['tools'][number][]).push({ ...config.tools[0], name: 'added_in_place' });
+      await gw.gateway.reload(config);
+      const line = gw.logs.filter((l) => l.msg === 'config reloaded').at(-1)!;
+      assert.deepEqual(line.tools_added, ['added_in_place']);
+      await eventually(() => assert.equal(notifications(), heard + 1));
+      assert.ok((await client.listTools()).tools.some((t) => t.name === 'added_in_place'));
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+
   it('refuses an invalid config and keeps the running one', async () => {
     const gateway = await startSilentGateway(v1);
     try {
