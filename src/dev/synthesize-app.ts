@@ -10,37 +10,57 @@ import { onLines, spawnManaged } from './child-processes';
 
 /** A synthesis that failed; the message is one line, details in `output`. */
 export class SynthError extends Error {
-  /** The error the app ended with, without Node's source excerpt and stack (see {@link appErrorOf}). */
+  /**
+   * The error the app ended with, without Node's source excerpt and stack (see {@link appErrorOf}); only for an app
+   * that exited with a failure (one that timed out, or exited 0 without stacks, ended with no error).
+   */
   readonly appError: string | undefined;
 
   constructor(
     message: string,
     readonly output = '',
+    options: { readonly failed?: boolean } = {},
   ) {
     super(message);
-    this.appError = appErrorOf(output);
+    this.appError = options.failed === true ? appErrorOf(output) : undefined;
   }
 }
 
 /** An uncaught error's first line as Node prints it: `Name: message` or `Name [CODE]: message`, at column 0. */
 const ERROR_LINE = /^(?:[A-Z][A-Za-z]*)?Error(?: \[[A-Z_0-9]+\])?: /;
+/** A report's first line right above its stack, an error's or Node's own (`UnhandledPromiseRejection: …`). */
+const HEADER_LINE = /^[A-Z][A-Za-z]*(?:Error|Exception|Rejection)(?: \[[A-Z_0-9]+\])?: /;
 /** What follows an error's message in Node's report: its stack (whose last line opens its own properties). */
 const STACK_LINE = /^\s+at /;
+/** What may follow that stack in Node's report: more frames, the error's properties, blank lines, Node's version. */
+const REPORT_TAIL_LINE = /^(?:\s.*|\}|Node\.js v\d.*)?$/;
 
 /**
  * The error an app ended with, from its output: the `Name: message` line and the lines of the message after it,
  * without the source excerpt Node prints before it or the stack and properties after (a manifest's
  * `FILE:LINE:COL: PATH: REASON`, a construct's refusal, TypeScript's compile errors). `undefined` when the output
- * holds no such report.
+ * does not end with such a report (an error the app logged and went on from, then was killed): the caller shows
+ * the output's tail instead.
  */
 export function appErrorOf(output: string): string | undefined {
   const lines = output.split('\n');
-  // the last report: an app that logged an error and went on ends with the one that stopped it
-  let first = lines.length - 1;
-  while (first >= 0 && !ERROR_LINE.test(lines[first])) first--;
-  if (first === -1) return undefined;
-  let end = first + 1;
-  while (end < lines.length && lines[end] !== '' && !STACK_LINE.test(lines[end])) end++;
+  // the stack of the report the output ends with: only frames, properties and Node's version come after it
+  let tail = lines.length;
+  while (tail > 0 && REPORT_TAIL_LINE.test(lines[tail - 1])) tail--;
+  let stack = tail;
+  while (stack < lines.length && !STACK_LINE.test(lines[stack])) stack++;
+  if (stack === lines.length) return undefined;
+  let last = stack - 1;
+  if (last < 0 || !HEADER_LINE.test(lines[last])) {
+    while (last >= 0 && !ERROR_LINE.test(lines[last])) last--;
+    if (last === -1) return undefined;
+  }
+  // a message may hold a line that reads as an error's (`TypeError: fetch failed` under the app's own words): the
+  // report starts at the first such line of those without a blank one above (Node leaves one after its excerpt)
+  let first = last;
+  for (let i = last - 1; i >= 0 && lines[i] !== ''; i--) if (ERROR_LINE.test(lines[i])) first = i;
+  let end = stack;
+  while (end > first + 1 && lines[end - 1] === '') end--;
   return lines.slice(first, end).join('\n');
 }
 
@@ -128,7 +148,9 @@ export async function synthesizeApp(options: SynthesizeAppOptions): Promise<Synt
       await child.stop(1000);
       throw new SynthError(`synthesis (${app}) did not finish within ${timeoutMs} ms`, output);
     }
-    if (result !== 0) throw new SynthError(`synthesis (${app}) failed with exit code ${result}`, output);
+    if (result !== 0) {
+      throw new SynthError(`synthesis (${app}) failed with exit code ${result}`, output, { failed: true });
+    }
     if (!fs.existsSync(path.join(outdir, 'stacks'))) {
       throw new SynthError(
         `synthesis (${app}) wrote no stacks to CDKTF_OUTDIR (does the app pass its own outdir to App?)`,

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appErrorOf } from '../../src/dev/synthesize-app';
+import { appErrorOf, SynthError } from '../../src/dev/synthesize-app';
 
 /** What `node -e SCRIPT` prints on both streams, as an app's synthesis output. */
 function nodeOutput(script: string): string {
@@ -44,6 +44,41 @@ describe('appErrorOf', () => {
     assert.equal(
       appErrorOf("Error [ERR_MODULE_NOT_FOUND]: Cannot find module 'x'\n    at f (y.js:1:1)"),
       "Error [ERR_MODULE_NOT_FOUND]: Cannot find module 'x'",
+    );
+  });
+
+  it("keeps a message's line that reads as another error's, and its lines after a blank one", () => {
+    const output = nodeOutput(`
+      throw new Error("Gateway 'agents': backend check failed:\\nTypeError: fetch failed\\n\\nfix the backend's url");
+    `);
+    assert.equal(
+      appErrorOf(output),
+      "Error: Gateway 'agents': backend check failed:\nTypeError: fetch failed\n\nfix the backend's url",
+    );
+  });
+
+  it('takes no logged error for the one the app ended with: a kill after it, or a rejected string', () => {
+    // an app that logged an error and went on did not end with it: the tail says what did
+    const killed = nodeOutput(`
+      console.error(new Error('could not reach the cache, continuing'));
+      process.kill(process.pid, 'SIGKILL');
+    `);
+    assert.match(killed, /^Error: could not reach the cache/m);
+    assert.equal(appErrorOf(`${killed}Killed\n`), undefined);
+    const rejected = nodeOutput(`
+      console.error(new Error('optional overrides.json not found, using defaults'));
+      Promise.reject('the registry said no');
+    `);
+    // the rejection's own report is the one the app ended with
+    assert.match(appErrorOf(rejected)!, /^UnhandledPromiseRejection: .*"the registry said no"/);
+  });
+
+  it('is left out of a synthesis that did not fail by its exit code (a timeout, no stacks)', () => {
+    const output = 'Error: retrying localhost:1234\n    at retry (main.js:3:9)\n';
+    assert.equal(new SynthError('synthesis (node main.js) did not finish within 3000 ms', output).appError, undefined);
+    assert.equal(
+      new SynthError('synthesis (node main.js) failed with exit code 1', output, { failed: true }).appError,
+      'Error: retrying localhost:1234',
     );
   });
 
