@@ -61,7 +61,20 @@ export function appErrorOf(output: string): string | undefined {
   for (let i = last - 1; i >= 0 && lines[i] !== ''; i--) if (ERROR_LINE.test(lines[i])) first = i;
   let end = stack;
   while (end > first + 1 && lines[end - 1] === '') end--;
-  return lines.slice(first, end).join('\n');
+  const at = locationOf(lines, first, stack);
+  return [...lines.slice(first, end), ...(at === undefined ? [] : [`    at ${at}`])].join('\n');
+}
+
+/**
+ * Where the app's own code threw: Node's excerpt header above the report (`FILE:LINE`, then the line, its caret and
+ * a blank line), else the stack's first frame, skipping those in `node_modules` and Node's own.
+ */
+function locationOf(lines: readonly string[], first: number, stack: number): string | undefined {
+  const candidates: string[] = [];
+  if (first >= 4 && lines[first - 1] === '' && /^\s*\^/.test(lines[first - 2])) candidates.push(lines[first - 4]);
+  for (let i = stack; i < lines.length && STACK_LINE.test(lines[i]); i++)
+    candidates.push(lines[i].replace(STACK_LINE, ''));
+  return candidates.find((c) => !/[/\\]node_modules[/\\]|\bnode:/.test(c) && c.trim() !== '');
 }
 
 /** How long a synthesis may take by default. */

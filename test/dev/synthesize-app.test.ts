@@ -1,5 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { appErrorOf, SynthError } from '../../src/dev/synthesize-app';
 
 /** What `node -e SCRIPT` prints on both streams, as an app's synthesis output. */
@@ -19,9 +22,9 @@ describe('appErrorOf', () => {
     `);
     assert.match(output, /^\s+at /m);
     assert.match(output, /file: 'desk\.yaml'/);
-    assert.equal(
-      appErrorOf(output),
-      'ManifestError: desk.yaml:5:3: gateways.agents.validate_inputs: unknown key\ndesk.yaml:9:1: services: bad',
+    assert.match(
+      appErrorOf(output)!,
+      /^ManifestError: desk\.yaml:5:3: gateways\.agents\.validate_inputs: unknown key\ndesk\.yaml:9:1: services: bad\n {4}at \[eval\]:\d+$/,
     );
   });
 
@@ -30,7 +33,10 @@ describe('appErrorOf', () => {
       console.error('Error: a warning the app printed');
       throw new TypeError("Gateway 'agents': unknown prop 'validateInputs'");
     `);
-    assert.equal(appErrorOf(output), "TypeError: Gateway 'agents': unknown prop 'validateInputs'");
+    assert.match(
+      appErrorOf(output)!,
+      /^TypeError: Gateway 'agents': unknown prop 'validateInputs'\n {4}at \[eval\]:\d+$/,
+    );
   });
 
   it("keeps a compiler's lines up to the blank line before the stack, and a code in brackets", () => {
@@ -43,7 +49,7 @@ describe('appErrorOf', () => {
     assert.equal(appErrorOf(tsError), tsError.split('\n').slice(0, 2).join('\n'));
     assert.equal(
       appErrorOf("Error [ERR_MODULE_NOT_FOUND]: Cannot find module 'x'\n    at f (y.js:1:1)"),
-      "Error [ERR_MODULE_NOT_FOUND]: Cannot find module 'x'",
+      "Error [ERR_MODULE_NOT_FOUND]: Cannot find module 'x'\n    at f (y.js:1:1)",
     );
   });
 
@@ -51,9 +57,9 @@ describe('appErrorOf', () => {
     const output = nodeOutput(`
       throw new Error("Gateway 'agents': backend check failed:\\nTypeError: fetch failed\\n\\nfix the backend's url");
     `);
-    assert.equal(
-      appErrorOf(output),
-      "Error: Gateway 'agents': backend check failed:\nTypeError: fetch failed\n\nfix the backend's url",
+    assert.match(
+      appErrorOf(output)!,
+      /^Error: Gateway 'agents': backend check failed:\nTypeError: fetch failed\n\nfix the backend's url\n {4}at \[eval\]:\d+$/,
     );
   });
 
@@ -78,8 +84,30 @@ describe('appErrorOf', () => {
     assert.equal(new SynthError('synthesis (node main.js) did not finish within 3000 ms', output).appError, undefined);
     assert.equal(
       new SynthError('synthesis (node main.js) failed with exit code 1', output, { failed: true }).appError,
-      'Error: retrying localhost:1234',
+      'Error: retrying localhost:1234\n    at retry (main.js:3:9)',
     );
+  });
+
+  it("says where the app's own code threw: past the libraries' frames, or at a syntax error's line", () => {
+    const construct = [
+      "Error: Gateway 'agents': unknown prop 'validateInputs'",
+      '    at checkKnownProps (/app/node_modules/cdktf-mcp-gateway/dist/constructs/known-props.js:20:13)',
+      '    at new Gateway (/app/node_modules/cdktf-mcp-gateway/dist/constructs/gateway.js:300:9)',
+      '    at new SupportDesk (/app/main.ts:188:5)',
+      '    at node:internal/main/run_main_module:28:49',
+    ].join('\n');
+    assert.equal(
+      appErrorOf(construct),
+      "Error: Gateway 'agents': unknown prop 'validateInputs'\n    at new SupportDesk (/app/main.ts:188:5)",
+    );
+    const dir = mkdtempSync(path.join(tmpdir(), 'app-error-'));
+    try {
+      writeFileSync(path.join(dir, 'bad.js'), 'const a = 1;\nconst b = a c;\n');
+      const output = nodeOutput(`require(${JSON.stringify(path.join(dir, 'bad.js'))})`);
+      assert.equal(appErrorOf(output), `SyntaxError: Unexpected identifier 'c'\n    at ${path.join(dir, 'bad.js')}:2`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('finds nothing in output that holds no error report', () => {
