@@ -28,7 +28,7 @@ import {
   createDashboardKubernetes,
   type AuditDashboardKubernetes,
 } from './kubernetes/audit-dashboard-kubernetes';
-import { checkKnownProps, type PropKeys } from './known-props';
+import { checkKnownProps, propsReport, type PropKeys } from './known-props';
 
 /** When an agent counts as failing systematically on the dashboard. */
 export interface FlagRuleOptions {
@@ -142,7 +142,7 @@ export class AuditDashboard extends Construct {
     const fail = (message: string): never => {
       throw new Error(`AuditDashboard '${this.name}': ${message}`);
     };
-    checkKnownProps(props, AUDIT_DASHBOARD_PROPS, fail);
+    checkKnownProps(props, AUDIT_DASHBOARD_PROPS, propsReport(this, `AuditDashboard '${this.name}'`, fail));
     this.port = props.port ?? DASHBOARD_CONTAINER_PORT;
     if (!isPort(this.port)) {
       fail(`port (${quote(props.port)}) must be ${PORT_RULE}`);

@@ -63,7 +63,7 @@ import {
 import { checkRateLimits, storeConfig, type GatewayStoreOptions, type RateLimit } from './rate-limits';
 import { createGatewayKubernetes } from './kubernetes/gateway-kubernetes';
 import { checkKubernetes, type GatewayKubernetes, type KubernetesTarget } from './kubernetes/kubernetes-props';
-import { checkKnownProps, type PropKeys } from './known-props';
+import { checkKnownProps, propsReport, type PropKeys } from './known-props';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
 export interface GatewayToken {
@@ -331,7 +331,7 @@ export class Gateway extends Construct {
       throw new Error(`Gateway '${this.name}': ${message}`);
     };
     this.fail = fail;
-    checkKnownProps(props, GATEWAY_PROPS, fail);
+    checkKnownProps(props, GATEWAY_PROPS, propsReport(this, `Gateway '${this.name}'`, fail));
 
     this.port = props.port ?? DEFAULT_PORT;
     if (!isPort(this.port)) {
@@ -461,7 +461,7 @@ export class Gateway extends Construct {
     if (!LimitStore.isLimitStore(store)) {
       if (typeof store !== 'object' || store === null)
         fail(`store (${quote(store)}) must be a LimitStore or { url, password?, onUnavailable?, timeoutMs? }`);
-      const config = storeConfig(store, fail);
+      const config = storeConfig(store, propsReport(this, `Gateway '${this.name}'`, fail));
       if (config.password !== undefined) this.storeSecretName = config.password.secret;
       const password = config.password === undefined ? undefined : props.secrets?.[config.password.secret];
       this.auditStoreTarget = { url: config.url, ...(password === undefined ? {} : { password }) };

@@ -1,32 +1,41 @@
+import { Annotations } from 'cdktf';
+import type { Construct } from 'constructs';
+
 /**
  * Every key of a props interface, each `true`: written as `Record<keyof FooProps, true>`, the compiler refuses a
  * key the interface lacks and a key of it left out, so the list cannot drift from the interface.
  */
 export type PropKeys<Props> = Readonly<Record<keyof Props, true>>;
 
+/** Where {@link checkKnownProps} reports: `fail` throws, `warn` adds a synthesis warning. */
+export interface PropsReport {
+  fail(message: string): never;
+  warn(message: string): void;
+}
+
+/** A report whose warnings are `scope`'s, each prefixed with `label` as its errors are (`Gateway 'agents'`). */
+export function propsReport(scope: Construct, label: string, fail: (message: string) => never): PropsReport {
+  return { fail, warn: (message) => Annotations.of(scope).addWarning(`${label}: ${message}`) };
+}
+
 /**
- * Refuses a prop the construct does not read. A misspelt one (`validateInputs`) would otherwise be dropped without a
- * word in a JavaScript app, or a TypeScript one run without type checks (`ts-node --transpile-only`), and the
- * construct built with the default instead.
+ * Refuses a prop the construct does not read when it is a known one misspelt (`validateInputs`), which would
+ * otherwise be dropped without a word in a JavaScript app, or a TypeScript one run without type checks
+ * (`ts-node --transpile-only`), and the construct built with the default instead. A prop near no known name (a
+ * wrapper construct's own, passed on with the rest) is a warning: nothing it meant is lost. One left `undefined` is
+ * neither.
  *
  * @param at the path of `props` within the construct's props (`endpoint`), when not the props themselves
- * @throws through `fail`, naming the prop, the closest known one when a spelling is near, and every known prop
  */
-export function checkKnownProps<Props>(
-  props: Props,
-  known: PropKeys<Props>,
-  fail: (message: string) => never,
-  at?: string,
-): void {
+export function checkKnownProps<Props>(props: Props, known: PropKeys<Props>, report: PropsReport, at?: string): void {
   if (typeof props !== 'object' || props === null) return;
   const path = (key: string) => (at === undefined ? key : `${at}.${key}`);
-  for (const key of Object.keys(props)) {
-    if (Object.hasOwn(known, key)) continue;
+  const names = () => `the props${at === undefined ? '' : ` of ${at}`} are ${Object.keys(known).join(', ')}`;
+  for (const [key, value] of Object.entries(props)) {
+    if (Object.hasOwn(known, key) || value === undefined) continue;
     const near = closest(key, Object.keys(known));
-    fail(
-      `unknown prop '${path(key)}'${near === undefined ? '' : ` (did you mean '${path(near)}'?)`}; ` +
-        `the props${at === undefined ? '' : ` of ${at}`} are ${Object.keys(known).join(', ')}`,
-    );
+    if (near !== undefined) report.fail(`unknown prop '${path(key)}' (did you mean '${path(near)}'?); ${names()}`);
+    report.warn(`unknown prop '${path(key)}' is ignored; ${names()}`);
   }
 }
 

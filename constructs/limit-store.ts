@@ -13,7 +13,7 @@ import {
   createLimitStoreKubernetes,
   type LimitStoreKubernetes,
 } from './kubernetes/limit-store-kubernetes';
-import { checkKnownProps, type PropKeys } from './known-props';
+import { checkKnownProps, propsReport, type PropKeys } from './known-props';
 
 /** Props of a {@link LimitStore}. */
 export interface LimitStoreProps {
@@ -118,7 +118,7 @@ export class LimitStore extends Construct {
     const fail = (message: string): never => {
       throw new Error(`LimitStore '${this.name}': ${message}`);
     };
-    checkKnownProps(props, LIMIT_STORE_PROPS, fail);
+    checkKnownProps(props, LIMIT_STORE_PROPS, propsReport(this, `LimitStore '${this.name}'`, fail));
     if (typeof this.name !== 'string' || !LIMIT_STORE_NAME_RE.test(this.name)) {
       fail(`name (${quote(this.name)}) must be ${LIMIT_STORE_NAME_RULE}`);
     }

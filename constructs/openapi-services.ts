@@ -17,7 +17,7 @@ import { quote } from './docker-names';
 import type { Secret } from './secret';
 import type { ServiceResponse } from './service-response';
 import { Service, type ServiceContainer } from './service';
-import { checkKnownProps, type PropKeys } from './known-props';
+import { checkKnownProps, propsReport, type PropKeys } from './known-props';
 
 /** What `OpenApiServices.overrides` may change for one operation. */
 export interface OpenApiOperationOverride {
@@ -117,7 +117,7 @@ export class OpenApiServices extends Construct {
     const fail = (message: string): never => {
       throw new Error(`OpenApiServices '${id}': ${message}`);
     };
-    checkKnownProps(props, OPENAPI_SERVICES_PROPS, fail);
+    checkKnownProps(props, OPENAPI_SERVICES_PROPS, propsReport(this, `OpenApiServices '${id}'`, fail));
     if (typeof props.document !== 'string' || props.document === '') {
       fail(`'document' (${quote(props.document)}) must be the path of an OpenAPI 3.0 or 3.1 file (JSON or YAML)`);
     }

@@ -11,7 +11,7 @@ import {
   type StoreOutagePolicy,
 } from '../src/config';
 import { quote } from './docker-names';
-import { checkKnownProps, type PropKeys } from './known-props';
+import { checkKnownProps, type PropKeys, type PropsReport } from './known-props';
 import { Secret } from './secret';
 
 /**
@@ -106,8 +106,9 @@ export function checkRateLimits(
 }
 
 /** The config form of a `GatewayStoreOptions`; a bad value fails naming the field and the fix. */
-export function storeConfig(options: GatewayStoreOptions, fail: (m: string) => never): StoreConfig {
-  checkKnownProps(options, STORE_OPTIONS, fail, 'store');
+export function storeConfig(options: GatewayStoreOptions, report: PropsReport): StoreConfig {
+  const { fail } = report;
+  checkKnownProps(options, STORE_OPTIONS, report, 'store');
   const { url, password, onUnavailable, timeoutMs } = options;
   if (typeof url !== 'string') fail(`store.url (${quote(url)}) must be a redis:// URL`);
   const problem = Token.isUnresolved(url) ? undefined : storeUrlProblem(url);

@@ -37,7 +37,7 @@ import { BackendImages, checkBuild, ServiceContainerBuild } from './service-imag
 import { checkScopes } from './oauth-props';
 import { resolveResponse, type ServiceResponse } from './service-response';
 import { checkRateLimits, type ServiceRateLimit } from './rate-limits';
-import { checkKnownProps, type PropKeys } from './known-props';
+import { checkKnownProps, propsReport, type PropKeys, type PropsReport } from './known-props';
 
 /** The label that marks a service's backend container. */
 export const SERVICE_LABEL = 'cdktf-mcp-gateway.service';
@@ -291,9 +291,10 @@ export class Service extends Construct {
     const fail = (message: string): never => {
       throw new Error(`Service '${this.name}': ${message}`);
     };
-    checkKnownProps(props, SERVICE_PROPS, fail);
+    const report = propsReport(this, `Service '${this.name}'`, fail);
+    checkKnownProps(props, SERVICE_PROPS, report);
 
-    this.endpoint = checkEndpoint(props.endpoint, fail);
+    this.endpoint = checkEndpoint(props.endpoint, report);
     const extras = checkBackendExtras(props, this.endpoint.url, fail);
     this.backendExtras = extras.config;
     this.secretNames = extras.secrets;
@@ -331,7 +332,7 @@ export class Service extends Construct {
     this.checkBodyRouting(fail);
 
     if (props.container !== undefined) {
-      const container = checkContainer(props.container, fail);
+      const container = checkContainer(props.container, report);
       this.containerHost = containerHostOf(this.endpoint.url, container, this.name, fail);
       const urlPort = portOf(this.endpoint.url);
       if (urlPort !== props.container.port) {
@@ -454,11 +455,12 @@ function portOf(url: string): number {
   return parsed.protocol === 'https:' ? 443 : 80;
 }
 
-function checkEndpoint(endpoint: ServiceEndpoint | undefined, fail: (m: string) => never): ServiceEndpoint {
+function checkEndpoint(endpoint: ServiceEndpoint | undefined, report: PropsReport): ServiceEndpoint {
+  const { fail } = report;
   if (typeof endpoint !== 'object' || endpoint === null) {
     return fail("'endpoint' is required: { url: 'http://host:port/path', method: 'GET' | 'POST' | ... }");
   }
-  checkKnownProps(endpoint, ENDPOINT_PROPS, fail, 'endpoint');
+  checkKnownProps(endpoint, ENDPOINT_PROPS, report, 'endpoint');
   const { url, method } = endpoint;
   if (typeof url === 'string' && hasPlaceholderBeforePath(url)) {
     // user info stays out of the message: it may hold a password
@@ -552,8 +554,9 @@ function backendHealth(check: ServiceContainer['healthcheck']): Partial<Containe
   };
 }
 
-function checkContainer(container: ServiceContainer, fail: (m: string) => never): ServiceContainer {
-  checkKnownProps(container, CONTAINER_PROPS, fail, 'container');
+function checkContainer(container: ServiceContainer, report: PropsReport): ServiceContainer {
+  const { fail } = report;
+  checkKnownProps(container, CONTAINER_PROPS, report, 'container');
   if ((container.image === undefined) === (container.build === undefined)) {
     fail("container needs exactly one of image (e.g. 'acme/crm:1.4') and build ({ context: 'backend' })");
   }
