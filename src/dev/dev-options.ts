@@ -7,8 +7,11 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../config/package-error';
 import { DEFAULT_SYNTH_TIMEOUT_MS } from './synthesize-app';
 
-/** An npm script that runs `dev` (`cdktf-mcp-gateway dev`, or the CLI's own `main.js dev`). */
-const DEV_SCRIPT = /(?:cdktf-mcp-gateway|main\.js)\s+dev\b/;
+/**
+ * An npm script that ends by running `dev` (`cdktf-mcp-gateway dev`, or the CLI's own `main.js dev`): flags after
+ * `--` reach it only when nothing follows it in the script (no pipe, `&&` or `;`).
+ */
+const DEV_SCRIPT = /(?:cdktf-mcp-gateway|main\.js)\s+dev\b[^|&;]*$/;
 
 /**
  * `dev` with `flags` as its user passes them: through the npm script that started it, after `--` (npm takes the
@@ -17,8 +20,19 @@ const DEV_SCRIPT = /(?:cdktf-mcp-gateway|main\.js)\s+dev\b/;
  */
 export function devCommand(flags: string, env: NodeJS.ProcessEnv = process.env): string {
   const script = env.npm_lifecycle_event;
-  if (script === undefined || !DEV_SCRIPT.test(env.npm_lifecycle_script ?? '')) return `dev ${flags}`;
+  // yarn and pnpm pass flags on otherwise, and their scripts set the same variables: only npm's get the `--` form
+  const npm = (env.npm_config_user_agent ?? '').startsWith('npm/');
+  if (script === undefined || !npm || !DEV_SCRIPT.test(env.npm_lifecycle_script ?? '')) return `dev ${flags}`;
   return `${script === 'start' ? 'npm start' : `npm run ${script}`} -- ${flags}`;
+}
+
+/**
+ * The flags that choose another port, each worded as {@link devCommand} words it (a bare flag when `dev` runs by
+ * itself), joined as a sentence: `--port agents=PORT, --port-offset N or --port 0`.
+ */
+export function otherPortFlags(flags: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
+  const worded = flags.map((flag) => devCommand(flag, env).replace(/^dev /, ''));
+  return `${worded.slice(0, -1).join(', ')} or ${worded[worded.length - 1]}`;
 }
 
 /** Where `dev` serves one gateway. */

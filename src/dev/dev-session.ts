@@ -12,7 +12,7 @@ import { parseGatewayConfig, startGateway, type GatewayConfig, type Logger, type
 import { RunningBackend, startBackend } from './backend-process';
 import { describeConfigChanges } from './config-changes';
 import { readDevFile, type DevFile } from './dev-file';
-import { devCommand, DevOptions, DevUsageError, resolveGatewayPort } from './dev-options';
+import { DevOptions, DevUsageError, otherPortFlags, resolveGatewayPort } from './dev-options';
 import { checkDevSecrets, devSecretSource } from './dev-secrets';
 import { openDevState, type DevState } from './dev-state';
 import { backendAuthority, localGatewayConfig } from './local-gateway-config';
@@ -241,7 +241,8 @@ async function serveDashboard(
   ).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EADDRINUSE') throw err;
     throw new DevUsageError(
-      `dashboard ${d.name}: port ${port} on 127.0.0.1 is in use; choose another with --port ${d.name}=PORT or --port-offset N`,
+      `dashboard ${d.name}: port ${port} on 127.0.0.1 is in use; choose another with ` +
+        otherPortFlags([`--port ${d.name}=PORT`, '--port-offset N']),
     );
   });
   return { name: d.name, stack: d.stack, url: dashboard.url, dashboard };
@@ -303,7 +304,7 @@ async function serveGateway(
     if (err.code !== 'EADDRINUSE') throw err;
     throw new DevUsageError(
       `gateway ${g.name}: port ${port} on 127.0.0.1 is in use; choose another with ` +
-        `${devCommand(`--port ${g.name}=PORT`).replace(/^dev /, '')}, --port-offset N or --port 0`,
+        otherPortFlags([`--port ${g.name}=PORT`, '--port-offset N', '--port 0']),
     );
   });
   const dev: DevGateway = {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { devCommand, DevOptions, parseDevArgs, resolveGatewayPort } from '../../src/dev/dev-options';
+import { devCommand, DevOptions, otherPortFlags, parseDevArgs, resolveGatewayPort } from '../../src/dev/dev-options';
 
 /** The ports and maps are null-prototype objects (a gateway named `constructor` is looked up as itself). */
 const bare = <T>(entries: Record<string, T>): Record<string, T> =>
@@ -100,20 +100,56 @@ describe('dev options', () => {
 });
 
 describe('devCommand', () => {
+  const npm = 'npm/10.8.2 node/v22.23.5 linux x64 workspaces/false';
+  const start = {
+    npm_lifecycle_event: 'start',
+    npm_lifecycle_script: 'npm run build && node dist/src/cli/main.js dev x',
+    npm_config_user_agent: npm,
+  };
+
   it('words a flag as the user passes it: after -- through the npm script that runs dev', () => {
-    const start = {
-      npm_lifecycle_event: 'start',
-      npm_lifecycle_script: 'npm run build && node dist/src/cli/main.js dev x',
-    };
     assert.equal(devCommand('--fresh', start), 'npm start -- --fresh');
-    const dev = { npm_lifecycle_event: 'dev', npm_lifecycle_script: 'tsc && cdktf-mcp-gateway dev .' };
+    const dev = {
+      npm_lifecycle_event: 'dev',
+      npm_lifecycle_script: 'tsc && cdktf-mcp-gateway dev .',
+      npm_config_user_agent: npm,
+    };
     assert.equal(devCommand('--port 0', dev), 'npm run dev -- --port 0');
+    assert.equal(
+      otherPortFlags(['--port agents=PORT', '--port-offset N', '--port 0'], start),
+      'npm start -- --port agents=PORT, npm start -- --port-offset N or npm start -- --port 0',
+    );
   });
 
-  it('says dev FLAGS when no npm script runs dev (the command itself, or a script that runs something else)', () => {
+  it('says dev FLAGS when no npm script ends by running dev', () => {
     assert.equal(devCommand('--fresh', {}), 'dev --fresh');
+    assert.equal(
+      otherPortFlags(['--port agents=PORT', '--port-offset N', '--port 0'], {}),
+      '--port agents=PORT, --port-offset N or --port 0',
+    );
     // a test run spawning dev inherits `npm test`'s variables: its flags are not that script's
-    const test = { npm_lifecycle_event: 'test', npm_lifecycle_script: 'mocha "test/**/*.test.ts"' };
+    const test = {
+      npm_lifecycle_event: 'test',
+      npm_lifecycle_script: 'mocha "test/**/*.test.ts"',
+      npm_config_user_agent: npm,
+    };
     assert.equal(devCommand('--fresh', test), 'dev --fresh');
+    // flags after `--` go to the script's last command, not to dev, when something follows it
+    for (const script of [
+      'cdktf-mcp-gateway dev . | tee dev.log',
+      'cdktf-mcp-gateway dev . && echo done',
+      'cdktf-mcp-gateway dev .; echo done',
+    ]) {
+      assert.equal(devCommand('--fresh', { ...start, npm_lifecycle_script: script }), 'dev --fresh', script);
+    }
+    // yarn and pnpm run scripts with npm's variables but pass flags on without `--`
+    assert.equal(
+      devCommand('--fresh', { ...start, npm_config_user_agent: 'yarn/1.22.22 npm/? node/v22.23.5' }),
+      'dev --fresh',
+    );
+    assert.equal(
+      devCommand('--fresh', { ...start, npm_config_user_agent: 'pnpm/9.15.0 npm/? node/v22.23.5' }),
+      'dev --fresh',
+    );
   });
 });
