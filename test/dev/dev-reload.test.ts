@@ -124,8 +124,8 @@ describe('cdktf-mcp-gateway dev: an edited app reloads in place', function () {
       // a broken edit changes nothing that serves
       fs.writeFileSync(path.join(app, 'app.js'), 'throw new Error("half-written");\n');
       await dev.waitFor(/^Reload failed, the gateways keep serving what they served: /m, 30_000);
-      // with the app's own reason, as a start that fails shows it
-      await dev.waitFor(/^--- synthesis output \(tail\) ---\n[^]*Error: half-written/m, 30_000);
+      // with the app's own reason and where it threw, as a start that fails shows it
+      await dev.waitFor(/^--- the app's error ---\nError: half-written\n {4}at .*app\.js:1$/m, 30_000);
       assert.deepEqual((await client.callTool({ name: 'echo', arguments: { word: 'hey' } })).structuredContent, {
         echo: 'hey',
       });
