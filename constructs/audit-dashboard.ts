@@ -139,10 +139,9 @@ export class AuditDashboard extends Construct {
         `Invalid dashboard name ${quote(this.name)}${origin}: a dashboard name is ${NAME_RULE}; set 'name'`,
       );
     }
-    const fail = (message: string): never => {
-      throw new Error(`AuditDashboard '${this.name}': ${message}`);
-    };
-    checkKnownProps(props, AUDIT_DASHBOARD_PROPS, propsReport(this, `AuditDashboard '${this.name}'`, fail));
+    const report = propsReport(this, `AuditDashboard '${this.name}'`);
+    const { fail } = report;
+    checkKnownProps(props, AUDIT_DASHBOARD_PROPS, report);
     this.port = props.port ?? DASHBOARD_CONTAINER_PORT;
     if (!isPort(this.port)) {
       fail(`port (${quote(props.port)}) must be ${PORT_RULE}`);

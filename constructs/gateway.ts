@@ -63,7 +63,7 @@ import {
 import { checkRateLimits, storeConfig, type GatewayStoreOptions, type RateLimit } from './rate-limits';
 import { createGatewayKubernetes } from './kubernetes/gateway-kubernetes';
 import { checkKubernetes, type GatewayKubernetes, type KubernetesTarget } from './kubernetes/kubernetes-props';
-import { checkKnownProps, propsReport, type PropKeys } from './known-props';
+import { checkKnownProps, propsReport, type PropKeys, type PropsReport } from './known-props';
 
 /** A bearer token the gateway accepts, known only by its SHA-256. */
 export interface GatewayToken {
@@ -327,11 +327,10 @@ export class Gateway extends Construct {
       const origin = props.name === undefined ? ' (the construct id)' : '';
       throw new Error(`Invalid gateway name ${quote(this.name)}${origin}: a gateway name is ${NAME_RULE}; set 'name'`);
     }
-    const fail = (message: string): never => {
-      throw new Error(`Gateway '${this.name}': ${message}`);
-    };
+    const report = propsReport(this, `Gateway '${this.name}'`);
+    const { fail } = report;
     this.fail = fail;
-    checkKnownProps(props, GATEWAY_PROPS, propsReport(this, `Gateway '${this.name}'`, fail));
+    checkKnownProps(props, GATEWAY_PROPS, report);
 
     this.port = props.port ?? DEFAULT_PORT;
     if (!isPort(this.port)) {
@@ -369,7 +368,7 @@ export class Gateway extends Construct {
         : {}),
       ...limitSettings(props, fail),
       ...rateLimitSettings(props.rateLimits, fail),
-      ...this.storeSetting(props, replicas, k8s !== undefined, fail),
+      ...this.storeSetting(props, replicas, k8s !== undefined, report),
       ...(k8s !== undefined
         ? { session_key_file: `${K8S_CONFIG_DIR}/${K8S_SESSION_KEY}` }
         : props.sessionKey !== undefined
@@ -454,14 +453,15 @@ export class Gateway extends Construct {
     props: GatewayProps,
     replicas: number | undefined,
     onKubernetes: boolean,
-    fail: (m: string) => never,
+    report: PropsReport,
   ): Pick<GatewaySettings, 'store'> {
+    const { fail } = report;
     const store = props.store;
     if (store === undefined) return {};
     if (!LimitStore.isLimitStore(store)) {
       if (typeof store !== 'object' || store === null)
         fail(`store (${quote(store)}) must be a LimitStore or { url, password?, onUnavailable?, timeoutMs? }`);
-      const config = storeConfig(store, propsReport(this, `Gateway '${this.name}'`, fail));
+      const config = storeConfig(store, report);
       if (config.password !== undefined) this.storeSecretName = config.password.secret;
       const password = config.password === undefined ? undefined : props.secrets?.[config.password.secret];
       this.auditStoreTarget = { url: config.url, ...(password === undefined ? {} : { password }) };

@@ -13,9 +13,14 @@ export interface PropsReport {
   warn(message: string): void;
 }
 
-/** A report whose warnings are `scope`'s, each prefixed with `label` as its errors are (`Gateway 'agents'`). */
-export function propsReport(scope: Construct, label: string, fail: (message: string) => never): PropsReport {
-  return { fail, warn: (message) => Annotations.of(scope).addWarning(`${label}: ${message}`) };
+/** A construct's report: its errors and its warnings, each prefixed with `label` (`Gateway 'agents'`). */
+export function propsReport(scope: Construct, label: string): PropsReport {
+  return {
+    fail: (message) => {
+      throw new Error(`${label}: ${message}`);
+    },
+    warn: (message) => Annotations.of(scope).addWarning(`${label}: ${message}`),
+  };
 }
 
 /**

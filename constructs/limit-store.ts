@@ -115,10 +115,9 @@ export class LimitStore extends Construct {
     super(scope, id);
     Object.defineProperty(this, LIMIT_STORE_SYMBOL, { value: true });
     this.name = props.name ?? 'limit-store';
-    const fail = (message: string): never => {
-      throw new Error(`LimitStore '${this.name}': ${message}`);
-    };
-    checkKnownProps(props, LIMIT_STORE_PROPS, propsReport(this, `LimitStore '${this.name}'`, fail));
+    const report = propsReport(this, `LimitStore '${this.name}'`);
+    const { fail } = report;
+    checkKnownProps(props, LIMIT_STORE_PROPS, report);
     if (typeof this.name !== 'string' || !LIMIT_STORE_NAME_RE.test(this.name)) {
       fail(`name (${quote(this.name)}) must be ${LIMIT_STORE_NAME_RULE}`);
     }

@@ -114,10 +114,9 @@ export class OpenApiServices extends Construct {
 
   public constructor(scope: Construct, id: string, props: OpenApiServicesProps) {
     super(scope, id);
-    const fail = (message: string): never => {
-      throw new Error(`OpenApiServices '${id}': ${message}`);
-    };
-    checkKnownProps(props, OPENAPI_SERVICES_PROPS, propsReport(this, `OpenApiServices '${id}'`, fail));
+    const report = propsReport(this, `OpenApiServices '${id}'`);
+    const { fail } = report;
+    checkKnownProps(props, OPENAPI_SERVICES_PROPS, report);
     if (typeof props.document !== 'string' || props.document === '') {
       fail(`'document' (${quote(props.document)}) must be the path of an OpenAPI 3.0 or 3.1 file (JSON or YAML)`);
     }

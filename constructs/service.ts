@@ -288,10 +288,8 @@ export class Service extends Construct {
         `Invalid service name ${quote(this.name)}${origin}: a tool name is ${NAME_RULE}; set 'name' to a valid tool name`,
       );
     }
-    const fail = (message: string): never => {
-      throw new Error(`Service '${this.name}': ${message}`);
-    };
-    const report = propsReport(this, `Service '${this.name}'`, fail);
+    const report = propsReport(this, `Service '${this.name}'`);
+    const { fail } = report;
     checkKnownProps(props, SERVICE_PROPS, report);
 
     this.endpoint = checkEndpoint(props.endpoint, report);
