@@ -18,7 +18,8 @@ import {
 } from '../src/config';
 import { constructId } from './construct-id';
 import { dockerName, quote } from './docker-names';
-import { Gateway, type GatewayToken } from './gateway';
+import { Gateway } from './gateway';
+import { type GatewayToken, TOKEN_PROPS } from './gateway-token';
 import { CONTAINER_HEALTHCHECK, WAIT_TIMEOUT_SECONDS } from './gateway-container';
 import { checkHostIp, urlHostOf } from './host-ip';
 import { DEFAULT_BASE_IMAGE, GatewayImage } from './gateway-image';
@@ -28,7 +29,7 @@ import {
   createDashboardKubernetes,
   type AuditDashboardKubernetes,
 } from './kubernetes/audit-dashboard-kubernetes';
-import { checkKnownProps, propsReport, type PropKeys } from './known-props';
+import { checkKnownProps, checkNestedProps, propsReport, type PropKeys } from './known-props';
 
 /** When an agent counts as failing systematically on the dashboard. */
 export interface FlagRuleOptions {
@@ -43,6 +44,8 @@ export interface FlagRuleOptions {
    */
   readonly minRate?: number;
 }
+
+const FLAG_PROPS: PropKeys<FlagRuleOptions> = { minRefusals: true, minRate: true };
 
 /** Props of an `AuditDashboard`. */
 export interface AuditDashboardProps {
@@ -314,8 +317,10 @@ function checkAuth(auth: AuditDashboardProps['auth'], fail: (m: string) => never
   if (typeof auth !== 'object' || auth === null || !Array.isArray(auth.tokens) || auth.tokens.length === 0) {
     return fail("'auth' is required: { tokens: [{ id, sha256 }] }, or 'none' to leave the dashboard open");
   }
+  checkNestedProps(auth, { tokens: true }, 'auth', fail);
   return {
     tokens: auth.tokens.map((token, i) => {
+      checkNestedProps(token, TOKEN_PROPS, `auth.tokens[${i}]`, fail);
       if (typeof token?.id !== 'string' || token.id.trim() === '')
         fail(`auth.tokens[${i}].id must be a non-empty string`);
       const checked = normalizeTokenSha256(token.sha256);
@@ -332,6 +337,7 @@ function checkRetentionDays(days: number, fail: (m: string) => never): number {
 }
 
 function checkFlag(flag: FlagRuleOptions, fail: (m: string) => never): { min_refusals: number; min_rate: number } {
+  checkNestedProps(flag, FLAG_PROPS, 'flag', fail);
   const minRefusals = flag.minRefusals ?? 10;
   const minRate = flag.minRate ?? 0.5;
   if (!Number.isInteger(minRefusals) || minRefusals < 1)

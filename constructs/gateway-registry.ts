@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import type { Image } from '@cdktf/provider-docker/lib/image';
 import { RegistryImage } from '@cdktf/provider-docker/lib/registry-image';
 import { quote } from './docker-names';
+import { checkNestedProps, type PropKeys } from './known-props';
 
 /**
  * The image registry a replicated gateway's image reaches every Swarm node through: the stack builds the image on
@@ -38,10 +39,14 @@ export interface GatewayPlacement {
   readonly maxReplicasPerNode?: number;
 }
 
+const REGISTRY_PROPS: PropKeys<GatewayRegistry> = { address: true, username: true, password: true, insecure: true };
+const PLACEMENT_PROPS: PropKeys<GatewayPlacement> = { constraints: true, maxReplicasPerNode: true };
+
 /** The registry as checked (a bad value fails naming the field and the fix). */
 export function checkRegistry(registry: GatewayRegistry, fail: (m: string) => never): GatewayRegistry {
   if (typeof registry !== 'object' || registry === null)
     fail(`registry (${quote(registry)}) must be { address, username?, password? }`);
+  checkNestedProps(registry, REGISTRY_PROPS, 'registry', fail);
   const { address, username, password } = registry;
   if (typeof address !== 'string' || !/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(address)) {
     fail(
@@ -65,6 +70,7 @@ export function checkRegistry(registry: GatewayRegistry, fail: (m: string) => ne
 export function checkPlacement(placement: GatewayPlacement, fail: (m: string) => never): GatewayPlacement {
   if (typeof placement !== 'object' || placement === null)
     fail(`placement (${quote(placement)}) must be { constraints?, maxReplicasPerNode? }`);
+  checkNestedProps(placement, PLACEMENT_PROPS, 'placement', fail);
   const { constraints, maxReplicasPerNode } = placement;
   if (
     constraints !== undefined &&

@@ -63,28 +63,16 @@ import {
 import { checkRateLimits, storeConfig, type GatewayStoreOptions, type RateLimit } from './rate-limits';
 import { createGatewayKubernetes } from './kubernetes/gateway-kubernetes';
 import { checkKubernetes, type GatewayKubernetes, type KubernetesTarget } from './kubernetes/kubernetes-props';
-import { checkKnownProps, propsReport, type PropKeys, type PropsReport } from './known-props';
-
-/** A bearer token the gateway accepts, known only by its SHA-256. */
-export interface GatewayToken {
-  /** Names the caller in the audit log (`principal`). */
-  readonly id: string;
-  /**
-   * The SHA-256 of the token, 64 hex characters (`printf %s "$TOKEN" | sha256sum`). Never the token itself.
-   */
-  readonly sha256: string;
-  /**
-   * The scopes the token grants (checked against the services' `requiredScopes`, as for OAuth callers).
-   * @default - unrestricted: the token may call every tool
-   */
-  readonly scopes?: readonly string[];
-}
+import { checkKnownProps, checkNestedProps, propsReport, type PropKeys } from './known-props';
+import { type GatewayToken, TOKEN_PROPS } from './gateway-token';
 
 /**
  * Who may call a gateway: static bearer tokens, OAuth 2.1 access tokens from an issuer (see docs/auth.md), or both; or
  * `'none'` (no authentication; a synth warning).
  */
 export type GatewayAuth = { readonly tokens?: readonly GatewayToken[]; readonly oauth?: GatewayOAuth } | 'none';
+
+const AUTH_PROPS: PropKeys<Exclude<GatewayAuth, 'none'>> = { tokens: true, oauth: true };
 
 /** Props of a `Gateway`. */
 export interface GatewayProps extends GatewayLimits, GatewayReplicaOptions {
@@ -368,7 +356,7 @@ export class Gateway extends Construct {
         : {}),
       ...limitSettings(props, fail),
       ...rateLimitSettings(props.rateLimits, fail),
-      ...this.storeSetting(props, replicas, k8s !== undefined, report),
+      ...this.storeSetting(props, replicas, k8s !== undefined, fail),
       ...(k8s !== undefined
         ? { session_key_file: `${K8S_CONFIG_DIR}/${K8S_SESSION_KEY}` }
         : props.sessionKey !== undefined
@@ -453,15 +441,14 @@ export class Gateway extends Construct {
     props: GatewayProps,
     replicas: number | undefined,
     onKubernetes: boolean,
-    report: PropsReport,
+    fail: (message: string) => never,
   ): Pick<GatewaySettings, 'store'> {
-    const { fail } = report;
     const store = props.store;
     if (store === undefined) return {};
     if (!LimitStore.isLimitStore(store)) {
       if (typeof store !== 'object' || store === null)
         fail(`store (${quote(store)}) must be a LimitStore or { url, password?, onUnavailable?, timeoutMs? }`);
-      const config = storeConfig(store, report);
+      const config = storeConfig(store, fail);
       if (config.password !== undefined) this.storeSecretName = config.password.secret;
       const password = config.password === undefined ? undefined : props.secrets?.[config.password.secret];
       this.auditStoreTarget = { url: config.url, ...(password === undefined ? {} : { password }) };
@@ -852,6 +839,7 @@ function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): G
       "'auth' is required: { tokens: [{ id, sha256 }] } and/or { oauth: { issuer } }, or 'none' to turn authentication off",
     );
   }
+  checkNestedProps(auth, AUTH_PROPS, 'auth', fail);
   const oauth = auth.oauth === undefined ? undefined : checkOAuth(auth.oauth, fail);
   if (auth.tokens === undefined) return { oauth: oauth! };
   if (!Array.isArray(auth.tokens))
@@ -861,6 +849,7 @@ function checkAuth(auth: GatewayAuth | undefined, fail: (m: string) => never): G
   }
   const tokens: TokenConfig[] = [];
   auth.tokens.forEach((token, i) => {
+    checkNestedProps(token, TOKEN_PROPS, `auth.tokens[${i}]`, fail);
     if (typeof token?.id !== 'string' || token.id.trim() === '') {
       fail(`auth.tokens[${i}].id must be a non-empty string (it names the caller in the audit log)`);
     }

@@ -1,5 +1,6 @@
 export * from './service';
 export * from './gateway';
+export type { GatewayToken } from './gateway-token';
 export * from './manifest';
 export * from './audit-dashboard';
 export { ManifestError, type ManifestLocation } from './manifest-document';

@@ -29,19 +29,35 @@ export function propsReport(scope: Construct, label: string): PropsReport {
  * (`ts-node --transpile-only`), and the construct built with the default instead. A prop near no known name (a
  * wrapper construct's own, passed on with the rest) is a warning: nothing it meant is lost. One left `undefined` is
  * neither.
- *
- * @param at the path of `props` within the construct's props (`endpoint`), when not the props themselves
  */
-export function checkKnownProps<Props>(props: Props, known: PropKeys<Props>, report: PropsReport, at?: string): void {
-  if (typeof props !== 'object' || props === null) return;
-  const path = (key: string) => (at === undefined ? key : `${at}.${key}`);
-  const names = () => `the props${at === undefined ? '' : ` of ${at}`} are ${Object.keys(known).join(', ')}`;
-  for (const [key, value] of Object.entries(props)) {
-    if (Object.hasOwn(known, key) || value === undefined) continue;
-    const near = closest(key, Object.keys(known));
-    if (near !== undefined) report.fail(`unknown prop '${path(key)}' (did you mean '${path(near)}'?); ${names()}`);
-    report.warn(`unknown prop '${path(key)}' is ignored; ${names()}`);
+export function checkKnownProps<Props>(props: Props, known: PropKeys<Props>, report: PropsReport): void {
+  for (const [key, near] of unknownKeys(props, known)) {
+    const names = `the props are ${Object.keys(known).join(', ')}`;
+    if (near !== undefined) report.fail(`unknown prop '${key}' (did you mean '${near}'?); ${names}`);
+    report.warn(`unknown prop '${key}' is ignored; ${names}`);
   }
+}
+
+/**
+ * Refuses any key of an object inside the props (`endpoint`, `auth.tokens[0]`) that its interface lacks, naming the
+ * nearest known one. No wrapper passes its own keys down there, so a key near no known name is a mistake too (a
+ * token's `permissions` meant as its `scopes` would leave the token unrestricted). One left `undefined` is taken.
+ *
+ * @param at the object's path within the construct's props, as errors name it
+ */
+export function checkNestedProps<T>(value: T, known: PropKeys<T>, at: string, fail: (message: string) => never): void {
+  for (const [key, near] of unknownKeys(value, known)) {
+    const hint = near === undefined ? '' : ` (did you mean '${at}.${near}'?)`;
+    fail(`unknown prop '${at}.${key}'${hint}; the props of ${at} are ${Object.keys(known).join(', ')}`);
+  }
+}
+
+/** The keys of `value` that `known` lacks (those left `undefined` aside), each with the known name nearest it. */
+function unknownKeys<T>(value: T, known: PropKeys<T>): [string, string | undefined][] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  return Object.entries(value)
+    .filter(([key, v]) => v !== undefined && !Object.hasOwn(known, key))
+    .map(([key]) => [key, closest(key, Object.keys(known))]);
 }
 
 /** The known name nearest `key` (case ignored) within a third of its length in edits, if any. */

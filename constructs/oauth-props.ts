@@ -10,6 +10,7 @@ import {
   SECURE_URL_PATTERN,
 } from '../src/config';
 import { quote } from './docker-names';
+import { checkNestedProps, type PropKeys } from './known-props';
 
 /** A gateway's OAuth 2.1 resource-server settings: which authorization server issues the tokens it accepts. */
 export interface GatewayOAuth {
@@ -50,6 +51,16 @@ export interface GatewayOAuth {
 const secureUrl = new RegExp(SECURE_URL_PATTERN);
 const scopeRe = new RegExp(SCOPE_PATTERN);
 
+const OAUTH_PROPS: PropKeys<GatewayOAuth> = {
+  issuer: true,
+  audience: true,
+  jwksUri: true,
+  scopes: true,
+  principalClaim: true,
+  algorithms: true,
+  allowPlainJwt: true,
+};
+
 /** Checks a list of scopes (`prop` names it in the error) and returns a copy. */
 export function checkScopes(prop: string, scopes: unknown, fail: (m: string) => never): string[] {
   if (!Array.isArray(scopes)) return fail(`${prop} (${quote(scopes)}) must be an array of scope names`);
@@ -65,6 +76,7 @@ export function checkScopes(prop: string, scopes: unknown, fail: (m: string) => 
 /** Checks `auth.oauth` and returns its config twin. */
 export function checkOAuth(oauth: GatewayOAuth, fail: (m: string) => never): OAuthConfig {
   if (typeof oauth !== 'object' || oauth === null) return fail(`auth.oauth (${quote(oauth)}) must be { issuer, ... }`);
+  checkNestedProps(oauth, OAUTH_PROPS, 'auth.oauth', fail);
   const url = (prop: string, value: unknown): string => {
     if (typeof value !== 'string' || !secureUrl.test(value)) {
       fail(`${prop} (${quote(value)}) must be an https:// URL (http:// only on localhost) without query or fragment`);

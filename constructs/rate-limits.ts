@@ -11,7 +11,7 @@ import {
   type StoreOutagePolicy,
 } from '../src/config';
 import { quote } from './docker-names';
-import { checkKnownProps, type PropKeys, type PropsReport } from './known-props';
+import { checkNestedProps, type PropKeys } from './known-props';
 import { Secret } from './secret';
 
 /**
@@ -106,9 +106,8 @@ export function checkRateLimits(
 }
 
 /** The config form of a `GatewayStoreOptions`; a bad value fails naming the field and the fix. */
-export function storeConfig(options: GatewayStoreOptions, report: PropsReport): StoreConfig {
-  const { fail } = report;
-  checkKnownProps(options, STORE_OPTIONS, report, 'store');
+export function storeConfig(options: GatewayStoreOptions, fail: (message: string) => never): StoreConfig {
+  checkNestedProps(options, STORE_OPTIONS, 'store', fail);
   const { url, password, onUnavailable, timeoutMs } = options;
   if (typeof url !== 'string') fail(`store.url (${quote(url)}) must be a redis:// URL`);
   const problem = Token.isUnresolved(url) ? undefined : storeUrlProblem(url);

@@ -9,6 +9,7 @@ import {
   parsePemBundle,
 } from '../src/config';
 import { quote } from './docker-names';
+import { checkNestedProps, type PropKeys } from './known-props';
 import { Secret } from './secret';
 
 /** How the gateway checks an `https://` backend's certificate. Set one of `caFile` and `ca`. */
@@ -66,6 +67,8 @@ export function checkHeaders(
   return { headers: Object.keys(out).length === 0 ? undefined : { ...out }, secrets };
 }
 
+const TLS_PROPS: PropKeys<ServiceTls> = { caFile: true, ca: true };
+
 /** The checked TLS settings: the config's `tls`, the CA file to upload, the secret named. */
 export function checkTls(
   tls: ServiceTls | undefined,
@@ -73,6 +76,7 @@ export function checkTls(
   fail: (m: string) => never,
 ): { tls: BackendTlsConfig | undefined; upload: GatewayUpload | undefined; secret: string | undefined } {
   if (tls === undefined) return { tls: undefined, upload: undefined, secret: undefined };
+  checkNestedProps(tls, TLS_PROPS, 'endpoint.tls', fail);
   if (!/^https:/i.test(url)) fail(`endpoint.tls applies only to an https:// URL (endpoint.url is ${quote(url)})`);
   if ((tls.caFile === undefined) === (tls.ca === undefined)) {
     fail("endpoint.tls needs exactly one of caFile (a PEM file) and ca (Secret.env('NAME'))");

@@ -5,6 +5,7 @@ import { AssetType, TerraformAsset, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { Image } from '@cdktf/provider-docker/lib/image';
 import { dockerName, quote } from './docker-names';
+import { checkNestedProps, type PropKeys } from './known-props';
 
 /** How to build a backend image from a Docker build context. */
 export interface ServiceContainerBuild {
@@ -25,8 +26,11 @@ export interface ServiceContainerBuild {
   readonly args?: Readonly<Record<string, string>>;
 }
 
+const BUILD_PROPS: PropKeys<ServiceContainerBuild> = { context: true, dockerfile: true, args: true };
+
 /** Checks a build block and returns it with the context made absolute. */
 export function checkBuild(build: ServiceContainerBuild, fail: (m: string) => never): ServiceContainerBuild {
+  checkNestedProps(build, BUILD_PROPS, 'container.build', fail);
   if (typeof build !== 'object' || build === null || typeof build.context !== 'string' || build.context === '') {
     return fail("container.build.context must be the path of a Docker build context directory, e.g. 'backend'");
   }

@@ -37,7 +37,7 @@ import { BackendImages, checkBuild, ServiceContainerBuild } from './service-imag
 import { checkScopes } from './oauth-props';
 import { resolveResponse, type ServiceResponse } from './service-response';
 import { checkRateLimits, type ServiceRateLimit } from './rate-limits';
-import { checkKnownProps, propsReport, type PropKeys, type PropsReport } from './known-props';
+import { checkKnownProps, checkNestedProps, propsReport, type PropKeys } from './known-props';
 
 /** The label that marks a service's backend container. */
 export const SERVICE_LABEL = 'cdktf-mcp-gateway.service';
@@ -292,7 +292,7 @@ export class Service extends Construct {
     const { fail } = report;
     checkKnownProps(props, SERVICE_PROPS, report);
 
-    this.endpoint = checkEndpoint(props.endpoint, report);
+    this.endpoint = checkEndpoint(props.endpoint, fail);
     const extras = checkBackendExtras(props, this.endpoint.url, fail);
     this.backendExtras = extras.config;
     this.secretNames = extras.secrets;
@@ -330,7 +330,7 @@ export class Service extends Construct {
     this.checkBodyRouting(fail);
 
     if (props.container !== undefined) {
-      const container = checkContainer(props.container, report);
+      const container = checkContainer(props.container, fail);
       this.containerHost = containerHostOf(this.endpoint.url, container, this.name, fail);
       const urlPort = portOf(this.endpoint.url);
       if (urlPort !== props.container.port) {
@@ -453,12 +453,11 @@ function portOf(url: string): number {
   return parsed.protocol === 'https:' ? 443 : 80;
 }
 
-function checkEndpoint(endpoint: ServiceEndpoint | undefined, report: PropsReport): ServiceEndpoint {
-  const { fail } = report;
+function checkEndpoint(endpoint: ServiceEndpoint | undefined, fail: (m: string) => never): ServiceEndpoint {
   if (typeof endpoint !== 'object' || endpoint === null) {
     return fail("'endpoint' is required: { url: 'http://host:port/path', method: 'GET' | 'POST' | ... }");
   }
-  checkKnownProps(endpoint, ENDPOINT_PROPS, report, 'endpoint');
+  checkNestedProps(endpoint, ENDPOINT_PROPS, 'endpoint', fail);
   const { url, method } = endpoint;
   if (typeof url === 'string' && hasPlaceholderBeforePath(url)) {
     // user info stays out of the message: it may hold a password
@@ -552,9 +551,8 @@ function backendHealth(check: ServiceContainer['healthcheck']): Partial<Containe
   };
 }
 
-function checkContainer(container: ServiceContainer, report: PropsReport): ServiceContainer {
-  const { fail } = report;
-  checkKnownProps(container, CONTAINER_PROPS, report, 'container');
+function checkContainer(container: ServiceContainer, fail: (m: string) => never): ServiceContainer {
+  checkNestedProps(container, CONTAINER_PROPS, 'container', fail);
   if ((container.image === undefined) === (container.build === undefined)) {
     fail("container needs exactly one of image (e.g. 'acme/crm:1.4') and build ({ context: 'backend' })");
   }

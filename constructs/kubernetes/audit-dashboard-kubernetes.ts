@@ -15,6 +15,7 @@ import {
   KubernetesResource,
   requireKubernetesProvider,
 } from './kubernetes-object';
+import { checkNestedProps, type PropKeys } from '../known-props';
 import { checkNamespace, checkService, type GatewayKubernetesService } from './kubernetes-props';
 
 /** An `AuditDashboard` run in a Kubernetes cluster, reading gateways there that keep their audit in a store. */
@@ -44,6 +45,8 @@ export interface DashboardKubernetesOptions {
   readonly files: readonly (readonly [string, string])[];
 }
 
+const DASHBOARD_KUBERNETES_PROPS: PropKeys<AuditDashboardKubernetes> = { namespace: true, service: true };
+
 /** The `kubernetes` prop of an `AuditDashboard` checked, with its defaults. */
 export function checkDashboardKubernetes(
   name: string,
@@ -53,6 +56,7 @@ export function checkDashboardKubernetes(
   if (typeof k !== 'object' || k === null) {
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp-dashboard' }`);
   }
+  checkNestedProps(k, DASHBOARD_KUBERNETES_PROPS, 'kubernetes', fail);
   const { namespace, defaultNamespace } = checkNamespace(k.namespace, fail, `mcp-dashboard-${k8sName(name)}`);
   return { namespace, defaultNamespace, service: checkService(k.service ?? { type: 'ClusterIP' }, fail) };
 }

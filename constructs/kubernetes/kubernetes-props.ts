@@ -1,6 +1,7 @@
 import type { ITerraformDependable } from 'cdktf';
 import { k8sName } from '../../src/config';
 import { quote } from '../docker-names';
+import { checkNestedProps, type PropKeys } from '../known-props';
 import { compareQuantities, isQuantity } from './quantity';
 import type { ConfigSummary } from '../config-summary';
 import type { SecretsRevision } from '../secrets-revision';
@@ -65,10 +66,23 @@ export interface KubernetesTarget {
 
 const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
+const GATEWAY_KUBERNETES_PROPS: PropKeys<GatewayKubernetes> = {
+  namespace: true,
+  service: true,
+  image: true,
+  requests: true,
+  limits: true,
+  drainSeconds: true,
+  applyTimeoutSeconds: true,
+};
+/** The keys of every kind of {@link GatewayKubernetesService}. */
+const SERVICE_PROPS: PropKeys<{ type: unknown; nodePort: unknown }> = { type: true, nodePort: true };
+
 /** The `kubernetes` prop checked: each bad value fails naming the field, the value and what is allowed. */
 export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m: string) => never): KubernetesTarget {
   if (typeof k !== 'object' || k === null)
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp' }`);
+  checkNestedProps(k, GATEWAY_KUBERNETES_PROPS, 'kubernetes', fail);
   const { namespace, defaultNamespace } = checkNamespace(k.namespace, fail, `mcp-gateway-${k8sName(gateway)}`);
   const service = checkService(k.service ?? { type: 'NodePort' }, fail);
   if (k.image !== undefined && (typeof k.image !== 'string' || !/^\S+$/.test(k.image))) {
@@ -102,6 +116,7 @@ export function checkService(service: GatewayKubernetesService, fail: (m: string
   if (typeof service !== 'object' || !['NodePort', 'LoadBalancer', 'ClusterIP'].includes(service.type)) {
     fail(`kubernetes.service (${quote(service)}) must be { type: 'NodePort' | 'LoadBalancer' | 'ClusterIP' }`);
   }
+  checkNestedProps<object>(service, SERVICE_PROPS, 'kubernetes.service', fail);
   const nodePort = (service as { nodePort?: unknown }).nodePort;
   if (service.type !== 'NodePort' && nodePort !== undefined) {
     fail(

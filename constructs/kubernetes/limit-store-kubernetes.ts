@@ -9,6 +9,7 @@ import {
   KubernetesResource,
   requireKubernetesProvider,
 } from './kubernetes-object';
+import { checkNestedProps, type PropKeys } from '../known-props';
 import { checkNamespace, checkResources, checkWithinLimits, type KubernetesResources } from './kubernetes-props';
 import { compareQuantities, isQuantity } from './quantity';
 
@@ -43,6 +44,14 @@ export interface LimitStoreKubernetesTarget {
   readonly limits: KubernetesResources;
 }
 
+const STORE_KUBERNETES_PROPS: PropKeys<LimitStoreKubernetes> = {
+  namespace: true,
+  storage: true,
+  requests: true,
+  limits: true,
+};
+const STORAGE_PROPS: PropKeys<NonNullable<LimitStoreKubernetes['storage']>> = { size: true, storageClassName: true };
+
 /** The `kubernetes` prop of a `LimitStore` checked: a bad value fails naming the field, the value and the fix. */
 export function checkLimitStoreKubernetes(
   name: string,
@@ -52,12 +61,14 @@ export function checkLimitStoreKubernetes(
   if (typeof k !== 'object' || k === null) {
     fail(`kubernetes (${quote(k)}) must be an object, e.g. { namespace: 'mcp-store' }`);
   }
+  checkNestedProps(k, STORE_KUBERNETES_PROPS, 'kubernetes', fail);
   const { namespace, defaultNamespace } = checkNamespace(k.namespace, fail, `mcp-store-${name}`);
   const storage = k.storage;
   if (storage !== undefined) {
     if (typeof storage !== 'object' || storage === null) {
       fail(`kubernetes.storage (${quote(storage)}) must be { size, storageClassName? }, e.g. { size: '1Gi' }`);
     }
+    checkNestedProps(storage, STORAGE_PROPS, 'kubernetes.storage', fail);
     if (!isQuantity(storage.size) || compareQuantities(storage.size, '0') <= 0) {
       fail(`kubernetes.storage.size (${quote(storage.size)}) must be a quantity of storage, e.g. '1Gi'`);
     }

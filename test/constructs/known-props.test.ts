@@ -1,10 +1,11 @@
 /**
  * A prop a construct does not read: a misspelt one is refused by name, as a JavaScript app (or a TypeScript one run
  * without type checks) would otherwise have it dropped and the default used; one near no known name (a wrapper
- * construct's own) is a warning.
+ * construct's own) is a warning. Inside the props (`endpoint`, `auth.tokens[0]`), every unknown key is refused.
  */
 import * as assert from 'node:assert/strict';
 import { AuditDashboard, Gateway, GatewayProps, LimitStore, OpenApiServices, Service } from '../../constructs';
+import { TerraformVariable } from 'cdktf';
 import { Construct } from 'constructs';
 import { newStack, thrown, warningsOf } from './synth';
 
@@ -14,6 +15,12 @@ const endpoint = { url: 'http://crm:8080/customers', method: 'GET' } as const;
 /** Props as a JavaScript caller may pass them: with a key the props interface lacks. */
 const loose = <T>(props: T, extra: Record<string, unknown>): T => ({ ...props, ...extra }) as T;
 const message = (build: () => unknown) => thrown(build).message;
+
+/** A gateway 'agents' with one service and `auth`, and `props` over them. */
+function gatewayWith(stack: ReturnType<typeof newStack>, props: Partial<GatewayProps>): Gateway {
+  const lookup = new Service(stack, 'lookup', { endpoint });
+  return new Gateway(stack, 'agents', { services: [lookup], auth, ...props });
+}
 
 describe('props a construct does not read', () => {
   it('refuses a misspelt Gateway prop, naming the one meant and every prop', () => {
@@ -82,10 +89,7 @@ describe('props a construct does not read', () => {
       }
     }
     const stack = newStack();
-    const lookup = new Service(stack, 'lookup', {
-      endpoint,
-      container: loose({ image: 'crm:1', port: 8080 }, { enviroment: {} }),
-    });
+    const lookup = new Service(stack, 'lookup', { endpoint });
     const { gateway } = new TeamGateway(stack, 'crm', { services: [lookup], auth, team: 'crm-team' });
     const unknown = warningsOf(gateway).filter((w) => w.includes('unknown prop'));
     assert.equal(unknown.length, 1, unknown.join('\n'));
@@ -93,11 +97,129 @@ describe('props a construct does not read', () => {
       unknown[0],
       /^Gateway 'gw': unknown prop 'team' is ignored; the props are name, services, .*, publishMode$/,
     );
-    assert.match(
-      warningsOf(lookup).join('\n'),
-      /^Service 'lookup': unknown prop 'container\.enviroment' is ignored; the props of container are image, build, port, env, healthcheck$/m,
+  });
+
+  it('refuses any unknown key inside the props, near a known name or not', () => {
+    const stack = newStack();
+    assert.equal(
+      message(
+        () =>
+          new Service(stack, 'a', { endpoint, container: loose({ image: 'crm:1', port: 8080 }, { enviroment: {} }) }),
+      ),
+      "Service 'a': unknown prop 'container.enviroment'; the props of container are image, build, port, env, healthcheck",
     );
   });
+
+  /** Each object inside the props, a misspelt key in it, and the error's start. */
+  const nested: [string, (stack: ReturnType<typeof newStack>) => unknown, RegExp][] = [
+    [
+      "a token's scopes, which would leave the token unrestricted",
+      (stack) => gatewayWith(stack, { auth: { tokens: [loose(auth.tokens[0], { scope: ['read'] })] } }),
+      /^Gateway 'agents': unknown prop 'auth\.tokens\[0\]\.scope' \(did you mean 'auth\.tokens\[0\]\.scopes'\?\); the props of auth\.tokens\[0\] are id, sha256, scopes$/,
+    ],
+    [
+      'a token key near no known name',
+      (stack) => gatewayWith(stack, { auth: { tokens: [loose(auth.tokens[0], { permissions: ['read'] })] } }),
+      /^Gateway 'agents': unknown prop 'auth\.tokens\[0\]\.permissions'; the props of auth\.tokens\[0\] are id, sha256, scopes$/,
+    ],
+    [
+      'auth',
+      (stack) => gatewayWith(stack, { auth: loose(auth, { oath: { issuer: 'https://idp.example' } }) }),
+      /^Gateway 'agents': unknown prop 'auth\.oath' \(did you mean 'auth\.oauth'\?\)/,
+    ],
+    [
+      "OAuth's audience, which would accept tokens minted for another resource",
+      (stack) => gatewayWith(stack, { auth: { oauth: loose({ issuer: 'https://idp.example' }, { audiance: 'crm' }) } }),
+      /^Gateway 'agents': unknown prop 'auth\.oauth\.audiance' \(did you mean 'auth\.oauth\.audience'\?\)/,
+    ],
+    [
+      'the registry',
+      (stack) =>
+        gatewayWith(stack, {
+          replicas: 2,
+          sessionKey: new TerraformVariable(stack, 'key', { type: 'string', sensitive: true }).stringValue,
+          registry: loose({ address: 'registry.internal:5000' }, { insecur: true }),
+        }),
+      /^Gateway 'agents': unknown prop 'registry\.insecur' \(did you mean 'registry\.insecure'\?\)/,
+    ],
+    [
+      'the placement',
+      (stack) =>
+        gatewayWith(stack, {
+          replicas: 2,
+          sessionKey: new TerraformVariable(stack, 'key', { type: 'string', sensitive: true }).stringValue,
+          placement: loose({}, { constraint: ['node.labels.mcp == true'] }),
+        }),
+      /^Gateway 'agents': unknown prop 'placement\.constraint' \(did you mean 'placement\.constraints'\?\)/,
+    ],
+    [
+      'kubernetes',
+      (stack) => gatewayWith(stack, { kubernetes: loose({ image: 'gw:1' }, { namespce: 'mcp' }) }),
+      /^Gateway 'agents': unknown prop 'kubernetes\.namespce' \(did you mean 'kubernetes\.namespace'\?\)/,
+    ],
+    [
+      "kubernetes' service",
+      (stack) =>
+        gatewayWith(stack, {
+          kubernetes: { image: 'gw:1', service: loose({ type: 'NodePort' }, { nodeport: 30001 }) },
+        }),
+      /^Gateway 'agents': unknown prop 'kubernetes\.service\.nodeport' \(did you mean 'kubernetes\.service\.nodePort'\?\)/,
+    ],
+    [
+      "a container's build",
+      (stack) =>
+        new Service(stack, 'a', {
+          endpoint,
+          container: { port: 8080, build: loose({ context: '.' }, { dockerFile: 'x' }) },
+        }),
+      /^Service 'a': unknown prop 'container\.build\.dockerFile' \(did you mean 'container\.build\.dockerfile'\?\)/,
+    ],
+    [
+      "an endpoint's tls",
+      (stack) =>
+        new Service(stack, 'a', {
+          endpoint: { url: 'https://crm/customers', method: 'GET', tls: loose({}, { caFil: 'ca.pem' }) },
+        }),
+      /^Service 'a': unknown prop 'endpoint\.tls\.caFil' \(did you mean 'endpoint\.tls\.caFile'\?\); the props of endpoint\.tls are caFile, ca$/,
+    ],
+    [
+      "a limit store's kubernetes",
+      (stack) => new LimitStore(stack, 'limits', { kubernetes: loose({}, { request: { cpu: '1' } }) }),
+      /^LimitStore 'limit-store': unknown prop 'kubernetes\.request' \(did you mean 'kubernetes\.requests'\?\)/,
+    ],
+    [
+      "a limit store's storage",
+      (stack) => new LimitStore(stack, 'limits', { kubernetes: { storage: loose({ size: '1Gi' }, { class: 'ssd' }) } }),
+      /^LimitStore 'limit-store': unknown prop 'kubernetes\.storage\.class'; the props of kubernetes\.storage are size, storageClassName$/,
+    ],
+    [
+      "a dashboard's flag",
+      (stack) =>
+        new AuditDashboard(stack, 'audit', {
+          gateways: [gatewayWith(stack, {})],
+          auth,
+          flag: loose({}, { minRefusal: 3 }),
+        }),
+      /^AuditDashboard 'audit': unknown prop 'flag\.minRefusal' \(did you mean 'flag\.minRefusals'\?\)/,
+    ],
+    [
+      "a dashboard's token",
+      (stack) =>
+        new AuditDashboard(stack, 'audit', {
+          gateways: [gatewayWith(stack, {})],
+          auth: { tokens: [loose(auth.tokens[0], { sha265: 'b'.repeat(64) })] },
+        }),
+      /^AuditDashboard 'audit': unknown prop 'auth\.tokens\[0\]\.sha265' \(did you mean 'auth\.tokens\[0\]\.sha256'\?\)/,
+    ],
+  ];
+  for (const [what, build, expected] of nested) {
+    it(`refuses a misspelt key inside the props: ${what}`, () => {
+      assert.match(
+        message(() => build(newStack())),
+        expected,
+      );
+    });
+  }
 
   it('takes an unknown prop left undefined, and every known one left undefined', () => {
     const stack = newStack();

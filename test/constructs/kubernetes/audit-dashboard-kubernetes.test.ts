@@ -54,6 +54,16 @@ function named(json: Json, type: string, name: string): Json {
 }
 
 describe('AuditDashboard on Kubernetes (constructs/kubernetes)', () => {
+  it('refuses a misspelt key of kubernetes, naming the one meant', () => {
+    const { dashboard } = dashboardStack({
+      kubernetes: { servce: { type: 'ClusterIP' } } as AuditDashboardProps['kubernetes'],
+    });
+    assert.match(
+      thrown(dashboard).message,
+      /^AuditDashboard 'audit': unknown prop 'kubernetes\.servce' \(did you mean 'kubernetes\.service'\?\); the props of kubernetes are namespace, service$/,
+    );
+  });
+
   it("runs one pod on the gateways' image, reading their store, behind a ClusterIP Service", () => {
     const { stack, dashboard } = dashboardStack();
     const made = dashboard();
