@@ -1,11 +1,11 @@
 /**
  * What changed between two configs of one gateway, in words a `dev` user reads after an edit: settings by their
- * config key, tools by their name. Never prints a string or object value: those may hold URLs or token hashes.
+ * config key, tools by their name. Never prints a free string or an object: those may hold URLs or token hashes.
  *
  * @example
  * describeConfigChanges(before, after); // ['validate_input true → false', 'tools added: create_task']
  */
-import type { GatewayConfig } from '../config';
+import { GATEWAY_CONFIG_SCHEMA, type GatewayConfig } from '../config';
 import { configChangeSteps } from '../gateway/reload/config-changes';
 import { runAtOnce } from '../gateway/reload/event-loop-slices';
 
@@ -14,7 +14,7 @@ const DEFAULT_VALUE = '(default)';
 
 /**
  * The changes from `before` to `after`: each changed `gateway.*` setting (with both values when each is a boolean, a
- * number or absent, else `KEY changed`), then `tools added: …`, `tools removed: …`, `tools changed: …` and
+ * number, one of the setting's fixed values or absent, else `KEY changed`), then `tools added: …`, `tools removed: …`, `tools changed: …` and
  * `tools reordered` (the tools both configs hold are in another order).
  *
  * @returns an empty list when the configs are deep-equal
@@ -26,7 +26,9 @@ export function describeConfigChanges(before: GatewayConfig, after: GatewayConfi
   const listed = (what: string, names: readonly string[]) => (names.length > 0 ? [`${what}: ${names.join(', ')}`] : []);
   return [
     ...changes.settings.map((key) =>
-      isShown(was[key]) && isShown(now[key]) ? `${key} ${show(was[key])} → ${show(now[key])}` : `${key} changed`,
+      isShown(key, was[key]) && isShown(key, now[key])
+        ? `${key} ${show(was[key])} → ${show(now[key])}`
+        : `${key} changed`,
     ),
     ...listed('tools added', changes.toolsAdded),
     ...listed('tools removed', changes.toolsRemoved),
@@ -35,11 +37,27 @@ export function describeConfigChanges(before: GatewayConfig, after: GatewayConfi
   ];
 }
 
-/** Only booleans and numbers are printed: they cannot carry a URL or a secret's hash. */
-function isShown(value: unknown): value is boolean | number | undefined {
-  return value === undefined || typeof value === 'boolean' || typeof value === 'number';
+/** The settings' schemas, for the fixed values (`enum`) a setting may take. */
+const SETTINGS: Readonly<Record<string, object>> = GATEWAY_CONFIG_SCHEMA.properties.gateway.properties;
+
+/**
+ * Only booleans, numbers and a setting's fixed values (`validation_errors: protocol`) are printed: none can carry a
+ * URL or a secret's hash.
+ */
+function isShown(key: string, value: unknown): value is boolean | number | string | undefined {
+  return (
+    value === undefined ||
+    typeof value === 'boolean' ||
+    typeof value === 'number' ||
+    (typeof value === 'string' && fixedValues(key).includes(value))
+  );
 }
 
-function show(value: boolean | number | undefined): string {
+function fixedValues(key: string): readonly unknown[] {
+  const schema = SETTINGS[key];
+  return schema !== undefined && 'enum' in schema && Array.isArray(schema.enum) ? schema.enum : [];
+}
+
+function show(value: boolean | number | string | undefined): string {
   return value === undefined ? DEFAULT_VALUE : String(value);
 }

@@ -45,17 +45,34 @@ describe('config changes dev prints on reload', () => {
     ]);
   });
 
-  it('names a changed string or object setting without its values, which may hold URLs or hashes', () => {
+  it('names a changed free string or object setting without its values, which may hold URLs or hashes', () => {
     const changes = describeConfigChanges(
       config,
       withGateway({
-        validation_errors: 'tool_result',
         auth: { tokens: [{ id: 'dev', sha256: 'b'.repeat(64) }] },
         resource_url: 'https://mcp.example.com/mcp',
       }),
     );
-    assert.deepEqual(changes, ['validation_errors changed', 'auth changed', 'resource_url changed']);
-    assert.doesNotMatch(changes.join('; '), /example\.com|bbbb|tool_result/);
+    assert.deepEqual(changes, ['auth changed', 'resource_url changed']);
+    assert.doesNotMatch(changes.join('; '), /example\.com|bbbb/);
+  });
+
+  it("shows a setting's fixed values (validation_errors), and none that is not one of them", () => {
+    assert.deepEqual(describeConfigChanges(config, withGateway({ validation_errors: 'tool_result' })), [
+      'validation_errors protocol → tool_result',
+    ]);
+    assert.deepEqual(
+      describeConfigChanges(withGateway({ validation_errors: 'protocol' }), withGateway({ validation_errors: 'auto' })),
+      ['validation_errors protocol → auto'],
+    );
+    // a string outside the setting's values is never shown, whatever the key (a config checked elsewhere)
+    const odd = {
+      ...config,
+      gateway: { ...config.gateway, validation_errors: 'https://x.example' },
+    } as unknown as GatewayConfig;
+    assert.deepEqual(describeConfigChanges(config, odd), ['validation_errors changed']);
+    const name = { ...config, gateway: { ...config.gateway, name: 'auto' } };
+    assert.deepEqual(describeConfigChanges(config, name), ['name changed'], "another setting's value is not its own");
   });
 
   it('names a setting that changes between a boolean and an object without either value', () => {
