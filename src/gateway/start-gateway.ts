@@ -46,6 +46,7 @@ import { BodyThread, ServiceClient } from './upstream';
 import { BackendHealth, backendOrigins, type BackendOrigin } from './upstream/backend-health';
 import type { SecretSource } from './upstream/secrets';
 import { modernAnswersOf } from './mcp/2026/answers';
+import { UnauthorizedLog } from './log/unauthorized-log';
 
 /** Options of `startGateway`. */
 export interface StartGatewayOptions {
@@ -242,6 +243,7 @@ class Gateway implements RunningGateway {
       mcp: { sessions: this.sessions, streams: this.streams, calls, revocations: this.revocations },
       readiness: () => readiness(this.state, this.store, this.health),
       log,
+      unauthorized: new UnauthorizedLog(log),
       state: () => this.state,
       configDigest: () => this.configDigest,
       configLoadedAt: () => this.configLoadedAt,
@@ -496,6 +498,7 @@ class Gateway implements RunningGateway {
     this.server.closeIdleConnections();
     await drain(this.http.inFlight, this.options.drainTimeoutMs ?? 10_000);
     this.server.closeAllConnections();
+    this.http.unauthorized.flush();
     await closed;
     await this.metricsServer?.close();
     await this.audit.close();

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../errors/http-error';
 import type { GatewayState } from '../state/gateway-state';
 import type { Logger } from '../log/logger';
+import type { UnauthorizedLog } from '../log/unauthorized-log';
 import type { GatewayMetrics } from '../metrics';
 import { readBody } from './read-body';
 import { handleMcpPost, requireSession, type McpContext, type SessionSigner } from '../mcp';
@@ -17,6 +18,8 @@ export interface HttpContext {
   /** Served at `GET /metrics` behind authentication (`gateway.metrics: true`); not on this port otherwise. */
   readonly metrics?: GatewayMetrics;
   readonly log: Logger;
+  /** Where requests refused with HTTP 401 are logged, a bounded number of lines a minute. */
+  readonly unauthorized: UnauthorizedLog;
   /** The current state; read once per request. */
   state(): GatewayState;
   /** The digest of the config served now (`/readyz` reports it, so a deploy can tell when its config serves). */
@@ -245,6 +248,7 @@ function sendError(res: ServerResponse, err: unknown, ctx?: HttpContext): void {
     return;
   }
   if (err instanceof HttpError) {
+    if (err.status === 401) ctx?.unauthorized.record(err.message, res.req.url, res.req.socket.remoteAddress);
     const body = errorResponseJson(err.id, err.rpcCode, err.message, err.data);
     res.writeHead(err.status, {
       ...err.headers,
