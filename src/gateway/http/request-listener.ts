@@ -66,9 +66,7 @@ export function createRequestListener(ctx: HttpContext): (req: IncomingMessage, 
   return (req, res) => {
     req.on('error', ignore);
     res.on('error', ignore);
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const path = query === -1 ? url : url.slice(0, query);
+    const path = pathOf(req);
     if (path === MCP_PATH) {
       void serveMcp(req, res, ctx);
       return;
@@ -248,7 +246,8 @@ function sendError(res: ServerResponse, err: unknown, ctx?: HttpContext): void {
     return;
   }
   if (err instanceof HttpError) {
-    if (err.status === 401) ctx?.unauthorized.record(err.message, res.req.url, res.req.socket.remoteAddress);
+    // the path without its query: the client writes the query, and may put a token there
+    if (err.status === 401) ctx?.unauthorized.record(err.message, pathOf(res.req), res.req.socket.remoteAddress);
     const body = errorResponseJson(err.id, err.rpcCode, err.message, err.data);
     res.writeHead(err.status, {
       ...err.headers,
@@ -260,6 +259,13 @@ function sendError(res: ServerResponse, err: unknown, ctx?: HttpContext): void {
   }
   ctx?.log('error', 'internal error', { error: err instanceof Error ? err.message : String(err) });
   sendJson(res, 500, errorResponseJson(null, RpcCode.INTERNAL_ERROR, 'Internal error'));
+}
+
+/** The request's path, its query left out. */
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 function sendJson(res: ServerResponse, status: number, body: string): void {

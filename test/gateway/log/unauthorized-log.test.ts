@@ -127,4 +127,25 @@ describe('a gateway refusing requests without a valid bearer token', () => {
       await gw.close();
     }
   });
+
+  it('logs the path without its query, which the client chose and may hold a token', async () => {
+    const gw = await startInProcessGateway(botConfig([tool('lookup', 'http://127.0.0.1:9/lookup')]));
+    const secret = 'query-token-0123456789abcdef';
+    try {
+      const res = await rawRequest({
+        url: `${gw.url}?access_token=${secret}&pad=${'x'.repeat(2000)}`,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      assert.equal(res.status, 401);
+      const refused = gw.logs.filter((r) => r.msg === UNAUTHORIZED_REFUSED);
+      assert.deepEqual(
+        refused.map((r) => r.path),
+        ['/mcp'],
+      );
+      assert.ok(!JSON.stringify(gw.logs).includes(secret), 'no token from the query in the log');
+    } finally {
+      await gw.close();
+    }
+  });
 });
