@@ -73,6 +73,8 @@ import { type GatewayToken, TOKEN_PROPS } from './gateway-token';
 export type GatewayAuth = { readonly tokens?: readonly GatewayToken[]; readonly oauth?: GatewayOAuth } | 'none';
 
 const AUTH_PROPS: PropKeys<Exclude<GatewayAuth, 'none'>> = { tokens: true, oauth: true };
+const AUDIT_LOG_PROPS: PropKeys<Extract<GatewayProps['auditLog'], object>> = { path: true };
+const METRICS_PROPS: PropKeys<Extract<GatewayProps['metrics'], object>> = { port: true };
 
 /** Props of a `Gateway`. */
 export interface GatewayProps extends GatewayLimits, GatewayReplicaOptions {
@@ -899,6 +901,7 @@ function checkAuditLog(
     }
     return 'store';
   }
+  checkNestedProps(auditLog, AUDIT_LOG_PROPS, 'auditLog', fail);
   const path = typeof auditLog === 'object' && auditLog !== null ? auditLog.path : undefined;
   if (typeof path !== 'string' || !new RegExp(`^${AUDIT_LOG_DIR}/[^/]+$`).test(path)) {
     fail(
@@ -925,6 +928,8 @@ function metricsSetting(
 ): Pick<GatewaySettings, 'metrics'> {
   if (metrics === undefined || metrics === false) return {};
   if (metrics === true) return { metrics: true };
+  // metrics on a port of their own answer without a token: a key meant to narrow that must not be dropped
+  checkNestedProps(metrics, METRICS_PROPS, 'metrics', fail);
   const port = typeof metrics === 'object' && metrics !== null ? metrics.port : undefined;
   if (!isPort(port) || port === GATEWAY_CONTAINER_PORT || port === gatewayPort) {
     fail(

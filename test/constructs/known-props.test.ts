@@ -211,6 +211,17 @@ describe('props a construct does not read', () => {
         }),
       /^AuditDashboard 'audit': unknown prop 'auth\.tokens\[0\]\.sha265' \(did you mean 'auth\.tokens\[0\]\.sha256'\?\)/,
     ],
+    [
+      "metrics' own port, which serves /metrics without the gateway's tokens",
+      (stack) => gatewayWith(stack, { metrics: loose({ port: 9464 }, { hostIp: '127.0.0.1' }) }),
+      /^Gateway 'agents': unknown prop 'metrics\.hostIp'; the props of metrics are port$/,
+    ],
+    [
+      'the audit log file',
+      (stack) =>
+        gatewayWith(stack, { auditLog: loose({ path: '/var/log/cdktf-mcp-gateway/audit.jsonl' }, { pth: 'a' }) }),
+      /^Gateway 'agents': unknown prop 'auditLog\.pth' \(did you mean 'auditLog\.path'\?\); the props of auditLog are path$/,
+    ],
   ];
   for (const [what, build, expected] of nested) {
     it(`refuses a misspelt key inside the props: ${what}`, () => {
