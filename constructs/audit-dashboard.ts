@@ -29,7 +29,7 @@ import {
   createDashboardKubernetes,
   type AuditDashboardKubernetes,
 } from './kubernetes/audit-dashboard-kubernetes';
-import { checkKnownProps, checkNestedProps, propsReport, type PropKeys } from './known-props';
+import { checkKnownProps, checkNestedProps, propsReport, type PropKeys, type PropsReport } from './known-props';
 
 /** When an agent counts as failing systematically on the dashboard. */
 export interface FlagRuleOptions {
@@ -171,7 +171,7 @@ export class AuditDashboard extends Construct {
           }),
       port: DASHBOARD_CONTAINER_PORT,
       host: '0.0.0.0',
-      auth: checkAuth(props.auth, fail),
+      auth: checkAuth(props.auth, report),
       retention_ms: checkRetentionDays(props.retentionDays ?? 7, fail) * 86_400_000,
       flag: checkFlag(props.flag ?? {}, fail),
     };
@@ -312,7 +312,7 @@ function auditSourcesOf(
 /** Where the dashboard container finds the passwords of the stores it reads. */
 const STORE_PASSWORD_DIR = '/etc/cdktf-mcp-gateway';
 
-function checkAuth(auth: AuditDashboardProps['auth'], fail: (m: string) => never) {
+function checkAuth(auth: AuditDashboardProps['auth'], { fail, warn }: PropsReport) {
   if (auth === 'none') return 'none' as const;
   if (typeof auth !== 'object' || auth === null || !Array.isArray(auth.tokens) || auth.tokens.length === 0) {
     return fail("'auth' is required: { tokens: [{ id, sha256 }] }, or 'none' to leave the dashboard open");
@@ -321,6 +321,13 @@ function checkAuth(auth: AuditDashboardProps['auth'], fail: (m: string) => never
   return {
     tokens: auth.tokens.map((token, i) => {
       checkNestedProps(token, TOKEN_PROPS, `auth.tokens[${i}]`, fail);
+      // a token list shared with a gateway keeps its scopes; they restrict nothing here
+      if (token?.scopes !== undefined) {
+        warn(
+          `auth.tokens[${i}].scopes is ignored: the dashboard has no scopes, and token '${token.id}' reads the audit ` +
+            'of every gateway it shows',
+        );
+      }
       if (typeof token?.id !== 'string' || token.id.trim() === '')
         fail(`auth.tokens[${i}].id must be a non-empty string`);
       const checked = normalizeTokenSha256(token.sha256);

@@ -105,6 +105,23 @@ describe('AuditDashboard', () => {
     assert.match(warningsOf(dashboard).join('\n'), /has auth: 'none': anyone who can reach port 8090/);
   });
 
+  it("warns of a token's scopes, which restrict nothing on the dashboard, and still takes the token", () => {
+    const shared = { tokens: [{ ...OPS.tokens[0], scopes: ['crm:read'] }] };
+    const { stack, dashboard } = deskStack({ auth: shared });
+    assert.match(
+      warningsOf(dashboard).join('\n'),
+      /^AuditDashboard 'audit': auth\.tokens\[0\]\.scopes is ignored: the dashboard has no scopes, and token 'ops' reads the audit of every gateway it shows$/m,
+    );
+    const upload = dashboardContainer(synth(stack)).upload.find(
+      (u: Json) => u.file === '/etc/cdktf-mcp-gateway/dashboard.json',
+    );
+    assert.deepEqual(JSON.parse(upload.content).auth, { tokens: [{ id: 'ops', sha256: hashOf('ops-token') }] });
+    assert.deepEqual(
+      warningsOf(deskStack().dashboard).filter((w) => w.includes('scopes')),
+      [],
+    );
+  });
+
   it('refuses a gateway without an audit log, naming it and the fix', () => {
     const stack = newStack();
     const health = new Service(stack, 'health', { endpoint: { url: 'http://api:8080/health', method: 'GET' } });
