@@ -75,8 +75,12 @@ const GATEWAY_KUBERNETES_PROPS: PropKeys<GatewayKubernetes> = {
   drainSeconds: true,
   applyTimeoutSeconds: true,
 };
-/** The keys of every kind of {@link GatewayKubernetesService}. */
-const SERVICE_PROPS: PropKeys<{ type: unknown; nodePort: unknown }> = { type: true, nodePort: true };
+/** Every kind of {@link GatewayKubernetesService} at once: the keys any of them takes. */
+interface AnyKubernetesService {
+  readonly type: string;
+  readonly nodePort?: number;
+}
+const SERVICE_PROPS: PropKeys<AnyKubernetesService> = { type: true, nodePort: true };
 
 /** The `kubernetes` prop checked: each bad value fails naming the field, the value and what is allowed. */
 export function checkKubernetes(gateway: string, k: GatewayKubernetes, fail: (m: string) => never): KubernetesTarget {
@@ -116,7 +120,7 @@ export function checkService(service: GatewayKubernetesService, fail: (m: string
   if (typeof service !== 'object' || !['NodePort', 'LoadBalancer', 'ClusterIP'].includes(service.type)) {
     fail(`kubernetes.service (${quote(service)}) must be { type: 'NodePort' | 'LoadBalancer' | 'ClusterIP' }`);
   }
-  checkNestedProps<object>(service, SERVICE_PROPS, 'kubernetes.service', fail);
+  checkNestedProps<AnyKubernetesService>(service, SERVICE_PROPS, 'kubernetes.service', fail);
   const nodePort = (service as { nodePort?: unknown }).nodePort;
   if (service.type !== 'NodePort' && nodePort !== undefined) {
     fail(
