@@ -61,7 +61,7 @@ function unknownKeys<T>(value: T, known: PropKeys<T>): [string, string | undefin
 }
 
 /** The known name nearest `key` (case ignored) within a third of its length in edits, if any. */
-function closest(key: string, names: readonly string[]): string | undefined {
+export function closest(key: string, names: readonly string[]): string | undefined {
   const wanted = key.toLowerCase();
   let best: string | undefined;
   let bestDistance = Math.max(1, Math.floor(key.length / 3)) + 1;

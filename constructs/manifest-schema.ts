@@ -1,5 +1,6 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import MANIFEST_SCHEMA from '../manifest.schema.json';
+import { closest } from './known-props';
 import type { ManifestProblem } from './manifest-yaml';
 
 export { MANIFEST_SCHEMA };
@@ -49,7 +50,11 @@ function problemOf(error: ErrorObject): ManifestProblem {
   if (error.keyword === 'additionalProperties') {
     const key = (error.params as { additionalProperty: string }).additionalProperty;
     const known = (schema['x-keys'] as string[] | undefined) ?? Object.keys(schema.properties ?? {});
-    return { at: [...at, key], reason: `unknown key \`${key}\` (expected one of: ${known.join(', ')})`, atKey: true };
+    // the nearest known key (`validate_inputs`, `requried`, `baseUrl`): the list alone can be long to scan
+    const near = closest(key, known);
+    const hint = near === undefined ? '' : `, did you mean \`${near}\`?`;
+    const reason = `unknown key \`${key}\`${hint} (expected one of: ${known.join(', ')})`;
+    return { at: [...at, key], reason, atKey: true };
   }
   const reason = typeof schema['x-message'] === 'string' ? schema['x-message'] : defaultReason(error, schema);
   const child = schema['x-at'];

@@ -169,7 +169,7 @@ gateways:
     const badKey = YAML.replace('base_url:', 'baseUrl:');
     assert.equal(
       thrown(() => new Manifest(newStack(), 'manifest', { path: manifest(badKey, 'key.yaml') })).message,
-      `${path.join(dir, 'key.yaml')}:9:5: openapi.crm.baseUrl: unknown key \`baseUrl\` (expected one of: document, ` +
+      `${path.join(dir, 'key.yaml')}:9:5: openapi.crm.baseUrl: unknown key \`baseUrl\`, did you mean \`base_url\`? (expected one of: document, ` +
         'base_url, operations, headers, overrides, container)',
     );
     const badOverride = YAML.replace('timeout_ms: 5000', 'timeout_ms: soon');

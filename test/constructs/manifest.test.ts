@@ -139,6 +139,32 @@ describe('Manifest', () => {
       );
     });
 
+    it('names the known key nearest a misspelt one, at every depth', () => {
+      assert.match(
+        errorOf(GOOD.replace('validate_input:', 'validate_inputs:')),
+        /^support-desk\.yaml:12:5: gateways\.support\.validate_inputs: unknown key `validate_inputs`, did you mean `validate_input`\? \(expected one of: services, validate_input, /,
+      );
+      assert.match(
+        errorOf(GOOD.replace('required: true', 'requried: true')),
+        /^support-desk\.yaml:6:36: services\.get_customer\.input\.customer_id\.requried: unknown key `requried`, did you mean `required`\? \(expected one of: type, required, /,
+      );
+      assert.match(
+        errorOf(GOOD.replace(`sha256: "${SHA}" }`, `sha256: "${SHA}", scope: [read] }`)),
+        /^support-desk\.yaml:15:\d+: gateways\.support\.auth\.tokens\[0\]\.scope: unknown key `scope`, did you mean `scopes`\? \(expected one of: id, sha256, scopes\)$/,
+      );
+      // camelCase from the TypeScript props, and a top-level key
+      assert.match(
+        errorOf(GOOD.replace('validate_input:', 'validateInput:')),
+        /gateways\.support\.validateInput: unknown key `validateInput`, did you mean `validate_input`\? /,
+      );
+      assert.match(errorOf(GOOD.replace('gateways:', 'gateway:')), /unknown key `gateway`, did you mean `gateways`\? /);
+      // near no known key: the list alone
+      assert.match(
+        errorOf(GOOD.replace('    port: 8080', '    colour: red')),
+        /unknown key `colour` \(expected one of: /,
+      );
+    });
+
     it('reports a gateway naming an unknown service', () => {
       const text = GOOD.replace('    services: [get_customer]', '    services: [get_customer, get_ticket]');
       assert.equal(
@@ -353,7 +379,8 @@ describe('Manifest', () => {
       const text = GOOD.replace('min_length: 6', 'minimal: 6');
       assert.equal(
         errorOf(text),
-        'support-desk.yaml:6:52: services.get_customer.input.customer_id.minimal: unknown key `minimal` (expected ' +
+        'support-desk.yaml:6:52: services.get_customer.input.customer_id.minimal: unknown key `minimal`, did you ' +
+          'mean `minimum`? (expected ' +
           'one of: type, required, description, default, enum, minimum, maximum, exclusiveMinimum, exclusiveMaximum, ' +
           'minLength, maxLength, pattern, format, minItems, maxItems, uniqueItems, items, properties, ' +
           'additionalProperties, aliases, forwardAs)',
