@@ -70,6 +70,11 @@ export function explainYamlErrors(errors: readonly YAMLError[], text: string, li
         message:
           'a value cannot be `key: value` on the same line: quote the value or put the nested map on its own lines',
       };
+    case 'MISSING_CHAR':
+      // `port:8081` or `port 8081` as the last key of its map (before a shallower key or the end): the library
+      // says `Implicit map keys need to be followed by map values`; the same words as in the middle of a map
+      if (said.startsWith('Implicit map keys')) return notKeyValue(lineTexts, start.line);
+      return { line: start.line, column: start.col, message: said };
     case 'TAB_AS_INDENT':
       return {
         line: start.line,
@@ -262,24 +267,32 @@ function deeperThanValue(text: string, parent: string): string {
 function deeperThanKeyWithValue(lineTexts: readonly string[], keyLine: number, offendingLine: number): YamlProblem {
   const text = lineTexts[offendingLine - 1] ?? '';
   const parent = lineTexts[keyLine - 1] ?? '';
-  // `port:8081` is one text to YAML, not a key and its value: the line below then looks misindented. Not a list
-  // item (`- localhost:8080` is a text on purpose) nor a URL (`https://…`).
-  const glued = /^(\s*)([A-Za-z_][\w-]*):(?!\/\/)(\S.*)$/.exec(parent);
-  if (glued !== null) {
-    return {
-      line: keyLine,
-      column: glued[1].length + glued[2].length + 2,
-      message: `\`${parent.trim()}\` needs a space after the colon: write \`${glued[2]}: ${glued[3]}\``,
-    };
-  }
-  if (indentOf(text) <= keyColumn(parent)) {
-    // not deeper: the line above is a text where a key is expected (`hello` above `b: 2`), which YAML reads as
-    // the start of a key running over both lines
-    return {
-      line: keyLine,
-      column: indentOf(parent) + 1,
-      message: `\`${parent.trim().slice(0, 40)}\` is not a \`key: value\`: write it as one, or remove the line`,
-    };
-  }
+  // `port:8081` is one text to YAML, not a key and its value: the line below then looks misindented. Not
+  // deeper: the line above is a text where a key is expected (`hello` above `b: 2`), which YAML reads as the
+  // start of a key running over both lines.
+  if (glued(parent) !== undefined || indentOf(text) <= keyColumn(parent)) return notKeyValue(lineTexts, keyLine);
   return { line: offendingLine, column: indentOf(text) + 1, message: deeperThanValue(text, parent) };
+}
+
+/** `port:8081` as a key and its value: not a list item (`- localhost:8080` is a text on purpose) nor a URL. */
+function glued(line: string): RegExpExecArray | undefined {
+  return /^(\s*)([A-Za-z_][\w-]*):(?!\/\/)(\S.*)$/.exec(line) ?? undefined;
+}
+
+/** A line of text where a key and its value are expected: said as the missing space, else as not a key. */
+function notKeyValue(lineTexts: readonly string[], line: number): YamlProblem {
+  const text = lineTexts[line - 1] ?? '';
+  const g = glued(text);
+  if (g !== undefined) {
+    return {
+      line,
+      column: g[1].length + g[2].length + 2,
+      message: `\`${text.trim()}\` needs a space after the colon: write \`${g[2]}: ${g[3]}\``,
+    };
+  }
+  return {
+    line,
+    column: indentOf(text) + 1,
+    message: `\`${text.trim().slice(0, 40)}\` is not a \`key: value\`: write it as one, or remove the line`,
+  };
 }

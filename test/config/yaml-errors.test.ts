@@ -158,6 +158,22 @@ describe('YAML syntax errors', () => {
       );
     });
 
+    it('says a key without its colon and space is not a key, last of its map too', () => {
+      // the last key of its map (before a shallower key or the end): the library's words are its parser's own
+      assert.equal(
+        manifestError('gateways:\n  support:\n    auth: none\n    port:8081\n'),
+        'm.yaml:4:10: `port:8081` needs a space after the colon: write `port: 8081`',
+      );
+      assert.equal(
+        manifestError('services:\n  a:\n    description: d\n    timeout_ms:5000\n  b: {}\n'),
+        'm.yaml:4:16: `timeout_ms:5000` needs a space after the colon: write `timeout_ms: 5000`',
+      );
+      assert.equal(
+        manifestError('gateways:\n  support:\n    auth: none\n    port 8081\n'),
+        'm.yaml:4:5: `port 8081` is not a `key: value`: write it as one, or remove the line',
+      );
+    });
+
     it('says that YAML indents with spaces when a tab indents a line', () => {
       assert.equal(manifestError(TAB), 'm.yaml:2:1: this line is indented with a tab: YAML indents with spaces only');
       // a tab before keys indented with spaces: the tab, not the line after it
