@@ -14,8 +14,8 @@ const DEFAULT_VALUE = '(default)';
 
 /**
  * The changes from `before` to `after`: each changed `gateway.*` setting (with both values when each is a boolean, a
- * number, one of the setting's fixed values or absent, else `KEY changed`), then `tools added: …`, `tools removed: …`, `tools changed: …` and
- * `tools reordered` (the tools both configs hold are in another order).
+ * number, one of the setting's fixed values or absent, else `KEY changed`), then `tools added: …`,
+ * `tools removed: …`, `tools changed: …` and `tools reordered` (the tools both configs hold are in another order).
  *
  * @returns an empty list when the configs are deep-equal
  */

@@ -30,7 +30,7 @@ export class UnauthorizedLog {
    * @param path the request's path
    * @param remote the client's address
    */
-  record(reason: string, path: string | undefined, remote: string | undefined): void {
+  record(reason: string, path: string, remote: string | undefined): void {
     const now = this.now();
     if (now >= this.windowEnds) {
       this.flush();
