@@ -22,6 +22,7 @@ import {
   startDevSession,
   SynthError,
   SynthOutputError,
+  SynthStoppedError,
 } from '../dev';
 
 /** Errors with a message meant for the user as-is (no stack trace). */
@@ -88,6 +89,7 @@ export async function run(argv: string[]): Promise<number> {
     signals++;
     if (session === undefined) {
       killAllChildrenSync();
+      process.stdout.write('Stopped.\n');
       process.exit(0);
     }
     if (signals > 1) {
@@ -125,6 +127,7 @@ export async function run(argv: string[]): Promise<number> {
     try {
       for (const line of await running.reload()) process.stdout.write(`${line}\n`);
     } catch (err) {
+      if (err instanceof SynthStoppedError) return; // dev is stopping: the synthesis was stopped, not failed
       process.stdout.write(
         `Reload failed, the gateways keep serving what they served: ${(err as Error).message.split('\n')[0]}\n`,
       );

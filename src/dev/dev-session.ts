@@ -28,7 +28,7 @@ import {
   SynthesizedGateway,
   SynthOutputError,
 } from './synthesized-gateways';
-import { readCdktfJson, synthesizeApp } from './synthesize-app';
+import { readCdktfJson, synthesizeApp, SynthStoppedError } from './synthesize-app';
 import { readSynthWarnings } from './synth-warnings';
 
 /** A gateway `dev` serves. */
@@ -73,10 +73,14 @@ export interface DevSession {
    * goes out). A gateway added to or removed from the app is named in the result, not started or stopped.
    *
    * @returns one line per gateway, for the user: what changed ({@link describeConfigChanges}), or that nothing did
-   * @throws when synthesis or a config fails: every gateway keeps serving what it served
+   * @throws when synthesis or a config fails: every gateway keeps serving what it served; a `SynthStoppedError`
+   * when the session closes meanwhile (its synthesis is stopped) or has closed
    */
   reload(): Promise<string[]>;
-  /** Closes every gateway (draining in-flight calls) and dashboard, then stops every backend. Idempotent. */
+  /**
+   * Stops a reload's synthesis and waits for that reload, closes every gateway (draining in-flight calls) and
+   * dashboard, then stops every backend. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -104,8 +108,10 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
   const gateways: DevGateway[] = [];
   const dashboards: DevDashboard[] = [];
   let closing: Promise<void> | undefined;
+  const reloads = new Reloads();
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      await reloads.stop();
       await Promise.allSettled([
         ...gateways.map((g) => g.gateway.close()),
         ...dashboards.map((d) => d.dashboard.close()),
@@ -137,44 +143,63 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
       applied.set(served, config);
     }
     for (const d of foundDashboards) dashboards.push(await serveDashboard(d, options, hooks));
-    const reload = async (): Promise<string[]> => {
-      const again = (await synthesizeGateways(options, log)).found;
-      for (const g of again) checkDevSecrets(g.name, g.parsed, secrets);
-      // every config is built before any gateway takes its own, so a bad one changes nothing
-      const planned = again.map((g) => {
-        const served = gateways.find((d) => d.stack === g.stack && d.name === g.name);
-        return { g, served, config: served && localConfig(g, maps, options, local).config };
+    const reload = (): Promise<string[]> =>
+      reloads.run(async (signal) => {
+        const again = (await synthesizeGateways(options, log, signal)).found;
+        for (const g of again) checkDevSecrets(g.name, g.parsed, secrets);
+        // every config is built before any gateway takes its own, so a bad one changes nothing
+        const planned = again.map((g) => {
+          const served = gateways.find((d) => d.stack === g.stack && d.name === g.name);
+          return { g, served, config: served && localConfig(g, maps, options, local).config };
+        });
+        const lines: string[] = [];
+        for (const { g, served, config } of planned) {
+          if (served === undefined || config === undefined) {
+            lines.push(`Gateway ${g.name} (stack ${g.stack}) is new in the app: restart dev to serve it`);
+            continue;
+          }
+          // an unchanged config is not reloaded: a reload tells every connected client its tools changed
+          const changes = describeConfigChanges(applied.get(served)!, config);
+          if (changes.length === 0) {
+            lines.push(`Gateway ${g.name} unchanged`);
+            continue;
+          }
+          await served.gateway.reload(config);
+          const updated = { ...served, ...servedTools(config) };
+          gateways[gateways.indexOf(served)] = updated;
+          applied.delete(served);
+          applied.set(updated, config);
+          lines.push(`Reloaded gateway ${g.name}: ${changes.join('; ')}`);
+          // a tool added with a backend nothing maps fails its calls: said now, as at the start
+          const newlyUnmapped = updated.unmappedHosts.filter((h) => !served.unmappedHosts.includes(h));
+          if (newlyUnmapped.length > 0) lines.push(noLocalBackendWarning(newlyUnmapped));
+        }
+        for (const d of gateways.filter((x) => !again.some((g) => g.stack === x.stack && g.name === x.name)))
+          lines.push(`Gateway ${d.name} (stack ${d.stack}) is no longer in the app: restart dev to stop serving it`);
+        return lines;
       });
-      const lines: string[] = [];
-      for (const { g, served, config } of planned) {
-        if (served === undefined || config === undefined) {
-          lines.push(`Gateway ${g.name} (stack ${g.stack}) is new in the app: restart dev to serve it`);
-          continue;
-        }
-        // an unchanged config is not reloaded: a reload tells every connected client its tools changed
-        const changes = describeConfigChanges(applied.get(served)!, config);
-        if (changes.length === 0) {
-          lines.push(`Gateway ${g.name} unchanged`);
-          continue;
-        }
-        await served.gateway.reload(config);
-        const updated = { ...served, ...servedTools(config) };
-        gateways[gateways.indexOf(served)] = updated;
-        applied.delete(served);
-        applied.set(updated, config);
-        lines.push(`Reloaded gateway ${g.name}: ${changes.join('; ')}`);
-        // a tool added with a backend nothing maps fails its calls: said now, as at the start
-        const newlyUnmapped = updated.unmappedHosts.filter((h) => !served.unmappedHosts.includes(h));
-        if (newlyUnmapped.length > 0) lines.push(noLocalBackendWarning(newlyUnmapped));
-      }
-      for (const d of gateways.filter((x) => !again.some((g) => g.stack === x.stack && g.name === x.name)))
-        lines.push(`Gateway ${d.name} (stack ${d.stack}) is no longer in the app: restart dev to stop serving it`);
-      return lines;
-    };
     return { gateways, backends, dashboards, synthDurationMs, stateDir: options.stateDir, reload, close };
   } catch (err) {
     await close();
     throw err;
+  }
+}
+
+/** A session's reloads: stopping one stops the synthesis of the one in flight and waits for it to settle. */
+class Reloads {
+  private readonly stopping = new AbortController();
+  private inFlight: Promise<unknown> | undefined;
+
+  run(reload: (signal: AbortSignal) => Promise<string[]>): Promise<string[]> {
+    if (this.stopping.signal.aborted) return Promise.reject(new SynthStoppedError('dev is stopping'));
+    const run = reload(this.stopping.signal);
+    this.inFlight = run;
+    return run;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.inFlight?.catch(() => undefined);
   }
 }
 
@@ -184,10 +209,10 @@ type FoundGateway = SynthesizedGateway & { readonly parsed: GatewayConfig };
  * Synthesizes the app and reads its gateways (of `--stack` only, when given), their configs checked; logs the
  * warnings of those stacks.
  */
-async function synthesizeGateways(options: DevOptions, log: (line: string) => void) {
+async function synthesizeGateways(options: DevOptions, log: (line: string) => void, signal?: AbortSignal) {
   const cdktf = readCdktfJson(options.dir);
   log(`Synthesizing ${options.dir} (${cdktf.app}) ...`);
-  const synth = await synthesizeApp({ dir: options.dir, cdktf, timeoutMs: options.synthTimeoutMs });
+  const synth = await synthesizeApp({ dir: options.dir, cdktf, timeoutMs: options.synthTimeoutMs, signal });
   let synthesized: SynthesizedGateway[];
   let foundDashboards: SynthesizedDashboard[];
   let warnings: string[];

@@ -26,6 +26,9 @@ export class SynthError extends Error {
   }
 }
 
+/** A synthesis stopped before its end because `dev` is stopping: nothing to report. */
+export class SynthStoppedError extends SynthError {}
+
 /** An uncaught error's first line as Node prints it: `Name: message` or `Name [CODE]: message`, at column 0. */
 const ERROR_LINE = /^(?:[A-Z][A-Za-z]*)?Error(?: \[[A-Z_0-9]+\])?: /;
 /** A report's first line right above its stack, an error's or Node's own (`UnhandledPromiseRejection: …`). */
@@ -88,6 +91,8 @@ export interface SynthesizeAppOptions {
   readonly cdktf: CdktfJson;
   /** @default 120000 */
   readonly timeoutMs?: number;
+  /** Stops the app (its whole process group) when aborted: `dev` is stopping. @default - runs to its end */
+  readonly signal?: AbortSignal;
 }
 
 /** What dev uses of a `cdktf.json`: the command that runs the app and the context it passes. */
@@ -151,15 +156,24 @@ export async function synthesizeApp(options: SynthesizeAppOptions): Promise<Synt
   onLines(child.process.stderr, keep);
   const timeoutMs = options.timeoutMs ?? DEFAULT_SYNTH_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((resolve) => {
+  let onAbort: (() => void) | undefined;
+  const ended = new Promise<'timeout' | 'stopped'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    onAbort = () => resolve('stopped');
+    if (options.signal?.aborted === true) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
   });
-  const result = await Promise.race([child.exited, timedOut]);
+  const result = await Promise.race([child.exited, ended]);
   clearTimeout(timer);
+  options.signal?.removeEventListener('abort', onAbort!);
   try {
     if (result === 'timeout') {
       await child.stop(1000);
       throw new SynthError(`synthesis (${app}) did not finish within ${timeoutMs} ms`, output);
+    }
+    if (result === 'stopped') {
+      await child.stop(1000);
+      throw new SynthStoppedError(`synthesis (${app}) stopped`, output);
     }
     if (result !== 0) {
       throw new SynthError(`synthesis (${app}) failed with exit code ${result}`, output, { failed: true });

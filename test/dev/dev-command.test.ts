@@ -237,6 +237,25 @@ describe('cdktf-mcp-gateway dev (built CLI, fixture app)', function () {
     );
   });
 
+  it('stops at once on Ctrl-C during its first synthesis, the app with it', async () => {
+    const pidFile = path.join(auditDir, 'slow-app.pid');
+    fs.writeFileSync(
+      path.join(auditDir, 'cdktf.json'),
+      JSON.stringify({
+        app: `node -e "require('fs').writeFileSync(${JSON.stringify(pidFile).replace(/"/g, "'")}, String(process.pid)); setTimeout(() => {}, 600000)"`,
+      }),
+    );
+    dev = spawnGroup(process.execPath, [cli, 'dev', auditDir], { cwd: root });
+    const slowPid = await eventually(() => fs.existsSync(pidFile) && Number(fs.readFileSync(pidFile, 'utf8')), {
+      timeoutMs: 20_000,
+      what: 'the app to start',
+    });
+    process.kill(dev.child.pid!, 'SIGINT');
+    assert.equal(await dev.exited, 0);
+    assert.equal(isAlive(slowPid), false);
+    assert.match(dev.output(), /^Synthesizing .*\nStopped\.\n$/);
+  });
+
   it('reports a failing synthesis with the tail of its output', async () => {
     fs.writeFileSync(
       path.join(auditDir, 'cdktf.json'),

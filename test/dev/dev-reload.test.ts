@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { spawnGroup, Spawned, stopGroup } from './process-helpers';
+import { isAlive, spawnGroup, Spawned, stopGroup } from './process-helpers';
 import { eventually } from '../helpers/eventually';
 
 const root = path.resolve(__dirname, '../..');
@@ -132,5 +132,34 @@ describe('cdktf-mcp-gateway dev: an edited app reloads in place', function () {
     } finally {
       await Promise.allSettled([alpha.client.close(), beta.client.close()]);
     }
+  });
+
+  it('stops a synthesis in flight on Ctrl-C and prints nothing of it after Stopped.', async () => {
+    dev = spawnGroup(process.execPath, [cli, 'dev', app, '--port', '0'], { cwd: root });
+    await dev.waitFor(/Press Ctrl-C to stop\./, 30_000);
+    // an app that takes far longer than the test may: dev must stop it, not wait for it
+    const pidFile = path.join(app, '.dev', 'slow-app.pid');
+    fs.writeFileSync(
+      path.join(app, 'slow.js'),
+      `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => {}, 600000);`,
+    );
+    const slowPid = await eventually(
+      () => {
+        if (fs.existsSync(pidFile)) return Number(fs.readFileSync(pidFile, 'utf8'));
+        fs.writeFileSync(path.join(app, 'cdktf.json'), JSON.stringify({ app: 'node slow.js' }));
+        return false;
+      },
+      { timeoutMs: 20_000, intervalMs: 1000, what: 'dev to start the slow app' },
+    );
+    const before = dev.output().length;
+    process.kill(dev.child.pid!, 'SIGINT');
+    assert.equal(await dev.exited, 0);
+    assert.equal(isAlive(slowPid), false, 'the app dev was synthesizing is stopped with it');
+    const after = dev
+      .output()
+      .slice(before)
+      .split('\n')
+      .filter((l) => !l.startsWith('{')); // the gateways' own log lines
+    assert.deepEqual(after, ['Stopping ...', 'Stopped.', '']);
   });
 });

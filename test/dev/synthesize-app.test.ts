@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { appErrorOf, SynthError } from '../../src/dev/synthesize-app';
+import { appErrorOf, SynthError, synthesizeApp, SynthStoppedError } from '../../src/dev/synthesize-app';
+import { eventually } from '../helpers/eventually';
+import { isAlive } from './process-helpers';
 
 /** What `node -e SCRIPT` prints on both streams, as an app's synthesis output. */
 function nodeOutput(script: string): string {
@@ -113,5 +115,52 @@ describe('appErrorOf', () => {
   it('finds nothing in output that holds no error report', () => {
     assert.equal(appErrorOf('boom: no stack\n'), undefined);
     assert.equal(appErrorOf(''), undefined);
+  });
+});
+
+describe('synthesizeApp', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'synth-app-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('stops the app and what it started when its signal aborts, and removes its output folder', async () => {
+    // the app starts a process of its own, as `npx` or a shell does, and both outlive any test
+    const started = path.join(dir, 'started.json');
+    writeFileSync(
+      path.join(dir, 'slow.js'),
+      [
+        "const { spawn } = require('node:child_process');",
+        "const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600000)'], { stdio: 'ignore' });",
+        `require('node:fs').writeFileSync(${JSON.stringify(started)}, JSON.stringify({ pids: [process.pid, child.pid], outdir: process.env.CDKTF_OUTDIR }));`,
+        'setTimeout(() => {}, 600000);',
+      ].join('\n'),
+    );
+    const stop = new AbortController();
+    const synthesis = synthesizeApp({ dir, cdktf: { app: 'node slow.js' }, signal: stop.signal });
+    const { pids, outdir } = await eventually(
+      () => existsSync(started) && (JSON.parse(readFileSync(started, 'utf8')) as { pids: number[]; outdir: string }),
+      { timeoutMs: 20_000, what: 'the app to start' },
+    );
+    stop.abort();
+    await assert.rejects(synthesis, (err: unknown) => {
+      assert.ok(err instanceof SynthStoppedError);
+      assert.equal(err.message, 'synthesis (node slow.js) stopped');
+      assert.equal(err.appError, undefined);
+      return true;
+    });
+    assert.deepEqual(
+      pids.map((pid) => isAlive(pid)),
+      [false, false],
+    );
+    assert.equal(existsSync(outdir), false);
+  });
+
+  it('does not run to its end when its signal has aborted already', async () => {
+    await assert.rejects(
+      synthesizeApp({ dir, cdktf: { app: 'node -e "setTimeout(() => {}, 600000)"' }, signal: AbortSignal.abort() }),
+      SynthStoppedError,
+    );
   });
 });
