@@ -147,7 +147,11 @@ function writeAtomically(file: string, content: string | Buffer, mode: number): 
   renameSync(temp, file);
 }
 
-/** Polls the status file until it reports `digest` loaded after `since`, a refusal after `since`, or time runs out. */
+/**
+ * Polls the status file until it reports `digest` loaded after `since`, a refusal of it after `since`, or time runs
+ * out. A refusal of another config (a reload that began before the swap) is not this config's; one without a digest
+ * (a file the gateway could not read) may be.
+ */
 async function waitForStatus(
   file: string,
   since: number,
@@ -158,7 +162,9 @@ async function waitForStatus(
   for (;;) {
     const status = readStatus(file);
     if (status?.state === 'serving' && status.digest === digest && status.loaded_at >= since) return 'serving';
-    if (status?.refused !== undefined && status.refused.at >= since) return { reason: status.refused.reason };
+    const refused = status?.refused;
+    if (refused !== undefined && refused.at >= since && (refused.digest ?? digest) === digest)
+      return { reason: refused.reason };
     // a gateway that stopped meanwhile loads the stored config when it starts again
     if (status?.state === 'stopped') return 'stopped';
     if (Date.now() >= deadline) return 'timeout';

@@ -37,8 +37,11 @@ export interface GatewayStatus {
   readonly digest: string;
   /** When that config was loaded (ms since the epoch). */
   readonly loaded_at: number;
-  /** The last reload that was refused, if it came after the config served now. */
-  readonly refused?: { readonly at: number; readonly reason: string };
+  /**
+   * The last reload that was refused, if it came after the config served now; `digest` is the refused config's,
+   * absent when the file could not be read or parsed.
+   */
+  readonly refused?: { readonly at: number; readonly reason: string; readonly digest?: string };
 }
 
 /** The digest a gateway reports for a config (`/readyz`, the status file): SHA-256 of the file's bytes, hex. */

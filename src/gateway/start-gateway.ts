@@ -328,6 +328,7 @@ class Gateway implements RunningGateway {
     // a sink opened and a store client made for this reload, not yet in use: closed if the reload is refused
     let unusedAudit: AuditSink | undefined;
     let unusedStore: SharedStore | undefined;
+    let nextDigest: string | undefined;
     let prepared;
     try {
       const slicer = new Slicer();
@@ -338,6 +339,7 @@ class Gateway implements RunningGateway {
         text === undefined
           ? await readConfigInSlices(file!, this.log, slicer)
           : { config: parseGatewayConfig(JSON.parse(text)), digest: configDigest(text) };
+      nextDigest = digest;
       const replacement = await buildGatewayStateInSlices(parsed, this.host, this.log, this.options.secrets, slicer);
       if (this.shuttingDown) throw new Error('the gateway is shutting down');
       warnUnchangeable(this.state.config, parsed, this.log);
@@ -353,7 +355,7 @@ class Gateway implements RunningGateway {
       void unusedStore?.close();
       this.metrics?.recordReload('refused');
       this.log('error', 'reload refused; keeping the running config', { error: (err as Error).message });
-      this.status?.refused((err as Error).message);
+      this.status?.refused((err as Error).message, nextDigest);
       throw err;
     }
     // From here on the reload is applied: nothing below refuses it.

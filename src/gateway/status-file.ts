@@ -26,10 +26,14 @@ export class StatusFile {
     this.write({ state: 'serving', ...this.base() });
   }
 
-  /** A reload was refused for `reason`; the config served before keeps serving. */
-  refused(reason: string): void {
+  /**
+   * A reload was refused for `reason`; the config served before keeps serving.
+   * @param digest the refused config's, once it was read: a deploy waits only for its own config's outcome
+   */
+  refused(reason: string, digest: string | undefined): void {
     if (this.hasStopped) return;
-    this.write({ state: 'serving', ...this.base(), refused: { at: Date.now(), reason } });
+    const refused = { at: Date.now(), reason, ...(digest === undefined ? {} : { digest }) };
+    this.write({ state: 'serving', ...this.base(), refused });
   }
 
   /** The gateway stopped serving. */

@@ -143,9 +143,50 @@ describe('apply-config (a new config for a running gateway, in place)', function
       (result as { reason: string }).reason,
       /^tools\[0\]\.backend\.headers\["X-Api-Key"\]: secret KEY is not set/,
     );
+    // the gateway names the config it refused
+    const { refused } = JSON.parse(readFileSync(path.join(stateDir, 'status.json'), 'utf8')) as {
+      refused: { digest: string };
+    };
+    assert.equal(refused.digest, configDigest(readFileSync(path.join(uploads, 'gateway.json'))));
     assert.deepEqual(readFileSync(path.join(stateDir, 'gateway.json')), before);
     assert.equal(existsSync(path.join(stateDir, 'secrets', 'KEY')), false);
     assert.equal(await readyDigest(gw), digestBefore);
+  });
+
+  it("takes only a refusal of its own config for its outcome, not another reload's refused meanwhile", async () => {
+    const first = upload(botConfig([tool('a', 'http://127.0.0.1:9/a')]));
+    await applyConfig({ configPath: first, stateDir, timeoutMs: 1 });
+    const before = readFileSync(path.join(stateDir, 'gateway.json'));
+    const status = path.join(stateDir, 'status.json');
+    const next = botConfig([tool('b', 'http://127.0.0.1:9/b')]);
+    const nextDigest = configDigest(JSON.stringify(next));
+    // a reload that read the previous config (a SIGHUP before the swap) is refused after the swap; then the
+    // gateway reloads for the swap and serves the new config
+    writeFileSync(
+      status,
+      JSON.stringify({
+        state: 'serving',
+        build: '',
+        digest: configDigest(before),
+        loaded_at: 1,
+        refused: { at: Date.now() + 60_000, reason: 'secret KEY is not set', digest: configDigest(before) },
+      }),
+    );
+    const served = setTimeout(
+      () =>
+        writeFileSync(
+          status,
+          JSON.stringify({ state: 'serving', build: '', digest: nextDigest, loaded_at: Date.now() }),
+        ),
+      300,
+    );
+    try {
+      const result = await applyConfig({ configPath: upload(next), stateDir, timeoutMs: 10_000 });
+      assert.equal(result.outcome, 'serving', JSON.stringify(result));
+      assert.equal(configDigest(readFileSync(path.join(stateDir, 'gateway.json'))), nextDigest);
+    } finally {
+      clearTimeout(served);
+    }
   });
 
   it('gives up after the timeout when the status says a gateway serves but none answers, and puts the config back', async () => {
