@@ -25,6 +25,8 @@ export interface ManifestProblem {
   readonly atKey?: boolean;
   /** The path named in the message when it is not `at` (a repeated key names the map it is in). */
   readonly named?: readonly string[];
+  /** Where it is written, when `at` cannot tell: a path through a repeated key reaches the last repeat only. */
+  readonly position?: { readonly line: number; readonly column: number };
 }
 
 /**
@@ -77,17 +79,24 @@ export class ManifestYaml {
     return problems;
   }
 
-  /** Keys written twice in one map: each repeat, at the repeat, naming the map it is in. */
+  /** Keys written twice in one map: each repeat, at the repeat, naming the map it is in and the first one's place. */
   public duplicateKeys(): ManifestProblem[] {
     const problems: ManifestProblem[] = [];
     this.eachMap((map, at) => {
-      const seen = new Set<string>();
+      const seen = new Map<string, Node>();
       for (const pair of map.items) {
         const key = keyOf(pair);
-        if (seen.has(key)) {
-          problems.push({ at: [...at, key], reason: `duplicate ${entryKind(at)} '${key}'`, atKey: true, named: at });
+        const first = seen.get(key);
+        if (first === undefined) {
+          seen.set(key, pair.key as Node);
+          continue;
         }
-        seen.add(key);
+        const kind = entryKind(at);
+        const { line, column } = this.place(first, undefined, true);
+        const fix = kind === 'key' ? 'keep one' : 'rename or remove one';
+        const reason = `duplicate ${kind} '${key}' (the first is at line ${line}, column ${column}): ${fix}`;
+        const position = this.place(pair.key as Node, undefined, true);
+        problems.push({ at: [...at, key], reason, atKey: true, named: at, position });
       }
     });
     return problems;
@@ -203,7 +212,7 @@ export class ManifestYaml {
   /** The `ManifestError` for `problems` (at least one), in file order. */
   public error(problems: readonly ManifestProblem[]): ManifestError {
     const located = problems.map((p) => {
-      const { line, column } = this.location(p.at, p.atKey);
+      const { line, column } = p.position ?? this.location(p.at, p.atKey);
       const path = this.pathOf(p.named ?? p.at);
       return { line, column, text: `${this.file}:${line}:${column}: ${path === '' ? '' : `${path}: `}${p.reason}` };
     });

@@ -166,19 +166,27 @@ describe('manifest.schema.json', () => {
     const SERVICE = '  get_invoice:\n    endpoint: { url: "http://billing:8080/i", method: GET }\n';
     const GATEWAY = 'gateways:\n  billing:\n    services: [get_invoice]\n    auth: none\n';
 
-    it('name the object a duplicate key is in, at the repeat', () => {
+    it('name the object a duplicate key is in, at the repeat, and where the first one is', () => {
       assert.equal(
         errorOf(`services:\n${SERVICE}${SERVICE}${GATEWAY}`),
-        "m.yaml:4:3: services: duplicate service 'get_invoice'",
+        "m.yaml:4:3: services: duplicate service 'get_invoice' (the first is at line 2, column 3): rename or remove one",
       );
       assert.equal(
         errorOf(`services:\n${SERVICE}    timeout_ms: 5\n    timeout_ms: 6\n${GATEWAY}`),
-        "m.yaml:5:5: services.get_invoice: duplicate key 'timeout_ms'",
+        "m.yaml:5:5: services.get_invoice: duplicate key 'timeout_ms' (the first is at line 4, column 5): keep one",
       );
       assert.equal(
         errorOf(`services:\n${SERVICE}${GATEWAY}${GATEWAY.replace('gateways:\n', '')}`),
-        "m.yaml:8:3: gateways: duplicate gateway 'billing'",
+        "m.yaml:8:3: gateways: duplicate gateway 'billing' (the first is at line 5, column 3): rename or remove one",
       );
+    });
+
+    it('report a key repeated inside a repeated entry at its own line, not at the last entry', () => {
+      const first = `${SERVICE}    timeout_ms: 5\n    timeout_ms: 6\n`;
+      assert.deepEqual(errorOf(`services:\n${first}${SERVICE}${GATEWAY}`).split('\n'), [
+        "m.yaml:5:5: services.get_invoice: duplicate key 'timeout_ms' (the first is at line 4, column 5): keep one",
+        "m.yaml:6:3: services: duplicate service 'get_invoice' (the first is at line 2, column 3): rename or remove one",
+      ]);
     });
 
     it('point an invalid pattern at the line of the pattern itself', () => {

@@ -231,7 +231,8 @@ describe('Manifest', () => {
       it('reports a store declared twice', () => {
         assert.equal(
           errorOf(`${WITH_STORE}  limits:\n    host_port: 6381\n`),
-          "support-desk.yaml:21:3: limit_stores: duplicate limit store 'limits'",
+          "support-desk.yaml:21:3: limit_stores: duplicate limit store 'limits' (the first is at line 19, column 3): " +
+            'rename or remove one',
         );
       });
     });
