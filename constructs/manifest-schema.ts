@@ -58,7 +58,10 @@ function problemOf(error: ErrorObject): ManifestProblem {
   }
   const reason = typeof schema['x-message'] === 'string' ? schema['x-message'] : defaultReason(error, schema);
   const child = schema['x-at'];
-  return { at: typeof child === 'string' ? [...at, child] : at, reason: reason + quoteHint(error) };
+  return {
+    at: typeof child === 'string' ? [...at, child] : at,
+    reason: reason + quoteHint(error) + unquoteHint(error),
+  };
 }
 
 /** What a key takes, from its schema: its `x-message`, its enum, or its description. */
@@ -83,6 +86,26 @@ function quoteHint(error: ErrorObject): string {
   if (!types.includes('string') || (typeof data !== 'number' && typeof data !== 'boolean')) return '';
   return ` (YAML reads this as a ${typeof data}: put it in quotes)`;
 }
+
+/**
+ * For text where a number or boolean goes (`port: "8081"`), that the quotes made it text, when without them YAML
+ * reads the kind expected: a decimal (an integer where one is expected), `true` or `false`. The value is repeated:
+ * it is a number or a boolean, never a secret.
+ */
+function unquoteHint(error: ErrorObject): string {
+  if (error.keyword !== 'type' || typeof error.data !== 'string') return '';
+  const types = ([] as string[]).concat((error.params as { type: string | string[] }).type);
+  const text = error.data;
+  const decimal = DECIMAL.test(text);
+  const read =
+    (types.includes('number') && decimal) ||
+    (types.includes('integer') && decimal && Number.isInteger(Number(text))) ||
+    (types.includes('boolean') && (text === 'true' || text === 'false'));
+  return read ? ` (the quotes make ${JSON.stringify(text)} a string: remove them)` : '';
+}
+
+/** A number as YAML 1.2 reads it in decimal (`8081`, `-1.5`, `1e6`); not `0x10`, `.inf` or `.nan`. */
+const DECIMAL = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',

@@ -310,6 +310,26 @@ describe('manifest.schema.json', () => {
       );
     });
 
+    it('say to remove the quotes from a number or boolean written as a string, and only then', () => {
+      const text =
+        `services:\n${SERVICE}    timeout_ms: "5000"\n    rate_limits: [{ calls: "60", per: minute }]\n` +
+        `    input:\n      n: { type: number, minimum: "-1.5", max_length: "1.5" }\n` +
+        `${GATEWAY}    port: "8081"\n    max_body_bytes: "0x10"\n    validate_input: "true"\n    audit_log: "no"\n`;
+      assert.deepEqual(errorOf(text).split('\n'), [
+        'm.yaml:4:17: services.get_invoice.timeout_ms: expected an integer between 1 and 600000 (milliseconds) ' +
+          '(the quotes make "5000" a string: remove them)',
+        'm.yaml:5:28: services.get_invoice.rate_limits[0].calls: expected an integer (the quotes make "60" a string: remove them)',
+        'm.yaml:7:35: services.get_invoice.input.n.minimum: expected a number (the quotes make "-1.5" a string: remove them)',
+        // not an integer, nor a decimal YAML would read as one: no hint
+        'm.yaml:7:55: services.get_invoice.input.n.max_length: expected an integer',
+        'm.yaml:12:11: gateways.billing.port: expected an integer (the quotes make "8081" a string: remove them)',
+        'm.yaml:13:21: gateways.billing.max_body_bytes: expected an integer',
+        'm.yaml:14:21: gateways.billing.validate_input: expected a boolean (true or false) ' +
+          '(the quotes make "true" a string: remove them)',
+        'm.yaml:15:16: gateways.billing.audit_log: expected a boolean, "store" or { path }',
+      ]);
+    });
+
     it('point a refusal of a parameter whose name is no identifier at that parameter', () => {
       const text =
         `services:\n${SERVICE}    input:\n      2024: { type: string, min_length: -1 }\n` +
