@@ -19,6 +19,7 @@ import {
   ManifestOpenApi,
   ManifestService,
 } from './manifest-document';
+import { withMisspellingsRead } from './manifest-misspellings';
 import { camelCase, schemaProblems } from './manifest-schema';
 import { ManifestProblem, ManifestYaml } from './manifest-yaml';
 import { Secret } from './secret';
@@ -42,8 +43,7 @@ export function readManifest(file: string, text: string): ManifestDocument {
   const problems = [
     ...yaml.duplicateKeys(),
     ...yaml.changedKeys(),
-    ...schemaProblems(yaml.value),
-    ...crossChecks(yaml.value),
+    ...withMisspellingsRead(yaml.value, (value) => [...schemaProblems(value), ...crossChecks(value)]),
   ];
   if (problems.length > 0) throw yaml.error(problems);
   const root = yaml.value as Json;

@@ -54,7 +54,7 @@ function problemOf(error: ErrorObject): ManifestProblem {
     const near = closest(key, known);
     const hint = near === undefined ? '' : `, did you mean \`${near}\`?`;
     const reason = `unknown key \`${key}\`${hint} (expected one of: ${known.join(', ')})`;
-    return { at: [...at, key], reason, atKey: true };
+    return { at: [...at, key], reason, atKey: true, ...(near === undefined ? {} : { near }) };
   }
   const reason = typeof schema['x-message'] === 'string' ? schema['x-message'] : defaultReason(error, schema);
   const child = schema['x-at'];

@@ -25,6 +25,8 @@ export interface ManifestProblem {
   readonly atKey?: boolean;
   /** The path named in the message when it is not `at` (a repeated key names the map it is in). */
   readonly named?: readonly string[];
+  /** For an unknown key near a known one: that key, which the other checks read it as when its map lacks it. */
+  readonly near?: string;
   /** Where it is written, when `at` cannot tell: a path through a repeated key reaches the last repeat only. */
   readonly position?: { readonly line: number; readonly column: number };
 }

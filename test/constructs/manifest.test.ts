@@ -165,6 +165,41 @@ describe('Manifest', () => {
       );
     });
 
+    it('reads a misspelt key as the one it is near, so that it is the one mistake said for it', () => {
+      const known = 'services, gateways, dashboards, limit_stores, openapi';
+      // not also a manifest without services, and every gateway's service unknown
+      assert.equal(
+        errorOf(GOOD.replace('services:\n', 'servcies:\n')),
+        `support-desk.yaml:1:1: servcies: unknown key \`servcies\`, did you mean \`services\`? (expected one of: ${known})`,
+      );
+      assert.equal(
+        errorOf(GOOD.replace('gateways:\n', 'gateway:\n')),
+        `support-desk.yaml:9:1: gateway: unknown key \`gateway\`, did you mean \`gateways\`? (expected one of: ${known})`,
+      );
+      // what is under it is checked as what it is near, and said where it is written
+      assert.deepEqual(
+        errorOf(GOOD.replace('services:\n', 'servcies:\n').replace('timeout_ms: 5000', 'timeout_ms: 5s')).split('\n'),
+        [
+          `support-desk.yaml:1:1: servcies: unknown key \`servcies\`, did you mean \`services\`? (expected one of: ${known})`,
+          'support-desk.yaml:7:17: servcies.get_customer.timeout_ms: expected an integer between 1 and 600000 (milliseconds)',
+        ],
+      );
+      // at every depth: not also a gateway missing its services
+      assert.match(
+        errorOf(GOOD.replace('    services: [get_customer]', '    servces: [get_customer]')),
+        /^support-desk\.yaml:11:5: gateways\.support\.servces: unknown key `servces`, did you mean `services`\? \(expected one of: [^\n]*\)$/,
+      );
+      // the key it is near is written too, or another misspelling is read as it: the misspelt one is only unknown
+      assert.equal(
+        errorOf(`${GOOD}servcies:\n  other: {}\n`),
+        `support-desk.yaml:17:1: servcies: unknown key \`servcies\`, did you mean \`services\`? (expected one of: ${known})`,
+      );
+      assert.deepEqual(errorOf(`${GOOD.replace('services:\n', 'servcies:\n')}servces:\n  other: {}\n`).split('\n'), [
+        `support-desk.yaml:1:1: servcies: unknown key \`servcies\`, did you mean \`services\`? (expected one of: ${known})`,
+        `support-desk.yaml:17:1: servces: unknown key \`servces\`, did you mean \`services\`? (expected one of: ${known})`,
+      ]);
+    });
+
     it('reports a gateway naming an unknown service', () => {
       const text = GOOD.replace('    services: [get_customer]', '    services: [get_customer, get_ticket]');
       assert.equal(
