@@ -97,19 +97,19 @@ function checkFields(fields: Record<string, unknown>): DashboardRecord | undefin
     const { message: m, code } = error as Record<string, unknown>;
     if (typeof m !== 'string' || typeof code !== 'string') return undefined;
     errorCode = code;
-    if (outcome !== 'ok') message = cut(m, MAX_MESSAGE_CHARS);
+    if (outcome !== 'ok') message = cutParsed(m, MAX_MESSAGE_CHARS);
   }
   if (outcome !== 'ok' && message === null) return undefined;
   const tsMs = Date.parse(ts);
   if (!Number.isFinite(tsMs)) return undefined;
   return {
     tsMs,
-    gateway: cut(gateway, MAX_NAME_CHARS),
-    principal: principal === null ? null : cut(principal, MAX_NAME_CHARS),
+    gateway: cutParsed(gateway, MAX_NAME_CHARS),
+    principal: principal === null ? null : cutParsed(principal, MAX_NAME_CHARS),
     auth: kindOf(principal, auth),
-    clientName: name === null ? null : cut(name, MAX_NAME_CHARS),
-    clientVersion: version === null ? null : cut(version, MAX_NAME_CHARS),
-    tool: toolOf(tool, errorCode),
+    clientName: name === null ? null : cutParsed(name, MAX_NAME_CHARS),
+    clientVersion: version === null ? null : cutParsed(version, MAX_NAME_CHARS),
+    tool: errorCode === UNKNOWN_TOOL_CODE ? UNKNOWN_TOOL : cutParsed(tool, MAX_NAME_CHARS),
     outcome,
     message,
   };
@@ -132,6 +132,23 @@ export function agentKey(auth: PrincipalKind | null, principal: string | null): 
   return principal === null ? null : `${auth ?? 'token'}:${principal}`;
 }
 
+/**
+ * `text` cut to at most `max` code units, ending in `…` when cut, never between the halves of a surrogate pair: a
+ * lone half would not survive `detached` (a UTF-8 copy), so the kept name would differ from the one looked up.
+ */
 function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  if (text.length <= max) return text;
+  const high = text.charCodeAt(max - 2);
+  return `${text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 2 : max - 1)}…`;
+}
+
+/** A UTF-16 half without its other half (`JSON.parse` reads `"\ud83d"` as one). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A string of a line read by `JSON.parse`, cut, with each lone surrogate made U+FFFD (as a UTF-8 file would hold
+ * it): every string the dashboard keeps is well-formed, so its copies equal it and the page can put it in a URL.
+ */
+function cutParsed(text: string, max: number): string {
+  return cut(text.replace(LONE_SURROGATE, '\ufffd'), max);
 }

@@ -77,6 +77,27 @@ describe('parseAuditLine', () => {
     assert.equal(record?.tool.length, MAX_NAME_CHARS);
   });
 
+  it('cuts a name or message before a surrogate pair rather than between its halves', () => {
+    // 126 + 2 code units: the emoji straddles the cut of a name, and of a message at its own limit
+    const principal = `${'a'.repeat(MAX_NAME_CHARS - 2)}😀tail`;
+    const message = `${'m'.repeat(MAX_MESSAGE_CHARS - 2)}😀tail`;
+    const record = parseAuditLine(JSON.stringify(refusal(message, { principal, auth: 'oauth' })));
+    assert.equal(record?.principal, `${'a'.repeat(MAX_NAME_CHARS - 2)}…`);
+    assert.equal(record?.message, `${'m'.repeat(MAX_MESSAGE_CHARS - 2)}…`);
+  });
+
+  it('reads a lone surrogate written as an escape as U+FFFD, as a UTF-8 file would hold it', () => {
+    const record = parseAuditLine(
+      JSON.stringify(
+        refusal('bad \udc00 message', { principal: 'sub-\ud83d', client: { name: '\ud800x', version: null } }),
+      ),
+    );
+    assert.equal(record?.principal, 'sub-\ufffd');
+    assert.equal(record?.message, 'bad \ufffd message');
+    assert.equal(record?.clientName, '\ufffdx');
+    assert.equal(parseAuditLine(JSON.stringify(refusal('m', { principal: 'ok 😀' })))?.principal, 'ok 😀');
+  });
+
   it('keeps names such as __proto__, constructor and toString as plain text', () => {
     for (const name of ['__proto__', 'constructor', 'toString']) {
       const record = parseAuditLine(JSON.stringify(refusal(name, { tool: name, principal: name, gateway: name })));

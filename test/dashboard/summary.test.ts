@@ -342,6 +342,25 @@ describe('AuditStore bounds', () => {
     assert.equal(prober?.tools[0].top_messages[0].message, 'Unknown tool: `t0`');
   });
 
+  it('counts every call of an OAuth subject cut inside a surrogate pair in one series', () => {
+    // A subject of 126 + 2 code units is cut at 128: were the lone half kept, the series key the store holds (a UTF-8
+    // copy) would never equal the record's, and each call would make a series of its own past maxSeries.
+    const principal = `${'a'.repeat(126)}😀tail`;
+    const store = new AuditStore({ now: () => NOW, maxSeries: 5 });
+    store.addAll(
+      Array.from({ length: 12 }, () =>
+        parseAuditLine(JSON.stringify(refusal('m', { tsMs: NOW, principal, auth: 'oauth' })))!,
+      ),
+    );
+    const summary = summarize(store, '1h', { minRefusals: 10, minRate: 0.5 });
+    assert.equal(summary.agents.length, 1);
+    assert.deepEqual(
+      summary.agents[0].tools.map((t) => [t.calls, t.flagged]),
+      [[12, true]],
+    );
+    assert.equal(store.refusals.recent(`oauth:${summary.agents[0].principal}`, 0, 50).length, 12);
+  });
+
   it('counts messages past the per-cell cap as other messages', () => {
     const store = new AuditStore({ now: () => NOW, maxMessagesPerCell: 2 });
     store.addAll(['a', 'b', 'c', 'c', 'a'].map((m) => rec(NOW, 0, m)));
