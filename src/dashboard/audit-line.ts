@@ -1,8 +1,9 @@
-import type { AuditOutcome, PrincipalKind } from './gateway-shared';
+import { MAX_PRINCIPAL_CHARS, type AuditOutcome, type PrincipalKind } from './gateway-shared';
 import { NEEDS_JSON_PARSE, scanGatewayLine } from './gateway-line-scanner';
 
-/** Longest gateway, principal, client or tool name kept; longer ones are cut (the file is not trusted). */
+/** Longest gateway, client or tool name kept; longer ones are cut (the file is not trusted). */
 export const MAX_NAME_CHARS = 128;
+// A principal is kept whole up to the gateway's own bound, so two agents are never counted as one.
 /** Longest error message kept; longer ones are cut with an ellipsis, so memory stays bounded per message. */
 export const MAX_MESSAGE_CHARS = 300;
 /**
@@ -54,7 +55,7 @@ export function parseAuditText(text: string, start: number, stop: number, plain:
       return {
         tsMs: scanned.ts,
         gateway: cut(scanned.gateway, MAX_NAME_CHARS),
-        principal: scanned.principal === null ? null : cut(scanned.principal, MAX_NAME_CHARS),
+        principal: scanned.principal === null ? null : cut(scanned.principal, MAX_PRINCIPAL_CHARS),
         auth: kindOf(scanned.principal, scanned.auth),
         clientName: scanned.clientName === null ? null : cut(scanned.clientName, MAX_NAME_CHARS),
         clientVersion: scanned.clientVersion === null ? null : cut(scanned.clientVersion, MAX_NAME_CHARS),
@@ -105,7 +106,7 @@ function checkFields(fields: Record<string, unknown>): DashboardRecord | undefin
   return {
     tsMs,
     gateway: cutParsed(gateway, MAX_NAME_CHARS),
-    principal: principal === null ? null : cutParsed(principal, MAX_NAME_CHARS),
+    principal: principal === null ? null : cutParsed(principal, MAX_PRINCIPAL_CHARS),
     auth: kindOf(principal, auth),
     clientName: name === null ? null : cutParsed(name, MAX_NAME_CHARS),
     clientVersion: version === null ? null : cutParsed(version, MAX_NAME_CHARS),

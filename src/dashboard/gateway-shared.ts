@@ -6,6 +6,6 @@
 export { ConfigError } from '../config/config-error';
 export { jsonLogger, silentLogger, type Logger } from '../gateway/log/logger';
 export type { AuditOutcome, AuditRecord } from '../gateway/audit/audit-log';
-export { tokenHashes, matchTokenHash, type PrincipalKind } from '../gateway/auth/bearer-tokens';
+export { tokenHashes, matchTokenHash, MAX_PRINCIPAL_CHARS, type PrincipalKind } from '../gateway/auth/bearer-tokens';
 export { bracketHost } from '../gateway/auth/url-host';
 export { createOriginGuard, type OriginGuard } from '../gateway/auth/origin-guard';

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import { MAX_MESSAGE_CHARS, MAX_NAME_CHARS, parseAuditJson, parseAuditLine } from '../../src/dashboard';
+import { MAX_PRINCIPAL_CHARS } from '../../src/dashboard/gateway-shared';
 import { auditRecord, refusal } from './audit-fixtures';
 
 const TS = Date.parse('2026-05-04T10:20:30.000Z');
@@ -77,12 +78,20 @@ describe('parseAuditLine', () => {
     assert.equal(record?.tool.length, MAX_NAME_CHARS);
   });
 
+  it('keeps a principal as long as the gateway accepts, so two long OAuth subjects stay two agents', () => {
+    const subject = (last: string) => `${'s'.repeat(MAX_PRINCIPAL_CHARS - 1)}${last}`;
+    const read = (last: string) => parseAuditLine(JSON.stringify(refusal('m', { principal: subject(last) })));
+    assert.equal(read('a')?.principal, subject('a'));
+    assert.notEqual(read('a')?.principal, read('b')?.principal);
+    assert.equal(read('ab')?.principal, `${'s'.repeat(MAX_PRINCIPAL_CHARS - 1)}…`);
+  });
+
   it('cuts a name or message before a surrogate pair rather than between its halves', () => {
-    // 126 + 2 code units: the emoji straddles the cut of a name, and of a message at its own limit
-    const principal = `${'a'.repeat(MAX_NAME_CHARS - 2)}😀tail`;
+    // the emoji straddles the cut of a name, and of a message at its own limit
+    const client = `${'a'.repeat(MAX_NAME_CHARS - 2)}😀tail`;
     const message = `${'m'.repeat(MAX_MESSAGE_CHARS - 2)}😀tail`;
-    const record = parseAuditLine(JSON.stringify(refusal(message, { principal, auth: 'oauth' })));
-    assert.equal(record?.principal, `${'a'.repeat(MAX_NAME_CHARS - 2)}…`);
+    const record = parseAuditLine(JSON.stringify(refusal(message, { client: { name: client, version: null } })));
+    assert.equal(record?.clientName, `${'a'.repeat(MAX_NAME_CHARS - 2)}…`);
     assert.equal(record?.message, `${'m'.repeat(MAX_MESSAGE_CHARS - 2)}…`);
   });
 

@@ -10,6 +10,7 @@ import {
   type FlagRule,
   type WindowName,
 } from '../../src/dashboard';
+import { MAX_PRINCIPAL_CHARS } from '../../src/dashboard/gateway-shared';
 import { refusal, auditRecord } from './audit-fixtures';
 
 const NOW = Date.parse('2026-05-04T12:00:30.000Z');
@@ -343,9 +344,9 @@ describe('AuditStore bounds', () => {
   });
 
   it('counts every call of an OAuth subject cut inside a surrogate pair in one series', () => {
-    // A subject of 126 + 2 code units is cut at 128: were the lone half kept, the series key the store holds (a UTF-8
+    // A subject cut between the halves of a pair: were the lone half kept, the series key the store holds (a UTF-8
     // copy) would never equal the record's, and each call would make a series of its own past maxSeries.
-    const principal = `${'a'.repeat(126)}😀tail`;
+    const principal = `${'a'.repeat(MAX_PRINCIPAL_CHARS - 2)}😀tail`;
     const store = new AuditStore({ now: () => NOW, maxSeries: 5 });
     store.addAll(
       Array.from({ length: 12 }, () =>
