@@ -72,15 +72,21 @@ export function closest(key: string, names: readonly string[]): string | undefin
   return best;
 }
 
-/** Levenshtein distance: insertions, deletions and substitutions of one character each. */
+/**
+ * Optimal string alignment distance: insertions, deletions, substitutions and swaps of two adjacent characters, one
+ * edit each (a swap is the commonest typing slip: `auht` is one edit from `auth`).
+ */
 function editDistance(a: string, b: string): number {
+  let beforePrevious: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
     for (let j = 1; j <= b.length; j++) {
       row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j], beforePrevious[j - 2] + 1);
     }
-    previous = row;
+    [beforePrevious, previous] = [previous, row];
   }
   return previous[b.length];
 }

@@ -5,6 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { AuditDashboard, Gateway, GatewayProps, LimitStore, OpenApiServices, Service } from '../../constructs';
+import { closest } from '../../constructs/known-props';
 import { TerraformVariable } from 'cdktf';
 import { Construct } from 'constructs';
 import { newStack, thrown, warningsOf } from './synth';
@@ -23,6 +24,14 @@ function gatewayWith(stack: ReturnType<typeof newStack>, props: Partial<GatewayP
 }
 
 describe('props a construct does not read', () => {
+  it('suggests the known name past a swap of two adjacent letters, as past one letter changed', () => {
+    assert.equal(closest('auht', ['auth', 'services']), 'auth');
+    assert.equal(closest('sevrices', ['auth', 'services']), 'services');
+    assert.equal(closest('aut', ['auth', 'services']), 'auth');
+    // two swaps in a short name are too far to guess
+    assert.equal(closest('uaht', ['auth', 'services']), undefined);
+  });
+
   it('refuses a misspelt Gateway prop, naming the one meant and every prop', () => {
     const stack = newStack();
     const lookup = new Service(stack, 'lookup', { endpoint });
