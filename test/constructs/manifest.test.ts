@@ -200,6 +200,28 @@ describe('Manifest', () => {
       ]);
     });
 
+    it('reads a misspelt key under a misspelt key as the one it is near too', () => {
+      const known = 'services, gateways, dashboards, limit_stores, openapi';
+      const serviceKeys =
+        'description, endpoint, input, input_schema, output, output_schema, response, timeout_ms, container, ' +
+        'forward_identity, idempotent, required_scopes, rate_limits';
+      // not also a service missing its endpoint
+      assert.deepEqual(
+        errorOf(GOOD.replace('services:\n', 'servcies:\n').replace('    endpoint:', '    endpont:')).split('\n'),
+        [
+          `support-desk.yaml:1:1: servcies: unknown key \`servcies\`, did you mean \`services\`? (expected one of: ${known})`,
+          `support-desk.yaml:4:5: servcies.get_customer.endpont: unknown key \`endpont\`, did you mean \`endpoint\`? (expected one of: ${serviceKeys})`,
+        ],
+      );
+      // in a list under it: not also a limit missing its calls, and what is under it said where it is written
+      const limits = '    timeout_ms: 5000\n    rate_limit:\n      - cals: 10\n        per: minut\n';
+      assert.deepEqual(errorOf(GOOD.replace('    timeout_ms: 5000\n', limits)).split('\n'), [
+        `support-desk.yaml:8:5: services.get_customer.rate_limit: unknown key \`rate_limit\`, did you mean \`rate_limits\`? (expected one of: ${serviceKeys})`,
+        'support-desk.yaml:9:9: services.get_customer.rate_limit[0].cals: unknown key `cals`, did you mean `calls`? (expected one of: calls, per)',
+        'support-desk.yaml:10:14: services.get_customer.rate_limit[0].per: expected one of second, minute, hour, day',
+      ]);
+    });
+
     it('reports a gateway naming an unknown service', () => {
       const text = GOOD.replace('    services: [get_customer]', '    services: [get_customer, get_ticket]');
       assert.equal(
