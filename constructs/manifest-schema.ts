@@ -89,14 +89,19 @@ function quoteHint(error: ErrorObject): string {
 
 /**
  * For text where a number or boolean goes (`port: "8081"`), that the quotes made it text, when without them YAML
- * reads the kind expected: a decimal (an integer where one is expected), `true` or `false`. The value is repeated:
+ * reads the kind expected: a decimal within the key's range (an integer where one is expected), `true` or `false`. The value is repeated:
  * it is a number or a boolean, never a secret.
  */
 function unquoteHint(error: ErrorObject): string {
   if (error.keyword !== 'type' || typeof error.data !== 'string') return '';
   const types = ([] as string[]).concat((error.params as { type: string | string[] }).type);
   const text = error.data;
-  const decimal = DECIMAL.test(text);
+  const { minimum, maximum } = (error.parentSchema ?? {}) as { minimum?: number; maximum?: number };
+  // unquoted, a number outside the key's range is refused too: the quotes are not what is wrong
+  const decimal =
+    DECIMAL.test(text) &&
+    (minimum === undefined || Number(text) >= minimum) &&
+    (maximum === undefined || Number(text) <= maximum);
   const read =
     (types.includes('number') && decimal) ||
     (types.includes('integer') && decimal && Number.isInteger(Number(text))) ||

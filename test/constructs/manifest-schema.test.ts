@@ -330,6 +330,18 @@ describe('manifest.schema.json', () => {
       ]);
     });
 
+    it('say nothing of the quotes around a number the key would refuse without them', () => {
+      const text =
+        `services:\n${SERVICE}    timeout_ms: "0"\n    rate_limits: [{ calls: "12345678901234567890", per: minute }]\n` +
+        `${GATEWAY}    port: "99999"\n    max_body_bytes: "-0"\n`;
+      assert.deepEqual(errorOf(text).split('\n'), [
+        'm.yaml:4:17: services.get_invoice.timeout_ms: expected an integer between 1 and 600000 (milliseconds)',
+        'm.yaml:5:28: services.get_invoice.rate_limits[0].calls: expected an integer',
+        'm.yaml:10:11: gateways.billing.port: expected an integer',
+        'm.yaml:11:21: gateways.billing.max_body_bytes: expected an integer',
+      ]);
+    });
+
     it('point a refusal of a parameter whose name is no identifier at that parameter', () => {
       const text =
         `services:\n${SERVICE}    input:\n      2024: { type: string, min_length: -1 }\n` +
