@@ -66,6 +66,8 @@ export function closest(key: string, names: readonly string[]): string | undefin
   let best: string | undefined;
   let bestDistance = Math.max(1, Math.floor(key.length / 3)) + 1;
   for (const name of names) {
+    // the lengths' difference is a least distance: past it, a long key (a hostile 1 MB one) costs no alignment
+    if (Math.abs(wanted.length - name.length) >= bestDistance) continue;
     const distance = editDistance(wanted, name.toLowerCase());
     if (distance < bestDistance) [best, bestDistance] = [name, distance];
   }
