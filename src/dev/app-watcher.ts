@@ -9,7 +9,7 @@ const DEBOUNCE_MS = 400;
 
 /**
  * Calls `onChange` once a burst of edits in the app folder `dir` has settled, one call at a time: edits made while
- * a call runs lead to one more call after it. Returns what stops watching.
+ * a call runs lead to one more call after it. Returns what stops watching: no call starts after it.
  *
  * Each folder is watched by itself, not the tree at once: a recursive watch on Linux follows each file, and loses a
  * file that an editor or `git checkout` replaces (a new file renamed over it), so later saves went unseen. A folder's
@@ -19,7 +19,10 @@ export function watchApp(dir: string, onChange: () => Promise<void>): () => void
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
+  // once stopped, no call starts: not even the one asked for by edits during a call still running
+  let stopped = false;
   const run = (): void => {
+    if (stopped) return;
     if (running !== undefined) {
       again = true;
       return;
@@ -68,6 +71,7 @@ export function watchApp(dir: string, onChange: () => Promise<void>): () => void
   };
   watchTree(dir);
   return () => {
+    stopped = true;
     clearTimeout(timer);
     for (const watcher of watchers.values()) watcher.close();
     watchers.clear();

@@ -52,6 +52,25 @@ describe('dev/app-watcher', function () {
     }
   });
 
+  it('makes no call once stopped, not even the one edits during a running call asked for', async () => {
+    let calls = 0;
+    let finish: (() => void) | undefined;
+    stop = watchApp(dir, () => {
+      calls++;
+      return new Promise<void>((resolve) => (finish = resolve));
+    });
+    const main = path.join(dir, 'main.ts');
+    fs.writeFileSync(main, 'b');
+    await eventually(() => calls === 1, { what: 'the first call' });
+    // an edit while it runs: one more call is due after it
+    fs.writeFileSync(main, 'c');
+    await sleep(1_000);
+    stop();
+    finish!();
+    await sleep(100);
+    assert.equal(calls, 1);
+  });
+
   it('ignores what dev and the tools write: .dev, cdktf.out, node_modules', async () => {
     let calls = 0;
     for (const folder of ['.dev', 'cdktf.out', 'node_modules']) fs.mkdirSync(path.join(dir, folder));
