@@ -89,8 +89,8 @@ function quoteHint(error: ErrorObject): string {
 
 /**
  * For text where a number or boolean goes (`port: "8081"`), that the quotes made it text, when without them YAML
- * reads the kind expected: a decimal within the key's range (an integer where one is expected), `true` or `false`. The value is repeated:
- * it is a number or a boolean, never a secret.
+ * reads the kind expected: a decimal within the key's range (an integer where one is expected), `true` or `false`.
+ * The value is repeated: it is a number or a boolean, never a secret.
  */
 function unquoteHint(error: ErrorObject): string {
   if (error.keyword !== 'type' || typeof error.data !== 'string') return '';
