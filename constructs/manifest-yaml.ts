@@ -47,7 +47,9 @@ export class ManifestYaml {
     private readonly file: string,
     text: string,
   ) {
-    this.written = new Set(text.match(/[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+/g));
+    // a word starts at the first letter of its run (not after a letter and digits): each run is tried once, so a
+    // long lowercase text costs its length, not its square
+    this.written = new Set(text.match(/(?<![a-z][0-9]*)[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+/g));
     // duplicate keys are found below, where the map they are in can be named
     this.doc = parseDocument(text, { lineCounter: this.lines, uniqueKeys: false, prettyErrors: true });
     if (this.doc.errors.length > 0) {

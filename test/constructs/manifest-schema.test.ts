@@ -166,6 +166,15 @@ describe('manifest.schema.json', () => {
     const SERVICE = '  get_invoice:\n    endpoint: { url: "http://billing:8080/i", method: GET }\n';
     const GATEWAY = 'gateways:\n  billing:\n    services: [get_invoice]\n    auth: none\n';
 
+    it('read a manifest holding a long lowercase text, and still keep a camelCase word as written', () => {
+      // each camelCase word is gathered from the text: a search tried from every letter of a long run never ended
+      const comment = `# ${'k'.repeat(262_144)}\n`;
+      assert.match(
+        errorOf(`${comment}services:\n${SERVICE}    timeoutMs: 5\n${GATEWAY}`),
+        /^m\.yaml:5:5: services\.get_invoice\.timeoutMs: unknown key `timeoutMs`, did you mean `timeout_ms`\?/,
+      );
+    });
+
     it('name the object a duplicate key is in, at the repeat, and where the first one is', () => {
       assert.equal(
         errorOf(`services:\n${SERVICE}${SERVICE}${GATEWAY}`),
