@@ -1,9 +1,12 @@
 import { MAX_PRINCIPAL_CHARS, type AuditOutcome, type PrincipalKind } from './gateway-shared';
 import { NEEDS_JSON_PARSE, scanGatewayLine } from './gateway-line-scanner';
+import { toWellFormed } from '../validation/well-formed';
 
-/** Longest gateway, client or tool name kept; longer ones are cut (the file is not trusted). */
+/**
+ * Longest gateway, client or tool name kept; longer ones are cut (the file is not trusted). A principal is kept up
+ * to the gateway's own bound (`MAX_PRINCIPAL_CHARS`), so two agents are never counted as one.
+ */
 export const MAX_NAME_CHARS = 128;
-// A principal is kept whole up to the gateway's own bound, so two agents are never counted as one.
 /** Longest error message kept; longer ones are cut with an ellipsis, so memory stays bounded per message. */
 export const MAX_MESSAGE_CHARS = 300;
 /**
@@ -110,7 +113,7 @@ function checkFields(fields: Record<string, unknown>): DashboardRecord | undefin
     auth: kindOf(principal, auth),
     clientName: name === null ? null : cutParsed(name, MAX_NAME_CHARS),
     clientVersion: version === null ? null : cutParsed(version, MAX_NAME_CHARS),
-    tool: errorCode === UNKNOWN_TOOL_CODE ? UNKNOWN_TOOL : cutParsed(tool, MAX_NAME_CHARS),
+    tool: toolOf(toWellFormed(tool), errorCode),
     outcome,
     message,
   };
@@ -143,13 +146,10 @@ function cut(text: string, max: number): string {
   return `${text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 2 : max - 1)}…`;
 }
 
-/** A UTF-16 half without its other half (`JSON.parse` reads `"\ud83d"` as one). */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
 /**
  * A string of a line read by `JSON.parse`, cut, with each lone surrogate made U+FFFD (as a UTF-8 file would hold
  * it): every string the dashboard keeps is well-formed, so its copies equal it and the page can put it in a URL.
  */
 function cutParsed(text: string, max: number): string {
-  return cut(text.replace(LONE_SURROGATE, '\ufffd'), max);
+  return cut(toWellFormed(text), max);
 }

@@ -1,5 +1,6 @@
 import { DEFAULT_SERVICE_TIMEOUT_MS, fixedQueryNames, type ToolConfig } from '../../config';
 import { joinMessages, nonFiniteNumbers } from '../../validation';
+import { toWellFormed } from '../../validation/well-formed';
 import { backendHeaderList } from './backend-headers';
 import { readCaBundle } from './backend-tls';
 import {
@@ -246,11 +247,6 @@ function encodeComponent(text: string): string {
   } catch {
     return encodeURIComponent(toWellFormed(text));
   }
-}
-
-/** `String.prototype.toWellFormed` (Node >= 20; not yet in the ES2022 lib this package compiles against). */
-function toWellFormed(text: string): string {
-  return (text as string & { toWellFormed(): string }).toWellFormed();
 }
 
 function scalarText(value: unknown): string {
