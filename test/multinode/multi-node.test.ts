@@ -436,11 +436,18 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
     try {
       await new Promise((r) => setTimeout(r, 2_000));
       const lost = Date.now();
+      // a process can end between reading its PID and the kill (ESRCH): kill again until the cgroup is empty
       const killed = await command(
         'bash',
         [
           '-c',
-          `for f in $(find /sys/fs/cgroup/pids/mn/node3 -name cgroup.procs); do cat $f; done | xargs -r kill -KILL`,
+          `for round in $(seq 50); do
+             pids=$(find /sys/fs/cgroup/pids/mn/node3 -name cgroup.procs -exec cat {} +)
+             [ -z "$pids" ] && exit 0
+             kill -KILL $pids 2>/dev/null
+             sleep 0.1
+           done
+           echo "node3 keeps processes after 50 rounds of kill: $pids" >&2; exit 1`,
         ],
         { timeoutMs: 30_000 },
       );
@@ -488,16 +495,24 @@ describe('a replicated gateway on a three-node Swarm behind HAProxy (real cluste
 
   it('destroys everything it made: nothing of the stack is left on the nodes left', async () => {
     await cdktf('destroy');
+    const destroyed = Date.now();
+    // each node's agent removes its own task containers after the service is gone from the manager: soon, not at once
     for (const n of [1, 2]) {
       for (const [kind, field] of [
         ['ps -a', '{{.Names}}'],
         ['volume ls', '{{.Name}}'],
         ['network ls', '{{.Name}}'],
       ]) {
-        const left = await node(n, [...kind.split(' '), '--filter', `name=${stack}`, '--format', field]);
-        assert.equal(left.stdout.trim(), '', `node${n} keeps from ${kind}: ${left.stdout}`);
+        await eventually(
+          async () => {
+            const left = await node(n, [...kind.split(' '), '--filter', `name=${stack}`, '--format', field]);
+            assert.equal(left.stdout.trim(), '', `node${n} keeps from ${kind}: ${left.stdout}`);
+          },
+          { timeoutMs: 30_000, intervalMs: 500 },
+        );
       }
     }
+    record('destroy → nothing left on the nodes', `${((Date.now() - destroyed) / 1000).toFixed(1)} s`);
     const objects = await Promise.all(
       ['service', 'config', 'secret'].map(
         async (kind) => (await node(1, [kind, 'ls', '--format', '{{.Name}}'])).stdout,
