@@ -12,7 +12,7 @@ import {
   visit,
   YAMLMap,
 } from 'yaml';
-import { explainYamlErrors } from '../src/config';
+import { readYamlDocument } from '../src/config';
 import { ManifestError, ManifestLocation } from './manifest-document';
 
 /** A mistake found in a manifest: where (a path of keys and indices from the root) and why. */
@@ -51,10 +51,13 @@ export class ManifestYaml {
     // long lowercase text costs its length, not its square
     this.written = new Set(text.match(/(?<![a-z][0-9]*)[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+/g));
     // duplicate keys are found below, where the map they are in can be named
-    this.doc = parseDocument(text, { lineCounter: this.lines, uniqueKeys: false, prettyErrors: true });
-    if (this.doc.errors.length > 0) {
-      // the first syntax error only: the ones after it are usually its echoes
-      const problem = explainYamlErrors(this.doc.errors, text, this.lines);
+    // the first syntax error only: the ones after it are usually its echoes
+    const { doc, problem } = readYamlDocument(
+      () => parseDocument(text, { lineCounter: this.lines, uniqueKeys: false, prettyErrors: true }),
+      text,
+      this.lines,
+    );
+    if (problem !== undefined) {
       throw new ManifestError(
         `${file}:${problem.line}:${problem.column}: ${problem.message}`,
         file,
@@ -62,6 +65,7 @@ export class ManifestYaml {
         problem.column,
       );
     }
+    this.doc = doc;
     try {
       this.value = this.doc.toJS({ maxAliasCount: 100 });
     } catch (err) {
@@ -144,7 +148,7 @@ export class ManifestYaml {
     for (const segment of at) {
       if (isMap(node)) {
         // the last of repeated keys, as in the plain data
-        const pair = node.items.filter((p) => keyOf(p) === segment).pop();
+        const pair = lastPair(node, segment);
         if (pair === undefined) break;
         key = pair.key as Node;
         node = pair.value;
@@ -167,7 +171,7 @@ export class ManifestYaml {
       if (isAlias(node)) node = node.resolve(this.doc);
       const index = isSeq(node) || (node === undefined && /^\d+$/.test(segment));
       path = index ? `${path}[${segment}]` : path === '' ? segment : `${path}.${segment}`;
-      if (isMap(node)) node = node.items.filter((p) => keyOf(p) === segment).pop()?.value;
+      if (isMap(node)) node = lastPair(node, segment)?.value;
       else if (isSeq(node)) node = node.items[Number(segment)];
       else node = undefined;
     }
@@ -221,7 +225,8 @@ export class ManifestYaml {
       return { line, column, text: `${this.file}:${line}:${column}: ${path === '' ? '' : `${path}: `}${p.reason}` };
     });
     located.sort((a, b) => a.line - b.line || a.column - b.column);
-    const unique = located.filter((p, i) => located.findIndex((q) => q.text === p.text) === i);
+    const seen = new Set<string>();
+    const unique = located.filter((p) => !seen.has(p.text) && seen.add(p.text));
     return new ManifestError(unique.map((p) => p.text).join('\n'), this.file, unique[0].line, unique[0].column);
   }
 }
@@ -230,6 +235,18 @@ export class ManifestYaml {
 const MERGE_KEY =
   'merge keys (`<<: *anchor`) are not read: write the keys out, or make the whole value an alias ' +
   '(`input: *shared_input`), its anchor under a top-level `x-` key';
+
+/** Each map's pairs by key, the last of repeated keys winning: a lookup per problem must not walk the whole map. */
+const pairsByKey = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+function lastPair(map: YAMLMap, key: string): Pair | undefined {
+  let pairs = pairsByKey.get(map);
+  if (pairs === undefined) {
+    pairs = new Map(map.items.map((pair) => [keyOf(pair), pair]));
+    pairsByKey.set(map, pairs);
+  }
+  return pairs.get(key);
+}
 
 function keyOf(pair: Pair): string {
   return isScalar(pair.key) ? String(pair.key.value) : String(pair.key);

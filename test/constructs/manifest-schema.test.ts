@@ -175,6 +175,18 @@ describe('manifest.schema.json', () => {
       );
     });
 
+    it('say each of 16,000 problems once, in file order (placing a problem does not walk every key of its map)', () => {
+      let services = '';
+      for (let i = 0; i < 16_000; i++)
+        services += `  s${i}:\n    endpoint: { url: "http://b:8080/i", method: GET }\n    timeout_ms: -1\n`;
+      const lines = errorOf(`services:\n${services}gateways:\n  g:\n    services: [s0]\n    auth: none\n`).split('\n');
+      assert.equal(lines.length, 16_000);
+      const reason = 'expected an integer between 1 and 600000 (milliseconds)';
+      assert.equal(lines[0], `m.yaml:4:17: services.s0.timeout_ms: ${reason}`);
+      assert.equal(lines[15_999], `m.yaml:${3 * 16_000 + 1}:17: services.s15999.timeout_ms: ${reason}`);
+      assert.equal(new Set(lines).size, 16_000);
+    });
+
     it('name the object a duplicate key is in, at the repeat, and where the first one is', () => {
       assert.equal(
         errorOf(`services:\n${SERVICE}${SERVICE}${GATEWAY}`),
