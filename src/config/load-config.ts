@@ -4,7 +4,7 @@ import type { GatewayConfig } from './gateway-config';
 import { ConfigError } from './config-error';
 import { configDigest } from './config-handoff';
 import { parseGatewayConfig } from './parse-config';
-import { explainYamlErrors } from './yaml-errors';
+import { readYamlDocument } from './yaml-errors';
 
 /**
  * Reads a gateway config file, JSON or YAML (told apart by content), and validates it.
@@ -79,9 +79,12 @@ function parseText(text: string, file: string): unknown {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { LineCounter, parseDocument } = require('yaml') as typeof Yaml;
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { prettyErrors: false, lineCounter });
-  if (doc.errors.length > 0) {
-    const problem = explainYamlErrors(doc.errors, text, lineCounter);
+  const { doc, problem } = readYamlDocument(
+    () => parseDocument(text, { prettyErrors: false, lineCounter }),
+    text,
+    lineCounter,
+  );
+  if (problem !== undefined) {
     throw new ConfigError(
       `invalid YAML in ${file} at line ${problem.line}, column ${problem.column}: ${problem.message}`,
     );

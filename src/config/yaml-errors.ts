@@ -12,6 +12,48 @@ export interface YamlProblem {
 }
 
 /**
+ * YAML nested so deep that the library's reader, which recurses once a level, ran out of stack: no config is, a
+ * bracket never closed or an indentation that keeps growing is.
+ */
+const TOO_DEEP =
+  'the YAML nests hundreds of levels deep here, deeper than it can be read: look for a `[` or `{` that is never ' +
+  'closed, or indentation that keeps growing';
+
+/** A stack overflow, as the library reports it in `errors` or throws it. */
+function isStackOverflow(err: unknown): boolean {
+  return err instanceof Error && /Maximum call stack size exceeded/.test(err.message);
+}
+
+/**
+ * Runs `parse` (the library's `parseDocument` on `text`, counting lines into `lines`) and gives the document, or
+ * its first syntax error explained. A reader that overflows its stack is a problem at the line it had reached.
+ */
+export function readYamlDocument<D extends { readonly errors: readonly YAMLError[] }>(
+  parse: () => D,
+  text: string,
+  lines: LineCounter,
+): { readonly doc: D; readonly problem?: undefined } | { readonly doc?: undefined; readonly problem: YamlProblem } {
+  let doc: D;
+  try {
+    doc = parse();
+  } catch (err) {
+    if (!isStackOverflow(err)) throw err;
+    // thrown, it has no position: the most indented line is where block nesting is deepest
+    return { problem: { ...mostIndented(text), message: TOO_DEEP } };
+  }
+  return doc.errors.length === 0 ? { doc } : { problem: explainYamlErrors(doc.errors, text, lines) };
+}
+
+function mostIndented(text: string): { line: number; column: number } {
+  let at = { line: 1, column: 1 };
+  text.split(/\r?\n/).forEach((line, i) => {
+    const column = indentOf(line) + 1;
+    if (column > at.column) at = { line: i + 1, column };
+  });
+  return at;
+}
+
+/**
  * Explains the first of a document's YAML syntax errors in a user's words (the `yaml` library reports an
  * indentation mistake at column 1, or at the value before it, in parser terms). One home for the manifest reader
  * and the gateway config loader.
@@ -55,6 +97,7 @@ export function explainYamlErrors(errors: readonly YAMLError[], text: string, li
         `top of the file start in the first column; remove the spaces before \`${keyOf(firstText)}\``,
     };
   }
+  if (isStackOverflow(error)) return { line: start.line, column: start.col, message: TOO_DEEP };
   // BAD_INDENT also stands for a flow collection closed on a line not indented deeper than its key
   const code = error.code === 'BAD_INDENT' && !error.message.startsWith('All mapping items') ? 'OTHER' : error.code;
   switch (code) {

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
-import { explainYamlErrors } from '../config/yaml-errors';
+import { readYamlDocument } from '../config/yaml-errors';
 import { isJsonObject } from '../validation';
 import { childPointer, isLocalRef } from './json-pointer';
 import { MAX_EXPANDED_NODES, refExpansionProblem } from './ref-expansion';
@@ -32,10 +32,13 @@ export function loadOpenApiDocument(file: string): OpenApiDocument {
   }
   const lines = new LineCounter();
   // YAML 1.2 reads JSON too
-  const doc = parseDocument(text, { prettyErrors: false, lineCounter: lines });
-  if (doc.errors.length > 0) {
+  const { doc, problem } = readYamlDocument(
+    () => parseDocument(text, { prettyErrors: false, lineCounter: lines }),
+    text,
+    lines,
+  );
+  if (problem !== undefined) {
     // said as FILE:LINE:COLUMN, as editors take it, in the words the manifest and the gateway config use
-    const problem = explainYamlErrors(doc.errors, text, lines);
     throw new Error(`${file}:${problem.line}:${problem.column}: neither JSON nor YAML: ${problem.message}`);
   }
   let parsed: unknown;

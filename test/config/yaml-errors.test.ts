@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Manifest } from '../../constructs';
+import { Manifest, ManifestError } from '../../constructs';
 import { loadGatewayConfig } from '../../src/config';
+import { loadOpenApiDocument } from '../../src/openapi';
 import { newStack, thrown } from '../constructs/synth';
 
 const UNDER_INDENTED = `services:
@@ -278,3 +279,57 @@ describe('YAML syntax errors', () => {
     });
   });
 });
+
+describe('YAML nested hundreds of levels deep (the reader recurses once a level)', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'yaml-deep-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const TOO_DEEP =
+    'the YAML nests hundreds of levels deep here, deeper than it can be read: look for a `[` or `{` that is never ' +
+    'closed, or indentation that keeps growing';
+  const LEVELS = 5_000;
+  /** Brackets on one line, and maps each indented one space deeper than the last (the most indented line last). */
+  const flow = `x-deep: ${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}\n`;
+  const block = `x-deep:\n${Array.from({ length: LEVELS }, (_, i) => `${' '.repeat(i + 1)}a:`).join('\n')} 1\n`;
+
+  function write(name: string, text: string): string {
+    const file = path.join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  }
+
+  it('a manifest: said at the line it is reached, in place of a stack overflow', () => {
+    for (const [text, line] of [
+      [flow, '1'],
+      [block, '\\d+'],
+    ]) {
+      const file = write('m.yaml', text);
+      const err = thrown(() => new Manifest(newStack(), 'm', { path: file }));
+      assert.ok(err instanceof ManifestError, err.message);
+      assert.match(err.message, new RegExp(`^${file}:${line}:\\d+: ${escapeRegExp(TOO_DEEP)}$`));
+      assert.ok(err.line >= 1 && err.line <= LEVELS + 1, `line ${err.line}`);
+    }
+  });
+
+  it('a gateway config and an OpenAPI document: the same sentence', () => {
+    for (const text of [flow, block]) {
+      const config = write('gateway.yaml', text);
+      assert.match(
+        thrown(() => loadGatewayConfig(config)).message,
+        new RegExp(`^invalid YAML in ${config} at line \\d+, column \\d+: ${escapeRegExp(TOO_DEEP)}$`),
+      );
+      const document = write('openapi.yaml', text);
+      assert.match(
+        thrown(() => loadOpenApiDocument(document)).message,
+        new RegExp(`^${document}:\\d+:\\d+: neither JSON nor YAML: ${escapeRegExp(TOO_DEEP)}$`),
+      );
+    }
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
