@@ -88,24 +88,31 @@ function quoteHint(error: ErrorObject): string {
 }
 
 /**
- * For text where a number or boolean goes (`port: "8081"`), that the quotes made it text, when without them YAML
- * reads the kind expected: a decimal within the key's range (an integer where one is expected), `true` or `false`.
- * The value is repeated: it is a number or a boolean, never a secret.
+ * For text where a number or boolean goes (`port: "8081"`, `audit_log: "true"`), that the quotes made it text, when
+ * without them YAML reads what the key takes: a decimal within the key's range (an integer where one is expected),
+ * `true` or `false`, or one of the key's fixed values. The value is repeated: it is a number or a boolean, never a
+ * secret.
  */
 function unquoteHint(error: ErrorObject): string {
-  if (error.keyword !== 'type' || typeof error.data !== 'string') return '';
-  const types = ([] as string[]).concat((error.params as { type: string | string[] }).type);
+  if (typeof error.data !== 'string') return '';
   const text = error.data;
-  const { minimum, maximum } = (error.parentSchema ?? {}) as { minimum?: number; maximum?: number };
-  // unquoted, a number outside the key's range is refused too: the quotes are not what is wrong
-  const decimal =
-    DECIMAL.test(text) &&
-    (minimum === undefined || Number(text) >= minimum) &&
-    (maximum === undefined || Number(text) <= maximum);
-  const read =
-    (types.includes('number') && decimal) ||
-    (types.includes('integer') && decimal && Number.isInteger(Number(text))) ||
-    (types.includes('boolean') && (text === 'true' || text === 'false'));
+  let read = false;
+  if (error.keyword === 'enum') {
+    const unquoted = DECIMAL.test(text) ? Number(text) : text === 'true' ? true : text === 'false' ? false : undefined;
+    read = unquoted !== undefined && (error.params as { allowedValues: unknown[] }).allowedValues.includes(unquoted);
+  } else if (error.keyword === 'type') {
+    const types = ([] as string[]).concat((error.params as { type: string | string[] }).type);
+    const { minimum, maximum } = (error.parentSchema ?? {}) as { minimum?: number; maximum?: number };
+    // unquoted, a number outside the key's range is refused too: the quotes are not what is wrong
+    const decimal =
+      DECIMAL.test(text) &&
+      (minimum === undefined || Number(text) >= minimum) &&
+      (maximum === undefined || Number(text) <= maximum);
+    read =
+      (types.includes('number') && decimal) ||
+      (types.includes('integer') && decimal && Number.isInteger(Number(text))) ||
+      (types.includes('boolean') && (text === 'true' || text === 'false'));
+  }
   return read ? ` (the quotes make ${JSON.stringify(text)} a string: remove them)` : '';
 }
 

@@ -349,6 +349,12 @@ describe('manifest.schema.json', () => {
           '(the quotes make "true" a string: remove them)',
         'm.yaml:15:16: gateways.billing.audit_log: expected a boolean, "store" or { path }',
       ]);
+      // a key whose fixed values mix booleans and text: the hint when unquoted it is one of them
+      assert.equal(
+        errorOf(`services:\n${SERVICE}${GATEWAY}    audit_log: "true"\n`),
+        'm.yaml:8:16: gateways.billing.audit_log: expected a boolean, "store" or { path } ' +
+          '(the quotes make "true" a string: remove them)',
+      );
     });
 
     it('say nothing of the quotes around a number the key would refuse without them', () => {
