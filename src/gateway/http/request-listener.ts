@@ -4,6 +4,7 @@ import type { GatewayState } from '../state/gateway-state';
 import type { Logger } from '../log/logger';
 import type { UnauthorizedLog } from '../log/unauthorized-log';
 import type { GatewayMetrics } from '../metrics';
+import { acceptsEventStream } from './accepts';
 import { readBody } from './read-body';
 import { handleMcpPost, requireSession, type McpContext, type SessionSigner } from '../mcp';
 import { sessionDigest } from '../audit/session-digest';
@@ -205,7 +206,7 @@ async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: HttpCon
       return;
     }
     case 'GET': {
-      if (!(req.headers.accept ?? '').includes('text/event-stream')) {
+      if (!acceptsEventStream(req.headers.accept)) {
         throw new HttpError(
           406,
           RpcCode.INVALID_REQUEST,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { RunningGateway } from '../../../src/gateway';
 import { botConfig } from '../../helpers/config';
-import { rawRequest } from '../../helpers/http';
+import { openStream, rawRequest } from '../../helpers/http';
 import { startSilentGateway } from '../../helpers/in-process-gateway';
 import { initializeSession } from '../../helpers/mcp';
 import { BOT } from '../../helpers/tokens';
@@ -28,6 +28,16 @@ describe('the request listener: routes, methods and the JSON parse of /mcp', () 
   it('refuses a GET without Accept: text/event-stream with 406', async () => {
     const res = await send({ ...auth, 'mcp-session-id': session }, undefined, 'GET');
     assert.equal(res.status, 406);
+  });
+
+  it('opens the GET stream for Accept */* and refuses a type that only contains the name', async () => {
+    const headers = { authorization: `Bearer ${BOT.token}`, 'mcp-session-id': session };
+    const stream = await openStream(gateway.url, { ...headers, accept: '*/*' });
+    stream.destroy();
+    assert.deepEqual([stream.status, stream.contentType], [200, 'text/event-stream']);
+    for (const accept of ['text/event-streams', 'text/event-stream;q=0']) {
+      assert.equal((await send({ ...headers, accept }, undefined, 'GET')).status, 406, accept);
+    }
   });
 
   it('refuses other methods with 405', async () => {
