@@ -82,6 +82,11 @@ export function explainYamlErrors(errors: readonly YAMLError[], text: string, li
       message: `this \`${unclosed.source}\` is not closed: end the ${what} with \`${end}\``,
     };
   }
+  const quote = quoteMistake(error, said, text);
+  if (quote !== undefined) {
+    const at = lines.linePos(quote.offset);
+    return { line: at.line, column: at.col, message: quote.message };
+  }
   const first = nextContent(lineTexts, 1);
   const firstIndent = indentOf(lineTexts[first - 1] ?? '');
   // a first key indented deeper than the keys below it: the library says the shallower line is unexpected
@@ -165,6 +170,56 @@ function unclosedFlow(text: string, offset: number): { offset: number; source: s
     });
   }
   return found === undefined || closedLater(text.slice(offset)) ? undefined : found;
+}
+
+/**
+ * A quoted text that is never closed (said where it opens), or one ended by a quote meant to be inside it, the text
+ * going on right after (`'customer's orders'`, `"a "big" one"`: said at that quote). The library says
+ * `Missing closing 'quote` at the end of the file, and `Unexpected scalar at node end` after the quote.
+ */
+function quoteMistake(error: YAMLError, said: string, text: string): { offset: number; message: string } | undefined {
+  const missing = /^Missing closing (["'])quote/.exec(said);
+  const early = error.code === 'UNEXPECTED_TOKEN' && said.startsWith('Unexpected scalar at node end');
+  if (missing === null && !early) return undefined;
+  const scalars = quotedScalars(text);
+  const inside = (q: string) => (q === "'" ? "an apostrophe inside '…' as ''" : 'a quote inside "…" as \\"');
+  if (missing !== null) {
+    const q = missing[1];
+    const open = scalars.filter((t) => t.offset <= error.pos[0] && t.source[0] === q).pop();
+    if (open === undefined) return undefined;
+    return {
+      offset: open.offset,
+      message: `this ${q} opens a text that is never closed: end it with ${q}, and write ${inside(q)}`,
+    };
+  }
+  const ended = scalars.find((t) => t.offset + t.source.length === error.pos[0]);
+  if (ended === undefined) return undefined;
+  const q = ended.source[0];
+  const other = q === "'" ? 'double quotes' : 'single quotes';
+  return {
+    offset: error.pos[0] - 1,
+    message: `this ${q} ends the quoted text too early (the text goes on after it): write ${inside(q)}, or put the text in ${other}`,
+  };
+}
+
+/** The quoted scalars of `text`, in file order. */
+function quotedScalars(text: string): { offset: number; source: string }[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded with the YAML parser, see load-config
+  const { CST, Parser } = require('yaml') as typeof Yaml;
+  const found: { offset: number; source: string }[] = [];
+  for (const token of new Parser().parse(text)) {
+    if (token.type !== 'document') continue;
+    const add = (t: unknown) => {
+      const scalar = t as { type?: string; offset: number; source: string } | undefined;
+      if (scalar?.type === 'single-quoted-scalar' || scalar?.type === 'double-quoted-scalar') found.push(scalar);
+    };
+    add(token.value);
+    CST.visit(token, ({ key, value }) => {
+      add(key);
+      add(value);
+    });
+  }
+  return found.sort((a, b) => a.offset - b.offset);
 }
 
 /** Whether `rest` closes more `{ … }` and `[ … ]` than it opens (quoted texts and comments aside). */

@@ -206,12 +206,55 @@ describe('YAML syntax errors', () => {
         /^m\.yaml:3:40: Unexpected flow-map-start at node end: inside \{ … \} or \[ … \], quote a value that holds/,
       );
     });
+
+    it('says where a quoted text opens that is never closed, and which quote ends one too early', () => {
+      const service = (line: string) =>
+        `services:\n  s:\n    ${line}\n    endpoint: { url: "http://b:8080/i", method: GET }\ngateways: {}\n`;
+      const single = "write an apostrophe inside '…' as ''";
+      const double = 'write a quote inside "…" as \\"';
+      // the library says where it gave up (the end of the file) and `Missing closing 'quote`
+      assert.equal(
+        manifestError(service("description: 'Look up a customer")),
+        `m.yaml:3:18: this ' opens a text that is never closed: end it with ', and ${single}`,
+      );
+      assert.equal(
+        manifestError(service('description: "Look up a customer')),
+        `m.yaml:3:18: this " opens a text that is never closed: end it with ", and ${double}`,
+      );
+      assert.equal(
+        manifestError('services:\n  s:\n    endpoint: { url: "http://b:8080/i, method: GET }\n'),
+        `m.yaml:3:22: this " opens a text that is never closed: end it with ", and ${double}`,
+      );
+      // the library says `Unexpected scalar at node end` after the quote
+      assert.equal(
+        manifestError(service("description: 'Look up a customer's orders'")),
+        `m.yaml:3:37: this ' ends the quoted text too early (the text goes on after it): ${single}, or put the ` +
+          'text in double quotes',
+      );
+      assert.equal(
+        manifestError(service('description: "Look up a "big" customer"')),
+        `m.yaml:3:29: this " ends the quoted text too early (the text goes on after it): ${double}, or put the text ` +
+          'in single quotes',
+      );
+      // written as YAML asks, it reads
+      const file = write('quotes.yaml', service(`description: 'a customer''s orders, "big" ones'`));
+      assert.doesNotThrow(() => new Manifest(newStack(), 'm', { path: file }));
+    });
   });
 
   describe('in a gateway config', () => {
     const TOOL =
       'version: 1\ngateway:\n  name: g\n  auth: none\ntools:\n  - name: t\n    description: d\n' +
       '    input_schema: { type: object }\n    backend:\n      url: http://a/\n      method: GET\n';
+
+    it("says which quote ends a tool's description too early", () => {
+      const quoted = write('quoted.yaml', TOOL.replace('description: d', "description: 'a customer's orders'"));
+      assert.equal(
+        thrown(() => loadGatewayConfig(quoted)).message,
+        `invalid YAML in ${quoted} at line 7, column 29: this ' ends the quoted text too early (the text goes on ` +
+          "after it): write an apostrophe inside '…' as '', or put the text in double quotes",
+      );
+    });
 
     it('names the key a tool entry key is deeper than', () => {
       const deeper = write('deeper.yaml', `${TOOL}        timeout_ms: 500\n`);
