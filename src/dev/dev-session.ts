@@ -72,6 +72,8 @@ export interface DevSession {
    * (`RunningGateway.reload`: in-flight calls finish, sessions and streams stay, `notifications/tools/list_changed`
    * goes out). A gateway added to or removed from the app is named in the result, not started or stopped.
    *
+   * A reload asked while another runs starts once that one has settled.
+   *
    * @returns one line per gateway, for the user: what changed ({@link describeConfigChanges}), or that nothing did
    * @throws when synthesis or a config fails: every gateway keeps serving what it served; a `SynthStoppedError`
    * when the session closes meanwhile (its synthesis is stopped) or has closed
@@ -185,21 +187,29 @@ export async function startDevSession(options: DevOptions, hooks: DevSessionHook
   }
 }
 
-/** A session's reloads: stopping one stops the synthesis of the one in flight and waits for it to settle. */
+/**
+ * A session's reloads, one at a time: a reload asked while another runs starts when that one has settled (two would
+ * apply their configs to the same gateways at once). Stopping stops the synthesis under way, starts none of those
+ * waiting, and waits for all of them to settle.
+ */
 class Reloads {
   private readonly stopping = new AbortController();
-  private inFlight: Promise<unknown> | undefined;
+  /** The last reload asked for; it settles after every one asked before it. */
+  private last: Promise<unknown> = Promise.resolve();
 
   run(reload: (signal: AbortSignal) => Promise<string[]>): Promise<string[]> {
-    if (this.stopping.signal.aborted) return Promise.reject(new SynthStoppedError('dev is stopping'));
-    const run = reload(this.stopping.signal);
-    this.inFlight = run;
+    const signal = this.stopping.signal;
+    const run = this.last.then(() => {
+      if (signal.aborted) throw new SynthStoppedError('dev is stopping');
+      return reload(signal);
+    });
+    this.last = run.catch(() => undefined);
     return run;
   }
 
   async stop(): Promise<void> {
     this.stopping.abort();
-    await this.inFlight?.catch(() => undefined);
+    await this.last;
   }
 }
 
