@@ -175,29 +175,45 @@ function unclosedFlow(text: string, offset: number): { offset: number; source: s
 /**
  * A quoted text that is never closed (said where it opens), or one ended by a quote meant to be inside it, the text
  * going on right after (`'customer's orders'`, `"a "big" one"`: said at that quote). The library says
- * `Missing closing 'quote` at the end of the file, and `Unexpected scalar at node end` after the quote.
+ * `Missing closing 'quote` at the end of the file, and after the quote `Unexpected scalar at node end` (a value),
+ * `Unexpected scalar token` (a key) or `Missing , or : between flow sequence items` (in `[ … ]` or `{ … }`). A key
+ * below another is said at its start: `Implicit keys need to be on a single line` (never closed) or `Implicit map
+ * keys need to be followed by map values`.
  */
 function quoteMistake(error: YAMLError, said: string, text: string): { offset: number; message: string } | undefined {
   const missing = /^Missing closing (["'])quote/.exec(said);
-  const early = error.code === 'UNEXPECTED_TOKEN' && said.startsWith('Unexpected scalar at node end');
-  if (missing === null && !early) return undefined;
+  const after =
+    (error.code === 'UNEXPECTED_TOKEN' && /^Unexpected scalar (at node end|token)/.test(said)) ||
+    (error.code === 'MISSING_CHAR' && /^Missing , or : between flow (sequence|map) items/.test(said));
+  const atKey =
+    error.code === 'MULTILINE_IMPLICIT_KEY' ||
+    (error.code === 'MISSING_CHAR' && said.startsWith('Implicit map keys need to be followed by map values'));
+  if (missing === null && !after && !atKey) return undefined;
   const scalars = quotedScalars(text);
   const inside = (q: string) => (q === "'" ? "an apostrophe inside '…' as ''" : 'a quote inside "…" as \\"');
-  if (missing !== null) {
-    const q = missing[1];
-    const open = scalars.filter((t) => t.offset <= error.pos[0] && t.source[0] === q).pop();
-    if (open === undefined) return undefined;
+  const neverClosed = (open: { offset: number; source: string }) => {
+    const q = open.source[0];
     return {
       offset: open.offset,
       message: `this ${q} opens a text that is never closed: end it with ${q}, and write ${inside(q)}`,
     };
+  };
+  if (missing !== null) {
+    const q = missing[1];
+    const open = scalars.filter((t) => t.offset <= error.pos[0] && t.source[0] === q).pop();
+    return open === undefined ? undefined : neverClosed(open);
   }
-  const ended = scalars.find((t) => t.offset + t.source.length === error.pos[0]);
+  const key = atKey ? scalars.find((t) => t.offset === error.pos[0]) : undefined;
+  // the library's own test of a closed quote
+  if (key !== undefined && (key.source.length === 1 || !key.source.endsWith(key.source[0]))) return neverClosed(key);
+  // a key's text going on after its quote: not a space, nor the colon after the key
+  const keyGoesOn = key !== undefined && /[^\s:,#[\]{}]/.test(text.charAt(key.offset + key.source.length));
+  const ended = after ? scalars.find((t) => t.offset + t.source.length === error.pos[0]) : keyGoesOn ? key : undefined;
   if (ended === undefined) return undefined;
   const q = ended.source[0];
   const other = q === "'" ? 'double quotes' : 'single quotes';
   return {
-    offset: error.pos[0] - 1,
+    offset: ended.offset + ended.source.length - 1,
     message: `this ${q} ends the quoted text too early (the text goes on after it): write ${inside(q)}, or put the text in ${other}`,
   };
 }

@@ -240,6 +240,31 @@ describe('YAML syntax errors', () => {
       const file = write('quotes.yaml', service(`description: 'a customer''s orders, "big" ones'`));
       assert.doesNotThrow(() => new Manifest(newStack(), 'm', { path: file }));
     });
+
+    it('says the same of a quote in a key, and in a [ … ] list', () => {
+      const early = (q: string) =>
+        q === "'"
+          ? "this ' ends the quoted text too early (the text goes on after it): write an apostrophe inside '…' as '', " +
+            'or put the text in double quotes'
+          : 'this " ends the quoted text too early (the text goes on after it): write a quote inside "…" as \\", or ' +
+            'put the text in single quotes';
+      const endpoint = '    endpoint: { url: "http://b:8080/i", method: GET }\n';
+      // the library says `Missing , or : between flow sequence items` after the quote
+      assert.equal(
+        manifestError(`services:\n  s:\n    description: d\n${endpoint}gateways:\n  g:\n    services: ['s's']\n`),
+        `m.yaml:7:18: ${early("'")}`,
+      );
+      // `Unexpected scalar token`, for the first key of the file
+      assert.equal(manifestError(`'customer's': {}\n`), `m.yaml:1:10: ${early("'")}`);
+      // below another key, the library says `Implicit map keys need to be followed by map values` at its start
+      const s = `services:\n  s:\n    description: d\n${endpoint}`;
+      assert.equal(manifestError(`${s}  "get "customer"":\n    description: d\n`), `m.yaml:5:8: ${early('"')}`);
+      // and `Implicit keys need to be on a single line` at the start of one never closed
+      assert.equal(
+        manifestError(`${s}  'get_customer:\n    description: d\n`),
+        "m.yaml:5:3: this ' opens a text that is never closed: end it with ', and write an apostrophe inside '…' as ''",
+      );
+    });
   });
 
   describe('in a gateway config', () => {
