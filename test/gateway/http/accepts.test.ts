@@ -43,4 +43,17 @@ describe('acceptsEventStream: the Accept header of the GET stream', () => {
     assert.equal(acceptsEventStream('text/*;q=0, text/event-stream'), true);
     assert.equal(acceptsEventStream('*/*;q=0, text/*'), true);
   });
+
+  it('reads a comma or a semicolon in a quoted parameter value as part of that value', () => {
+    for (const [accept, takes] of [
+      ['text/event-stream;a="x;q=0"', true],
+      ['*/*; a="x; q=0"', true],
+      ['text/event-stream;a="x,y", application/json', true],
+      ['text/event-stream;a="x\\"; q=0", application/json', true],
+      ['application/json;a="x,text/event-stream,y"', false],
+      ['application/json;a="x, text/event-stream;q=1"', false],
+    ] as const) {
+      assert.equal(acceptsEventStream(accept), takes, accept);
+    }
+  });
 });
