@@ -19,9 +19,12 @@ const TOO_DEEP =
   'the YAML nests hundreds of levels deep here, deeper than it can be read: look for a `[` or `{` that is never ' +
   'closed, or indentation that keeps growing';
 
-/** A stack overflow, as the library reports it in `errors` or throws it. */
+/** What V8 says of a stack overflow. */
+const OVERFLOW = 'Maximum call stack size exceeded';
+
+/** A stack overflow the library threw. */
 function isStackOverflow(err: unknown): boolean {
-  return err instanceof Error && /Maximum call stack size exceeded/.test(err.message);
+  return err instanceof RangeError && err.message === OVERFLOW;
 }
 
 /**
@@ -102,7 +105,11 @@ export function explainYamlErrors(errors: readonly YAMLError[], text: string, li
         `top of the file start in the first column; remove the spaces before \`${keyOf(firstText)}\``,
     };
   }
-  if (isStackOverflow(error)) return { line: start.line, column: start.col, message: TOO_DEEP };
+  // a stack overflow the library caught, by its code and its first words: the lines around an error, which a
+  // manifest's errors carry, may hold any text
+  if (error.code === 'RESOURCE_EXHAUSTION' && said === OVERFLOW) {
+    return { line: start.line, column: start.col, message: TOO_DEEP };
+  }
   // BAD_INDENT also stands for a flow collection closed on a line not indented deeper than its key
   const code = error.code === 'BAD_INDENT' && !error.message.startsWith('All mapping items') ? 'OTHER' : error.code;
   switch (code) {

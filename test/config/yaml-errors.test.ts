@@ -382,6 +382,18 @@ describe('YAML nested hundreds of levels deep (the reader recurses once a level)
     }
   });
 
+  it('a syntax error by a line that quotes the overflow is said as itself, not as nesting too deep', () => {
+    // the manifest's errors carry the lines around them: text of the user's is no overflow
+    const file = write(
+      'm.yaml',
+      UNDER_INDENTED.replace('Look up a customer', 'Fails with "Maximum call stack size exceeded"'),
+    );
+    assert.match(
+      thrown(() => new Manifest(newStack(), 'm', { path: file })).message,
+      /^[^\n]*:4:4: `endpoint` is indented by 3 spaces, between `get_customer`/,
+    );
+  });
+
   it('a gateway config and an OpenAPI document: the same sentence', () => {
     for (const text of [flow, block]) {
       const config = write('gateway.yaml', text);
