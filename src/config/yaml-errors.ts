@@ -42,15 +42,20 @@ export function readYamlDocument<D extends { readonly errors: readonly YAMLError
   } catch (err) {
     if (!isStackOverflow(err)) throw err;
     // thrown, it has no position: the most indented line is where block nesting is deepest
-    return { problem: { ...mostIndented(text), message: TOO_DEEP } };
+    return { problem: { ...deepestLine(text), message: TOO_DEEP } };
   }
   return doc.errors.length === 0 ? { doc } : { problem: explainYamlErrors(doc.errors, text, lines) };
 }
 
-function mostIndented(text: string): { line: number; column: number } {
+/**
+ * The line whose content starts furthest right, where it starts: the dashes of lists nested on one line (`- - - 1`)
+ * count as indentation, and blank lines and comments hold no nesting.
+ */
+function deepestLine(text: string): { line: number; column: number } {
   let at = { line: 1, column: 1 };
   text.split(/\r?\n/).forEach((line, i) => {
-    const column = indentOf(line) + 1;
+    if (!isContent(line)) return;
+    const column = /^\s*(?:-\s+)*/.exec(line)![0].length + 1;
     if (column > at.column) at = { line: i + 1, column };
   });
   return at;

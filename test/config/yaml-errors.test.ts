@@ -382,6 +382,14 @@ describe('YAML nested hundreds of levels deep (the reader recurses once a level)
     }
   });
 
+  it('a list of lists on one line (`- - - 1`): said at that line, not at a more indented one', () => {
+    // the reader throws when the lists end at a shallower key: the deepest line is the one with the dashes
+    const file = write('m.yaml', `x-deep:\n  ${'- '.repeat(LEVELS)}1\nservices:\n  s:\n    description: d\n`);
+    const err = thrown(() => new Manifest(newStack(), 'm', { path: file }));
+    assert.ok(err instanceof ManifestError, err.message);
+    assert.equal(err.message, `${file}:2:${2 * LEVELS + 3}: ${TOO_DEEP}`);
+  });
+
   it('a syntax error by a line that quotes the overflow is said as itself, not as nesting too deep', () => {
     // the manifest's errors carry the lines around them: text of the user's is no overflow
     const file = write(
