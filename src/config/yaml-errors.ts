@@ -22,8 +22,8 @@ const TOO_DEEP =
 /** What V8 says of a stack overflow. */
 const OVERFLOW = 'Maximum call stack size exceeded';
 
-/** A stack overflow the library threw. */
-function isStackOverflow(err: unknown): boolean {
+/** A stack overflow, as V8 throws it (the YAML library, or a walk of what it read). */
+export function isStackOverflow(err: unknown): boolean {
   return err instanceof RangeError && err.message === OVERFLOW;
 }
 

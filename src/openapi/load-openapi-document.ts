@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
-import { readYamlDocument } from '../config/yaml-errors';
+import { isStackOverflow, readYamlDocument } from '../config/yaml-errors';
 import { isJsonObject } from '../validation';
 import { childPointer, isLocalRef } from './json-pointer';
 import { MAX_EXPANDED_NODES, refExpansionProblem } from './ref-expansion';
@@ -50,7 +50,7 @@ export function loadOpenApiDocument(file: string): OpenApiDocument {
   }
   if (!isJsonObject(parsed)) throw new Error(`${file} is not an OpenAPI document (expected an object at the top)`);
   const version = versionOf(parsed, file);
-  const external = externalRef(parsed, '#');
+  const external = readable(file, () => externalRef(parsed, '#'));
   if (external !== undefined) {
     throw new Error(
       `${file}: ${external.pointer}: $ref ${JSON.stringify(external.ref)} points outside the document; only local ` +
@@ -59,7 +59,7 @@ export function loadOpenApiDocument(file: string): OpenApiDocument {
     );
   }
   // before the parser, which inlines every $ref while it validates
-  const bomb = refExpansionProblem(parsed);
+  const bomb = readable(file, () => refExpansionProblem(parsed));
   if (bomb !== undefined) {
     throw new Error(
       `${file}: ${bomb.pointer}: $ref ${JSON.stringify(bomb.ref)} expands to more than ` +
@@ -67,13 +67,29 @@ export function loadOpenApiDocument(file: string): OpenApiDocument {
         'reused at every level); simplify the schema, or expose the operation with a hand-written Service',
     );
   }
-  const problems = validateWithParser(parsed);
+  const problems = readable(file, () => validateWithParser(parsed));
   if (problems.length > 0) {
     const shown = problems.slice(0, 3).join('; ');
     const more = problems.length > 3 ? ` (+${problems.length - 3} more)` : '';
     throw new Error(`${file} is not a valid OpenAPI ${version} document: ${shown}${more}`);
   }
   return { file, version, document: parsed };
+}
+
+/**
+ * What `walk` of the document gives, or the refusal of a document nested deeper than it can walk: an alias stands for
+ * all its anchor holds, so a few anchors each aliasing the one before nest the data far deeper than its YAML.
+ */
+function readable<T>(file: string, walk: () => T): T {
+  try {
+    return walk();
+  } catch (err) {
+    if (!isStackOverflow(err)) throw err;
+    throw new Error(
+      `${file}: the document nests hundreds of levels deep, its aliases (*name) expanded, deeper than it can be ` +
+        'read: look for an anchor that holds an alias of another, nested again and again',
+    );
+  }
 }
 
 function versionOf(doc: Record<string, unknown>, file: string): OpenApiVersion {

@@ -390,6 +390,17 @@ describe('YAML nested hundreds of levels deep (the reader recurses once a level)
     assert.equal(err.message, `${file}:2:${2 * LEVELS + 3}: ${TOO_DEEP}`);
   });
 
+  it('an OpenAPI document nested deep through its aliases: said, not a RangeError', () => {
+    // each anchor nests 500 levels and the one before it: 5,000 levels once read, few enough aliases to be read
+    let text = 'openapi: 3.0.3\ninfo: { title: t, version: "1" }\npaths: {}\n';
+    for (let i = 0; i < 10; i++)
+      text += `x-${i}: &a${i} ${'['.repeat(500)}${i === 0 ? 1 : `*a${i - 1}`}${']'.repeat(500)}\n`;
+    const document = write('openapi.yaml', text);
+    const err = thrown(() => loadOpenApiDocument(document));
+    assert.ok(!(err instanceof RangeError), err.stack);
+    assert.match(err.message, new RegExp(`^${escapeRegExp(document)}: the document nests hundreds of levels deep`));
+  });
+
   it('a syntax error by a line that quotes the overflow is said as itself, not as nesting too deep', () => {
     // the manifest's errors carry the lines around them: text of the user's is no overflow
     const file = write(
