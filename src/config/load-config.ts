@@ -89,5 +89,10 @@ function parseText(text: string, file: string): unknown {
       `invalid YAML in ${file} at line ${problem.line}, column ${problem.column}: ${problem.message}`,
     );
   }
-  return doc.toJS();
+  try {
+    return doc.toJS();
+  } catch (err) {
+    // an alias before its anchor, or aliases expanding past the library's bound (a "billion laughs" document)
+    throw new ConfigError(`invalid YAML in ${file}: ${(err as Error).message.split('\n')[0]}`);
+  }
 }

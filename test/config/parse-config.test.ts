@@ -263,6 +263,18 @@ describe('loadGatewayConfig', () => {
     );
   });
 
+  it('reports a YAML alias it cannot read as a ConfigError naming the file', () => {
+    const file = join(dir, 'aliases.yaml');
+    const texts = ['tools: *missing', `tools: []\nx: &a0 [1]\ny: [${Array(200).fill('*a0').join(', ')}]`];
+    for (const [text, why] of [
+      [texts[0], 'Unresolved alias (the anchor must be set before the alias): missing'],
+      [texts[1], 'Excessive alias count indicates a resource exhaustion attack'],
+    ]) {
+      writeFileSync(file, `version: 1\ngateway: { name: agents, auth: none }\n${text}\n`);
+      assert.throws(() => loadGatewayConfig(file), { name: 'ConfigError', message: `invalid YAML in ${file}: ${why}` });
+    }
+  });
+
   it('reports invalid JSON', () => {
     const file = join(dir, 'broken.json');
     writeFileSync(file, '{"version": 1,');
