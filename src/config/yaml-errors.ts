@@ -169,18 +169,13 @@ const HINTS: readonly [(code: string, message: string) => boolean, string][] = [
  * text: then the collection is closed, on a line indented too little, which the library's own message says.
  */
 function unclosedFlow(text: string, offset: number): { offset: number; source: string } | undefined {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded with the YAML parser, see load-config
-  const { CST, Parser } = require('yaml') as typeof Yaml;
   let found: { offset: number; source: string } | undefined;
-  for (const token of new Parser().parse(text)) {
-    if (token.type !== 'document') continue;
-    CST.visit(token, ({ value }) => {
-      if (value?.type !== 'flow-collection' || value.start.offset >= offset) return;
-      const close = value.start.source === '{' ? '}' : ']';
-      if (value.end.some((t) => t.source === close)) return;
-      if (found === undefined || value.start.offset > found.offset) found = value.start;
-    });
-  }
+  visitCst(text, ({ value }) => {
+    if (value?.type !== 'flow-collection' || value.start.offset >= offset) return;
+    const close = value.start.source === '{' ? '}' : ']';
+    if (value.end.some((t) => t.source === close)) return;
+    if (found === undefined || value.start.offset > found.offset) found = value.start;
+  });
   return found === undefined || closedLater(text.slice(offset)) ? undefined : found;
 }
 
@@ -232,22 +227,23 @@ function quoteMistake(error: YAMLError, said: string, text: string): { offset: n
 
 /** The quoted scalars of `text`, in file order. */
 function quotedScalars(text: string): { offset: number; source: string }[] {
+  const found: { offset: number; source: string }[] = [];
+  visitCst(text, ({ key, value }) => {
+    for (const token of [key, value]) {
+      if (token?.type === 'single-quoted-scalar' || token?.type === 'double-quoted-scalar') found.push(token);
+    }
+  });
+  return found.sort((a, b) => a.offset - b.offset);
+}
+
+/**
+ * Calls `visit` with every item of `text`'s concrete syntax tree, each document's own value first (the tree keeps
+ * what the parser read, mistakes included, with their offsets).
+ */
+function visitCst(text: string, visit: Parameters<typeof Yaml.CST.visit>[1]): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded with the YAML parser, see load-config
   const { CST, Parser } = require('yaml') as typeof Yaml;
-  const found: { offset: number; source: string }[] = [];
-  for (const token of new Parser().parse(text)) {
-    if (token.type !== 'document') continue;
-    const add = (t: unknown) => {
-      const scalar = t as { type?: string; offset: number; source: string } | undefined;
-      if (scalar?.type === 'single-quoted-scalar' || scalar?.type === 'double-quoted-scalar') found.push(scalar);
-    };
-    add(token.value);
-    CST.visit(token, ({ key, value }) => {
-      add(key);
-      add(value);
-    });
-  }
-  return found.sort((a, b) => a.offset - b.offset);
+  for (const token of new Parser().parse(text)) if (token.type === 'document') CST.visit(token, visit);
 }
 
 /** Whether `rest` closes more `{ … }` and `[ … ]` than it opens (quoted texts and comments aside). */
